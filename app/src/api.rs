@@ -1,0 +1,146 @@
+//! The dashboard's own calls, as Leptos server functions with stable
+//! endpoints (`/api/dashboard/...`).
+//!
+//! Each body is a thin door onto [`Dashboard`], the trait the server
+//! implements; the public REST routes of SPEC §4 call the same trait, so
+//! there is one implementation behind both.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+use server_fn::codec::JsonEncoding;
+use server_fn::error::{FromServerFnError, ServerFnErrorErr};
+
+use crate::protocol::{
+    ChatStatus, ReminderList, ReplyStarted, Session, SessionList, SessionSummary,
+};
+
+/// A failed call: the HTTP status it maps to and a message for the user.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    pub status: u16,
+    /// Named `error` on the wire, like every other error body.
+    #[serde(rename = "error")]
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: u16, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+        }
+    }
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, message)
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(404, message)
+    }
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(409, message)
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(500, message)
+    }
+}
+
+impl FromServerFnError for ApiError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        let status = match &value {
+            ServerFnErrorErr::Args(_) | ServerFnErrorErr::MissingArg(_) => 400,
+            // The request never reached the server (status 0 is never sent).
+            ServerFnErrorErr::Request(_) => 0,
+            _ => 500,
+        };
+        Self::new(status, value.to_string())
+    }
+}
+
+/// What the server does for the dashboard. Implemented by the server's
+/// engine and provided to server functions as context.
+#[cfg(feature = "ssr")]
+#[async_trait::async_trait]
+pub trait Dashboard: Send + Sync + 'static {
+    async fn status(&self) -> ChatStatus;
+    async fn list_sessions(&self) -> Result<SessionList, ApiError>;
+    async fn create_session(&self, title: Option<String>) -> Result<SessionSummary, ApiError>;
+    async fn get_session(&self, sid: String) -> Result<Session, ApiError>;
+    async fn rename_session(&self, sid: String, title: String) -> Result<SessionSummary, ApiError>;
+    async fn delete_session(&self, sid: String) -> Result<(), ApiError>;
+    async fn send_message(&self, sid: String, message: String) -> Result<ReplyStarted, ApiError>;
+    async fn answer(
+        &self,
+        sid: String,
+        question_id: String,
+        answer: String,
+    ) -> Result<(), ApiError>;
+    async fn stop(&self, sid: String) -> Result<(), ApiError>;
+    async fn list_reminders(&self) -> Result<ReminderList, ApiError>;
+}
+
+/// The server's [`Dashboard`], as server functions find it in context.
+#[cfg(feature = "ssr")]
+pub type DashboardHandle = std::sync::Arc<dyn Dashboard>;
+
+#[cfg(feature = "ssr")]
+fn dashboard() -> Result<DashboardHandle, ApiError> {
+    use_context::<DashboardHandle>()
+        .ok_or_else(|| ApiError::internal("the dashboard is not set up"))
+}
+
+#[server(endpoint = "dashboard/status")]
+pub async fn fetch_status() -> Result<ChatStatus, ApiError> {
+    Ok(dashboard()?.status().await)
+}
+
+#[server(endpoint = "dashboard/list_sessions")]
+pub async fn list_sessions() -> Result<SessionList, ApiError> {
+    dashboard()?.list_sessions().await
+}
+
+#[server(endpoint = "dashboard/create_session")]
+pub async fn create_session(title: Option<String>) -> Result<SessionSummary, ApiError> {
+    dashboard()?.create_session(title).await
+}
+
+#[server(endpoint = "dashboard/get_session")]
+pub async fn get_session(sid: String) -> Result<Session, ApiError> {
+    dashboard()?.get_session(sid).await
+}
+
+#[server(endpoint = "dashboard/rename_session")]
+pub async fn rename_session(sid: String, title: String) -> Result<SessionSummary, ApiError> {
+    dashboard()?.rename_session(sid, title).await
+}
+
+#[server(endpoint = "dashboard/delete_session")]
+pub async fn delete_session(sid: String) -> Result<(), ApiError> {
+    dashboard()?.delete_session(sid).await
+}
+
+#[server(endpoint = "dashboard/send_message")]
+pub async fn send_message(sid: String, message: String) -> Result<ReplyStarted, ApiError> {
+    dashboard()?.send_message(sid, message).await
+}
+
+#[server(endpoint = "dashboard/answer")]
+pub async fn answer_question(
+    sid: String,
+    question_id: String,
+    answer: String,
+) -> Result<(), ApiError> {
+    dashboard()?.answer(sid, question_id, answer).await
+}
+
+#[server(endpoint = "dashboard/stop")]
+pub async fn stop_reply(sid: String) -> Result<(), ApiError> {
+    dashboard()?.stop(sid).await
+}
+
+#[server(endpoint = "dashboard/list_reminders")]
+pub async fn list_reminders() -> Result<ReminderList, ApiError> {
+    dashboard()?.list_reminders().await
+}

@@ -1,0 +1,15 @@
+//! Imprint's dashboard: a Leptos app rendered in the browser, plus the wire
+//! types and server-function declarations it shares with the server.
+
+pub mod api;
+pub mod protocol;
+
+#[cfg(feature = "csr")]
+mod ui;
+
+/// Mounts the dashboard on the page's body.
+#[cfg(feature = "csr")]
+pub fn mount() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(ui::App);
+}

@@ -1,0 +1,222 @@
+//! Events of a reply (SPEC §4) and of the dashboard-wide stream.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who wrote a question: the model through `ask_user`, or Imprint itself
+/// when a tool needed a detail the user never gave.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuestionOrigin {
+    #[default]
+    Model,
+    Imprint,
+}
+
+/// A question waiting for the user (the `question` event's fields, and the
+/// `question` of a waiting reply).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    pub id: String,
+    pub question: String,
+    #[serde(default)]
+    pub options: Vec<String>,
+    #[serde(default = "default_true")]
+    pub allow_other: bool,
+    /// When the reply goes on without an answer (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    #[serde(default)]
+    pub origin: QuestionOrigin,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// One event of a reply. Every event is appended to the reply's log and
+/// sent to every watcher; `Done` is always last.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ReplyEvent {
+    Token {
+        text: String,
+    },
+    ToolCall {
+        id: String,
+        name: String,
+        args: Value,
+    },
+    ToolResult {
+        id: String,
+        name: String,
+        result: String,
+    },
+    Question(Question),
+    Answer {
+        id: String,
+        text: String,
+    },
+    /// A question closed without an answer (`reason`: `timeout`, `stopped`).
+    Unanswered {
+        id: String,
+        reason: String,
+    },
+    AssistantMessage {
+        text: String,
+    },
+    Error {
+        error: String,
+    },
+    Stopped,
+    Done,
+}
+
+impl ReplyEvent {
+    /// True for the event that ends a reply's stream.
+    pub fn is_done(&self) -> bool {
+        matches!(self, ReplyEvent::Done)
+    }
+}
+
+/// A reply event with its position in the reply's log (the SSE `id`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SequencedEvent {
+    pub seq: u64,
+    pub event: ReplyEvent,
+}
+
+/// Events of `GET /api/events`, the dashboard-wide stream.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DashboardEvent {
+    ReminderDue {
+        id: i64,
+        text: String,
+        due_at: String,
+    },
+    QuestionWaiting {
+        session_id: String,
+        question_id: String,
+    },
+    QuestionClosed {
+        session_id: String,
+        question_id: String,
+    },
+    /// A session was created, renamed, deleted, or its reply started or ended.
+    SessionsChanged,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn round_trip(event: &ReplyEvent, expected: Value) {
+        assert_eq!(serde_json::to_value(event).unwrap(), expected);
+        let back: ReplyEvent = serde_json::from_value(expected).unwrap();
+        assert_eq!(&back, event);
+    }
+
+    #[test]
+    fn reply_events_have_the_spec_shape() {
+        round_trip(
+            &ReplyEvent::Token { text: "Hi".into() },
+            json!({"type": "token", "text": "Hi"}),
+        );
+        round_trip(
+            &ReplyEvent::ToolCall {
+                id: "c1".into(),
+                name: "search".into(),
+                args: json!({"query": "tea"}),
+            },
+            json!({"type": "tool_call", "id": "c1", "name": "search", "args": {"query": "tea"}}),
+        );
+        round_trip(
+            &ReplyEvent::ToolResult {
+                id: "c1".into(),
+                name: "search".into(),
+                result: "none".into(),
+            },
+            json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none"}),
+        );
+        round_trip(
+            &ReplyEvent::Answer {
+                id: "q1".into(),
+                text: "Billing".into(),
+            },
+            json!({"type": "answer", "id": "q1", "text": "Billing"}),
+        );
+        round_trip(
+            &ReplyEvent::AssistantMessage {
+                text: "All done".into(),
+            },
+            json!({"type": "assistant_message", "text": "All done"}),
+        );
+        round_trip(
+            &ReplyEvent::Error {
+                error: "model unreachable".into(),
+            },
+            json!({"type": "error", "error": "model unreachable"}),
+        );
+        round_trip(&ReplyEvent::Stopped, json!({"type": "stopped"}));
+        round_trip(&ReplyEvent::Done, json!({"type": "done"}));
+    }
+
+    #[test]
+    fn question_event_is_flat_with_its_fields() {
+        let event = ReplyEvent::Question(Question {
+            id: "q1".into(),
+            question: "Which project?".into(),
+            options: vec!["Imprint".into(), "Billing".into()],
+            allow_other: true,
+            expires_at: Some("2026-11-30T10:00:00Z".into()),
+            origin: QuestionOrigin::Model,
+        });
+        round_trip(
+            &event,
+            json!({
+                "type": "question", "id": "q1", "question": "Which project?",
+                "options": ["Imprint", "Billing"], "allow_other": true,
+                "expires_at": "2026-11-30T10:00:00Z", "origin": "model"
+            }),
+        );
+    }
+
+    #[test]
+    fn question_defaults_allow_other_and_options() {
+        let q: Question = serde_json::from_value(json!({"id": "q", "question": "When?"})).unwrap();
+        assert!(q.allow_other);
+        assert!(q.options.is_empty());
+        assert_eq!(q.origin, QuestionOrigin::Model);
+    }
+
+    #[test]
+    fn dashboard_events_have_the_spec_shape() {
+        assert_eq!(
+            serde_json::to_value(DashboardEvent::ReminderDue {
+                id: 3,
+                text: "call Anna".into(),
+                due_at: "2026-11-30T09:00:00Z".into()
+            })
+            .unwrap(),
+            json!({"type": "reminder_due", "id": 3, "text": "call Anna", "due_at": "2026-11-30T09:00:00Z"})
+        );
+        assert_eq!(
+            serde_json::to_value(DashboardEvent::QuestionWaiting {
+                session_id: "s".into(),
+                question_id: "q".into()
+            })
+            .unwrap(),
+            json!({"type": "question_waiting", "session_id": "s", "question_id": "q"})
+        );
+        assert_eq!(
+            serde_json::to_value(DashboardEvent::QuestionClosed {
+                session_id: "s".into(),
+                question_id: "q".into()
+            })
+            .unwrap(),
+            json!({"type": "question_closed", "session_id": "s", "question_id": "q"})
+        );
+    }
+}

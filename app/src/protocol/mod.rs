@@ -1,0 +1,28 @@
+//! The wire types: defined once, compiled by the Wasm client and the server.
+//!
+//! The JSON shape of every type here is the contract of SPEC §4 (the `type`
+//! tags and field names); the unit tests pin it.
+
+mod events;
+mod sessions;
+
+pub use events::*;
+pub use sessions::*;
+
+/// The body of every error response: `{"error": "<message>"}`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ErrorBody {
+    pub error: String,
+}
+
+/// `{ok: true}`: the answer of answer and stop.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Ok {
+    pub ok: bool,
+}
+
+impl Default for Ok {
+    fn default() -> Self {
+        Self { ok: true }
+    }
+}

@@ -1,0 +1,206 @@
+//! Sessions, messages, the reply state and the request bodies (SPEC §4).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Question;
+
+/// `GET /api/chat/status`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatStatus {
+    pub provider: String,
+    pub model: String,
+    pub tool_format: String,
+    pub ready: bool,
+    /// What to do when `ready` is false (how to connect a model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// One entry of `GET /api/chat/sessions`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    pub id: String,
+    pub title: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub message_count: u64,
+    pub waiting: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionList {
+    pub sessions: Vec<SessionSummary>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+    Tool,
+}
+
+/// A stored message. Tool rows carry the tool's name and arguments; an
+/// `ask_user` row's arguments hold the question and its content the answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub seq: i64,
+    pub role: Role,
+    pub content: String,
+    pub tool_name: Option<String>,
+    pub tool_args: Option<Value>,
+    pub created_at: String,
+    /// True for an assistant message cut short by a stop.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplyPhase {
+    Writing,
+    Waiting,
+}
+
+/// The reply being written in a session, if any.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplyState {
+    pub id: String,
+    pub state: ReplyPhase,
+    pub question: Option<Question>,
+}
+
+/// `GET /api/chat/sessions/{sid}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub id: String,
+    pub title: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub messages: Vec<Message>,
+    pub reply: Option<ReplyState>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateSession {
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenameSession {
+    pub title: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PostMessage {
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplyStarted {
+    pub reply_id: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerRequest {
+    pub id: String,
+    pub answer: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reminder {
+    pub id: i64,
+    pub text: String,
+    pub due_at: String,
+    pub done: bool,
+    pub session_id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReminderList {
+    pub reminders: Vec<Reminder>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn session_with_waiting_reply_has_the_spec_shape() {
+        let session = Session {
+            id: "s1".into(),
+            title: "Plans".into(),
+            created_at: "t0".into(),
+            updated_at: "t1".into(),
+            messages: vec![Message {
+                seq: 1,
+                role: Role::Tool,
+                content: "Billing".into(),
+                tool_name: Some("ask_user".into()),
+                tool_args: Some(json!({"question": "Which?"})),
+                created_at: "t1".into(),
+                stopped: false,
+            }],
+            reply: Some(ReplyState {
+                id: "r1".into(),
+                state: ReplyPhase::Waiting,
+                question: None,
+            }),
+        };
+        assert_eq!(
+            serde_json::to_value(&session).unwrap(),
+            json!({
+                "id": "s1", "title": "Plans", "created_at": "t0", "updated_at": "t1",
+                "messages": [{"seq": 1, "role": "tool", "content": "Billing",
+                    "tool_name": "ask_user", "tool_args": {"question": "Which?"}, "created_at": "t1"}],
+                "reply": {"id": "r1", "state": "waiting", "question": null}
+            })
+        );
+    }
+
+    #[test]
+    fn summary_and_requests_have_the_spec_shape() {
+        let summary = SessionSummary {
+            id: "s".into(),
+            title: "New chat".into(),
+            created_at: "a".into(),
+            updated_at: "b".into(),
+            message_count: 2,
+            waiting: true,
+        };
+        assert_eq!(
+            serde_json::to_value(&summary).unwrap(),
+            json!({"id": "s", "title": "New chat", "created_at": "a", "updated_at": "b", "message_count": 2, "waiting": true})
+        );
+        let answer: AnswerRequest =
+            serde_json::from_value(json!({"id": "q", "answer": "yes"})).unwrap();
+        assert_eq!(answer.answer, "yes");
+        let create: CreateSession = serde_json::from_value(json!({})).unwrap();
+        assert_eq!(create.title, None);
+        assert_eq!(
+            serde_json::to_value(ReplyStarted {
+                reply_id: "r".into()
+            })
+            .unwrap(),
+            json!({"reply_id": "r"})
+        );
+    }
+
+    #[test]
+    fn status_omits_an_absent_hint() {
+        let status = ChatStatus {
+            provider: "local".into(),
+            model: "qwen".into(),
+            tool_format: "hermes".into(),
+            ready: true,
+            hint: None,
+        };
+        assert_eq!(
+            serde_json::to_value(status).unwrap(),
+            json!({"provider": "local", "model": "qwen", "tool_format": "hermes", "ready": true})
+        );
+    }
+}

@@ -1,0 +1,53 @@
+//! The frame around every page: navigation, the theme toggle and the model
+//! status.
+
+use leptos::prelude::*;
+use leptos_router::components::A;
+
+use super::theme::ThemeToggle;
+use crate::api::fetch_status;
+
+#[component]
+pub fn Shell(children: Children) -> impl IntoView {
+    view! {
+        <div class="shell">
+            <header class="topbar">
+                <span class="brand">"Imprint"</span>
+                <nav aria-label="Main">
+                    <A href="/chat">"Chat"</A>
+                    <A href="/voice">"Voice"</A>
+                </nav>
+                <ModelStatus/>
+                <ThemeToggle/>
+            </header>
+            <main class="page">{children()}</main>
+        </div>
+    }
+}
+
+/// The configured model and whether it answers; when it does not, how to
+/// connect one.
+#[component]
+fn ModelStatus() -> impl IntoView {
+    let status = LocalResource::new(fetch_status);
+    view! {
+        <Suspense fallback=|| view! { <span class="model-status" data-testid="model-status">"…"</span> }>
+            {move || status.get().map(|result| match result {
+                Ok(s) => {
+                    let title = s.hint.clone().unwrap_or_default();
+                    let state = if s.ready { "ready" } else { "offline" };
+                    view! {
+                        <span class="model-status" data-testid="model-status" data-state=state title=title>
+                            <span class="dot" aria-hidden="true"></span>
+                            {format!("{} · {}", s.provider, s.model)}
+                            {(!s.ready).then(|| view! { <span class="sr-hint">" (not connected)"</span> })}
+                        </span>
+                    }.into_any()
+                }
+                Err(e) => view! {
+                    <span class="model-status" data-testid="model-status" data-state="error">{e.message}</span>
+                }.into_any(),
+            })}
+        </Suspense>
+    }
+}

@@ -1,0 +1,411 @@
+//! Asking the user: the `ask_user` arguments' normalization, answer
+//! validation, and the waiter a reply parks on until the answer, a stop,
+//! the end of the reply or the single answer timeout wakes it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use app::protocol::Question;
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+pub const MAX_OPTIONS: usize = 5;
+pub const MAX_OPTION_CHARS: usize = 80;
+pub const MAX_ANSWER_CHARS: usize = 2000;
+
+/// `ask_user`'s arguments after normalization.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AskArgs {
+    pub question: String,
+    pub options: Vec<String>,
+    pub allow_other: bool,
+}
+
+/// Reads `ask_user`'s arguments. A missing or empty question is an error
+/// for the model; options are trimmed, de-duplicated, cut to 80 characters
+/// and kept only when there are two to five of them.
+pub fn normalize(args: &Value) -> Result<AskArgs, String> {
+    let question = args
+        .get("question")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .unwrap_or_default();
+    if question.is_empty() {
+        return Err("ask_user needs a non-empty `question`".into());
+    }
+    let raw: Vec<String> = match args.get("options") {
+        Some(Value::Array(items)) => items.iter().filter_map(option_text).collect(),
+        Some(Value::String(text)) => split_list(text),
+        _ => Vec::new(),
+    };
+    let mut options: Vec<String> = Vec::new();
+    for option in raw {
+        let option = cut(option.trim(), MAX_OPTION_CHARS);
+        if !option.is_empty() && !options.iter().any(|o| o.eq_ignore_ascii_case(&option)) {
+            options.push(option);
+        }
+    }
+    options.truncate(MAX_OPTIONS);
+    let mut allow_other = match args.get("allow_other") {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => !s.trim().eq_ignore_ascii_case("false"),
+        _ => true,
+    };
+    if options.len() < 2 {
+        options.clear();
+        allow_other = true;
+    }
+    Ok(AskArgs {
+        question: question.to_string(),
+        options,
+        allow_other,
+    })
+}
+
+fn option_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Object(map) => map
+            .get("label")
+            .or_else(|| map.get("text"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+/// A list written as text: one item per line (bullets stripped), else
+/// comma-separated; a JSON list is read as one.
+pub fn split_list(text: &str) -> Vec<String> {
+    let trimmed = text.trim();
+    if trimmed.starts_with('[') {
+        if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(trimmed) {
+            return items.iter().filter_map(option_text).collect();
+        }
+    }
+    let lines: Vec<&str> = trimmed.lines().filter(|l| !l.trim().is_empty()).collect();
+    let items: Vec<&str> = if lines.len() > 1 {
+        lines
+    } else {
+        trimmed.split(',').collect()
+    };
+    items
+        .into_iter()
+        .map(strip_bullet)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn strip_bullet(item: &str) -> &str {
+    let item = item.trim();
+    let item = item
+        .strip_prefix("- ")
+        .or_else(|| item.strip_prefix("* "))
+        .or_else(|| item.strip_prefix("• "))
+        .unwrap_or(item);
+    // "1. " or "2) "
+    let digits = item.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 {
+        let rest = &item[digits..];
+        if let Some(rest) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
+            return rest.trim();
+        }
+    }
+    item.trim()
+}
+
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => text[..i].trim_end().to_string(),
+        None => text.to_string(),
+    }
+}
+
+/// Why an answer was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    #[error("no question with that id is waiting")]
+    NotWaiting,
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Checks an answer against its question; returns the text to hand on
+/// (a choice is given with the option's own spelling).
+pub fn validate_answer(question: &Question, answer: &str) -> Result<String, AnswerError> {
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return Err(AnswerError::Invalid("the answer is empty".into()));
+    }
+    if answer.chars().count() > MAX_ANSWER_CHARS {
+        return Err(AnswerError::Invalid(format!(
+            "the answer is longer than {MAX_ANSWER_CHARS} characters"
+        )));
+    }
+    if let Some(option) = question
+        .options
+        .iter()
+        .find(|o| o.trim().eq_ignore_ascii_case(answer))
+    {
+        return Ok(option.clone());
+    }
+    if !question.allow_other && !question.options.is_empty() {
+        return Err(AnswerError::Invalid(format!(
+            "choose one of: {}",
+            question.options.join(", ")
+        )));
+    }
+    Ok(answer.to_string())
+}
+
+/// How a wait ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WaitOutcome {
+    Answered(String),
+    TimedOut,
+    /// The user stopped the reply.
+    Stopped,
+    /// The reply ended for another reason (its session was deleted, or the
+    /// server is shutting down).
+    ReplyEnded,
+}
+
+/// The questions a reply waits on, by id. An entry is added before the
+/// `question` event goes out and removed on every exit path.
+#[derive(Default)]
+pub struct Waiters {
+    pending: Mutex<HashMap<String, Pending>>,
+}
+
+struct Pending {
+    question: Question,
+    answer: oneshot::Sender<String>,
+}
+
+impl Waiters {
+    /// Registers a question; the returned ticket waits for its answer and
+    /// removes the entry when dropped.
+    pub fn register(self: &Arc<Self>, question: Question) -> Ticket {
+        let (tx, rx) = oneshot::channel();
+        let id = question.id.clone();
+        self.lock().insert(
+            id.clone(),
+            Pending {
+                question,
+                answer: tx,
+            },
+        );
+        Ticket {
+            id,
+            waiters: Arc::clone(self),
+            answer: rx,
+        }
+    }
+
+    /// Delivers an answer. Exactly one of several concurrent answers wins;
+    /// the others find no question waiting.
+    pub fn answer(&self, id: &str, text: &str) -> Result<String, AnswerError> {
+        let mut pending = self.lock();
+        let entry = pending.get(id).ok_or(AnswerError::NotWaiting)?;
+        let text = validate_answer(&entry.question, text)?;
+        let entry = pending.remove(id).ok_or(AnswerError::NotWaiting)?;
+        entry
+            .answer
+            .send(text.clone())
+            .map_err(|_| AnswerError::NotWaiting)?;
+        Ok(text)
+    }
+
+    /// The question waiting now, if any.
+    pub fn current(&self) -> Option<Question> {
+        self.lock().values().next().map(|p| p.question.clone())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
+        // A panic while holding this lock cannot leave the map inconsistent
+        // (single inserts and removes), so a poisoned lock is still usable.
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A registered question's wait.
+pub struct Ticket {
+    id: String,
+    waiters: Arc<Waiters>,
+    answer: oneshot::Receiver<String>,
+}
+
+impl Ticket {
+    /// Waits for the answer, the user's stop, the end of the reply or the
+    /// timeout, whichever comes first. Nothing wakes in between.
+    pub async fn wait(
+        mut self,
+        stop: &CancellationToken,
+        end: &CancellationToken,
+        timeout: Duration,
+    ) -> WaitOutcome {
+        tokio::select! {
+            biased;
+            _ = end.cancelled() => WaitOutcome::ReplyEnded,
+            _ = stop.cancelled() => WaitOutcome::Stopped,
+            answer = &mut self.answer => match answer {
+                Ok(text) => WaitOutcome::Answered(text),
+                Err(_) => WaitOutcome::ReplyEnded,
+            },
+            _ = tokio::time::sleep(timeout) => WaitOutcome::TimedOut,
+        }
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.waiters.lock().remove(&self.id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::protocol::QuestionOrigin;
+    use serde_json::json;
+
+    fn question(options: &[&str], allow_other: bool) -> Question {
+        Question {
+            id: "q1".into(),
+            question: "Which project?".into(),
+            options: options.iter().map(|s| s.to_string()).collect(),
+            allow_other,
+            expires_at: None,
+            origin: QuestionOrigin::Model,
+        }
+    }
+
+    #[test]
+    fn a_missing_or_empty_question_is_an_error() {
+        assert!(normalize(&json!({})).is_err());
+        assert!(normalize(&json!({"question": "   "})).is_err());
+        assert!(normalize(&json!({"question": 3})).is_err());
+    }
+
+    #[test]
+    fn fewer_than_two_options_are_none_and_allow_other() {
+        let a = normalize(&json!({"question": "When?", "options": ["Now"], "allow_other": false}))
+            .unwrap();
+        assert!(a.options.is_empty());
+        assert!(a.allow_other);
+        let a = normalize(&json!({"question": "When?", "options": ["Now", " now ", ""]})).unwrap();
+        assert!(a.options.is_empty(), "duplicates and blanks do not count");
+    }
+
+    #[test]
+    fn options_are_trimmed_deduplicated_cut_and_capped() {
+        let long = "x".repeat(200);
+        let a = normalize(&json!({
+            "question": " Which? ",
+            "options": [" A ", "B", "a", long, "C", "D", "E", "F"],
+            "allow_other": false
+        }))
+        .unwrap();
+        assert_eq!(a.question, "Which?");
+        assert_eq!(a.options.len(), 5);
+        assert_eq!(a.options[0], "A");
+        assert_eq!(a.options[2].chars().count(), 80);
+        assert_eq!(a.options[3..], ["C".to_string(), "D".to_string()]);
+        assert!(!a.allow_other);
+    }
+
+    #[test]
+    fn options_written_as_text_become_a_list() {
+        for text in [
+            "Imprint\nBilling",
+            "- Imprint\n- Billing\n",
+            "1. Imprint\n2. Billing",
+            "Imprint, Billing",
+            "[\"Imprint\", \"Billing\"]",
+        ] {
+            let a = normalize(&json!({"question": "Which?", "options": text})).unwrap();
+            assert_eq!(a.options, vec!["Imprint", "Billing"], "from {text:?}");
+        }
+    }
+
+    #[test]
+    fn answers_are_validated_against_the_question() {
+        let open = question(&["Imprint", "Billing"], true);
+        assert_eq!(validate_answer(&open, " billing "), Ok("Billing".into()));
+        assert_eq!(validate_answer(&open, "Garden"), Ok("Garden".into()));
+        assert!(matches!(
+            validate_answer(&open, "  "),
+            Err(AnswerError::Invalid(_))
+        ));
+        assert!(matches!(
+            validate_answer(&open, &"y".repeat(2001)),
+            Err(AnswerError::Invalid(_))
+        ));
+        assert!(validate_answer(&open, &"y".repeat(2000)).is_ok());
+        let closed = question(&["Imprint", "Billing"], false);
+        assert!(matches!(
+            validate_answer(&closed, "Garden"),
+            Err(AnswerError::Invalid(_))
+        ));
+        assert_eq!(validate_answer(&closed, "imprint"), Ok("Imprint".into()));
+    }
+
+    #[tokio::test]
+    async fn exactly_one_of_two_answers_wins_and_the_entry_is_gone() {
+        let waiters = Arc::new(Waiters::default());
+        let ticket = waiters.register(question(&[], true));
+        assert!(waiters.current().is_some());
+        assert_eq!(waiters.answer("q1", "first"), Ok("first".into()));
+        assert_eq!(waiters.answer("q1", "second"), Err(AnswerError::NotWaiting));
+        let (stop, end) = (CancellationToken::new(), CancellationToken::new());
+        let outcome = ticket.wait(&stop, &end, Duration::from_secs(60)).await;
+        assert_eq!(outcome, WaitOutcome::Answered("first".into()));
+        assert!(waiters.current().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_stop_ends_the_wait_and_removes_the_entry() {
+        let waiters = Arc::new(Waiters::default());
+        let ticket = waiters.register(question(&[], true));
+        let (stop, end) = (CancellationToken::new(), CancellationToken::new());
+        stop.cancel();
+        assert_eq!(
+            ticket.wait(&stop, &end, Duration::from_secs(60)).await,
+            WaitOutcome::Stopped
+        );
+        assert!(waiters.current().is_none());
+        assert_eq!(waiters.answer("q1", "late"), Err(AnswerError::NotWaiting));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn nobody_answering_times_out() {
+        let waiters = Arc::new(Waiters::default());
+        let ticket = waiters.register(question(&[], true));
+        let (stop, end) = (CancellationToken::new(), CancellationToken::new());
+        let started = tokio::time::Instant::now();
+        assert_eq!(
+            ticket.wait(&stop, &end, Duration::from_secs(1800)).await,
+            WaitOutcome::TimedOut
+        );
+        assert_eq!(started.elapsed(), Duration::from_secs(1800));
+        assert!(waiters.current().is_none());
+    }
+
+    #[tokio::test]
+    async fn the_end_of_the_reply_wins_over_a_stop() {
+        let waiters = Arc::new(Waiters::default());
+        let ticket = waiters.register(question(&[], true));
+        let (stop, end) = (CancellationToken::new(), CancellationToken::new());
+        end.cancel();
+        stop.cancel();
+        assert_eq!(
+            ticket.wait(&stop, &end, Duration::from_secs(1)).await,
+            WaitOutcome::ReplyEnded
+        );
+    }
+}

@@ -1,0 +1,103 @@
+//! The chat REST API (SPEC §4): thin doors onto the engine's calls.
+
+use app::api::Dashboard;
+use app::protocol::{AnswerRequest, CreateSession, PostMessage, RenameSession};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+
+use super::error::{AppError, Json};
+use super::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/chat/status", get(status))
+        .route("/chat/sessions", get(list).post(create))
+        .route(
+            "/chat/sessions/{sid}",
+            get(session).patch(rename).delete(delete),
+        )
+        .route("/chat/sessions/{sid}/messages", post(message))
+        .route("/chat/sessions/{sid}/answer", post(answer))
+        .route("/chat/sessions/{sid}/stop", post(stop))
+        .route("/reminders", get(reminders))
+}
+
+type ApiResult = Result<Response, AppError>;
+
+fn ok<T: serde::Serialize>(status: StatusCode, value: T) -> ApiResult {
+    Ok((status, axum::Json(value)).into_response())
+}
+
+async fn status(State(engine): State<AppState>) -> ApiResult {
+    ok(StatusCode::OK, engine.status().await)
+}
+
+async fn list(State(engine): State<AppState>) -> ApiResult {
+    ok(StatusCode::OK, engine.list_sessions().await?)
+}
+
+/// The body is optional: none (or an empty one) creates an untitled chat.
+async fn create(State(engine): State<AppState>, body: axum::body::Bytes) -> ApiResult {
+    let request: CreateSession = if body.iter().all(u8::is_ascii_whitespace) {
+        CreateSession::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| app::api::ApiError::bad_request(format!("the body is not valid: {e}")))?
+    };
+    ok(
+        StatusCode::CREATED,
+        engine.create_session(request.title).await?,
+    )
+}
+
+async fn session(State(engine): State<AppState>, Path(sid): Path<String>) -> ApiResult {
+    ok(StatusCode::OK, engine.get_session(sid).await?)
+}
+
+async fn rename(
+    State(engine): State<AppState>,
+    Path(sid): Path<String>,
+    Json(body): Json<RenameSession>,
+) -> ApiResult {
+    ok(
+        StatusCode::OK,
+        engine.rename_session(sid, body.title).await?,
+    )
+}
+
+async fn delete(State(engine): State<AppState>, Path(sid): Path<String>) -> ApiResult {
+    engine.delete_session(sid).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+async fn message(
+    State(engine): State<AppState>,
+    Path(sid): Path<String>,
+    Json(body): Json<PostMessage>,
+) -> ApiResult {
+    ok(
+        StatusCode::ACCEPTED,
+        engine.send_message(sid, body.message).await?,
+    )
+}
+
+async fn answer(
+    State(engine): State<AppState>,
+    Path(sid): Path<String>,
+    Json(body): Json<AnswerRequest>,
+) -> ApiResult {
+    engine.answer(sid, body.id, body.answer).await?;
+    ok(StatusCode::OK, app::protocol::Ok::default())
+}
+
+async fn stop(State(engine): State<AppState>, Path(sid): Path<String>) -> ApiResult {
+    engine.stop(sid).await?;
+    ok(StatusCode::OK, app::protocol::Ok::default())
+}
+
+async fn reminders(State(engine): State<AppState>) -> ApiResult {
+    ok(StatusCode::OK, engine.list_reminders().await?)
+}

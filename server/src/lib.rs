@@ -1,0 +1,27 @@
+//! Imprint's server: the engine behind the dashboard.
+//!
+//! - [`config`]: the one configuration struct
+//! - [`store`]: SQLite on its own thread (sessions, messages, memories, reminders)
+//! - [`models`]: the OpenAI-compatible streaming client and the tool-markup parsers
+//! - [`tools`]: tool schemas, the offered set, and their implementations
+//! - [`research`]: a reply's research budget
+//! - [`ask`]: asking the user: normalization, answer validation, the waiter
+//! - [`replies`]: the registry of running replies, event logs, `stream_reply`
+//! - [`reminders`]: the reminder timer
+//! - [`engine`]: the shared context; implements the dashboard's calls
+//! - [`http`]: routes, streams, the guard
+//! - [`import`]: `imprint import FILE.jsonl`
+
+pub mod ask;
+pub mod config;
+pub mod engine;
+pub mod http;
+pub mod ids;
+pub mod import;
+pub mod models;
+pub mod reminders;
+pub mod replies;
+pub mod research;
+pub mod serve;
+pub mod store;
+pub mod tools;

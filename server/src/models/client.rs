@@ -1,0 +1,411 @@
+//! The OpenAI-compatible chat completions client, streaming.
+//!
+//! Upstream bytes → SSE lines → deltas → (native tool calls | markup
+//! parser) → a channel of [`ModelEvent`]s. The producer task watches the
+//! stop token, so a stop drops the upstream request at once.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::markup::{MarkupEvent, MarkupFormat, MarkupParser};
+use super::{prompt, ModelError, ModelEvent, ToolCallRequest, TurnRequest};
+use crate::config::{ModelSettings, ToolFormat};
+
+/// Reaches one configured model.
+#[derive(Clone)]
+pub struct ModelClient {
+    settings: ModelSettings,
+    http: reqwest::Client,
+}
+
+pub type TurnStream = mpsc::Receiver<Result<ModelEvent, ModelError>>;
+
+impl ModelClient {
+    pub fn new(settings: ModelSettings) -> Self {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .unwrap_or_default();
+        Self { settings, http }
+    }
+
+    pub fn settings(&self) -> &ModelSettings {
+        &self.settings
+    }
+
+    pub fn tool_format(&self) -> ToolFormat {
+        self.settings.tool_format
+    }
+
+    /// True when the model's endpoint answers `GET /models`.
+    pub async fn is_ready(&self) -> bool {
+        let request = self
+            .authorized(self.http.get(format!("{}/models", self.settings.base_url)))
+            .timeout(Duration::from_millis(1500));
+        matches!(request.send().await, Ok(r) if r.status().is_success())
+    }
+
+    fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match &self.settings.api_key {
+            Some(key) => request.bearer_auth(key),
+            None => request,
+        }
+    }
+
+    /// Starts one streamed turn. Events arrive on the returned channel; the
+    /// channel closes when the turn ends, fails (one `Err` first) or the
+    /// token is cancelled.
+    pub fn stream_turn(&self, turn: TurnRequest, stop: CancellationToken) -> TurnStream {
+        let (tx, rx) = mpsc::channel(64);
+        let body = self.request_body(&turn);
+        let request = self
+            .authorized(
+                self.http
+                    .post(format!("{}/chat/completions", self.settings.base_url)),
+            )
+            .json(&body);
+        let markup = match self.settings.tool_format {
+            ToolFormat::Hermes if !turn.tools.is_empty() => Some(MarkupFormat::Hermes),
+            ToolFormat::QwenXml if !turn.tools.is_empty() => Some(MarkupFormat::QwenXml),
+            _ => None,
+        };
+        let parser = markup.map(|format| MarkupParser::new(format, &turn.tools));
+        let producer = Producer {
+            tx,
+            base_url: self.settings.base_url.clone(),
+            idle: self.settings.idle_timeout,
+            parser,
+            native_calls: BTreeMap::new(),
+            call_counter: 0,
+            call_id_prefix: turn.call_id_prefix.clone(),
+        };
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = stop.cancelled() => {}
+                _ = producer.run(request) => {}
+            }
+        });
+        rx
+    }
+
+    fn request_body(&self, turn: &TurnRequest) -> Value {
+        let format = self.settings.tool_format;
+        let described = turn.allow_calls && !turn.tools.is_empty();
+        let native = format == ToolFormat::Native && described;
+        let markup = matches!(format, ToolFormat::Hermes | ToolFormat::QwenXml);
+        let mut messages: Vec<Value> = turn
+            .messages
+            .iter()
+            .map(|m| prompt::wire_message(m, markup))
+            .collect();
+        if markup && described {
+            let guide = prompt::render_tools_for_markup(format, &turn.tools);
+            match messages.first_mut() {
+                Some(first) if first["role"] == "system" => {
+                    let text = first["content"].as_str().unwrap_or_default().to_string();
+                    first["content"] = Value::String(format!("{text}\n\n{guide}"));
+                }
+                _ => messages.insert(0, json!({"role": "system", "content": guide})),
+            }
+        }
+        let mut body = json!({
+            "model": self.settings.model,
+            "messages": messages,
+            "stream": true,
+        });
+        if native {
+            body["tools"] = Value::Array(turn.tools.clone());
+        }
+        if self.settings.provider == crate::config::Provider::Local {
+            // Small local models drift at higher temperatures.
+            body["temperature"] = json!(0.2);
+        }
+        body
+    }
+}
+
+struct NativeCall {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+struct Producer {
+    tx: mpsc::Sender<Result<ModelEvent, ModelError>>,
+    base_url: String,
+    idle: Duration,
+    parser: Option<MarkupParser>,
+    native_calls: BTreeMap<u64, NativeCall>,
+    call_counter: u64,
+    call_id_prefix: String,
+}
+
+impl Producer {
+    async fn run(mut self, request: reqwest::RequestBuilder) {
+        if let Err(error) = self.read(request).await {
+            let _ = self.tx.send(Err(error)).await;
+        }
+    }
+
+    async fn read(&mut self, request: reqwest::RequestBuilder) -> Result<(), ModelError> {
+        let response = tokio::time::timeout(self.idle, request.send())
+            .await
+            .map_err(|_| ModelError::Stalled(self.idle.as_secs()))?
+            .map_err(|e| ModelError::Unreachable(self.base_url.clone(), short_cause(&e)))?;
+        let status = response.status();
+        if !status.is_success() {
+            let text = response.text().await.unwrap_or_default();
+            return Err(ModelError::Status {
+                status: status.as_u16(),
+                message: error_message(&text),
+            });
+        }
+        let mut bytes = response.bytes_stream();
+        let mut lines = LineBuffer::default();
+        loop {
+            let chunk = tokio::time::timeout(self.idle, bytes.next())
+                .await
+                .map_err(|_| ModelError::Stalled(self.idle.as_secs()))?;
+            let Some(chunk) = chunk else { break };
+            let chunk = chunk
+                .map_err(|e| ModelError::Unreachable(self.base_url.clone(), short_cause(&e)))?;
+            for line in lines.push(&chunk) {
+                if self.line(&line).await? {
+                    return self.finish().await;
+                }
+            }
+        }
+        if let Some(line) = lines.rest() {
+            self.line(&line).await?;
+        }
+        self.finish().await
+    }
+
+    /// Handles one SSE line; true at `[DONE]`.
+    async fn line(&mut self, line: &str) -> Result<bool, ModelError> {
+        let Some(data) = line.strip_prefix("data:") else {
+            return Ok(false);
+        };
+        let data = data.trim();
+        if data.is_empty() {
+            return Ok(false);
+        }
+        if data == "[DONE]" {
+            return Ok(true);
+        }
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|_| ModelError::Garbage(format!("not JSON: {}", clip(data, 80))))?;
+        if let Some(error) = chunk.get("error") {
+            return Err(ModelError::Status {
+                status: 502,
+                message: error_message(&error.to_string()),
+            });
+        }
+        let Some(delta) = chunk.pointer("/choices/0/delta") else {
+            return Ok(false);
+        };
+        if let Some(text) = delta.get("content").and_then(Value::as_str) {
+            if !text.is_empty() {
+                self.text(text).await;
+            }
+        }
+        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+            for call in calls {
+                self.native_delta(call)?;
+            }
+        }
+        Ok(false)
+    }
+
+    async fn text(&mut self, text: &str) {
+        match &mut self.parser {
+            None => self.send(ModelEvent::Text(text.to_string())).await,
+            Some(parser) => {
+                let events = parser.push(text);
+                self.send_markup(events).await;
+            }
+        }
+    }
+
+    fn native_delta(&mut self, call: &Value) -> Result<(), ModelError> {
+        let index = call
+            .get("index")
+            .and_then(Value::as_u64)
+            .unwrap_or(self.native_calls.len() as u64);
+        let entry = self
+            .native_calls
+            .entry(index)
+            .or_insert_with(|| NativeCall {
+                id: String::new(),
+                name: String::new(),
+                arguments: String::new(),
+            });
+        if let Some(id) = call.get("id").and_then(Value::as_str) {
+            entry.id.push_str(id);
+        }
+        if let Some(function) = call.get("function") {
+            if let Some(name) = function.get("name").and_then(Value::as_str) {
+                entry.name.push_str(name);
+            }
+            match function.get("arguments") {
+                Some(Value::String(part)) => entry.arguments.push_str(part),
+                Some(Value::Object(_)) => {
+                    entry.arguments = function["arguments"].to_string();
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    async fn finish(&mut self) -> Result<(), ModelError> {
+        if let Some(parser) = &mut self.parser {
+            let events = parser.finish();
+            self.send_markup(events).await;
+        }
+        let calls = std::mem::take(&mut self.native_calls);
+        for (_, call) in calls {
+            if call.name.is_empty() {
+                self.send(ModelEvent::Malformed(call.arguments)).await;
+                continue;
+            }
+            let arguments = if call.arguments.trim().is_empty() {
+                json!({})
+            } else {
+                serde_json::from_str(&call.arguments).unwrap_or(Value::String(call.arguments))
+            };
+            let id = if call.id.is_empty() {
+                self.next_id()
+            } else {
+                call.id
+            };
+            self.send(ModelEvent::ToolCall(ToolCallRequest {
+                id,
+                name: call.name,
+                arguments,
+            }))
+            .await;
+        }
+        Ok(())
+    }
+
+    async fn send_markup(&mut self, events: Vec<MarkupEvent>) {
+        for event in events {
+            let event = match event {
+                MarkupEvent::Text(text) => ModelEvent::Text(text),
+                MarkupEvent::Malformed(raw) => ModelEvent::Malformed(raw),
+                MarkupEvent::Call(call) => ModelEvent::ToolCall(ToolCallRequest {
+                    id: self.next_id(),
+                    name: call.name,
+                    arguments: call.arguments,
+                }),
+            };
+            self.send(event).await;
+        }
+    }
+
+    fn next_id(&mut self) -> String {
+        self.call_counter += 1;
+        format!("{}call_{}", self.call_id_prefix, self.call_counter)
+    }
+
+    async fn send(&self, event: ModelEvent) {
+        // The receiver is gone only when the reply stopped; nothing to do.
+        let _ = self.tx.send(Ok(event)).await;
+    }
+}
+
+/// Splits a byte stream into lines; keeps a partial line (and a partial
+/// UTF-8 character) for the next chunk.
+#[derive(Default)]
+struct LineBuffer {
+    pending: Vec<u8>,
+}
+
+impl LineBuffer {
+    fn push(&mut self, chunk: &[u8]) -> Vec<String> {
+        self.pending.extend_from_slice(chunk);
+        let mut lines = Vec::new();
+        while let Some(pos) = self.pending.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.pending.drain(..=pos).collect();
+            let line = String::from_utf8_lossy(&line);
+            lines.push(line.trim_end_matches(['\n', '\r']).to_string());
+        }
+        lines
+    }
+
+    fn rest(&mut self) -> Option<String> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        let rest = String::from_utf8_lossy(&self.pending).trim().to_string();
+        self.pending.clear();
+        Some(rest)
+    }
+}
+
+/// The message of an error body (`{"error": {"message": …}}` or text).
+fn error_message(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("message"))
+            .or_else(|| v.get("error"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    clip(message.as_deref().unwrap_or(body).trim(), 300)
+}
+
+fn short_cause(error: &reqwest::Error) -> String {
+    if error.is_connect() {
+        "connection refused".into()
+    } else if error.is_timeout() {
+        "timed out".into()
+    } else {
+        clip(&error.to_string(), 120)
+    }
+}
+
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_survive_any_split_including_inside_a_character() {
+        let input = "data: {\"a\":\"é\"}\n\ndata: [DONE]\n".as_bytes();
+        for split in 0..input.len() {
+            let mut buffer = LineBuffer::default();
+            let mut lines = buffer.push(&input[..split]);
+            lines.extend(buffer.push(&input[split..]));
+            assert_eq!(
+                lines,
+                vec!["data: {\"a\":\"é\"}", "", "data: [DONE]"],
+                "split {split}"
+            );
+        }
+    }
+
+    #[test]
+    fn error_messages_are_read_from_common_shapes() {
+        assert_eq!(
+            error_message(r#"{"error":{"message":"bad key"}}"#),
+            "bad key"
+        );
+        assert_eq!(error_message(r#"{"error":"overloaded"}"#), "overloaded");
+        assert_eq!(error_message("plain text"), "plain text");
+        assert!(error_message(&"x".repeat(1000)).chars().count() <= 301);
+    }
+}

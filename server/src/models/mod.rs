@@ -1,0 +1,74 @@
+//! The chat model: messages, the streamed turn's events, and the
+//! OpenAI-compatible client every provider is reached through.
+
+mod client;
+pub mod markup;
+mod prompt;
+
+pub use client::ModelClient;
+pub use prompt::render_tools_for_markup;
+
+use serde_json::Value;
+
+/// One message of a model request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChatMessage {
+    System(String),
+    User(String),
+    Assistant {
+        content: String,
+        tool_calls: Vec<ToolCallRequest>,
+    },
+    Tool {
+        call_id: String,
+        name: String,
+        content: String,
+    },
+}
+
+/// A tool call the model asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCallRequest {
+    pub id: String,
+    pub name: String,
+    /// The arguments object; a non-object here means the model wrote
+    /// arguments that are not a JSON object (reported back as a tool error).
+    pub arguments: Value,
+}
+
+/// What a streamed model turn yields, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelEvent {
+    /// Text for the user.
+    Text(String),
+    /// A complete tool call.
+    ToolCall(ToolCallRequest),
+    /// Tool markup the parser could not read (never shown to the user).
+    Malformed(String),
+}
+
+/// Why a model turn failed. The message is shown to the user.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("the model at {0} cannot be reached ({1})")]
+    Unreachable(String, String),
+    #[error("the model answered {status}: {message}")]
+    Status { status: u16, message: String },
+    #[error("the model stopped sending (no data for {0} s)")]
+    Stalled(u64),
+    #[error("the model sent a stream Imprint cannot read: {0}")]
+    Garbage(String),
+}
+
+/// One model turn: the conversation so far and the tools offered.
+#[derive(Clone, Debug, Default)]
+pub struct TurnRequest {
+    pub messages: Vec<ChatMessage>,
+    /// Tool schemas in OpenAI format; empty when no tools are offered.
+    pub tools: Vec<Value>,
+    /// False for the reserved answer: tools are neither described nor
+    /// called, but markup is still kept from the user's text.
+    pub allow_calls: bool,
+    /// Prefix of ids given to calls written as markup (unique per turn).
+    pub call_id_prefix: String,
+}

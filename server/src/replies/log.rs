@@ -1,0 +1,164 @@
+//! A reply's event log: every event in order, each with its sequence
+//! number and its JSON written once, and a way for any number of watchers
+//! to read it from any point and then follow it live.
+
+use std::sync::{Arc, Mutex};
+
+use app::protocol::ReplyEvent;
+use tokio::sync::watch;
+
+/// One logged event; `seq` starts at 1.
+#[derive(Clone, Debug)]
+pub struct LoggedEvent {
+    pub seq: u64,
+    pub event: ReplyEvent,
+    /// The event as JSON, serialized once for every watcher.
+    pub json: Arc<str>,
+}
+
+pub struct EventLog {
+    events: Mutex<Vec<LoggedEvent>>,
+    /// The number of events; watchers wake when it changes.
+    len: watch::Sender<u64>,
+}
+
+impl Default for EventLog {
+    fn default() -> Self {
+        Self {
+            events: Mutex::new(Vec::new()),
+            len: watch::Sender::new(0),
+        }
+    }
+}
+
+impl EventLog {
+    /// Appends an event and wakes the watchers; returns its sequence number.
+    pub fn publish(&self, event: ReplyEvent) -> u64 {
+        let json: Arc<str> = serde_json::to_string(&event)
+            .unwrap_or_else(|_| r#"{"type":"error","error":"unserializable event"}"#.into())
+            .into();
+        let seq = {
+            let mut events = self.lock();
+            let seq = events.len() as u64 + 1;
+            events.push(LoggedEvent { seq, event, json });
+            seq
+        };
+        self.len.send_replace(seq);
+        seq
+    }
+
+    /// A cursor that yields the events after `after` (0: all), then waits
+    /// for new ones; it ends after `done`.
+    pub fn follow(self: &Arc<Self>, after: u64) -> Cursor {
+        Cursor {
+            log: Arc::clone(self),
+            next: after,
+            len: self.len.subscribe(),
+        }
+    }
+
+    pub fn snapshot(&self) -> Vec<LoggedEvent> {
+        self.lock().clone()
+    }
+
+    fn get(&self, index: u64) -> Option<LoggedEvent> {
+        self.lock().get(index as usize).cloned()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<LoggedEvent>> {
+        self.events.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+pub struct Cursor {
+    log: Arc<EventLog>,
+    /// Sequence number of the last event handed out.
+    next: u64,
+    len: watch::Receiver<u64>,
+}
+
+impl Cursor {
+    /// The next event, waiting for it if need be; `None` after `done`.
+    pub async fn next(&mut self) -> Option<LoggedEvent> {
+        loop {
+            if let Some(event) = self.log.get(self.next) {
+                if self.is_after_done() {
+                    return None;
+                }
+                self.next += 1;
+                return Some(event);
+            }
+            if self.is_after_done() {
+                return None;
+            }
+            // Wakes when an event is published. The sender lives in the log
+            // this cursor holds, so it cannot be dropped while we wait.
+            let next = self.next;
+            if self.len.wait_for(|len| *len > next).await.is_err() {
+                return None;
+            }
+        }
+    }
+
+    fn is_after_done(&self) -> bool {
+        self.next > 0
+            && self
+                .log
+                .get(self.next - 1)
+                .is_some_and(|e| e.event.is_done())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(text: &str) -> ReplyEvent {
+        ReplyEvent::Token { text: text.into() }
+    }
+
+    #[tokio::test]
+    async fn a_late_watcher_gets_the_whole_log_then_live_events() {
+        let log = Arc::new(EventLog::default());
+        log.publish(token("a"));
+        log.publish(token("b"));
+        let mut cursor = log.follow(0);
+        assert_eq!(cursor.next().await.unwrap().seq, 1);
+        assert_eq!(cursor.next().await.unwrap().seq, 2);
+        let publisher = {
+            let log = Arc::clone(&log);
+            tokio::spawn(async move {
+                log.publish(token("c"));
+                log.publish(ReplyEvent::Done);
+            })
+        };
+        let third = cursor.next().await.unwrap();
+        assert_eq!((third.seq, third.event), (3, token("c")));
+        assert_eq!(cursor.next().await.unwrap().event, ReplyEvent::Done);
+        assert!(cursor.next().await.is_none());
+        publisher.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn resuming_after_an_id_gives_exactly_the_events_after_it() {
+        let log = Arc::new(EventLog::default());
+        for t in ["a", "b", "c"] {
+            log.publish(token(t));
+        }
+        log.publish(ReplyEvent::Done);
+        let mut cursor = log.follow(2);
+        let seqs: Vec<u64> = std::iter::from_fn(|| futures::executor::block_on(cursor.next()))
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(seqs, vec![3, 4]);
+        let mut at_end = log.follow(4);
+        assert!(at_end.next().await.is_none());
+    }
+
+    #[test]
+    fn json_is_written_once_with_the_event() {
+        let log = EventLog::default();
+        log.publish(token("hi"));
+        assert_eq!(&*log.snapshot()[0].json, r#"{"type":"token","text":"hi"}"#);
+    }
+}

@@ -1,0 +1,163 @@
+//! Replies: the registry of the reply being written in each session, each
+//! reply's event log and stop scopes, and `stream_reply`, the tool loop.
+//!
+//! A reply belongs to the server, not to the connection that started it:
+//! it runs on its own task, and watchers come and go.
+
+mod history;
+mod log;
+mod stream;
+
+pub use history::history_to_messages;
+pub use log::{Cursor, EventLog, LoggedEvent};
+pub use stream::{stream_reply, ReplyEnv, ReplyJob};
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use app::protocol::{ReplyPhase, ReplyState};
+use tokio_util::sync::CancellationToken;
+
+use crate::ask::Waiters;
+
+/// One reply being written.
+pub struct Reply {
+    pub id: String,
+    pub session_id: String,
+    pub log: Arc<EventLog>,
+    pub waiters: Arc<Waiters>,
+    /// The user's stop. A child of `end`.
+    stop: CancellationToken,
+    /// The end of the reply for any other reason (session deleted, server
+    /// shutting down). A child of the server's token.
+    end: CancellationToken,
+}
+
+impl Reply {
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+
+    pub fn end(&self) {
+        self.end.cancel();
+    }
+
+    pub fn stop_token(&self) -> &CancellationToken {
+        &self.stop
+    }
+
+    pub fn end_token(&self) -> &CancellationToken {
+        &self.end
+    }
+
+    pub fn state(&self) -> ReplyState {
+        let question = self.waiters.current();
+        ReplyState {
+            id: self.id.clone(),
+            state: if question.is_some() {
+                ReplyPhase::Waiting
+            } else {
+                ReplyPhase::Writing
+            },
+            question,
+        }
+    }
+}
+
+/// The session already has a reply being written.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Busy;
+
+/// The reply being written in each session (one per session at a time).
+pub struct Replies {
+    by_session: Mutex<HashMap<String, Arc<Reply>>>,
+    shutdown: CancellationToken,
+}
+
+impl Replies {
+    pub fn new(shutdown: CancellationToken) -> Self {
+        Self {
+            by_session: Mutex::new(HashMap::new()),
+            shutdown,
+        }
+    }
+
+    /// Registers a new reply for the session, unless one is being written.
+    pub fn start(&self, session_id: &str) -> Result<Arc<Reply>, Busy> {
+        let mut map = self.lock();
+        if map.contains_key(session_id) {
+            return Err(Busy);
+        }
+        let end = self.shutdown.child_token();
+        let reply = Arc::new(Reply {
+            id: crate::ids::new_id("r"),
+            session_id: session_id.to_string(),
+            log: Arc::new(EventLog::default()),
+            waiters: Arc::new(Waiters::default()),
+            stop: end.child_token(),
+            end,
+        });
+        map.insert(session_id.to_string(), Arc::clone(&reply));
+        Ok(reply)
+    }
+
+    pub fn get(&self, session_id: &str) -> Option<Arc<Reply>> {
+        self.lock().get(session_id).cloned()
+    }
+
+    /// Removes the reply (only that reply: a newer one stays).
+    pub fn finish(&self, reply: &Reply) {
+        let mut map = self.lock();
+        if map.get(&reply.session_id).is_some_and(|r| r.id == reply.id) {
+            map.remove(&reply.session_id);
+        }
+    }
+
+    /// Sessions whose reply waits for an answer.
+    pub fn waiting_sessions(&self) -> Vec<String> {
+        self.lock()
+            .values()
+            .filter(|r| r.waiters.current().is_some())
+            .map(|r| r.session_id.clone())
+            .collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Reply>>> {
+        self.by_session.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_reply_per_session() {
+        let replies = Replies::new(CancellationToken::new());
+        let first = replies.start("s1").unwrap();
+        assert_eq!(replies.start("s1").err(), Some(Busy));
+        assert!(replies.start("s2").is_ok());
+        replies.finish(&first);
+        assert!(replies.get("s1").is_none());
+        assert!(replies.start("s1").is_ok());
+    }
+
+    #[test]
+    fn finishing_an_old_reply_leaves_a_newer_one() {
+        let replies = Replies::new(CancellationToken::new());
+        let old = replies.start("s").unwrap();
+        replies.finish(&old);
+        let new = replies.start("s").unwrap();
+        replies.finish(&old);
+        assert_eq!(replies.get("s").unwrap().id, new.id);
+    }
+
+    #[test]
+    fn shutdown_ends_and_stops_every_reply() {
+        let shutdown = CancellationToken::new();
+        let replies = Replies::new(shutdown.clone());
+        let reply = replies.start("s").unwrap();
+        shutdown.cancel();
+        assert!(reply.end_token().is_cancelled() && reply.stop_token().is_cancelled());
+    }
+}

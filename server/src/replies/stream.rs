@@ -1,0 +1,473 @@
+//! `stream_reply`: the tool loop of one reply.
+//!
+//! Each model turn streams text and may call tools; every call of a turn
+//! runs in order and the next turn starts. A turn without calls is the
+//! answer. `ask_user` parks the reply on a waiter (giving up its writing
+//! slot) until the answer, a stop, the end of the reply or the timeout.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use app::protocol::{DashboardEvent, Question, QuestionOrigin, ReplyEvent, Role};
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
+
+use super::{Replies, Reply};
+use crate::ask::{self, WaitOutcome};
+use crate::models::{ChatMessage, ModelClient, ModelEvent, ToolCallRequest, TurnRequest};
+use crate::research::Research;
+use crate::store::{NewMessage, Store};
+use crate::tools::{self, run::ToolEnv, Offer, ToolOutput, ASK_USER, MAX_RESULT_CHARS};
+
+/// What every reply needs from the server.
+pub struct ReplyEnv {
+    pub store: Store,
+    pub model: ModelClient,
+    /// The writing slots: a fair (FIFO) semaphore around model work.
+    pub slots: Arc<Semaphore>,
+    pub research_budget: Duration,
+    pub max_tool_iters: u32,
+    pub answer_timeout: Duration,
+    pub dashboard: broadcast::Sender<DashboardEvent>,
+    pub reminder_added: Arc<dyn Fn() + Send + Sync>,
+}
+
+/// One reply to run.
+pub struct ReplyJob {
+    pub env: Arc<ReplyEnv>,
+    pub replies: Arc<Replies>,
+    pub reply: Arc<Reply>,
+    pub offer: Offer,
+    /// The conversation so far, the new user message last.
+    pub history: Vec<ChatMessage>,
+}
+
+/// Why the loop ended before an answer.
+#[derive(Debug)]
+enum Interrupt {
+    Stopped,
+    Ended,
+    Failed(String),
+}
+
+/// Runs the reply to its end: the answer, a stop, or a failure. Always
+/// ends the log with `done`, after the reply has left the registry.
+pub async fn stream_reply(job: ReplyJob) {
+    let reply = Arc::clone(&job.reply);
+    let replies = Arc::clone(&job.replies);
+    let env = Arc::clone(&job.env);
+    let mut run = Run::new(job);
+    let outcome = run.run().await;
+    run.release_slot();
+    let text = run.text.trim().to_string();
+    let session = reply.session_id.clone();
+    let final_event = match outcome {
+        Ok(()) if text.is_empty() => ReplyEvent::Error {
+            error: "the model gave no answer".into(),
+        },
+        Ok(()) => match append(&env.store, &session, assistant(&text, false)).await {
+            Ok(()) => ReplyEvent::AssistantMessage { text },
+            Err(error) => ReplyEvent::Error { error },
+        },
+        Err(interrupt) => {
+            if !text.is_empty() {
+                if let Err(error) = append(&env.store, &session, assistant(&text, true)).await {
+                    tracing::warn!(%error, "could not keep the stopped reply's text");
+                }
+            }
+            match interrupt {
+                Interrupt::Stopped | Interrupt::Ended => ReplyEvent::Stopped,
+                Interrupt::Failed(error) => ReplyEvent::Error { error },
+            }
+        }
+    };
+    reply.log.publish(final_event);
+    replies.finish(&reply);
+    let _ = env.dashboard.send(DashboardEvent::SessionsChanged);
+    reply.log.publish(ReplyEvent::Done);
+}
+
+fn assistant(text: &str, stopped: bool) -> NewMessage {
+    NewMessage {
+        role: Role::Assistant,
+        content: text.to_string(),
+        tool_name: None,
+        tool_args: None,
+        stopped,
+    }
+}
+
+async fn append(store: &Store, session: &str, message: NewMessage) -> Result<(), String> {
+    store
+        .append_message(session, message)
+        .await
+        .map(|_| ())
+        .map_err(|e| {
+            tracing::error!(error = %e, "could not store a message");
+            "the reply could not be saved".to_string()
+        })
+}
+
+struct Run {
+    env: Arc<ReplyEnv>,
+    reply: Arc<Reply>,
+    messages: Vec<ChatMessage>,
+    tools: Vec<Value>,
+    research: Research,
+    permit: Option<OwnedSemaphorePermit>,
+    /// Everything the user has been shown, across turns.
+    text: String,
+    turns: u32,
+}
+
+/// One finished model turn.
+struct Turn {
+    text: String,
+    calls: Vec<ToolCallRequest>,
+    malformed: usize,
+}
+
+impl Run {
+    fn new(job: ReplyJob) -> Self {
+        let tools = tools::offered(job.env.model.tool_format(), job.offer);
+        let mut messages = vec![ChatMessage::System(tools::system_prompt(
+            &tools,
+            chrono::Local::now(),
+        ))];
+        messages.extend(job.history);
+        Self {
+            research: Research::new(job.env.research_budget, job.env.max_tool_iters),
+            env: job.env,
+            reply: job.reply,
+            messages,
+            tools,
+            permit: None,
+            text: String::new(),
+            turns: 0,
+        }
+    }
+
+    async fn run(&mut self) -> Result<(), Interrupt> {
+        loop {
+            let exhausted = if self.tools.is_empty() {
+                None
+            } else {
+                self.research.exhausted()
+            };
+            if let Some(why) = exhausted {
+                return self.reserved_answer(why.note()).await;
+            }
+            let turn = self.turn(true).await?;
+            if turn.calls.is_empty() && turn.malformed == 0 {
+                return Ok(());
+            }
+            let mut progress = false;
+            if !turn.calls.is_empty() {
+                self.messages.push(ChatMessage::Assistant {
+                    content: turn.text,
+                    tool_calls: turn.calls.clone(),
+                });
+                for call in turn.calls {
+                    progress |= self.call(call).await?;
+                }
+            }
+            if turn.malformed > 0 {
+                self.messages.push(ChatMessage::User(
+                    "(Imprint: a tool call you wrote could not be read. Write it again exactly in the format given, or answer without it.)".into(),
+                ));
+            }
+            self.research.finish_turn(progress);
+        }
+    }
+
+    /// One last turn without tools, told to answer from what it found.
+    async fn reserved_answer(&mut self, why: &str) -> Result<(), Interrupt> {
+        self.messages.push(ChatMessage::User(format!(
+            "(Imprint: {why} Do not call any more tools. Answer the user now from what you found, and say what you could not find.)"
+        )));
+        self.turn(false).await.map(|_| ())
+    }
+
+    /// Streams one model turn; `allow_calls` false is the reserved answer
+    /// (tools neither described nor run, markup still kept from the user).
+    async fn turn(&mut self, allow_calls: bool) -> Result<Turn, Interrupt> {
+        self.ensure_slot().await?;
+        self.turns += 1;
+        let request = TurnRequest {
+            messages: self.messages.clone(),
+            tools: self.tools.clone(),
+            allow_calls,
+            call_id_prefix: format!("t{}_", self.turns),
+        };
+        let mut events = self
+            .env
+            .model
+            .stream_turn(request, self.reply.stop_token().clone());
+        let mut turn = Turn {
+            text: String::new(),
+            calls: Vec::new(),
+            malformed: 0,
+        };
+        loop {
+            let event = tokio::select! {
+                biased;
+                _ = self.reply.stop_token().cancelled() => return Err(self.interrupted()),
+                event = events.recv() => event,
+            };
+            match event {
+                None => break,
+                Some(Ok(ModelEvent::Text(text))) => {
+                    turn.text.push_str(&text);
+                    self.text.push_str(&text);
+                    self.reply.log.publish(ReplyEvent::Token { text });
+                }
+                Some(Ok(ModelEvent::ToolCall(call))) if allow_calls => turn.calls.push(call),
+                Some(Ok(ModelEvent::ToolCall(_))) => {}
+                Some(Ok(ModelEvent::Malformed(raw))) => {
+                    tracing::debug!(%raw, "unreadable tool markup");
+                    turn.malformed += usize::from(allow_calls);
+                }
+                Some(Err(error)) => return Err(Interrupt::Failed(error.to_string())),
+            }
+        }
+        if self.reply.stop_token().is_cancelled() {
+            return Err(self.interrupted());
+        }
+        Ok(turn)
+    }
+
+    fn interrupted(&self) -> Interrupt {
+        if self.reply.end_token().is_cancelled() {
+            Interrupt::Ended
+        } else {
+            Interrupt::Stopped
+        }
+    }
+
+    /// Runs one call: publishes it, runs it, publishes and stores its
+    /// result, and hands it to the model. True if it made progress.
+    async fn call(&mut self, call: ToolCallRequest) -> Result<bool, Interrupt> {
+        self.reply.log.publish(ReplyEvent::ToolCall {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            args: call.arguments.clone(),
+        });
+        let (output, stored_args, stored_content) =
+            if call.name == ASK_USER && tools::is_offered(&self.tools, ASK_USER) {
+                self.ask(&call).await?
+            } else {
+                let output = self.run_tool(&call).await;
+                let content = cut_result(&output.text);
+                (output, call.arguments.clone(), content)
+            };
+        let result = cut_result(&output.text);
+        self.reply.log.publish(ReplyEvent::ToolResult {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            result: result.clone(),
+        });
+        let row = NewMessage {
+            role: Role::Tool,
+            content: stored_content,
+            tool_name: Some(call.name.clone()),
+            tool_args: Some(stored_args),
+            stopped: false,
+        };
+        append(&self.env.store, &self.reply.session_id, row)
+            .await
+            .map_err(Interrupt::Failed)?;
+        self.messages.push(ChatMessage::Tool {
+            call_id: call.id,
+            name: call.name,
+            content: result,
+        });
+        Ok(output.wrote || self.research.learn(output.facts))
+    }
+
+    async fn run_tool(&self, call: &ToolCallRequest) -> ToolOutput {
+        if !tools::is_offered(&self.tools, &call.name) {
+            return ToolOutput {
+                text: format!("Error: the tool `{}` is not available here", call.name),
+                error: true,
+                ..ToolOutput::default()
+            };
+        }
+        let reminder_added = Arc::clone(&self.env.reminder_added);
+        let env = ToolEnv {
+            store: &self.env.store,
+            session_id: Some(&self.reply.session_id),
+            reminder_added: &*reminder_added,
+        };
+        tools::run_tool(&env, &call.name, &call.arguments).await
+    }
+
+    /// Asks the user and waits. Returns the tool output, the arguments and
+    /// the content to store.
+    async fn ask(
+        &mut self,
+        call: &ToolCallRequest,
+    ) -> Result<(ToolOutput, Value, String), Interrupt> {
+        let args = match ask::normalize(&call.arguments) {
+            Ok(args) => args,
+            Err(message) => {
+                let output = ToolOutput {
+                    text: format!("Error: {message}"),
+                    error: true,
+                    ..ToolOutput::default()
+                };
+                let content = output.text.clone();
+                return Ok((output, call.arguments.clone(), content));
+            }
+        };
+        let timeout = self.env.answer_timeout;
+        let question = Question {
+            id: crate::ids::new_id("q"),
+            question: args.question.clone(),
+            options: args.options.clone(),
+            allow_other: args.allow_other,
+            expires_at: chrono::Duration::from_std(timeout)
+                .ok()
+                .and_then(|d| chrono::Utc::now().checked_add_signed(d))
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+            origin: QuestionOrigin::Model,
+        };
+        let question_id = question.id.clone();
+        // Registered before the event goes out, so an answer posted the
+        // moment the event arrives finds it.
+        let ticket = self.reply.waiters.register(question.clone());
+        self.reply.log.publish(ReplyEvent::Question(question));
+        let _ = self.env.dashboard.send(DashboardEvent::QuestionWaiting {
+            session_id: self.reply.session_id.clone(),
+            question_id: question_id.clone(),
+        });
+        // Not using the model while waiting: let other chats write.
+        self.release_slot();
+        let started = Instant::now();
+        let outcome = ticket
+            .wait(self.reply.stop_token(), self.reply.end_token(), timeout)
+            .await;
+        self.research.extend(started.elapsed());
+        let _ = self.env.dashboard.send(DashboardEvent::QuestionClosed {
+            session_id: self.reply.session_id.clone(),
+            question_id: question_id.clone(),
+        });
+        let mut stored_args = json!({
+            "question": args.question,
+            "options": args.options,
+            "allow_other": args.allow_other,
+            "question_id": question_id,
+        });
+        let (output, content) = match outcome {
+            WaitOutcome::Answered(text) => {
+                self.reply.log.publish(ReplyEvent::Answer {
+                    id: question_id,
+                    text: text.clone(),
+                });
+                stored_args["outcome"] = json!("answered");
+                let output = ToolOutput {
+                    text: format!("The user answered: {text}"),
+                    // An answer is progress, like a write.
+                    wrote: true,
+                    ..ToolOutput::default()
+                };
+                (output, text)
+            }
+            WaitOutcome::TimedOut => {
+                self.reply.log.publish(ReplyEvent::Unanswered {
+                    id: question_id,
+                    reason: "timeout".into(),
+                });
+                stored_args["outcome"] = json!("timeout");
+                let minutes = (timeout.as_secs_f64() / 60.0).round().max(1.0);
+                let text = format!(
+                    "No answer came from the user within {minutes} minutes. Go on with your best assumption, and say what you assumed."
+                );
+                let output = ToolOutput {
+                    text: text.clone(),
+                    ..ToolOutput::default()
+                };
+                (output, text)
+            }
+            WaitOutcome::Stopped | WaitOutcome::ReplyEnded => {
+                self.reply.log.publish(ReplyEvent::Unanswered {
+                    id: question_id,
+                    reason: "stopped".into(),
+                });
+                stored_args["outcome"] = json!("stopped");
+                let row = NewMessage {
+                    role: Role::Tool,
+                    content: "No answer: the reply was stopped.".into(),
+                    tool_name: Some(ASK_USER.into()),
+                    tool_args: Some(stored_args),
+                    stopped: true,
+                };
+                if let Err(error) = append(&self.env.store, &self.reply.session_id, row).await {
+                    tracing::warn!(%error, "could not keep the unanswered question");
+                }
+                return Err(self.interrupted());
+            }
+        };
+        self.ensure_slot().await?;
+        Ok((output, stored_args, content))
+    }
+
+    /// Takes a writing slot, waiting in line (FIFO) behind other replies.
+    async fn ensure_slot(&mut self) -> Result<(), Interrupt> {
+        if self.permit.is_some() {
+            return Ok(());
+        }
+        let slots = Arc::clone(&self.env.slots);
+        let permit = tokio::select! {
+            biased;
+            _ = self.reply.stop_token().cancelled() => return Err(self.interrupted()),
+            permit = slots.acquire_owned() => permit,
+        };
+        match permit {
+            Ok(permit) => {
+                self.permit = Some(permit);
+                Ok(())
+            }
+            Err(_) => Err(Interrupt::Ended),
+        }
+    }
+
+    fn release_slot(&mut self) {
+        self.permit = None;
+    }
+}
+
+/// Cuts a tool result for the model, saying how much was cut.
+pub fn cut_result(text: &str) -> String {
+    let total = text.chars().count();
+    if total <= MAX_RESULT_CHARS {
+        return text.to_string();
+    }
+    let end = text
+        .char_indices()
+        .nth(MAX_RESULT_CHARS)
+        .map_or(text.len(), |(i, _)| i);
+    format!(
+        "{}\n[… {} more characters cut]",
+        &text[..end],
+        total - MAX_RESULT_CHARS
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_results_are_cut_with_a_note() {
+        assert_eq!(cut_result("short"), "short");
+        let long = "é".repeat(4100);
+        let cut = cut_result(&long);
+        assert!(cut.starts_with(&"é".repeat(4000)));
+        assert!(
+            cut.ends_with("[… 100 more characters cut]"),
+            "{}",
+            &cut[cut.len() - 40..]
+        );
+    }
+}

@@ -1,0 +1,137 @@
+//! The research budget of one reply: a deadline that waiting for the user
+//! moves, an iteration cap, and the no-progress rule. When any runs out the
+//! reply goes to the reserved answer (one last turn without tools).
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// Model turns in a row without progress before research ends.
+pub const MAX_TURNS_WITHOUT_PROGRESS: u32 = 3;
+
+/// Why research ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exhausted {
+    Deadline,
+    Iterations,
+    NoProgress,
+}
+
+#[derive(Debug)]
+pub struct Research {
+    deadline: Instant,
+    iterations: u32,
+    max_iterations: u32,
+    turns_without_progress: u32,
+    seen: HashSet<String>,
+}
+
+impl Research {
+    pub fn new(budget: Duration, max_iterations: u32) -> Self {
+        Self {
+            deadline: Instant::now() + budget,
+            iterations: 0,
+            max_iterations,
+            turns_without_progress: 0,
+            seen: HashSet::new(),
+        }
+    }
+
+    /// Whether research is over, and why.
+    pub fn exhausted(&self) -> Option<Exhausted> {
+        if Instant::now() >= self.deadline {
+            Some(Exhausted::Deadline)
+        } else if self.iterations >= self.max_iterations {
+            Some(Exhausted::Iterations)
+        } else if self.turns_without_progress >= MAX_TURNS_WITHOUT_PROGRESS {
+            Some(Exhausted::NoProgress)
+        } else {
+            None
+        }
+    }
+
+    /// Time spent waiting for the user does not count against research.
+    pub fn extend(&mut self, waited: Duration) {
+        self.deadline += waited;
+    }
+
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Records facts a tool result brought; true if any was new.
+    pub fn learn<I: IntoIterator<Item = String>>(&mut self, facts: I) -> bool {
+        let mut new = false;
+        for fact in facts {
+            new |= self.seen.insert(fact);
+        }
+        new
+    }
+
+    /// Ends a turn that called tools.
+    pub fn finish_turn(&mut self, progress: bool) {
+        self.iterations += 1;
+        if progress {
+            self.turns_without_progress = 0;
+        } else {
+            self.turns_without_progress += 1;
+        }
+    }
+}
+
+impl Exhausted {
+    /// The note the model reads before its reserved answer.
+    pub fn note(self) -> &'static str {
+        match self {
+            Exhausted::Deadline => "Research time is up.",
+            Exhausted::Iterations => "You have used all the tool calls this reply may make.",
+            Exhausted::NoProgress => "The last tool calls found nothing new.",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn the_deadline_moves_by_the_time_waited() {
+        let mut research = Research::new(Duration::from_secs(300), 12);
+        tokio::time::advance(Duration::from_secs(3600)).await;
+        assert_eq!(research.exhausted(), Some(Exhausted::Deadline));
+        research.extend(Duration::from_secs(3600));
+        assert_eq!(research.exhausted(), None);
+        tokio::time::advance(Duration::from_secs(300)).await;
+        assert_eq!(research.exhausted(), Some(Exhausted::Deadline));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn iterations_and_stalls_end_research() {
+        let mut research = Research::new(Duration::from_secs(300), 2);
+        research.finish_turn(true);
+        assert_eq!(research.exhausted(), None);
+        research.finish_turn(true);
+        assert_eq!(research.exhausted(), Some(Exhausted::Iterations));
+
+        let mut research = Research::new(Duration::from_secs(300), 12);
+        for _ in 0..MAX_TURNS_WITHOUT_PROGRESS - 1 {
+            research.finish_turn(false);
+        }
+        research.finish_turn(true);
+        assert_eq!(research.exhausted(), None, "progress resets the count");
+        for _ in 0..MAX_TURNS_WITHOUT_PROGRESS {
+            research.finish_turn(false);
+        }
+        assert_eq!(research.exhausted(), Some(Exhausted::NoProgress));
+    }
+
+    #[test]
+    fn only_new_facts_are_progress() {
+        let mut research = Research::new(Duration::from_secs(1), 1);
+        assert!(research.learn(["memory:1".to_string()]));
+        assert!(!research.learn(["memory:1".to_string()]));
+        assert!(research.learn(["memory:1".to_string(), "memory:2".to_string()]));
+        assert!(!research.learn(Vec::<String>::new()));
+    }
+}

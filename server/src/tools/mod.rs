@@ -1,0 +1,225 @@
+//! The tools a reply's model may call: their JSON schemas, which of them a
+//! caller is offered, and the implementations of all but `ask_user` (which
+//! the tool loop runs itself, since it waits for the user).
+
+pub mod run;
+
+pub use run::{run_tool, ToolOutput};
+
+use serde_json::{json, Value};
+
+use crate::config::ToolFormat;
+
+pub const SEARCH: &str = "search";
+pub const LIST_PROJECTS: &str = "list_projects";
+pub const STORE: &str = "store";
+pub const REMIND: &str = "remind";
+pub const ASK_USER: &str = "ask_user";
+
+/// Results handed to the model are cut to this many characters.
+pub const MAX_RESULT_CHARS: usize = 4000;
+
+/// What the caller of a reply allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offer {
+    /// No writes (`store`, `remind`): Echo's default.
+    pub read_only: bool,
+    /// The caller can deliver an answer to `ask_user` (Chat API, Echo).
+    pub can_answer: bool,
+}
+
+impl Offer {
+    pub const CHAT: Offer = Offer {
+        read_only: false,
+        can_answer: true,
+    };
+}
+
+/// The tool schemas offered to the model (OpenAI format).
+pub fn offered(format: ToolFormat, offer: Offer) -> Vec<Value> {
+    if format == ToolFormat::None {
+        return Vec::new();
+    }
+    let mut tools = vec![search_schema(), list_projects_schema()];
+    if !offer.read_only {
+        tools.push(store_schema());
+        tools.push(remind_schema());
+    }
+    if offer.can_answer {
+        tools.push(ask_user_schema());
+    }
+    tools
+}
+
+/// True when `name` is among the offered tools.
+pub fn is_offered(tools: &[Value], name: &str) -> bool {
+    tools.iter().any(|t| t["function"]["name"] == name)
+}
+
+fn function(name: &str, description: &str, parameters: Value) -> Value {
+    json!({
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters}
+    })
+}
+
+fn search_schema() -> Value {
+    function(
+        SEARCH,
+        "Full-text search over the user's memories. Returns the best matches with their project and date.",
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "words to look for"},
+                "project": {"type": "string", "description": "only memories of this project (a name from list_projects)"},
+                "since": {"type": "string", "description": "only memories from this date on (YYYY-MM-DD)"},
+                "until": {"type": "string", "description": "only memories up to this date (YYYY-MM-DD)"},
+                "limit": {"type": "integer", "description": "how many results (default 10)"}
+            },
+            "required": ["query"]
+        }),
+    )
+}
+
+fn list_projects_schema() -> Value {
+    function(
+        LIST_PROJECTS,
+        "Lists the user's projects with how many memories each has and their date range.",
+        json!({"type": "object", "properties": {}}),
+    )
+}
+
+fn store_schema() -> Value {
+    function(
+        STORE,
+        "Saves a new memory for the user.",
+        json!({
+            "type": "object",
+            "properties": {
+                "content": {"type": "string", "description": "what to remember"},
+                "project": {"type": "string", "description": "the project it belongs to"},
+                "tags": {"type": "array", "items": {"type": "string"}}
+            },
+            "required": ["content"]
+        }),
+    )
+}
+
+fn remind_schema() -> Value {
+    function(
+        REMIND,
+        "Schedules a reminder at a date and time the user gave.",
+        json!({
+            "type": "object",
+            "properties": {
+                "text": {"type": "string", "description": "what to remind the user of"},
+                "at": {"type": "string", "description": "when, as an ISO 8601 date-time such as 2026-12-01T09:00"}
+            },
+            "required": ["text", "at"]
+        }),
+    )
+}
+
+fn ask_user_schema() -> Value {
+    function(
+        ASK_USER,
+        "Asks the user a short clarifying question and waits for the answer. Use it when the request is missing a detail that changes what you do and that search cannot settle.",
+        json!({
+            "type": "object",
+            "properties": {
+                "question": {"type": "string", "description": "the question, short"},
+                "options": {"type": "array", "items": {"type": "string"}, "description": "2 to 5 short choices"},
+                "allow_other": {"type": "boolean", "description": "whether the user may answer in their own words (default true)"}
+            },
+            "required": ["question"]
+        }),
+    )
+}
+
+/// The system prompt: who the assistant is, the date, and the strategy
+/// guide (with its one line on asking when `ask_user` is offered).
+pub fn system_prompt(tools: &[Value], now: chrono::DateTime<chrono::Local>) -> String {
+    let mut prompt = format!(
+        "You are Imprint, the user's personal memory assistant. Today is {}. \
+         Answer briefly and plainly.",
+        now.format("%A %Y-%m-%d %H:%M (%:z)")
+    );
+    if tools.is_empty() {
+        return prompt;
+    }
+    prompt.push_str(
+        "\n\nStrategy:\n\
+         - Search the user's memories before answering questions about their past, notes or projects; use list_projects to learn project names.\n\
+         - Answer from what the tools return; say so when nothing was found.",
+    );
+    if is_offered(tools, STORE) {
+        prompt.push_str("\n- Store a memory or set a reminder only when the user asks for it.");
+    }
+    if is_offered(tools, ASK_USER) {
+        prompt.push_str(
+            "\n- Ask the user (ask_user) only when the answer changes what you do and search cannot settle it; never ask more than needed, and offer options.",
+        );
+    }
+    prompt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(tools: &[Value]) -> Vec<String> {
+        tools
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn read_only_offers_ask_user_but_no_writes() {
+        let tools = offered(
+            ToolFormat::Native,
+            Offer {
+                read_only: true,
+                can_answer: true,
+            },
+        );
+        assert_eq!(names(&tools), vec![SEARCH, LIST_PROJECTS, ASK_USER]);
+    }
+
+    #[test]
+    fn ask_user_is_offered_only_to_callers_that_can_answer() {
+        let tools = offered(
+            ToolFormat::Hermes,
+            Offer {
+                read_only: false,
+                can_answer: false,
+            },
+        );
+        assert_eq!(names(&tools), vec![SEARCH, LIST_PROJECTS, STORE, REMIND]);
+        let tools = offered(ToolFormat::Native, Offer::CHAT);
+        assert!(names(&tools).contains(&ASK_USER.to_string()));
+    }
+
+    #[test]
+    fn tool_format_none_offers_nothing() {
+        assert!(offered(ToolFormat::None, Offer::CHAT).is_empty());
+    }
+
+    #[test]
+    fn the_asking_line_is_in_the_guide_only_with_ask_user() {
+        let now = chrono::Local::now();
+        let with = system_prompt(&offered(ToolFormat::Native, Offer::CHAT), now);
+        assert!(with.contains("ask_user") && with.contains("offer options"));
+        let without = system_prompt(
+            &offered(
+                ToolFormat::Native,
+                Offer {
+                    read_only: false,
+                    can_answer: false,
+                },
+            ),
+            now,
+        );
+        assert!(!without.contains("ask_user"));
+    }
+}

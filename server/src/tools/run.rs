@@ -1,0 +1,334 @@
+//! The tools' implementations over the store.
+
+use chrono::{DateTime, Local, NaiveDateTime, TimeZone, Utc};
+use serde_json::Value;
+
+use super::{LIST_PROJECTS, REMIND, SEARCH, STORE};
+use crate::store::{MemoryQuery, NewMemory, Store, StoreError};
+
+/// What a tool call produced.
+#[derive(Debug, Default, PartialEq)]
+pub struct ToolOutput {
+    /// The result as the model reads it.
+    pub text: String,
+    /// Keys of the facts the result carries (for the no-progress rule).
+    pub facts: Vec<String>,
+    /// The call wrote something (a memory or a reminder).
+    pub wrote: bool,
+    /// The call failed (bad arguments, unknown tool).
+    pub error: bool,
+}
+
+impl ToolOutput {
+    fn error(message: impl Into<String>) -> Self {
+        Self {
+            text: format!("Error: {}", message.into()),
+            error: true,
+            ..Self::default()
+        }
+    }
+}
+
+/// Where a tool runs: the store, the session it writes for, and a way to
+/// tell the reminder timer a reminder was added.
+pub struct ToolEnv<'a> {
+    pub store: &'a Store,
+    pub session_id: Option<&'a str>,
+    pub reminder_added: &'a (dyn Fn() + Send + Sync),
+}
+
+/// Runs one call. Bad arguments and store errors become error results the
+/// model can read and correct; nothing here fails the reply.
+pub async fn run_tool(env: &ToolEnv<'_>, name: &str, args: &Value) -> ToolOutput {
+    if !args.is_object() {
+        return ToolOutput::error("the arguments must be a JSON object");
+    }
+    let result = match name {
+        SEARCH => search(env, args).await,
+        LIST_PROJECTS => list_projects(env).await,
+        STORE => store(env, args).await,
+        REMIND => remind(env, args).await,
+        other => return ToolOutput::error(format!("there is no tool named `{other}` here")),
+    };
+    result.unwrap_or_else(|e| match e {
+        StoreError::Invalid(message) => ToolOutput::error(message),
+        other => {
+            tracing::error!(error = %other, tool = name, "tool failed");
+            ToolOutput::error("the memory store failed; try again")
+        }
+    })
+}
+
+fn text_arg(args: &Value, key: &str) -> Option<String> {
+    match args.get(key) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+async fn search(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreError> {
+    let Some(query) = text_arg(args, "query") else {
+        return Ok(ToolOutput::error("search needs a `query`"));
+    };
+    let limit = args
+        .get("limit")
+        .and_then(|v| {
+            v.as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        })
+        .map(|n| n.clamp(1, 50) as usize);
+    let hits = env
+        .store
+        .search_memories(MemoryQuery {
+            query: query.clone(),
+            project: text_arg(args, "project"),
+            since: text_arg(args, "since"),
+            until: text_arg(args, "until"),
+            limit,
+        })
+        .await?;
+    if hits.is_empty() {
+        return Ok(ToolOutput {
+            text: format!("No memories match \"{query}\"."),
+            ..ToolOutput::default()
+        });
+    }
+    let mut text = format!("{} memories found:", hits.len());
+    let mut facts = Vec::new();
+    for hit in &hits {
+        let project = hit.project.as_deref().unwrap_or("no project");
+        let date = hit.created_at.get(..10).unwrap_or(&hit.created_at);
+        text.push_str(&format!(
+            "\n[{}] ({project}, {date}) {}",
+            hit.id, hit.content
+        ));
+        facts.push(format!("memory:{}", hit.id));
+    }
+    Ok(ToolOutput {
+        text,
+        facts,
+        ..ToolOutput::default()
+    })
+}
+
+async fn list_projects(env: &ToolEnv<'_>) -> Result<ToolOutput, StoreError> {
+    let projects = env.store.list_projects().await?;
+    if projects.is_empty() {
+        return Ok(ToolOutput {
+            text: "There are no projects yet.".into(),
+            ..ToolOutput::default()
+        });
+    }
+    let mut text = String::from("Projects:");
+    let mut facts = Vec::new();
+    for p in &projects {
+        text.push_str(&format!(
+            "\n- {} ({} memories, {} to {})",
+            p.name,
+            p.count,
+            p.first_at.get(..10).unwrap_or(&p.first_at),
+            p.last_at.get(..10).unwrap_or(&p.last_at)
+        ));
+        facts.push(format!("project:{}:{}", p.name, p.count));
+    }
+    Ok(ToolOutput {
+        text,
+        facts,
+        ..ToolOutput::default()
+    })
+}
+
+async fn store(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreError> {
+    let Some(content) = text_arg(args, "content") else {
+        return Ok(ToolOutput::error("store needs the `content` to remember"));
+    };
+    let tags = match args.get("tags") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|t| t.as_str().map(|s| s.trim().to_string()))
+            .filter(|t| !t.is_empty())
+            .collect(),
+        Some(Value::String(s)) => crate::ask::split_list(s),
+        _ => Vec::new(),
+    };
+    let memory = env
+        .store
+        .add_memory(NewMemory {
+            content,
+            project: text_arg(args, "project"),
+            tags,
+            created_at: None,
+        })
+        .await?;
+    Ok(ToolOutput {
+        text: format!(
+            "Stored memory #{}{}.",
+            memory.id,
+            memory
+                .project
+                .as_deref()
+                .map(|p| format!(" in project {p}"))
+                .unwrap_or_default()
+        ),
+        facts: vec![format!("memory:{}", memory.id)],
+        wrote: true,
+        error: false,
+    })
+}
+
+async fn remind(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreError> {
+    let Some(text) = text_arg(args, "text") else {
+        return Ok(ToolOutput::error("remind needs the `text` of the reminder"));
+    };
+    let Some(at) = text_arg(args, "at") else {
+        return Ok(ToolOutput::error("remind needs `at`, the date and time"));
+    };
+    let now = Local::now();
+    let due = match parse_date_time(&at, now) {
+        Ok(due) => due,
+        Err(message) => return Ok(ToolOutput::error(message)),
+    };
+    if due <= now.with_timezone(&Utc) {
+        return Ok(ToolOutput::error(format!("{at} has already passed")));
+    }
+    let reminder = env
+        .store
+        .add_reminder(text, due, env.session_id.map(str::to_string))
+        .await?;
+    (env.reminder_added)();
+    Ok(ToolOutput {
+        text: format!(
+            "Reminder #{} set for {}: {}",
+            reminder.id,
+            due.with_timezone(&Local).format("%A %Y-%m-%d %H:%M"),
+            reminder.text
+        ),
+        facts: vec![format!("reminder:{}", reminder.id)],
+        wrote: true,
+        error: false,
+    })
+}
+
+/// An ISO 8601 date-time: with an offset, or without one (the user's local
+/// time).
+pub fn parse_date_time(text: &str, now: DateTime<Local>) -> Result<DateTime<Utc>, String> {
+    let text = text.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Ok(t.with_timezone(&Utc));
+    }
+    for format in [
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%d %H:%M",
+    ] {
+        if let Ok(naive) = NaiveDateTime::parse_from_str(text, format) {
+            return now
+                .timezone()
+                .from_local_datetime(&naive)
+                .earliest()
+                .map(|t| t.with_timezone(&Utc))
+                .ok_or_else(|| format!("{text} does not exist in the local time zone"));
+        }
+    }
+    Err(format!(
+        "`at` must be an ISO 8601 date-time such as 2026-12-01T09:00, not {text:?}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn env(store: &Store) -> ToolEnv<'_> {
+        ToolEnv {
+            store,
+            session_id: None,
+            reminder_added: &|| {},
+        }
+    }
+
+    #[tokio::test]
+    async fn search_finds_stored_memories_and_reports_facts() {
+        let store = Store::open_in_memory().unwrap();
+        let env = env(&store);
+        let stored = run_tool(
+            &env,
+            STORE,
+            &json!({"content": "Anna likes green tea", "project": "Home"}),
+        )
+        .await;
+        assert!(stored.wrote && !stored.error, "{stored:?}");
+        let found = run_tool(&env, SEARCH, &json!({"query": "tea"})).await;
+        assert!(
+            found.text.contains("Anna likes green tea"),
+            "{}",
+            found.text
+        );
+        assert_eq!(found.facts.len(), 1);
+        let none = run_tool(&env, SEARCH, &json!({"query": "coffee"})).await;
+        assert!(none.text.starts_with("No memories") && none.facts.is_empty());
+        let projects = run_tool(&env, LIST_PROJECTS, &json!({})).await;
+        assert!(
+            projects.text.contains("Home (1 memories"),
+            "{}",
+            projects.text
+        );
+    }
+
+    #[tokio::test]
+    async fn bad_arguments_become_errors_for_the_model() {
+        let store = Store::open_in_memory().unwrap();
+        let env = env(&store);
+        assert!(run_tool(&env, SEARCH, &json!({})).await.error);
+        assert!(run_tool(&env, SEARCH, &json!("tea")).await.error);
+        assert!(run_tool(&env, "delete_everything", &json!({})).await.error);
+        let r = run_tool(&env, REMIND, &json!({"text": "x", "at": "sometime"})).await;
+        assert!(r.error && r.text.contains("ISO 8601"));
+        let r = run_tool(
+            &env,
+            REMIND,
+            &json!({"text": "x", "at": "2001-01-01T09:00"}),
+        )
+        .await;
+        assert!(r.error && r.text.contains("passed"));
+    }
+
+    #[tokio::test]
+    async fn remind_stores_a_future_reminder_and_wakes_the_timer() {
+        let store = Store::open_in_memory().unwrap();
+        let woken = std::sync::atomic::AtomicBool::new(false);
+        let wake = || woken.store(true, std::sync::atomic::Ordering::SeqCst);
+        let env = ToolEnv {
+            store: &store,
+            session_id: None,
+            reminder_added: &wake,
+        };
+        let r = run_tool(
+            &env,
+            REMIND,
+            &json!({"text": "call Anna", "at": "2099-05-01T09:30:00Z"}),
+        )
+        .await;
+        assert!(r.wrote && !r.error, "{r:?}");
+        assert!(woken.load(std::sync::atomic::Ordering::SeqCst));
+        let reminders = store.list_reminders().await.unwrap();
+        assert_eq!(reminders.len(), 1);
+        assert!(reminders[0].due_at.starts_with("2099-05-01T09:30"));
+    }
+
+    #[test]
+    fn date_times_with_and_without_offsets_parse() {
+        let now = Local::now();
+        let utc = parse_date_time("2030-01-02T03:04:05Z", now).unwrap();
+        assert_eq!(utc.to_rfc3339(), "2030-01-02T03:04:05+00:00");
+        let local = parse_date_time("2030-01-02T03:04", now).unwrap();
+        assert_eq!(
+            local.with_timezone(&Local).format("%H:%M").to_string(),
+            "03:04"
+        );
+        assert!(parse_date_time("tomorrow", now).is_err());
+    }
+}
