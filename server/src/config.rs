@@ -400,7 +400,7 @@ mod tests {
             .is_ok());
         assert!(parse(&[]).validate().is_ok());
         assert!(parse(&["--writing-slots", "0"]).validate().is_err());
-        assert!(parse(&["--answer-timeout-s", "-1"]).validate().is_err());
+        assert!(parse(&["--answer-timeout-s=-1"]).validate().is_err());
     }
 
     #[test]
