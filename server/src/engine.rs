@@ -113,8 +113,11 @@ impl Engine {
             offer,
             history,
         };
+        let _ = self.dashboard.send(DashboardEvent::ReplyStarted {
+            session_id: session_id.to_string(),
+            reply_id: reply.id.clone(),
+        });
         tokio::spawn(stream_reply(job));
-        let _ = self.dashboard.send(DashboardEvent::SessionsChanged);
         Ok(reply)
     }
 

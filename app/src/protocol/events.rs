@@ -103,7 +103,20 @@ pub enum DashboardEvent {
         session_id: String,
         question_id: String,
     },
-    /// A session was created, renamed, deleted, or its reply started or ended.
+    /// A reply started in a session.
+    ReplyStarted {
+        session_id: String,
+        reply_id: String,
+    },
+    /// A reply ended: `outcome` is `answered`, `stopped` or `error`.
+    ReplyFinished {
+        session_id: String,
+        reply_id: String,
+        outcome: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// A session was created, renamed or deleted.
     SessionsChanged,
 }
 

@@ -82,9 +82,19 @@ pub async fn stream_reply(job: ReplyJob) {
             }
         }
     };
+    let (outcome, error) = match &final_event {
+        ReplyEvent::AssistantMessage { .. } => ("answered", None),
+        ReplyEvent::Error { error } => ("error", Some(error.clone())),
+        _ => ("stopped", None),
+    };
     reply.log.publish(final_event);
     replies.finish(&reply);
-    let _ = env.dashboard.send(DashboardEvent::SessionsChanged);
+    let _ = env.dashboard.send(DashboardEvent::ReplyFinished {
+        session_id: session,
+        reply_id: reply.id.clone(),
+        outcome: outcome.into(),
+        error,
+    });
     reply.log.publish(ReplyEvent::Done);
 }
 

@@ -1,0 +1,496 @@
+//! The reply engine and the chat API through real HTTP with the stand-in.
+
+mod support;
+
+use serde_json::json;
+use support::*;
+
+#[tokio::test]
+async fn a_reply_streams_tokens_then_the_answer_and_is_stored() {
+    let server = TestServer::start(
+        vec![scenario(
+            "hello",
+            vec![Turn::chunks(&["Hi ", "there", "!"])],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "hello\nsecond line").await;
+    assert_eq!(
+        types(&events),
+        ["token", "token", "token", "assistant_message", "done"]
+    );
+    assert_eq!(streamed_text(&events), "Hi there!");
+    assert_eq!(events[3]["text"], "Hi there!");
+
+    let session = server.session(&sid).await;
+    assert_eq!(
+        session["title"], "hello",
+        "the first line of the first message"
+    );
+    assert_eq!(session["reply"], serde_json::Value::Null);
+    let messages = session["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(
+        (messages[0]["role"].as_str(), messages[0]["seq"].as_i64()),
+        (Some("user"), Some(1))
+    );
+    assert_eq!(messages[1]["content"], "Hi there!");
+    let (_, list) = server.get("/api/chat/sessions").await;
+    assert_eq!(list["sessions"][0]["message_count"], 2);
+}
+
+#[tokio::test]
+async fn the_stream_replays_to_late_watchers_and_resumes_after_an_id() {
+    let mut stalled = Turn::chunks(&["a", "b", "c"]);
+    stalled.stall = true;
+    let server = TestServer::start(vec![scenario("slow", vec![stalled])], &[]).await;
+    let sid = server.create_session().await;
+    server.say(&sid, "slow please").await;
+    let mut first = server.watch(&sid, None).await;
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        seen.push(first.next().await.unwrap());
+    }
+    assert_eq!(
+        seen.iter().map(|e| e.id.unwrap()).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+
+    let mut late = server.watch(&sid, None).await;
+    for expected in &seen {
+        let replayed = late.next().await.unwrap();
+        assert_eq!((replayed.id, &replayed.data), (expected.id, &expected.data));
+    }
+    let mut resumed = server.watch(&sid, Some(1)).await;
+    assert_eq!(resumed.next().await.unwrap().id, Some(2));
+
+    let (status, _) = server
+        .post(&format!("/api/chat/sessions/{sid}/stop"), json!({}))
+        .await;
+    assert_eq!(status, 200);
+    for stream in [&mut first, &mut late] {
+        let rest = stream.all_with_ids().await;
+        let kinds: Vec<_> = rest
+            .iter()
+            .map(|e| e.data["type"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(kinds, ["stopped", "done"]);
+        assert_eq!(rest.last().unwrap().id, Some(5));
+    }
+}
+
+#[tokio::test]
+async fn stop_ends_a_reply_mid_stream_keeps_its_text_and_aborts_the_model() {
+    let mut stalled = Turn::chunks(&["Partial answer"]);
+    stalled.stall = true;
+    let server = TestServer::start(vec![scenario("stall", vec![stalled])], &[]).await;
+    let sid = server.create_session().await;
+    server.say(&sid, "stall here").await;
+    let mut events = server.watch(&sid, None).await;
+    events.until("token").await;
+
+    let (status, body) = server
+        .post(&format!("/api/chat/sessions/{sid}/stop"), json!({}))
+        .await;
+    assert_eq!((status, body), (200, json!({"ok": true})));
+    assert_eq!(types(&events.until_done().await), ["stopped", "done"]);
+    server.standin.wait_for_aborts(1).await;
+
+    let session = server.session(&sid).await;
+    assert_eq!(session["reply"], serde_json::Value::Null);
+    let last = session["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (last["role"].as_str(), last["content"].as_str()),
+        (Some("assistant"), Some("Partial answer"))
+    );
+    assert_eq!(last["stopped"], true);
+    let (status, _) = server
+        .post(&format!("/api/chat/sessions/{sid}/stop"), json!({}))
+        .await;
+    assert_eq!(status, 404, "no reply is being written any more");
+}
+
+#[tokio::test]
+async fn one_reply_per_session_at_a_time() {
+    let mut stalled = Turn::text("…");
+    stalled.stall = true;
+    let server = TestServer::start(vec![scenario("busy", vec![stalled])], &[]).await;
+    let sid = server.create_session().await;
+    server.say(&sid, "busy").await;
+    let (status, body) = server
+        .post(
+            &format!("/api/chat/sessions/{sid}/messages"),
+            json!({"message": "again"}),
+        )
+        .await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("already"));
+    let other = server.create_session().await;
+    server.say(&other, "something else").await;
+    server
+        .post(&format!("/api/chat/sessions/{sid}/stop"), json!({}))
+        .await;
+    server.watch(&other, None).await.until_done().await;
+}
+
+#[tokio::test]
+async fn every_call_of_a_turn_runs_in_order_and_is_stored() {
+    let server = TestServer::start(
+        vec![scenario(
+            "remember",
+            vec![
+                Turn::calls(&[
+                    (
+                        "store",
+                        json!({"content": "Anna's birthday is on 3 March", "project": "Family"}),
+                    ),
+                    ("search", json!({"query": "birthday"})),
+                ]),
+                Turn::text("Saved, and I found it again."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "remember Anna's birthday").await;
+    assert_eq!(
+        types(&events),
+        [
+            "tool_call",
+            "tool_result",
+            "tool_call",
+            "tool_result",
+            "token",
+            "assistant_message",
+            "done"
+        ]
+    );
+    assert_eq!(events[0]["name"], "store");
+    assert_eq!(events[2]["name"], "search");
+    assert!(events[3]["result"]
+        .as_str()
+        .unwrap()
+        .contains("Anna's birthday is on 3 March"));
+
+    let requests = server.standin.requests_for("remember");
+    assert_eq!(requests.len(), 2);
+    let second = requests[1]["messages"].as_array().unwrap();
+    let results: Vec<_> = second.iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!(results.len(), 2, "both results went back to the model");
+    assert!(results[0]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("Stored memory"));
+
+    let session = server.session(&sid).await;
+    let roles: Vec<_> = session["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(roles, ["user", "tool", "tool", "assistant"]);
+    assert_eq!(session["messages"][1]["tool_name"], "store");
+    assert_eq!(session["messages"][1]["tool_args"]["project"], "Family");
+}
+
+#[tokio::test]
+async fn research_ends_in_a_reserved_answer_at_the_iteration_cap() {
+    let server = TestServer::start(
+        vec![scenario(
+            "dig",
+            vec![
+                Turn::call("store", json!({"content": "fact one"})),
+                Turn::call("store", json!({"content": "fact two"})),
+                Turn::text("From what I found: two facts."),
+            ],
+        )],
+        &["--max-tool-iters", "2"],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "dig deep").await;
+    assert_eq!(
+        events[events.len() - 2]["text"],
+        "From what I found: two facts."
+    );
+    let requests = server.standin.requests_for("dig");
+    assert_eq!(requests.len(), 3);
+    assert!(requests[0].get("tools").is_some() && requests[1].get("tools").is_some());
+    assert!(
+        requests[2].get("tools").is_none(),
+        "the reserved answer offers no tools"
+    );
+    let note = requests[2]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(note.contains("Answer the user now"), "{note}");
+}
+
+#[tokio::test]
+async fn research_ends_when_turns_make_no_progress() {
+    let again = Turn::call("search", json!({"query": "nothing here"}));
+    let server = TestServer::start(
+        vec![scenario(
+            "loop",
+            vec![
+                again.clone(),
+                again.clone(),
+                again,
+                Turn::text("Nothing found."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "loop forever").await;
+    assert_eq!(events[events.len() - 2]["text"], "Nothing found.");
+    let requests = server.standin.requests_for("loop");
+    assert_eq!(requests.len(), 4);
+    assert!(requests[3].get("tools").is_none());
+}
+
+#[tokio::test]
+async fn research_ends_at_the_deadline() {
+    let mut slow = Turn::call("search", json!({"query": "x"}));
+    slow.chunks = vec!["Looking.".into()];
+    slow.delay_ms = 200;
+    let server = TestServer::start(
+        vec![scenario(
+            "hurry",
+            vec![slow, Turn::text("Out of time; here is what I have.")],
+        )],
+        &["--research-budget-s", "0.1"],
+    )
+    .await;
+    let sid = server.create_session().await;
+    server.converse(&sid, "hurry up").await;
+    let requests = server.standin.requests_for("hurry");
+    assert_eq!(requests.len(), 2);
+    assert!(requests[1].get("tools").is_none());
+    assert!(requests[1].to_string().contains("Research time is up"));
+}
+
+/// Runs a reply that fails; returns the error the dashboard was told. A
+/// failing reply can end before a watcher connects, so its end is read
+/// from the dashboard's stream (subscribed before the message is sent).
+async fn failing_reply(server: &TestServer, trigger: &str) -> String {
+    let mut dashboard = server.dashboard_events().await;
+    let sid = server.create_session().await;
+    server.say(&sid, trigger).await;
+    let finished = loop {
+        let event = dashboard.until("reply_finished").await.pop().unwrap();
+        if event["session_id"] == sid.as_str() {
+            break event;
+        }
+    };
+    assert_eq!(finished["outcome"], "error");
+    let message = finished["error"].as_str().unwrap().to_string();
+    let session = server.session(&sid).await;
+    assert_eq!(session["reply"], serde_json::Value::Null);
+    assert_eq!(
+        session["messages"][0]["role"], "user",
+        "the question is kept"
+    );
+    message
+}
+
+#[tokio::test]
+async fn model_failures_end_the_reply_with_an_error_and_leave_the_session_usable() {
+    let status = Turn {
+        status: Some(503),
+        ..Turn::default()
+    };
+    let garbage = Turn {
+        garbage: true,
+        chunks: vec!["half".into()],
+        ..Turn::default()
+    };
+    let stall = Turn {
+        stall: true,
+        ..Turn::default()
+    };
+    let server = TestServer::start(
+        vec![
+            scenario("overloaded", vec![status]),
+            scenario("garbled", vec![garbage]),
+            scenario("stuck", vec![stall]),
+        ],
+        &["--model-idle-timeout-s", "0.3"],
+    )
+    .await;
+    let message = failing_reply(&server, "overloaded").await;
+    assert!(
+        message.contains("503") && message.contains("scripted failure"),
+        "{message}"
+    );
+    let message = failing_reply(&server, "garbled").await;
+    assert!(message.contains("cannot read"), "{message}");
+    let message = failing_reply(&server, "stuck").await;
+    assert!(message.contains("stopped sending"), "{message}");
+
+    // The same session takes the next message.
+    let sid = server.create_session().await;
+    failing_reply(&server, "overloaded").await;
+    let events = server.converse(&sid, "fine now").await;
+    assert_eq!(events[events.len() - 2]["text"], "You said: fine now");
+}
+
+#[tokio::test]
+async fn an_unreachable_model_is_an_error_not_a_panic() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed = format!("http://{}/v1", listener.local_addr().unwrap());
+    drop(listener);
+    let standin = StandIn::start(vec![]).await;
+    let server = TestServer::start_with(
+        standin,
+        &["--chat-provider", "vllm", "--chat-base-url", &closed],
+        &[],
+    )
+    .await;
+    let (_, status) = server.get("/api/chat/status").await;
+    assert_eq!(status["ready"], false);
+    assert!(status["hint"]
+        .as_str()
+        .unwrap()
+        .contains("IMPRINT_CHAT_PROVIDER"));
+    let message = failing_reply(&server, "anyone there?").await;
+    assert!(message.contains("cannot be reached"), "{message}");
+}
+
+#[tokio::test]
+async fn hermes_markup_split_across_chunks_becomes_a_tool_call_never_text() {
+    let markup = Turn::chunks(&[
+        "Let me check. <tool",
+        "_call>{\"name\": \"sea",
+        "rch\", \"arguments\": {\"query\": \"tea\"}}</tool_",
+        "call>",
+    ]);
+    let standin = StandIn::start(vec![scenario(
+        "tea",
+        vec![markup, Turn::text("No tea notes.")],
+    )])
+    .await;
+    let base = standin.base_url();
+    let server = TestServer::start_with(
+        standin,
+        &[
+            "--chat-provider",
+            "vllm",
+            "--chat-base-url",
+            &base,
+            "--chat-tool-format",
+            "hermes",
+        ],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "any tea notes?").await;
+    let text = streamed_text(&events);
+    assert!(
+        !text.contains("tool_call") && !text.contains("\"name\""),
+        "markup leaked: {text:?}"
+    );
+    assert!(text.starts_with("Let me check."));
+    let call = events.iter().find(|e| e["type"] == "tool_call").unwrap();
+    assert_eq!(
+        (call["name"].as_str(), call["args"]["query"].as_str()),
+        (Some("search"), Some("tea"))
+    );
+    let requests = server.standin.requests_for("tea");
+    assert!(
+        requests[0].get("tools").is_none(),
+        "markup formats describe tools in the prompt"
+    );
+    assert!(requests[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("<tool_call>"));
+    assert!(requests[1]["messages"]
+        .to_string()
+        .contains("<tool_response>"));
+}
+
+#[tokio::test]
+async fn tool_format_none_offers_no_tools() {
+    let standin = StandIn::start(vec![]).await;
+    let base = standin.base_url();
+    let server = TestServer::start_with(
+        standin,
+        &[
+            "--chat-provider",
+            "vllm",
+            "--chat-base-url",
+            &base,
+            "--chat-tool-format",
+            "none",
+        ],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    server.converse(&sid, "plain").await;
+    let request = &server.standin.requests()[0];
+    assert!(request.get("tools").is_none());
+    assert!(!request["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("ask_user"));
+}
+
+#[tokio::test]
+async fn a_waiting_writer_takes_the_slot_in_turn() {
+    let mut holder = Turn::text("holding");
+    holder.stall = true;
+    let server = TestServer::start(
+        vec![scenario("hold", vec![holder])],
+        &["--writing-slots", "1"],
+    )
+    .await;
+    let (a, b) = (server.create_session().await, server.create_session().await);
+    server.say(&a, "hold the slot").await;
+    server.standin.wait_for_requests(1).await;
+    server.say(&b, "next in line").await;
+    let mut b_events = server.watch(&b, None).await;
+    let mut a_events = server.watch(&a, None).await;
+    a_events.until("token").await;
+    assert_eq!(server.standin.requests().len(), 1, "b waits for the slot");
+    server
+        .post(&format!("/api/chat/sessions/{a}/stop"), json!({}))
+        .await;
+    let events = b_events.until_done().await;
+    assert_eq!(events[events.len() - 2]["text"], "You said: next in line");
+    assert_eq!(server.standin.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn deleting_a_session_stops_its_reply_first() {
+    let mut stalled = Turn::text("…");
+    stalled.stall = true;
+    let server = TestServer::start(vec![scenario("forever", vec![stalled])], &[]).await;
+    let sid = server.create_session().await;
+    server.say(&sid, "forever").await;
+    let mut events = server.watch(&sid, None).await;
+    events.until("token").await;
+    let response = server
+        .http
+        .delete(format!("{}/api/chat/sessions/{sid}", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 204);
+    assert_eq!(types(&events.until_done().await), ["stopped", "done"]);
+    let (status, _) = server.get(&format!("/api/chat/sessions/{sid}")).await;
+    assert_eq!(status, 404);
+}

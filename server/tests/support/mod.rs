@@ -1,0 +1,273 @@
+//! Shared test support: a real server on a free port with a temporary
+//! database, talking to the scripted stand-in model over real HTTP.
+
+#![allow(dead_code)]
+
+pub mod standin;
+
+use std::time::Duration;
+
+use clap::Parser;
+use futures::StreamExt;
+use imprint::config::Config;
+use imprint::serve::Running;
+use serde_json::{json, Value};
+pub use standin::{Scenario, StandIn, Turn};
+
+pub struct TestServer {
+    pub url: String,
+    pub running: Running,
+    pub standin: StandIn,
+    pub http: reqwest::Client,
+    _data: tempfile::TempDir,
+}
+
+impl TestServer {
+    /// A server whose model is a stand-in playing `scenarios`.
+    pub async fn start(scenarios: Vec<Scenario>, args: &[&str]) -> Self {
+        let standin = StandIn::start(scenarios).await;
+        let base = standin.base_url();
+        Self::start_with(
+            standin,
+            &[
+                "--chat-provider",
+                "openai",
+                "--chat-base-url",
+                &base,
+                "--chat-model",
+                "standin",
+            ],
+            args,
+        )
+        .await
+    }
+
+    pub async fn start_with(standin: StandIn, model_args: &[&str], args: &[&str]) -> Self {
+        let data = tempfile::tempdir().unwrap();
+        let data_dir = data.path().to_str().unwrap().to_string();
+        let mut argv = vec![
+            "imprint",
+            "--addr",
+            "127.0.0.1:0",
+            "--data-dir",
+            &data_dir,
+            "--dist-dir",
+            "/nonexistent",
+        ];
+        argv.extend_from_slice(model_args);
+        argv.extend_from_slice(args);
+        let config = Config::try_parse_from(argv).unwrap();
+        config.validate().unwrap();
+        let running = imprint::serve::start(config).await.unwrap();
+        Self {
+            url: format!("http://{}", running.addr),
+            running,
+            standin,
+            http: reqwest::Client::new(),
+            _data: data,
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let response = self
+            .http
+            .get(format!("{}{path}", self.url))
+            .send()
+            .await
+            .unwrap();
+        read(response).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.url))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        read(response).await
+    }
+
+    pub async fn send(&self, request: reqwest::RequestBuilder) -> (u16, Value) {
+        read(request.send().await.unwrap()).await
+    }
+
+    pub async fn create_session(&self) -> String {
+        let (status, body) = self.post("/api/chat/sessions", json!({})).await;
+        assert_eq!(status, 201, "{body}");
+        body["id"].as_str().unwrap().to_string()
+    }
+
+    /// Posts a message and expects the reply to start.
+    pub async fn say(&self, sid: &str, message: &str) -> String {
+        let (status, body) = self
+            .post(
+                &format!("/api/chat/sessions/{sid}/messages"),
+                json!({"message": message}),
+            )
+            .await;
+        assert_eq!(status, 202, "{body}");
+        body["reply_id"].as_str().unwrap().to_string()
+    }
+
+    /// Opens the reply's event stream (optionally resuming).
+    pub async fn watch(&self, sid: &str, last_event_id: Option<u64>) -> Events {
+        let mut request = self
+            .http
+            .get(format!("{}/api/chat/sessions/{sid}/reply", self.url));
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id.to_string());
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 200, "the reply stream should open");
+        Events::new(response)
+    }
+
+    /// Says something and reads the whole reply.
+    pub async fn converse(&self, sid: &str, message: &str) -> Vec<Value> {
+        self.say(sid, message).await;
+        self.watch(sid, None).await.until_done().await
+    }
+
+    pub async fn session(&self, sid: &str) -> Value {
+        let (status, body) = self.get(&format!("/api/chat/sessions/{sid}")).await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    /// The dashboard-wide event stream.
+    pub async fn dashboard_events(&self) -> Events {
+        let response = self
+            .http
+            .get(format!("{}/api/events", self.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        Events::new(response)
+    }
+}
+
+async fn read(response: reqwest::Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    let body = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON ({status}): {text}"))
+    };
+    (status, body)
+}
+
+/// A server-sent event stream read line by line.
+pub struct Events {
+    stream: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    buffer: String,
+}
+
+/// One SSE message: its id (if any) and its data as JSON.
+#[derive(Debug, Clone)]
+pub struct Sse {
+    pub id: Option<u64>,
+    pub data: Value,
+}
+
+impl Events {
+    fn new(response: reqwest::Response) -> Self {
+        Self {
+            stream: response.bytes_stream().boxed(),
+            buffer: String::new(),
+        }
+    }
+
+    /// The next message, or None when the stream ends. Fails the test if
+    /// nothing comes for 10 s (a hang, not a slow machine).
+    pub async fn next(&mut self) -> Option<Sse> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut id = None;
+                let mut data = String::new();
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id:") {
+                        id = v.trim().parse().ok();
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        data.push_str(v.trim_start());
+                    }
+                }
+                if data.is_empty() {
+                    continue; // a keep-alive comment
+                }
+                return Some(Sse {
+                    id,
+                    data: serde_json::from_str(&data).unwrap(),
+                });
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(10), self.stream.next())
+                .await
+                .expect("no event within 10 s");
+            match chunk {
+                Some(Ok(bytes)) => self.buffer.push_str(&String::from_utf8_lossy(&bytes)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Reads until an event of `kind`, returning everything read (the
+    /// event last).
+    pub async fn until(&mut self, kind: &str) -> Vec<Value> {
+        let mut seen = Vec::new();
+        while let Some(message) = self.next().await {
+            let done = message.data["type"] == kind;
+            seen.push(message.data);
+            if done {
+                return seen;
+            }
+        }
+        panic!("the stream ended before a {kind} event; saw {seen:?}");
+    }
+
+    /// Reads to the end of the stream, which must end after `done`.
+    pub async fn until_done(&mut self) -> Vec<Value> {
+        let events = self.until("done").await;
+        assert!(
+            self.next().await.is_none(),
+            "the stream must end after done"
+        );
+        events
+    }
+
+    /// Reads messages with their ids until `done`.
+    pub async fn all_with_ids(&mut self) -> Vec<Sse> {
+        let mut seen = Vec::new();
+        while let Some(message) = self.next().await {
+            seen.push(message);
+        }
+        seen
+    }
+}
+
+/// The event types, in order.
+pub fn types(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap_or("?").to_string())
+        .collect()
+}
+
+/// The text streamed as tokens.
+pub fn streamed_text(events: &[Value]) -> String {
+    events
+        .iter()
+        .filter(|e| e["type"] == "token")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect()
+}
+
+pub fn scenario(trigger: &str, turns: Vec<Turn>) -> Scenario {
+    Scenario {
+        trigger: trigger.to_string(),
+        turns,
+    }
+}
