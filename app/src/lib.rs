@@ -7,8 +7,9 @@ pub mod protocol;
 #[cfg(feature = "csr")]
 mod ui;
 
-/// Mounts the dashboard on the page's body.
+/// Mounts the dashboard on the page's body when the wasm module starts.
 #[cfg(feature = "csr")]
+#[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn mount() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(ui::App);

@@ -41,7 +41,7 @@ impl Guard {
 
     fn host_allowed(&self, authority: &str) -> bool {
         let host = strip_port(authority).to_ascii_lowercase();
-        self.hosts.iter().any(|h| *h == host) || host.ends_with(".localhost")
+        self.hosts.contains(&host) || host.ends_with(".localhost")
     }
 
     fn origin_allowed(&self, origin: &str) -> bool {
