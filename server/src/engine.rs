@@ -98,11 +98,11 @@ impl Engine {
         let history = match stored {
             Ok(Some((_, messages))) => history_to_messages(&messages),
             Ok(None) => {
-                self.replies.finish(&reply);
+                self.replies.abandon(&reply);
                 return Err(ApiError::not_found("no such session"));
             }
             Err(e) => {
-                self.replies.finish(&reply);
+                self.replies.abandon(&reply);
                 return Err(store_error(e));
             }
         };

@@ -4,7 +4,7 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -27,15 +27,24 @@ fn keep_alive() -> KeepAlive {
     KeepAlive::new().interval(Duration::from_secs(15))
 }
 
+#[derive(serde::Deserialize)]
+struct ReplyQuery {
+    /// A specific reply (the `reply_id` POST /messages gave): readable
+    /// also shortly after it ended.
+    reply_id: Option<String>,
+}
+
 async fn reply_events(
     State(engine): State<AppState>,
     Path(sid): Path<String>,
+    Query(query): Query<ReplyQuery>,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
-    let reply = engine
-        .replies
-        .get(&sid)
-        .ok_or_else(|| ApiError::not_found("no reply is being written in this session"))?;
+    let reply = match &query.reply_id {
+        Some(id) => engine.replies.find(&sid, id),
+        None => engine.replies.get(&sid),
+    }
+    .ok_or_else(|| ApiError::not_found("no reply is being written in this session"))?;
     let after = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())

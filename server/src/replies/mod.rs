@@ -12,7 +12,7 @@ pub use history::history_to_messages;
 pub use log::{Cursor, EventLog, LoggedEvent};
 pub use stream::{stream_reply, ReplyEnv, ReplyJob};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use app::protocol::{ReplyPhase, ReplyState};
@@ -68,9 +68,14 @@ impl Reply {
 #[derive(Debug, PartialEq, Eq)]
 pub struct Busy;
 
+/// Finished replies whose logs stay readable by id, so a client that asks
+/// for its reply just after a fast one ended still gets every event.
+const RECENT_REPLIES: usize = 32;
+
 /// The reply being written in each session (one per session at a time).
 pub struct Replies {
     by_session: Mutex<HashMap<String, Arc<Reply>>>,
+    recent: Mutex<VecDeque<Arc<Reply>>>,
     shutdown: CancellationToken,
 }
 
@@ -78,6 +83,7 @@ impl Replies {
     pub fn new(shutdown: CancellationToken) -> Self {
         Self {
             by_session: Mutex::new(HashMap::new()),
+            recent: Mutex::new(VecDeque::new()),
             shutdown,
         }
     }
@@ -105,12 +111,35 @@ impl Replies {
         self.lock().get(session_id).cloned()
     }
 
-    /// Removes the reply (only that reply: a newer one stays).
-    pub fn finish(&self, reply: &Reply) {
+    /// Removes a reply that never ran (nothing was logged).
+    pub fn abandon(&self, reply: &Reply) {
         let mut map = self.lock();
         if map.get(&reply.session_id).is_some_and(|r| r.id == reply.id) {
             map.remove(&reply.session_id);
         }
+    }
+
+    /// Removes the reply (only that reply: a newer one stays) and keeps
+    /// its log among the recent ones.
+    pub fn finish(&self, reply: &Arc<Reply>) {
+        self.abandon(reply);
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        if recent.len() == RECENT_REPLIES {
+            recent.pop_front();
+        }
+        recent.push_back(Arc::clone(reply));
+    }
+
+    /// A reply by id, being written or recently finished.
+    pub fn find(&self, session_id: &str, reply_id: &str) -> Option<Arc<Reply>> {
+        if let Some(reply) = self.get(session_id).filter(|r| r.id == reply_id) {
+            return Some(reply);
+        }
+        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        recent
+            .iter()
+            .find(|r| r.id == reply_id && r.session_id == session_id)
+            .cloned()
     }
 
     /// Sessions whose reply waits for an answer.
@@ -140,6 +169,24 @@ mod tests {
         replies.finish(&first);
         assert!(replies.get("s1").is_none());
         assert!(replies.start("s1").is_ok());
+    }
+
+    #[test]
+    fn finished_replies_stay_findable_by_id_for_a_while() {
+        let replies = Replies::new(CancellationToken::new());
+        let first = replies.start("s").unwrap();
+        replies.finish(&first);
+        assert!(replies.get("s").is_none());
+        assert_eq!(replies.find("s", &first.id).unwrap().id, first.id);
+        assert!(replies.find("other", &first.id).is_none());
+        for _ in 0..RECENT_REPLIES {
+            let r = replies.start("t").unwrap();
+            replies.finish(&r);
+        }
+        assert!(
+            replies.find("s", &first.id).is_none(),
+            "only the most recent are kept"
+        );
     }
 
     #[test]

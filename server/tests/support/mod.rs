@@ -124,10 +124,21 @@ impl TestServer {
         Events::new(response)
     }
 
+    /// Opens the stream of one reply by id (also just after it ended).
+    pub async fn watch_reply(&self, sid: &str, reply_id: &str) -> Events {
+        let url = format!(
+            "{}/api/chat/sessions/{sid}/reply?reply_id={reply_id}",
+            self.url
+        );
+        let response = self.http.get(url).send().await.unwrap();
+        assert_eq!(response.status(), 200, "the reply stream should open");
+        Events::new(response)
+    }
+
     /// Says something and reads the whole reply.
     pub async fn converse(&self, sid: &str, message: &str) -> Vec<Value> {
-        self.say(sid, message).await;
-        self.watch(sid, None).await.until_done().await
+        let reply_id = self.say(sid, message).await;
+        self.watch_reply(sid, &reply_id).await.until_done().await
     }
 
     pub async fn session(&self, sid: &str) -> Value {
