@@ -2,6 +2,7 @@
 //! types and server-function declarations it shares with the server.
 
 pub mod api;
+pub mod logic;
 pub mod protocol;
 
 #[cfg(feature = "csr")]

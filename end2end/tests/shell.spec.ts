@@ -44,12 +44,30 @@ test.describe('deep links', () => {
     await expect(dashboard.nav.voice).toHaveAttribute('aria-current', 'page');
   });
 
-  test('should open a chat session directly from its URL', async ({ dashboard }) => {
-    const response = await dashboard.goto('/chat/some-id');
+  test('should open a chat session directly from its URL', async ({ dashboard, request }) => {
+    const created = await request.post('/api/chat/sessions', { data: { title: 'Deep link' } });
+    const { id } = await created.json();
+    const response = await dashboard.goto(`/chat/${id}`);
 
     expect(response?.status()).toBe(200);
     await expect(dashboard.chatPage).toBeVisible();
-    await expect(dashboard.openSession).toHaveText('some-id');
+    await expect(dashboard.openSession).toHaveAttribute('data-session-id', id);
+    await expect(dashboard.page.getByRole('heading', { name: 'Deep link' })).toBeVisible();
+  });
+
+  test.describe('of a chat that does not exist', () => {
+    // The browser logs the API's 404 for the missing chat.
+    test.use({ allowConsoleErrors: true });
+
+    test('should say so', async ({ dashboard, consoleErrors }) => {
+      const response = await dashboard.goto('/chat/no-such-chat');
+
+      expect(response?.status()).toBe(200);
+      await expect(dashboard.openSession).toHaveAttribute('data-session-id', 'no-such-chat');
+      await expect(dashboard.page.getByText('This chat does not exist')).toBeVisible();
+      expect(consoleErrors.length).toBeGreaterThan(0);
+      for (const error of consoleErrors) expect(error).toContain('404');
+    });
   });
 });
 
@@ -86,10 +104,10 @@ test.describe('theme', () => {
 });
 
 test.describe('model status', () => {
-  test('should show the model as offline when no model is configured', async ({ dashboard }) => {
+  test('should show the model as ready when it answers', async ({ dashboard }) => {
     await dashboard.goto('/chat');
 
-    await expect(dashboard.modelStatus).toBeVisible();
-    await expect(dashboard.modelStatus).toHaveAttribute('data-state', 'offline');
+    await expect(dashboard.modelStatus).toHaveAttribute('data-state', 'ready');
+    await expect(dashboard.modelStatus).toContainText('standin');
   });
 });

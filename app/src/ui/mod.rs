@@ -1,7 +1,10 @@
 //! The dashboard's components (browser only).
 
+mod chat;
+mod notifications;
 mod pages;
 mod shell;
+mod streams;
 mod theme;
 
 use leptos::prelude::*;
@@ -12,6 +15,7 @@ use leptos_router::path;
 #[component]
 pub fn App() -> impl IntoView {
     theme::provide_theme();
+    streams::provide_dashboard_events();
     view! {
         <Router>
             <shell::Shell>

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
+use super::notifications::{NotificationsButton, ReminderToasts};
 use super::theme::ThemeToggle;
 use crate::api::fetch_status;
 
@@ -18,9 +19,11 @@ pub fn Shell(children: Children) -> impl IntoView {
                     <A href="/voice">"Voice"</A>
                 </nav>
                 <ModelStatus/>
+                <NotificationsButton/>
                 <ThemeToggle/>
             </header>
             <main class="page">{children()}</main>
+            <ReminderToasts/>
         </div>
     }
 }

@@ -1,9 +1,8 @@
 //! One file per route.
 
-mod chat;
 mod voice;
 
-pub use chat::ChatPage;
+pub use super::chat::ChatPage;
 pub use voice::VoicePage;
 
 use leptos::prelude::*;

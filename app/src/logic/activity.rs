@@ -1,0 +1,78 @@
+//! Tool activity as one short line for people ("Searched memories for …").
+
+use serde_json::Value;
+
+fn arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// What a tool call did (or is doing), in words.
+pub fn describe(name: &str, args: &Value, done: bool) -> String {
+    let (running, finished) = match name {
+        "search" => {
+            let query = arg(args, "query").unwrap_or("…");
+            let project = arg(args, "project")
+                .map(|p| format!(" in {p}"))
+                .unwrap_or_default();
+            (
+                format!("Searching memories for “{query}”{project}"),
+                format!("Searched memories for “{query}”{project}"),
+            )
+        }
+        "list_projects" => ("Listing projects".into(), "Listed projects".into()),
+        "store" => {
+            let content = arg(args, "content").unwrap_or("a memory");
+            (format!("Saving “{content}”"), format!("Saved “{content}”"))
+        }
+        "remind" => {
+            let text = arg(args, "text").unwrap_or("a reminder");
+            let at = arg(args, "at")
+                .map(|a| format!(" for {a}"))
+                .unwrap_or_default();
+            (
+                format!("Setting a reminder{at}: {text}"),
+                format!("Set a reminder{at}: {text}"),
+            )
+        }
+        other => (format!("Running {other}"), format!("Ran {other}")),
+    };
+    if done {
+        finished
+    } else {
+        running
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn describes_each_tool() {
+        assert_eq!(
+            describe("search", &json!({"query": "tea", "project": "Home"}), true),
+            "Searched memories for “tea” in Home"
+        );
+        assert_eq!(
+            describe("search", &json!({"query": "tea"}), false),
+            "Searching memories for “tea”"
+        );
+        assert_eq!(
+            describe("list_projects", &json!({}), true),
+            "Listed projects"
+        );
+        assert_eq!(
+            describe(
+                "remind",
+                &json!({"text": "call Anna", "at": "2026-12-01T09:00"}),
+                true
+            ),
+            "Set a reminder for 2026-12-01T09:00: call Anna"
+        );
+        assert_eq!(describe("store", &json!({}), true), "Saved “a memory”");
+        assert_eq!(describe("mystery", &json!({}), true), "Ran mystery");
+    }
+}

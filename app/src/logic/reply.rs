@@ -1,0 +1,384 @@
+//! A reply on the page is one reducer over its events: the same events
+//! replayed after a reload rebuild the same view, waiting card included.
+//! Stored history turns into the same items, so a finished reply looks the
+//! same before and after a reload.
+
+use serde_json::Value;
+
+use crate::protocol::{Message, Question, QuestionOrigin, ReplyEvent, Role};
+
+/// The state of a question card.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CardState {
+    Waiting,
+    Answered(String),
+    /// Closed without an answer: `timeout` or `stopped`.
+    Unanswered(String),
+}
+
+impl CardState {
+    /// What a closed card says.
+    pub fn summary(&self) -> Option<String> {
+        match self {
+            CardState::Waiting => None,
+            CardState::Answered(text) => Some(format!("Answered: {text}")),
+            CardState::Unanswered(reason) if reason == "timeout" => {
+                Some("No answer came; the reply went on with its best assumption.".into())
+            }
+            CardState::Unanswered(_) => Some("Not answered: the reply was stopped.".into()),
+        }
+    }
+}
+
+/// One thing shown in a reply.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReplyItem {
+    /// Text written by the model (Markdown).
+    Text(String),
+    /// A tool call; `result` once it finished.
+    Tool {
+        id: String,
+        name: String,
+        args: Value,
+        result: Option<String>,
+    },
+    Question {
+        question: Question,
+        state: CardState,
+    },
+}
+
+/// How the reply stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplyStatus {
+    Writing,
+    Stopped,
+    Failed(String),
+    Finished,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplyView {
+    pub items: Vec<ReplyItem>,
+    pub status: ReplyStatus,
+    /// The sequence number of the last event applied.
+    pub last_seq: u64,
+    /// True once `done` arrived: the reply is over.
+    pub done: bool,
+}
+
+impl Default for ReplyView {
+    fn default() -> Self {
+        Self {
+            items: Vec::new(),
+            status: ReplyStatus::Writing,
+            last_seq: 0,
+            done: false,
+        }
+    }
+}
+
+impl ReplyView {
+    /// Applies one event; events at or before `last_seq` are ignored, so a
+    /// resumed stream can overlap what was seen.
+    pub fn apply(&mut self, seq: u64, event: ReplyEvent) {
+        if seq != 0 && seq <= self.last_seq {
+            return;
+        }
+        self.last_seq = seq.max(self.last_seq);
+        match event {
+            ReplyEvent::Token { text } => match self.items.last_mut() {
+                Some(ReplyItem::Text(existing)) => existing.push_str(&text),
+                _ => self.items.push(ReplyItem::Text(text)),
+            },
+            ReplyEvent::ToolCall { id, name, args } => {
+                self.items.push(ReplyItem::Tool {
+                    id,
+                    name,
+                    args,
+                    result: None,
+                });
+            }
+            ReplyEvent::ToolResult { id, result, .. } => {
+                for item in self.items.iter_mut().rev() {
+                    if let ReplyItem::Tool {
+                        id: call,
+                        result: slot,
+                        ..
+                    } = item
+                    {
+                        if *call == id {
+                            *slot = Some(result);
+                            break;
+                        }
+                    }
+                }
+            }
+            ReplyEvent::Question(question) => self.items.push(ReplyItem::Question {
+                question,
+                state: CardState::Waiting,
+            }),
+            ReplyEvent::Answer { id, text } => self.close_card(&id, CardState::Answered(text)),
+            ReplyEvent::Unanswered { id, reason } => {
+                self.close_card(&id, CardState::Unanswered(reason))
+            }
+            ReplyEvent::AssistantMessage { .. } => self.status = ReplyStatus::Finished,
+            ReplyEvent::Error { error } => {
+                self.status = ReplyStatus::Failed(error);
+                self.close_waiting("stopped");
+            }
+            ReplyEvent::Stopped => {
+                self.status = ReplyStatus::Stopped;
+                self.close_waiting("stopped");
+            }
+            ReplyEvent::Done => self.done = true,
+        }
+    }
+
+    fn close_card(&mut self, id: &str, new_state: CardState) {
+        for item in &mut self.items {
+            if let ReplyItem::Question { question, state } = item {
+                if question.id == id {
+                    *state = new_state.clone();
+                }
+            }
+        }
+    }
+
+    fn close_waiting(&mut self, reason: &str) {
+        for item in &mut self.items {
+            if let ReplyItem::Question { state, .. } = item {
+                if *state == CardState::Waiting {
+                    *state = CardState::Unanswered(reason.into());
+                }
+            }
+        }
+    }
+
+    /// The question waiting for an answer, if any.
+    pub fn waiting_question(&self) -> Option<&Question> {
+        self.items.iter().find_map(|item| match item {
+            ReplyItem::Question {
+                question,
+                state: CardState::Waiting,
+            } => Some(question),
+            _ => None,
+        })
+    }
+}
+
+/// One entry of a chat's history as shown.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HistoryEntry {
+    User(String),
+    Assistant { text: String, stopped: bool },
+    Item(ReplyItem),
+}
+
+/// Stored messages as the page shows them: tool rows become activity
+/// lines, `ask_user` rows answered (or unanswered) cards.
+pub fn history_entries(messages: &[Message]) -> Vec<HistoryEntry> {
+    messages
+        .iter()
+        .map(|m| match m.role {
+            Role::User => HistoryEntry::User(m.content.clone()),
+            Role::Assistant => HistoryEntry::Assistant {
+                text: m.content.clone(),
+                stopped: m.stopped,
+            },
+            Role::Tool => HistoryEntry::Item(tool_item(m)),
+        })
+        .collect()
+}
+
+fn tool_item(m: &Message) -> ReplyItem {
+    let name = m.tool_name.clone().unwrap_or_default();
+    let args = m.tool_args.clone().unwrap_or(Value::Null);
+    if name != "ask_user" || args.get("question").is_none() {
+        return ReplyItem::Tool {
+            id: m.seq.to_string(),
+            name,
+            args,
+            result: Some(m.content.clone()),
+        };
+    }
+    let text = |key: &str| {
+        args.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let question = Question {
+        id: text("question_id"),
+        question: text("question"),
+        options: args
+            .get("options")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(|o| o.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        allow_other: args
+            .get("allow_other")
+            .and_then(Value::as_bool)
+            .unwrap_or(true),
+        expires_at: None,
+        origin: match text("origin").as_str() {
+            "imprint" => QuestionOrigin::Imprint,
+            _ => QuestionOrigin::Model,
+        },
+    };
+    let state = match text("outcome").as_str() {
+        "answered" => CardState::Answered(m.content.clone()),
+        "timeout" => CardState::Unanswered("timeout".into()),
+        _ => CardState::Unanswered("stopped".into()),
+    };
+    ReplyItem::Question { question, state }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn question(id: &str) -> Question {
+        Question {
+            id: id.into(),
+            question: "Which project?".into(),
+            options: vec!["Imprint".into(), "Billing".into()],
+            allow_other: true,
+            expires_at: None,
+            origin: QuestionOrigin::Model,
+        }
+    }
+
+    fn events() -> Vec<ReplyEvent> {
+        vec![
+            ReplyEvent::Token {
+                text: "Let me ".into(),
+            },
+            ReplyEvent::Token {
+                text: "look.".into(),
+            },
+            ReplyEvent::ToolCall {
+                id: "c1".into(),
+                name: "search".into(),
+                args: json!({"query": "notes"}),
+            },
+            ReplyEvent::ToolResult {
+                id: "c1".into(),
+                name: "search".into(),
+                result: "2 found".into(),
+            },
+            ReplyEvent::ToolCall {
+                id: "c2".into(),
+                name: "ask_user".into(),
+                args: json!({}),
+            },
+            ReplyEvent::Question(question("q1")),
+        ]
+    }
+
+    #[test]
+    fn events_build_text_tools_and_a_waiting_card() {
+        let mut view = ReplyView::default();
+        for (i, e) in events().into_iter().enumerate() {
+            view.apply(i as u64 + 1, e);
+        }
+        assert_eq!(view.items[0], ReplyItem::Text("Let me look.".into()));
+        assert!(
+            matches!(&view.items[1], ReplyItem::Tool { result: Some(r), .. } if r == "2 found")
+        );
+        assert_eq!(view.waiting_question().map(|q| q.id.as_str()), Some("q1"));
+        assert_eq!(view.status, ReplyStatus::Writing);
+    }
+
+    #[test]
+    fn replaying_with_overlap_rebuilds_the_same_view() {
+        let mut live = ReplyView::default();
+        for (i, e) in events().into_iter().enumerate() {
+            live.apply(i as u64 + 1, e);
+        }
+        let mut resumed = ReplyView::default();
+        for (i, e) in events().into_iter().enumerate().take(4) {
+            resumed.apply(i as u64 + 1, e);
+        }
+        // The stream resumes from 3: events 3 and 4 arrive again.
+        for (i, e) in events().into_iter().enumerate().skip(2) {
+            resumed.apply(i as u64 + 1, e);
+        }
+        assert_eq!(resumed, live);
+    }
+
+    #[test]
+    fn answers_and_stops_close_cards() {
+        let mut view = ReplyView::default();
+        view.apply(1, ReplyEvent::Question(question("q1")));
+        view.apply(
+            2,
+            ReplyEvent::Answer {
+                id: "q1".into(),
+                text: "Billing".into(),
+            },
+        );
+        assert!(view.waiting_question().is_none());
+        assert!(
+            matches!(&view.items[0], ReplyItem::Question { state: CardState::Answered(a), .. } if a == "Billing")
+        );
+
+        let mut view = ReplyView::default();
+        view.apply(1, ReplyEvent::Question(question("q2")));
+        view.apply(2, ReplyEvent::Stopped);
+        view.apply(3, ReplyEvent::Done);
+        assert_eq!(view.status, ReplyStatus::Stopped);
+        assert!(view.done);
+        let ReplyItem::Question { state, .. } = &view.items[0] else {
+            panic!()
+        };
+        assert_eq!(
+            state.summary().unwrap(),
+            "Not answered: the reply was stopped."
+        );
+
+        let mut view = ReplyView::default();
+        view.apply(1, ReplyEvent::Question(question("q3")));
+        view.apply(
+            2,
+            ReplyEvent::Unanswered {
+                id: "q3".into(),
+                reason: "timeout".into(),
+            },
+        );
+        let ReplyItem::Question { state, .. } = &view.items[0] else {
+            panic!()
+        };
+        assert!(state.summary().unwrap().contains("best assumption"));
+    }
+
+    #[test]
+    fn stored_questions_become_closed_cards() {
+        let row = |content: &str, outcome: &str| Message {
+            seq: 2,
+            role: Role::Tool,
+            content: content.into(),
+            tool_name: Some("ask_user".into()),
+            tool_args: Some(
+                json!({"question": "Which?", "options": ["A", "B"], "allow_other": false, "question_id": "q", "outcome": outcome}),
+            ),
+            created_at: String::new(),
+            stopped: false,
+        };
+        let entries = history_entries(&[row("B", "answered"), row("x", "timeout")]);
+        let HistoryEntry::Item(ReplyItem::Question { question, state }) = &entries[0] else {
+            panic!()
+        };
+        assert_eq!((question.options.len(), question.allow_other), (2, false));
+        assert_eq!(*state, CardState::Answered("B".into()));
+        let HistoryEntry::Item(ReplyItem::Question { state, .. }) = &entries[1] else {
+            panic!()
+        };
+        assert_eq!(*state, CardState::Unanswered("timeout".into()));
+    }
+}

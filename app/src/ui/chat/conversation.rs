@@ -1,0 +1,315 @@
+//! One open chat: its history, the reply being written (streamed, with its
+//! tool activity and question cards), Stop, and the message box.
+
+use futures::future::AbortHandle;
+use leptos::html;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::composer::{Composer, ComposerMode};
+use super::items::{is_drawn, HistoryView};
+use super::question_card::QuestionCard;
+use crate::api::{answer_question, get_session, send_message, stop_reply, ApiError};
+use crate::logic::markdown::to_html;
+use crate::logic::reply::{history_entries, CardState, ReplyItem, ReplyStatus, ReplyView};
+use crate::protocol::{Role, Session};
+use crate::ui::streams::{follow_reply, DashboardEvents};
+
+/// The reply being followed.
+#[derive(Clone, Debug, PartialEq)]
+struct LiveReply {
+    id: String,
+    view: ReplyView,
+}
+
+#[component]
+pub fn Conversation(id: String) -> impl IntoView {
+    let sid = StoredValue::new(id.clone());
+    let session = RwSignal::new(None::<Result<Session, ApiError>>);
+    let live = RwSignal::new(None::<LiveReply>);
+    let stream = StoredValue::new(None::<AbortHandle>);
+    let card_error = RwSignal::new(None::<String>);
+    let send_error = RwSignal::new(None::<String>);
+
+    // Set when a followed reply's stream ends.
+    let ended = RwSignal::new(None::<String>);
+    let follow = move |reply_id: String| {
+        if let Some(old) = stream.get_value() {
+            old.abort();
+        }
+        card_error.set(None);
+        live.set(Some(LiveReply {
+            id: reply_id.clone(),
+            view: ReplyView::default(),
+        }));
+        let ended_id = reply_id.clone();
+        let handle = follow_reply(
+            &sid.get_value(),
+            &reply_id,
+            move |seq, event| {
+                live.update(|l| {
+                    if let Some(l) = l.as_mut() {
+                        l.view.apply(seq, event);
+                    }
+                })
+            },
+            move |_| ended.set(Some(ended_id)),
+        );
+        stream.set_value(Some(handle));
+    };
+    // Loads the session; then follows its reply if one is being written
+    // and not followed yet. `finished` clears a reply that just ended.
+    let load = move |finished: Option<String>| {
+        spawn_local(async move {
+            let result = get_session(sid.get_value()).await;
+            let active = result
+                .as_ref()
+                .ok()
+                .and_then(|s| s.reply.as_ref())
+                .map(|r| r.id.clone());
+            session.set(Some(result));
+            if let Some(done) = finished {
+                if live.with_untracked(|l| l.as_ref().is_some_and(|l| l.id == done)) {
+                    live.set(None);
+                }
+            }
+            if let Some(reply_id) = active {
+                if live.with_untracked(|l| l.as_ref().map(|l| l.id != reply_id).unwrap_or(true)) {
+                    follow(reply_id);
+                }
+            }
+        });
+    };
+    Effect::new(move |_| {
+        if let Some(id) = ended.get() {
+            load(Some(id));
+        }
+    });
+    on_cleanup(move || {
+        if let Some(handle) = stream.get_value() {
+            handle.abort();
+        }
+    });
+    load(None);
+
+    // Another window may start or finish a reply here.
+    let events: DashboardEvents = expect_context();
+    Effect::new(move |previous: Option<u64>| {
+        let version = events.sessions_version.get();
+        if previous.is_some_and(|p| p != version) && live.with_untracked(Option::is_none) {
+            load(None);
+        }
+        version
+    });
+
+    let waiting_question = Memo::new(move |_| {
+        live.with(|l| l.as_ref().and_then(|l| l.view.waiting_question().cloned()))
+    });
+    let writing = move || live.with(|l| l.as_ref().is_some_and(|l| !l.view.done));
+    let mode = Signal::derive(move || {
+        if waiting_question.get().is_some() {
+            ComposerMode::Answer
+        } else if writing() {
+            ComposerMode::Busy
+        } else {
+            ComposerMode::Message
+        }
+    });
+
+    let answer = Callback::new(move |text: String| {
+        let Some(question) = waiting_question.get_untracked() else {
+            return;
+        };
+        card_error.set(None);
+        spawn_local(async move {
+            match answer_question(sid.get_value(), question.id, text).await {
+                Ok(()) => {}
+                // Another window answered first: its answer arrives on the
+                // stream and closes the card.
+                Err(e) if e.status == 409 => {}
+                Err(e) => card_error.set(Some(e.message)),
+            }
+        });
+    });
+    let on_send = Callback::new(move |text: String| {
+        send_error.set(None);
+        if waiting_question.get_untracked().is_some() {
+            answer.run(text);
+            return;
+        }
+        spawn_local(async move {
+            match send_message(sid.get_value(), text).await {
+                Ok(started) => {
+                    follow(started.reply_id);
+                    load(None);
+                }
+                Err(e) => send_error.set(Some(e.message)),
+            }
+        });
+    });
+    let stop = move |_| {
+        spawn_local(async move {
+            let _ = stop_reply(sid.get_value()).await;
+        });
+    };
+
+    // Follow the reply at the bottom unless the user scrolled up.
+    let scroller = NodeRef::<html::Div>::new();
+    let pinned = StoredValue::new(true);
+    let on_scroll = move |_| {
+        if let Some(el) = scroller.get() {
+            let distance = el.scroll_height() - el.scroll_top() - el.client_height();
+            pinned.set_value(distance < 48);
+        }
+    };
+    Effect::new(move |_| {
+        live.track();
+        session.track();
+        if pinned.get_value() {
+            if let Some(el) = scroller.get() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        }
+    });
+
+    let history = move || {
+        session.with(|s| match s {
+            Some(Ok(session)) => {
+                let mut messages = session.messages.clone();
+                // While a reply is followed, its stored rows are drawn
+                // from its events: keep history up to its user message.
+                if live.with(Option::is_some) {
+                    if let Some(last_user) = messages.iter().rposition(|m| m.role == Role::User) {
+                        messages.truncate(last_user + 1);
+                    }
+                }
+                history_entries(&messages)
+                    .into_iter()
+                    .map(|entry| view! { <HistoryView entry=entry/> })
+                    .collect_view()
+                    .into_any()
+            }
+            Some(Err(e)) if e.status == 404 => view! {
+                <div class="empty-chat"><p>"This chat does not exist (any more)."</p><a href="/chat">"Back to chats"</a></div>
+            }
+            .into_any(),
+            Some(Err(e)) => view! { <p class="error" role="alert">{e.message.clone()}</p> }.into_any(),
+            None => view! { <p class="muted">"Loading…"</p> }.into_any(),
+        })
+    };
+    let title = move || {
+        session.with(|s| match s {
+            Some(Ok(s)) => s.title.clone(),
+            _ => String::new(),
+        })
+    };
+
+    view! {
+        <div class="conversation" data-testid="conversation" data-session-id=id>
+            <header class="conversation-header">
+                <h1 class="conversation-title">{title}</h1>
+                <Show when=writing>
+                    <button class="danger stop" data-testid="stop" on:click=stop>"■ Stop"</button>
+                </Show>
+            </header>
+            <div class="messages" node_ref=scroller on:scroll=on_scroll data-testid="messages">
+                {history}
+                <Show when=move || live.with(Option::is_some)>
+                    <LiveReplyView live=live answer=answer card_error=card_error/>
+                </Show>
+            </div>
+            {move || send_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <Composer mode=mode on_send=on_send/>
+        </div>
+    }
+}
+
+/// The reply being written, drawn item by item so a card keeps its state
+/// (focus, typed text) while tokens stream around it.
+#[component]
+fn LiveReplyView(
+    live: RwSignal<Option<LiveReply>>,
+    answer: Callback<String>,
+    card_error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let keys = move || {
+        live.with(|l| {
+            l.as_ref()
+                .map(|l| {
+                    l.view
+                        .items
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, item)| is_drawn(item))
+                        .map(|(i, item)| (i, item_kind(item)))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    };
+    let status = move || live.with(|l| l.as_ref().map(|l| l.view.status.clone()));
+    view! {
+        <div class="live-reply" data-testid="live-reply">
+            <For each=keys key=|k| k.clone() let:((index, _kind))>
+                <LiveItem live=live index=index answer=answer card_error=card_error/>
+            </For>
+            {move || match status() {
+                Some(ReplyStatus::Writing) => view! { <p class="writing" aria-live="polite">"Writing…"</p> }.into_any(),
+                Some(ReplyStatus::Stopped) => view! { <p class="msg-note" data-testid="reply-stopped">"Stopped."</p> }.into_any(),
+                Some(ReplyStatus::Failed(error)) => view! { <p class="error" role="alert" data-testid="reply-error">{error}</p> }.into_any(),
+                _ => ().into_any(),
+            }}
+        </div>
+    }
+}
+
+fn item_kind(item: &ReplyItem) -> String {
+    match item {
+        ReplyItem::Text(_) => "text".into(),
+        ReplyItem::Tool { id, .. } => format!("tool:{id}"),
+        ReplyItem::Question { question, .. } => format!("question:{}", question.id),
+    }
+}
+
+#[component]
+fn LiveItem(
+    live: RwSignal<Option<LiveReply>>,
+    index: usize,
+    answer: Callback<String>,
+    card_error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let item = Memo::new(move |_| {
+        live.with(|l| l.as_ref().and_then(|l| l.view.items.get(index).cloned()))
+    });
+    match item.get_untracked() {
+        Some(ReplyItem::Text(_)) => view! {
+            <div class="msg assistant streaming" data-testid="streaming-text">
+                <div class="markdown" inner_html=move || match item.get() {
+                    Some(ReplyItem::Text(text)) => to_html(&text),
+                    _ => String::new(),
+                }></div>
+            </div>
+        }
+        .into_any(),
+        Some(ReplyItem::Tool { name, args, .. }) => view! {
+            <p class="activity" data-testid="tool-activity">
+                {move || {
+                    let done = matches!(item.get(), Some(ReplyItem::Tool { result: Some(_), .. }));
+                    crate::logic::activity::describe(&name, &args, done)
+                }}
+            </p>
+        }
+        .into_any(),
+        Some(ReplyItem::Question { question, .. }) => {
+            let state = Signal::derive(move || match item.get() {
+                Some(ReplyItem::Question { state, .. }) => state,
+                _ => CardState::Waiting,
+            });
+            view! {
+                <QuestionCard question=question state=state on_answer=answer error=card_error/>
+            }
+            .into_any()
+        }
+        None => ().into_any(),
+    }
+}

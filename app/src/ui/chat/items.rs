@@ -1,0 +1,48 @@
+//! How history entries and reply items are drawn.
+
+use leptos::prelude::*;
+
+use super::question_card::QuestionCard;
+use crate::logic::activity::describe;
+use crate::logic::markdown::to_html;
+use crate::logic::reply::{HistoryEntry, ReplyItem};
+
+/// One stored message.
+#[component]
+pub fn HistoryView(entry: HistoryEntry) -> impl IntoView {
+    match entry {
+        HistoryEntry::User(text) => view! {
+            <div class="msg user" data-testid="user-message">{text}</div>
+        }
+        .into_any(),
+        HistoryEntry::Assistant { text, stopped } => view! {
+            <div class="msg assistant" data-testid="assistant-message">
+                <div class="markdown" inner_html=to_html(&text)></div>
+                {stopped.then(|| view! { <p class="msg-note">"Stopped."</p> })}
+            </div>
+        }
+        .into_any(),
+        HistoryEntry::Item(ReplyItem::Question { question, state }) => view! {
+            <QuestionCard question=question state=Signal::stored(state)/>
+        }
+        .into_any(),
+        HistoryEntry::Item(ReplyItem::Tool {
+            name, args, result, ..
+        }) => view! {
+            <p class="activity" data-testid="tool-activity" title=result.unwrap_or_default()>
+                {describe(&name, &args, true)}
+            </p>
+        }
+        .into_any(),
+        HistoryEntry::Item(ReplyItem::Text(text)) => view! {
+            <div class="msg assistant"><div class="markdown" inner_html=to_html(&text)></div></div>
+        }
+        .into_any(),
+    }
+}
+
+/// Whether a live item is drawn at all (an `ask_user` call is drawn as its
+/// question card instead).
+pub fn is_drawn(item: &ReplyItem) -> bool {
+    !matches!(item, ReplyItem::Tool { name, .. } if name == "ask_user")
+}

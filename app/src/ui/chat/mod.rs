@@ -1,0 +1,37 @@
+//! The Chat page: the sessions list beside the open chat.
+
+mod composer;
+mod conversation;
+mod items;
+mod question_card;
+mod sessions;
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+#[component]
+pub fn ChatPage() -> impl IntoView {
+    let params = use_params_map();
+    let session_id = Memo::new(move |_| params.read().get("id"));
+    view! {
+        <div class="chat-layout" data-testid="chat-page">
+            <sessions::SessionList current=session_id/>
+            <section class="chat-main">
+                {move || match session_id.get() {
+                    Some(id) => view! { <conversation::Conversation id=id/> }.into_any(),
+                    None => view! { <EmptyChat/> }.into_any(),
+                }}
+            </section>
+        </div>
+    }
+}
+
+#[component]
+fn EmptyChat() -> impl IntoView {
+    view! {
+        <div class="empty-chat">
+            <h1>"Chat"</h1>
+            <p>"Open a chat on the left, or start a new one. Imprint searches your memories, sets reminders, and asks when something is unclear."</p>
+        </div>
+    }
+}

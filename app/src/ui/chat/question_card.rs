@@ -1,0 +1,130 @@
+//! The question card: the question, a button per option, a box for the
+//! user's own words when allowed. It takes the focus while it waits; Enter
+//! sends. An answered card is disabled and shows the answer.
+
+use leptos::html;
+use leptos::prelude::*;
+
+use crate::logic::reply::CardState;
+use crate::protocol::{Question, QuestionOrigin};
+
+#[component]
+pub fn QuestionCard(
+    question: Question,
+    #[prop(into)] state: Signal<CardState>,
+    /// Sends an answer; None for a card from history.
+    #[prop(optional)]
+    on_answer: Option<Callback<String>>,
+    /// An error to show on the card (a refused answer).
+    #[prop(optional)]
+    error: Option<RwSignal<Option<String>>>,
+) -> impl IntoView {
+    let waiting = move || state.get() == CardState::Waiting && on_answer.is_some();
+    let own_words = RwSignal::new(String::new());
+    let input_ref = NodeRef::<html::Input>::new();
+    let first_option_ref = NodeRef::<html::Button>::new();
+    let send = move |text: String| {
+        if let Some(callback) = on_answer {
+            if !text.trim().is_empty() {
+                callback.run(text);
+            }
+        }
+    };
+    // Take the focus when the card appears waiting.
+    Effect::new(move |_| {
+        if !waiting() {
+            return;
+        }
+        if let Some(input) = input_ref.get() {
+            let _ = input.focus();
+        } else if let Some(button) = first_option_ref.get() {
+            let _ = button.focus();
+        }
+    });
+    let by_imprint = question.origin == QuestionOrigin::Imprint;
+    let expires = question.expires_at.clone().and_then(|at| local_time(&at));
+    let options = question.options.clone();
+    let allow_other = question.allow_other;
+    let state_name = move || match state.get() {
+        CardState::Waiting => "waiting",
+        CardState::Answered(_) => "answered",
+        CardState::Unanswered(_) => "unanswered",
+    };
+    view! {
+        <div class="question-card" role="group" aria-label="Question" data-testid="question-card" data-state=state_name>
+            <p class="question-label">{if by_imprint { "Imprint needs to know" } else { "Question" }}</p>
+            <p class="question-text" data-testid="question-text">{question.question.clone()}</p>
+            {(!options.is_empty()).then(|| view! {
+                <div class="question-options">
+                    {options.into_iter().enumerate().map(|(i, option)| {
+                        let chosen = option.clone();
+                        let is_answer = {
+                            let option = option.clone();
+                            move || matches!(state.get(), CardState::Answered(a) if a == option)
+                        };
+                        let node = if i == 0 { first_option_ref } else { NodeRef::new() };
+                        view! {
+                            <OptionButton label=option node=node disabled=Signal::derive(move || !waiting())
+                                chosen=Signal::derive(is_answer) on_click=Callback::new(move |_| send(chosen.clone()))/>
+                        }
+                    }).collect_view()}
+                </div>
+            })}
+            <Show when=move || allow_other && waiting()>
+                <form class="own-answer" on:submit=move |ev| {
+                    ev.prevent_default();
+                    send(own_words.get_untracked());
+                }>
+                    <input type="text" node_ref=input_ref data-testid="own-answer"
+                        aria-label="Your answer" placeholder="Or answer in your own words"
+                        prop:value=move || own_words.get()
+                        on:input=move |ev| own_words.set(event_target_value(&ev))/>
+                    <button type="submit" class="primary">"Send"</button>
+                </form>
+            </Show>
+            <Show when=waiting>
+                {expires.clone().map(|at| view! {
+                    <p class="question-expiry">{format!("If nobody answers, Imprint goes on at {at} with its best assumption.")}</p>
+                })}
+            </Show>
+            {move || state.get().summary().map(|summary| view! {
+                <p class="card-summary" data-testid="card-summary">{summary}</p>
+            })}
+            {move || error.and_then(|e| e.get()).map(|message| view! {
+                <p class="card-error" role="alert">{message}</p>
+            })}
+        </div>
+    }
+}
+
+#[component]
+fn OptionButton(
+    label: String,
+    node: NodeRef<html::Button>,
+    disabled: Signal<bool>,
+    chosen: Signal<bool>,
+    on_click: Callback<()>,
+) -> impl IntoView {
+    view! {
+        <button type="button" class="option" node_ref=node class:chosen=move || chosen.get()
+            aria-pressed=move || chosen.get().to_string()
+            disabled=move || disabled.get() on:click=move |_| on_click.run(())>
+            {label}
+        </button>
+    }
+}
+
+/// An RFC 3339 time as the user's local "HH:MM" (with the day if not today).
+fn local_time(rfc3339: &str) -> Option<String> {
+    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_str(rfc3339));
+    if date.get_time().is_nan() {
+        return None;
+    }
+    let today = js_sys::Date::new_0();
+    let time = format!("{:02}:{:02}", date.get_hours(), date.get_minutes());
+    if date.to_date_string() == today.to_date_string() {
+        Some(time)
+    } else {
+        Some(format!("{} {time}", String::from(date.to_date_string())))
+    }
+}

@@ -1,0 +1,141 @@
+//! The sessions sidebar: new, open, rename, delete; a marker on chats
+//! whose reply waits for an answer.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::components::A;
+use leptos_router::hooks::use_navigate;
+
+use crate::api::{create_session, delete_session, list_sessions, rename_session};
+use crate::protocol::SessionSummary;
+use crate::ui::streams::DashboardEvents;
+
+#[component]
+pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
+    let events: DashboardEvents = expect_context();
+    let refresh = RwSignal::new(0u64);
+    let sessions = LocalResource::new(move || {
+        events.sessions_version.track();
+        refresh.track();
+        list_sessions()
+    });
+    let navigate = use_navigate();
+    let error = RwSignal::new(None::<String>);
+    let create = move |_| {
+        let navigate = navigate.clone();
+        spawn_local(async move {
+            match create_session(None).await {
+                Ok(session) => {
+                    refresh.update(|n| *n += 1);
+                    navigate(&format!("/chat/{}", session.id), Default::default());
+                }
+                Err(e) => error.set(Some(e.message)),
+            }
+        });
+    };
+    view! {
+        <aside class="sessions" aria-label="Chats">
+            <button class="primary new-chat" data-testid="new-chat" on:click=create>"+ New chat"</button>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <Transition fallback=|| view! { <p class="muted">"Loading chats…"</p> }>
+                {move || sessions.get().map(|result| match result {
+                    Ok(list) if list.sessions.is_empty() => view! {
+                        <p class="muted">"No chats yet."</p>
+                    }.into_any(),
+                    Ok(list) => view! {
+                        <ul class="session-list" data-testid="session-list">
+                            {list.sessions.into_iter().map(|s| view! {
+                                <SessionRow session=s current=current refresh=refresh/>
+                            }).collect_view()}
+                        </ul>
+                    }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                })}
+            </Transition>
+        </aside>
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum RowMode {
+    Showing,
+    Renaming,
+    ConfirmingDelete,
+}
+
+#[component]
+fn SessionRow(
+    session: SessionSummary,
+    current: Memo<Option<String>>,
+    refresh: RwSignal<u64>,
+) -> impl IntoView {
+    let id = StoredValue::new(session.id.clone());
+    let title = RwSignal::new(session.title.clone());
+    let mode = RwSignal::new(RowMode::Showing);
+    let draft = RwSignal::new(session.title.clone());
+    let navigate = use_navigate();
+    let is_current = move || current.get().as_deref() == Some(id.get_value().as_str());
+    let save = move || {
+        let new_title = draft.get_untracked();
+        if new_title.trim().is_empty() {
+            return;
+        }
+        mode.set(RowMode::Showing);
+        spawn_local(async move {
+            if let Ok(renamed) = rename_session(id.get_value(), new_title).await {
+                title.set(renamed.title);
+            }
+        });
+    };
+    let remove = move |_| {
+        // Leave the chat before it goes, so nothing tries to load it.
+        if is_current() {
+            navigate("/chat", Default::default());
+        }
+        spawn_local(async move {
+            if delete_session(id.get_value()).await.is_ok() {
+                refresh.update(|n| *n += 1);
+            }
+        });
+    };
+    view! {
+        <li class="session-row" class:current=is_current data-testid="session-row" data-session-id=session.id.clone()>
+            {move || match mode.get() {
+                RowMode::Renaming => view! {
+                    <input type="text" class="rename-input" aria-label="Chat title" data-testid="rename-input"
+                        prop:value=move || draft.get()
+                        on:input=move |ev| draft.set(event_target_value(&ev))
+                        on:keydown=move |ev| match ev.key().as_str() {
+                            "Enter" => save(),
+                            "Escape" => mode.set(RowMode::Showing),
+                            _ => {}
+                        }
+                        autofocus
+                    />
+                }.into_any(),
+                _ => view! {
+                    <A href=format!("/chat/{}", id.get_value())>
+                        <span class="session-title">{move || title.get()}</span>
+                    </A>
+                }.into_any(),
+            }}
+            <Show when=move || session.waiting>
+                <span class="waiting-marker" data-testid="waiting-marker" title="Waiting for your answer" aria-label="waiting for your answer">"?"</span>
+            </Show>
+            <span class="row-actions">
+                {move || match mode.get() {
+                    RowMode::ConfirmingDelete => view! {
+                        <button class="danger" data-testid="confirm-delete" on:click=remove.clone()>"Delete"</button>
+                        <button on:click=move |_| mode.set(RowMode::Showing)>"Keep"</button>
+                    }.into_any(),
+                    _ => view! {
+                        <button class="icon" aria-label="Rename chat" title="Rename" data-testid="rename-chat"
+                            on:click=move |_| { draft.set(title.get_untracked()); mode.set(RowMode::Renaming) }>"✎"</button>
+                        <button class="icon" aria-label="Delete chat" title="Delete" data-testid="delete-chat"
+                            on:click=move |_| mode.set(RowMode::ConfirmingDelete)>"🗑"</button>
+                    }.into_any(),
+                }}
+            </span>
+        </li>
+    }
+}

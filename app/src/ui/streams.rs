@@ -1,0 +1,131 @@
+//! Event streams from the server, one capability each: a reply's events
+//! (SSE; the browser reconnects with `Last-Event-ID` by itself) and the
+//! dashboard-wide events. Each closes when its owner is cleaned up.
+
+use futures::future::{AbortHandle, Abortable};
+use futures::StreamExt;
+use gloo_net::eventsource::futures::EventSource;
+use gloo_net::eventsource::State;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::protocol::{DashboardEvent, ReplyEvent};
+
+/// How following a reply ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamEnd {
+    /// `done` arrived.
+    Done,
+    /// The server has no such reply (it ended while we were away).
+    Gone,
+}
+
+/// Follows one reply's events until `done`. The returned handle stops it.
+pub fn follow_reply(
+    session_id: &str,
+    reply_id: &str,
+    on_event: impl Fn(u64, ReplyEvent) + 'static,
+    on_end: impl FnOnce(StreamEnd) + 'static,
+) -> AbortHandle {
+    let url = format!("/api/chat/sessions/{session_id}/reply?reply_id={reply_id}");
+    let (handle, registration) = AbortHandle::new_pair();
+    let task = async move {
+        let Ok(mut source) = EventSource::new(&url) else {
+            on_end(StreamEnd::Gone);
+            return;
+        };
+        let Ok(mut messages) = source.subscribe("message") else {
+            on_end(StreamEnd::Gone);
+            return;
+        };
+        while let Some(item) = messages.next().await {
+            match item {
+                Ok((_, message)) => {
+                    let seq = message.last_event_id().parse().unwrap_or(0);
+                    let Some(data) = message.data().as_string() else {
+                        continue;
+                    };
+                    let Ok(event) = serde_json::from_str::<ReplyEvent>(&data) else {
+                        continue;
+                    };
+                    let done = event.is_done();
+                    on_event(seq, event);
+                    if done {
+                        source.close();
+                        on_end(StreamEnd::Done);
+                        return;
+                    }
+                }
+                // The browser retries a dropped connection on its own
+                // (resuming after the last id); a refused one is closed.
+                Err(_) if source.state() == State::Closed => {
+                    on_end(StreamEnd::Gone);
+                    return;
+                }
+                Err(_) => {}
+            }
+        }
+        on_end(StreamEnd::Gone);
+    };
+    spawn_local(async move {
+        let _ = Abortable::new(task, registration).await;
+    });
+    handle
+}
+
+/// Dashboard-wide events, shared through context.
+#[derive(Clone, Copy)]
+pub struct DashboardEvents {
+    /// Bumped whenever the sessions list may have changed (a reply started
+    /// or ended, a question waits or closed, a session changed).
+    pub sessions_version: ReadSignal<u64>,
+    /// Reminders that came due while the page was open, oldest first.
+    pub due_reminders: RwSignal<Vec<DueReminder>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DueReminder {
+    pub id: i64,
+    pub text: String,
+    pub due_at: String,
+}
+
+/// Opens `/api/events` for the whole dashboard and provides its events.
+pub fn provide_dashboard_events() {
+    let (sessions_version, set_version) = signal(0u64);
+    let due_reminders = RwSignal::new(Vec::new());
+    provide_context(DashboardEvents {
+        sessions_version,
+        due_reminders,
+    });
+    let (handle, registration) = AbortHandle::new_pair();
+    let task = async move {
+        let Ok(mut source) = EventSource::new("/api/events") else {
+            return;
+        };
+        let Ok(mut messages) = source.subscribe("message") else {
+            return;
+        };
+        while let Some(item) = messages.next().await {
+            let Ok((_, message)) = item else { continue };
+            let Some(event) = message
+                .data()
+                .as_string()
+                .and_then(|d| serde_json::from_str::<DashboardEvent>(&d).ok())
+            else {
+                continue;
+            };
+            match event {
+                DashboardEvent::ReminderDue { id, text, due_at } => {
+                    super::notifications::notify_if_hidden(&text);
+                    due_reminders.update(|list| list.push(DueReminder { id, text, due_at }));
+                }
+                _ => set_version.update(|v| *v += 1),
+            }
+        }
+    };
+    spawn_local(async move {
+        let _ = Abortable::new(task, registration).await;
+    });
+    on_cleanup(move || handle.abort());
+}

@@ -1,0 +1,92 @@
+import { test, expect, uniqueTrigger } from './fixtures';
+
+test.describe('chat sessions', () => {
+  test('should create, rename and delete a chat from the sidebar', async ({ chat, page }) => {
+    const id = await chat.startNewChat();
+    const row = chat.row(id);
+    await expect(row).toContainText('New chat');
+
+    await row.getByTestId('rename-chat').click();
+    const input = row.getByTestId('rename-input');
+    await input.fill('Holiday plans');
+    await input.press('Enter');
+    await expect(row).toContainText('Holiday plans');
+    await page.reload();
+    await expect(chat.row(id)).toContainText('Holiday plans');
+
+    await chat.row(id).getByTestId('delete-chat').click();
+    await chat.row(id).getByTestId('confirm-delete').click();
+    await expect(chat.row(id)).toHaveCount(0);
+    await expect(page).toHaveURL(/\/chat$/);
+  });
+
+  test('should title a chat from its first message and list the newest first', async ({ chat, page }) => {
+    const first = await chat.startNewChat();
+    await chat.say('What did I note about tea?');
+    await expect(chat.assistantMessages.last()).toContainText('You said: What did I note about tea?');
+    await expect(chat.row(first)).toContainText('What did I note about tea?');
+
+    const second = await chat.startNewChat();
+    await expect(chat.sessionRows.first()).toHaveAttribute('data-session-id', second);
+    await expect(page.getByRole('heading', { name: 'New chat' })).toBeVisible();
+  });
+
+  test('should show streamed text before the reply ends, then stop it', async ({ chat, standin }) => {
+    const trigger = uniqueTrigger('stream');
+    await standin!.script({
+      trigger,
+      turns: [{ chunks: ['First part of the answer. ', 'Second part.'], stall: true }],
+    });
+    await chat.startNewChat();
+    await chat.say(`please ${trigger}`);
+
+    // The reply is still being written (it stalls): the text is already there.
+    await expect(chat.streamingText).toContainText('First part of the answer. Second part.');
+    await expect(chat.stop).toBeVisible();
+    await expect(chat.send).toBeDisabled();
+
+    await chat.stop.click();
+    await expect(chat.stop).toBeHidden();
+    const kept = chat.assistantMessages.last();
+    await expect(kept).toContainText('First part of the answer. Second part.');
+    await expect(kept).toContainText('Stopped.');
+  });
+
+  test('should render Markdown but never raw HTML from the model', async ({ chat, standin, page }) => {
+    const trigger = uniqueTrigger('markdown');
+    await standin!.script({
+      trigger,
+      turns: [{ chunks: ['**Bold** point\n\n- one\n- two\n\n<img src=x onerror="window.hacked=1">'] }],
+    });
+    await chat.startNewChat();
+    await chat.say(trigger);
+    const answer = chat.assistantMessages.last();
+    await expect(answer.locator('strong')).toHaveText('Bold');
+    await expect(answer.locator('li')).toHaveCount(2);
+    await expect(answer.locator('img')).toHaveCount(0);
+    await expect(answer).toContainText('<img src=x');
+    expect(await page.evaluate(() => (window as unknown as { hacked?: number }).hacked)).toBeUndefined();
+  });
+
+  test('should show tool activity compactly', async ({ chat, standin }) => {
+    const trigger = uniqueTrigger('tools');
+    await standin!.script({
+      trigger,
+      turns: [{ calls: [{ name: 'search', arguments: { query: 'green tea' } }] }, { chunks: ['Nothing about tea yet.'] }],
+    });
+    await chat.startNewChat();
+    await chat.say(trigger);
+    await expect(chat.assistantMessages.last()).toContainText('Nothing about tea yet.');
+    await expect(chat.page.getByTestId('tool-activity')).toHaveText('Searched memories for “green tea”');
+  });
+
+  test('should keep Shift+Enter as a new line in the message box', async ({ chat }) => {
+    await chat.startNewChat();
+    await chat.messageBox.fill('line one');
+    await chat.messageBox.press('Shift+Enter');
+    await chat.messageBox.pressSequentially('line two');
+    await expect(chat.messageBox).toHaveValue('line one\nline two');
+    await chat.messageBox.press('Enter');
+    await expect(chat.userMessages.last()).toHaveText('line one\nline two');
+  });
+});

@@ -1,0 +1,289 @@
+//! Shared helpers of the benchmark examples (`bench_replies`,
+//! `bench_waiting`): percentiles, an SSE reader, the release binary, and
+//! what `/proc` says about a process. Benchmark support, not the product.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// Milliseconds, as a float.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Sorted samples and their percentiles (nearest rank).
+pub struct Samples(Vec<f64>);
+
+impl Samples {
+    pub fn new(mut values: Vec<f64>) -> Self {
+        values.sort_by(f64::total_cmp);
+        Self(values)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The `p`th percentile (0–100), nearest rank; NaN when empty.
+    pub fn pct(&self, p: f64) -> f64 {
+        if self.0.is_empty() {
+            return f64::NAN;
+        }
+        let rank = ((p / 100.0) * self.0.len() as f64).ceil() as usize;
+        self.0[rank.clamp(1, self.0.len()) - 1]
+    }
+
+    pub fn max(&self) -> f64 {
+        self.0.last().copied().unwrap_or(f64::NAN)
+    }
+
+    pub fn mean(&self) -> f64 {
+        self.0.iter().sum::<f64>() / self.0.len() as f64
+    }
+}
+
+/// A server-sent event stream read message by message (data parsed as
+/// JSON; keep-alive comments skipped).
+pub struct SseReader {
+    stream: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    buffer: Vec<u8>,
+}
+
+impl SseReader {
+    pub fn new(response: reqwest::Response) -> Self {
+        Self {
+            stream: response.bytes_stream().boxed(),
+            buffer: Vec::new(),
+        }
+    }
+
+    /// The next message's data, or None at the end of the stream.
+    pub async fn next(&mut self) -> Option<Value> {
+        loop {
+            if let Some(end) = find(&self.buffer, b"\n\n") {
+                let block: Vec<u8> = self.buffer.drain(..end + 2).collect();
+                let block = String::from_utf8_lossy(&block);
+                let data: String = block
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(str::trim_start)
+                    .collect();
+                if data.is_empty() {
+                    continue;
+                }
+                return Some(serde_json::from_str(&data).expect("an SSE data line is JSON"));
+            }
+            match self.stream.next().await {
+                Some(Ok(bytes)) => self.buffer.extend_from_slice(&bytes),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Reads until a message of type `kind` and returns it.
+    pub async fn until(&mut self, kind: &str) -> Value {
+        while let Some(message) = self.next().await {
+            if message["type"] == kind {
+                return message;
+            }
+        }
+        panic!("the stream ended before a {kind} event");
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The release `imprint` binary beside this example's folder
+/// (`target/release/examples/NAME` → `target/release/imprint`), or
+/// `IMPRINT_BIN`. Warns when it looks older than the library it was
+/// built from (`cargo run --example` does not rebuild binaries).
+pub fn imprint_binary() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("IMPRINT_BIN") {
+        return Ok(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let release = exe
+        .parent()
+        .and_then(|examples| examples.parent())
+        .ok_or("cannot find the target folder")?;
+    let binary = release.join("imprint");
+    if !binary.exists() {
+        return Err(format!(
+            "{} is missing: build it with `cargo build --release -p imprint --bin imprint`",
+            binary.display()
+        ));
+    }
+    let modified = |p: PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if let (Some(bin), Some(lib)) = (
+        modified(binary.clone()),
+        modified(release.join("libimprint.rlib")),
+    ) {
+        if lib > bin {
+            eprintln!(
+                "warning: {} is older than libimprint.rlib; it may be stale \
+                 (cargo build --release -p imprint --bin imprint)",
+                binary.display()
+            );
+        }
+    }
+    Ok(binary)
+}
+
+/// A running `imprint` child process.
+pub struct Child {
+    pub child: tokio::process::Child,
+    pub pid: u32,
+    pub url: String,
+    /// From spawn to the `imprint listening on` line.
+    pub started_in: Duration,
+}
+
+impl Child {
+    /// Spawns the binary with `env` (on top of a cleared `IMPRINT_*`
+    /// environment) and reads its stdout up to the listening line.
+    pub async fn spawn(binary: &PathBuf, env: &[(&str, String)]) -> Child {
+        let mut command = tokio::process::Command::new(binary);
+        for (key, _) in std::env::vars() {
+            if key.starts_with("IMPRINT_") || key == "RUST_LOG" {
+                command.env_remove(key);
+            }
+        }
+        command
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        let started = Instant::now();
+        let mut child = command.spawn().expect("the imprint binary starts");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut lines = BufReader::new(stdout).lines();
+        let url = loop {
+            match lines.next_line().await.expect("stdout is readable") {
+                Some(line) => {
+                    if let Some(url) = line.strip_prefix("imprint listening on ") {
+                        break url.trim().to_string();
+                    }
+                }
+                None => panic!("imprint exited before listening"),
+            }
+        };
+        let started_in = started.elapsed();
+        let pid = child.id().expect("the child is running");
+        Child {
+            child,
+            pid,
+            url,
+            started_in,
+        }
+    }
+
+    /// SIGTERM (a graceful stop), then waits for the exit.
+    pub async fn stop(mut self) {
+        let _ = tokio::process::Command::new("kill")
+            .arg("-TERM")
+            .arg(self.pid.to_string())
+            .status()
+            .await;
+        let _ = self.child.wait().await;
+    }
+}
+
+/// Resident memory of a process, in KiB (`VmRSS` of `/proc/PID/status`).
+pub fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("VmRSS in /proc status")
+}
+
+/// CPU time used by a process so far (user + system, all its threads
+/// including exited ones: fields 14 and 15 of `/proc/PID/stat`).
+pub fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc stat");
+    // The command name may hold spaces; the fields after it do not.
+    let after = &stat[stat.rfind(')').expect("stat has a name") + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // `after` starts at field 3 (state): utime is field 14, stime 15.
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64)
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`; 100 if unknown).
+pub fn clock_ticks() -> u64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100)
+}
+
+/// Threads of a process.
+pub fn threads(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |d| d.count())
+}
+
+/// Open sockets of a process (file descriptors that are sockets).
+pub fn sockets(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .filter_map(|e| std::fs::read_link(e.path()).ok())
+                .filter(|target| target.to_string_lossy().starts_with("socket:"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// Machine load, for context in the printed figures.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// CPU time used so far by this process's live threads, as (user,
+/// system), summed by group: `group` maps a thread's name
+/// (`/proc/self/task/*/comm`, at most 15 bytes) to a group's index, or
+/// None to leave it out.
+pub fn thread_cpu(
+    groups: usize,
+    group: impl Fn(&str) -> Option<usize>,
+) -> Vec<(Duration, Duration)> {
+    let ticks = clock_ticks() as f64;
+    let mut sums = vec![(0u64, 0u64); groups];
+    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+        for task in tasks.filter_map(Result::ok) {
+            let path = task.path();
+            let (Ok(name), Ok(stat)) = (
+                std::fs::read_to_string(path.join("comm")),
+                std::fs::read_to_string(path.join("stat")),
+            ) else {
+                continue;
+            };
+            let Some(index) = group(name.trim()) else {
+                continue;
+            };
+            let after = &stat[stat.rfind(')').unwrap_or(0) + 2..];
+            let fields: Vec<&str> = after.split_whitespace().collect();
+            let field = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok());
+            sums[index].0 += field(11).unwrap_or(0);
+            sums[index].1 += field(12).unwrap_or(0);
+        }
+    }
+    let time = |t: u64| Duration::from_secs_f64(t as f64 / ticks);
+    sums.into_iter().map(|(u, s)| (time(u), time(s))).collect()
+}
