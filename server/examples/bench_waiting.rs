@@ -17,10 +17,10 @@
 //! the first turn calls `ask_user`, the second writes "done".
 //! `IMPRINT_WRITING_SLOTS` is 64, as many as the setup has in flight: a
 //! waiting reply gives up its slot, so this changes nothing once they
-//! wait, but the stand-in's tool-call turn takes ~40 ms on loopback
-//! (several small writes back to back from a server without
-//! `TCP_NODELAY`, against delayed ACKs), and with one slot the setup of
-//! 10,000 would take 7 minutes.
+//! wait, but on a reused connection the stand-in's tool-call turn takes
+//! ~40 ms on loopback (several small writes back to back from a server
+//! without `TCP_NODELAY`, against delayed ACKs), and with one slot the
+//! setup of 10,000 would take 7 minutes.
 //!
 //! 1. Setup, at most 64 sessions in flight: create a session, post a
 //!    message, read the reply's SSE stream
@@ -155,10 +155,10 @@ async fn main() {
     // 4. Answer → next model request, one at a time.
     let http = reqwest::Client::new();
     let answers = ANSWERS.min(count);
-    let mut requests = standin.requests().len();
+    let before = standin.requests().len();
     let mut latencies = Vec::with_capacity(answers);
     let mut round_trips = Vec::with_capacity(answers);
-    for w in waiting.iter().take(answers) {
+    for (i, w) in waiting.iter().take(answers).enumerate() {
         let body = json!({"id": w.question, "answer": "Imprint"});
         let answer = http
             .post(format!("{url}/api/chat/sessions/{}/answer", w.sid))
@@ -172,13 +172,12 @@ async fn main() {
                 (status, Instant::now())
             },
             async {
-                standin.wait_for_requests(requests + 1).await;
+                standin.wait_for_requests(before + i + 1).await;
                 Instant::now()
             }
         );
         let (status, answered) = status;
         assert_eq!(status, 200, "the answer is taken");
-        requests += 1;
         latencies.push(ms(asked - sent));
         round_trips.push(ms(answered - sent));
         // Let this reply end before the next answer.
@@ -196,6 +195,7 @@ async fn main() {
     drop(http);
     child.stop().await;
 
+    let first = latencies.first().copied().unwrap_or(f64::NAN);
     let latencies = Samples::new(latencies);
     let round_trips = Samples::new(round_trips);
     println!();
@@ -244,6 +244,7 @@ async fn main() {
         latencies.max(),
         latencies.mean()
     );
+    println!("  (the first, right after the idle interval: {first:.3} ms)");
     println!(
         "  (POST /answer round trip: p50 {:.3} ms, p99 {:.3} ms)",
         round_trips.pct(50.0),

@@ -35,7 +35,6 @@ impl Engine {
         let reminders_changed = Arc::new(Notify::new());
         let wake = Arc::clone(&reminders_changed);
         let reply_env = Arc::new(ReplyEnv {
-            store: store.clone(),
             model: ModelClient::new(config.model()),
             slots: Arc::new(Semaphore::new(config.writing_slots)),
             research_budget: config.research_budget(),
@@ -55,10 +54,22 @@ impl Engine {
         })
     }
 
-    /// Starts a reply to `message` in the session, for a caller that
+    /// Starts a reply to `message` in a stored session, for a caller that
     /// allows `offer`.
     pub async fn start_reply(
         &self,
+        session_id: &str,
+        message: &str,
+        offer: Offer,
+    ) -> Result<Arc<Reply>, ApiError> {
+        self.start_reply_in(&self.store, session_id, message, offer)
+            .await
+    }
+
+    /// Starts a reply in a session of `store`.
+    pub async fn start_reply_in(
+        &self,
+        store: &Store,
         session_id: &str,
         message: &str,
         offer: Offer,
@@ -91,8 +102,8 @@ impl Engine {
             stopped: false,
         };
         let stored = async {
-            self.store.append_message(session_id, user).await?;
-            self.store.get_session(session_id).await
+            store.append_message(session_id, user).await?;
+            store.get_session(session_id).await
         }
         .await;
         let history = match stored {
@@ -110,6 +121,7 @@ impl Engine {
             env: Arc::clone(&self.reply_env),
             replies: Arc::clone(&self.replies),
             reply: Arc::clone(&reply),
+            store: store.clone(),
             offer,
             history,
         };

@@ -4,3 +4,4 @@
 pub mod activity;
 pub mod markdown;
 pub mod reply;
+pub mod voice;

@@ -5,9 +5,11 @@
 
 mod events;
 mod sessions;
+mod voice;
 
 pub use events::*;
 pub use sessions::*;
+pub use voice::*;
 
 /// The body of every error response: `{"error": "<message>"}`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

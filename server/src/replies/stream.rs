@@ -22,7 +22,6 @@ use crate::tools::{self, run::ToolEnv, Offer, ToolOutput, ASK_USER, MAX_RESULT_C
 
 /// What every reply needs from the server.
 pub struct ReplyEnv {
-    pub store: Store,
     pub model: ModelClient,
     /// The writing slots: a fair (FIFO) semaphore around model work.
     pub slots: Arc<Semaphore>,
@@ -38,6 +37,9 @@ pub struct ReplyJob {
     pub env: Arc<ReplyEnv>,
     pub replies: Arc<Replies>,
     pub reply: Arc<Reply>,
+    /// Where the reply's history is written (an in-memory store for a
+    /// voice conversation that is not saved).
+    pub store: Store,
     pub offer: Offer,
     /// The conversation so far, the new user message last.
     pub history: Vec<ChatMessage>,
@@ -57,6 +59,7 @@ pub async fn stream_reply(job: ReplyJob) {
     let reply = Arc::clone(&job.reply);
     let replies = Arc::clone(&job.replies);
     let env = Arc::clone(&job.env);
+    let store = job.store.clone();
     let mut run = Run::new(job);
     let outcome = run.run().await;
     run.release_slot();
@@ -66,13 +69,13 @@ pub async fn stream_reply(job: ReplyJob) {
         Ok(()) if text.is_empty() => ReplyEvent::Error {
             error: "the model gave no answer".into(),
         },
-        Ok(()) => match append(&env.store, &session, assistant(&text, false)).await {
+        Ok(()) => match append(&store, &session, assistant(&text, false)).await {
             Ok(()) => ReplyEvent::AssistantMessage { text },
             Err(error) => ReplyEvent::Error { error },
         },
         Err(interrupt) => {
             if !text.is_empty() {
-                if let Err(error) = append(&env.store, &session, assistant(&text, true)).await {
+                if let Err(error) = append(&store, &session, assistant(&text, true)).await {
                     tracing::warn!(%error, "could not keep the stopped reply's text");
                 }
             }
@@ -121,6 +124,7 @@ async fn append(store: &Store, session: &str, message: NewMessage) -> Result<(),
 
 struct Run {
     env: Arc<ReplyEnv>,
+    store: Store,
     reply: Arc<Reply>,
     messages: Vec<ChatMessage>,
     tools: Vec<Value>,
@@ -149,6 +153,7 @@ impl Run {
         Self {
             research: Research::new(job.env.research_budget, job.env.max_tool_iters),
             env: job.env,
+            store: job.store,
             reply: job.reply,
             messages,
             tools,
@@ -284,7 +289,7 @@ impl Run {
             tool_args: Some(stored_args),
             stopped: false,
         };
-        append(&self.env.store, &self.reply.session_id, row)
+        append(&self.store, &self.reply.session_id, row)
             .await
             .map_err(Interrupt::Failed)?;
         self.messages.push(ChatMessage::Tool {
@@ -305,7 +310,7 @@ impl Run {
         }
         let reminder_added = Arc::clone(&self.env.reminder_added);
         let env = ToolEnv {
-            store: &self.env.store,
+            store: &self.store,
             session_id: Some(&self.reply.session_id),
             reminder_added: &*reminder_added,
         };
@@ -412,7 +417,7 @@ impl Run {
                     tool_args: Some(stored_args),
                     stopped: true,
                 };
-                if let Err(error) = append(&self.env.store, &self.reply.session_id, row).await {
+                if let Err(error) = append(&self.store, &self.reply.session_id, row).await {
                     tracing::warn!(%error, "could not keep the unanswered question");
                 }
                 return Err(self.interrupted());

@@ -247,16 +247,22 @@ fn LiveReplyView(
                 .unwrap_or_default()
         })
     };
-    let status = move || live.with(|l| l.as_ref().map(|l| l.view.status.clone()));
+    let status = move || {
+        live.with(|l| {
+            l.as_ref()
+                .map(|l| (l.view.status.clone(), l.view.waiting_question().is_some()))
+        })
+    };
     view! {
         <div class="live-reply" data-testid="live-reply">
             <For each=keys key=|k| k.clone() let:((index, _kind))>
                 <LiveItem live=live index=index answer=answer card_error=card_error/>
             </For>
             {move || match status() {
-                Some(ReplyStatus::Writing) => view! { <p class="writing" aria-live="polite">"Writing…"</p> }.into_any(),
-                Some(ReplyStatus::Stopped) => view! { <p class="msg-note" data-testid="reply-stopped">"Stopped."</p> }.into_any(),
-                Some(ReplyStatus::Failed(error)) => view! { <p class="error" role="alert" data-testid="reply-error">{error}</p> }.into_any(),
+                Some((ReplyStatus::Writing, true)) => view! { <p class="writing">"Waiting for your answer."</p> }.into_any(),
+                Some((ReplyStatus::Writing, false)) => view! { <p class="writing" aria-live="polite">"Writing…"</p> }.into_any(),
+                Some((ReplyStatus::Stopped, _)) => view! { <p class="msg-note" data-testid="reply-stopped">"Stopped."</p> }.into_any(),
+                Some((ReplyStatus::Failed(error), _)) => view! { <p class="error" role="alert" data-testid="reply-error">{error}</p> }.into_any(),
                 _ => ().into_any(),
             }}
         </div>

@@ -132,7 +132,7 @@ fn SessionRow(
                         <button class="icon" aria-label="Rename chat" title="Rename" data-testid="rename-chat"
                             on:click=move |_| { draft.set(title.get_untracked()); mode.set(RowMode::Renaming) }>"✎"</button>
                         <button class="icon" aria-label="Delete chat" title="Delete" data-testid="delete-chat"
-                            on:click=move |_| mode.set(RowMode::ConfirmingDelete)>"🗑"</button>
+                            on:click=move |_| mode.set(RowMode::ConfirmingDelete)>"×"</button>
                     }.into_any(),
                 }}
             </span>

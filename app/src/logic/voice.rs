@@ -1,0 +1,241 @@
+//! Echo's speech logic, shared by the server (which decides) and the page:
+//! the sentence that speaks a question, matching a spoken answer to the
+//! choices, and the noise and self-hearing filters.
+
+/// Words that carry nothing when they are all an utterance holds.
+const FILLERS: &[&str] = &[
+    "uh", "um", "umm", "uhm", "hmm", "hm", "er", "erm", "ah", "eh", "mm", "mhm", "oh",
+];
+
+/// Recognition below this confidence is noise.
+pub const MIN_CONFIDENCE: f64 = 0.5;
+
+/// Lower-case words without punctuation.
+pub fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase())
+        .collect()
+}
+
+fn normalized(text: &str) -> String {
+    words(text).join(" ")
+}
+
+/// The sentence Echo speaks for a question: the question, then "You can
+/// say" and the choices.
+pub fn question_speech(question: &str, options: &[String], allow_other: bool) -> String {
+    let question = question.trim();
+    if options.is_empty() {
+        return question.to_string();
+    }
+    let choices = match options {
+        [only] => only.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        [] => String::new(),
+    };
+    if allow_other {
+        format!("{question} You can say {choices}, or something else.")
+    } else {
+        format!("{question} You can say {choices}.")
+    }
+}
+
+/// Empty, filler-only or unsure speech.
+pub fn is_noise(text: &str, confidence: Option<f64>) -> bool {
+    if confidence.is_some_and(|c| c < MIN_CONFIDENCE) {
+        return true;
+    }
+    let words = words(text);
+    words.is_empty() || words.iter().all(|w| FILLERS.contains(&w.as_str()))
+}
+
+/// Whether an utterance is Echo hearing itself: it matches something Echo
+/// is speaking or just spoke.
+pub fn is_echo(utterance: &str, spoken: &[String]) -> bool {
+    let heard = words(utterance);
+    if heard.is_empty() {
+        return false;
+    }
+    let heard_text = heard.join(" ");
+    spoken.iter().any(|said| {
+        let said_words = words(said);
+        let said_text = said_words.join(" ");
+        if said_text.is_empty() {
+            return false;
+        }
+        if heard.len() >= 2 && said_text.contains(&heard_text) {
+            return true;
+        }
+        // Recognizers mishear a little: most words heard were said.
+        heard.len() >= 4 && {
+            let found = heard.iter().filter(|w| said_words.contains(w)).count();
+            found * 10 >= heard.len() * 8
+        }
+    })
+}
+
+/// A spoken "stop".
+pub fn is_stop(text: &str) -> bool {
+    matches!(
+        normalized(text).as_str(),
+        "stop"
+            | "stop it"
+            | "stop please"
+            | "please stop"
+            | "stop stop"
+            | "cancel"
+            | "stop talking"
+    )
+}
+
+const ORDINALS: &[&[&str]] = &[
+    &["first", "1st"],
+    &["second", "2nd"],
+    &["third", "3rd"],
+    &["fourth", "4th"],
+    &["fifth", "5th"],
+];
+const NUMBERS: &[&[&str]] = &[
+    &["one", "1"],
+    &["two", "2"],
+    &["three", "3"],
+    &["four", "4"],
+    &["five", "5"],
+];
+
+/// The choice an answer names: the option itself, a sentence holding
+/// exactly one option, or an ordinal ("the second one").
+pub fn match_option(answer: &str, options: &[String]) -> Option<String> {
+    let said = normalized(answer);
+    if said.is_empty() {
+        return None;
+    }
+    if let Some(option) = options.iter().find(|o| normalized(o) == said) {
+        return Some(option.clone());
+    }
+    let padded = format!(" {said} ");
+    let containing: Vec<&String> = options
+        .iter()
+        .filter(|o| {
+            let o = normalized(o);
+            !o.is_empty() && padded.contains(&format!(" {o} "))
+        })
+        .collect();
+    if let [only] = containing.as_slice() {
+        return Some((*only).clone());
+    }
+    let said_words = words(answer);
+    if said_words.len() > 4 {
+        return None;
+    }
+    let pick = |table: &[&[&str]], found: &dyn Fn(&[&str]) -> bool| {
+        table
+            .iter()
+            .take(options.len())
+            .position(|names| found(names))
+            .map(|index| options[index].clone())
+    };
+    // "the second one", "second please"
+    let ordinal = pick(ORDINALS, &|names| {
+        said_words.iter().any(|w| names.contains(&w.as_str()))
+    });
+    // "two", "number two", "option 2" ("one" alone is too common otherwise)
+    let number = || {
+        let last = said_words.last()?;
+        let counted =
+            said_words.len() == 1 || said_words.iter().any(|w| w == "number" || w == "option");
+        counted.then(|| pick(NUMBERS, &|names| names.contains(&last.as_str())))?
+    };
+    ordinal.or_else(number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn speech_lists_the_choices() {
+        assert_eq!(
+            question_speech("Which project?", &opts(&["Imprint", "Billing"]), true),
+            "Which project? You can say Imprint or Billing, or something else."
+        );
+        assert_eq!(
+            question_speech("Which?", &opts(&["A", "B", "C"]), false),
+            "Which? You can say A, B or C."
+        );
+        assert_eq!(question_speech(" When? ", &[], true), "When?");
+    }
+
+    #[test]
+    fn noise_is_empty_filler_or_unsure() {
+        assert!(is_noise("", None));
+        assert!(is_noise("  ...  ", None));
+        assert!(is_noise("um, uh", None));
+        assert!(is_noise("Billing", Some(0.2)));
+        assert!(!is_noise("Billing", Some(0.9)));
+        assert!(!is_noise("um billing", None));
+    }
+
+    #[test]
+    fn echo_is_what_echo_said() {
+        let spoken =
+            vec!["Which project? You can say Imprint or Billing, or something else.".to_string()];
+        assert!(is_echo("you can say imprint or billing", &spoken));
+        assert!(is_echo("Which project", &spoken));
+        assert!(
+            is_echo("which project you can say imprint or bill", &spoken),
+            "a slight mishearing"
+        );
+        assert!(
+            !is_echo("Billing", &spoken),
+            "a one-word answer is never taken as echo"
+        );
+        assert!(!is_echo("the garden one please", &spoken));
+        assert!(!is_echo("anything", &[]));
+    }
+
+    #[test]
+    fn stop_is_recognized_alone() {
+        assert!(is_stop("Stop."));
+        assert!(is_stop("please stop"));
+        assert!(!is_stop("stop by the bakery tomorrow"));
+    }
+
+    #[test]
+    fn spoken_answers_match_choices() {
+        let options = opts(&["Imprint", "Billing", "Garden shed"]);
+        assert_eq!(
+            match_option("billing", &options).as_deref(),
+            Some("Billing")
+        );
+        assert_eq!(
+            match_option("Billing, please.", &options).as_deref(),
+            Some("Billing")
+        );
+        assert_eq!(
+            match_option("the garden shed one", &options).as_deref(),
+            Some("Garden shed")
+        );
+        assert_eq!(
+            match_option("the second one", &options).as_deref(),
+            Some("Billing")
+        );
+        assert_eq!(
+            match_option("imprint or billing", &options),
+            None,
+            "two choices named"
+        );
+        assert_eq!(match_option("something else entirely", &options), None);
+        assert_eq!(match_option("the fifth", &options), None, "no fifth choice");
+        assert_eq!(
+            match_option("number three", &options).as_deref(),
+            Some("Garden shed")
+        );
+        assert_eq!(match_option("two", &options).as_deref(), Some("Billing"));
+    }
+}
