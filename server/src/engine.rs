@@ -14,7 +14,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::models::ModelClient;
-use crate::replies::{history_to_messages, stream_reply, Replies, Reply, ReplyEnv, ReplyJob};
+use crate::replies::{
+    history_to_messages, stream_reply, Replies, Reply, ReplyEnv, ReplyJob, ToolSets,
+};
 use crate::store::{NewMessage, Store, StoreError};
 use crate::tools::Offer;
 
@@ -34,8 +36,10 @@ impl Engine {
         let (dashboard, _) = broadcast::channel(256);
         let reminders_changed = Arc::new(Notify::new());
         let wake = Arc::clone(&reminders_changed);
+        let model = config.model();
         let reply_env = Arc::new(ReplyEnv {
-            model: ModelClient::new(config.model()),
+            tool_sets: ToolSets::new(model.tool_format),
+            model: ModelClient::new(model),
             slots: Arc::new(Semaphore::new(config.writing_slots)),
             research_budget: config.research_budget(),
             max_tool_iters: config.max_tool_iters,

@@ -39,6 +39,10 @@ pub async fn start(config: Config) -> Result<Running, String> {
     );
     let app = crate::http::app(Arc::clone(&engine), dist);
     let until = shutdown.clone();
+    // Events are small and latency matters: no Nagle delay.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let task = tokio::spawn(async move {
         axum::serve(listener, app)
             .with_graceful_shutdown(async move { until.cancelled().await })

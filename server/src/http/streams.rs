@@ -4,8 +4,9 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
+use axum::http::{header, HeaderMap};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -23,8 +24,10 @@ pub fn router() -> Router<AppState> {
         .route("/events", get(dashboard_events))
 }
 
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
 fn keep_alive() -> KeepAlive {
-    KeepAlive::new().interval(Duration::from_secs(15))
+    KeepAlive::new().interval(KEEP_ALIVE)
 }
 
 #[derive(serde::Deserialize)]
@@ -52,15 +55,30 @@ async fn reply_events(
         .unwrap_or(0);
     let cursor = reply.log.follow(after);
     let shutdown = engine.shutdown.clone();
+    // Written as raw SSE frames so that a watcher that fell behind gets
+    // everything that is ready in one write, not one write per event.
     let stream = futures::stream::unfold(cursor, |mut cursor| async move {
-        let event = cursor.next().await?;
-        let sse = Event::default()
-            .id(event.seq.to_string())
-            .data(&*event.json);
-        Some((Ok::<_, Infallible>(sse), cursor))
+        let first = tokio::select! {
+            event = cursor.next() => event?,
+            _ = tokio::time::sleep(KEEP_ALIVE) => {
+                return Some((Ok::<_, Infallible>(Bytes::from_static(b": keep-alive\n\n")), cursor));
+            }
+        };
+        let mut frames = String::new();
+        for event in std::iter::once(first).chain(cursor.ready(256)) {
+            frames.push_str(&format!("id: {}\ndata: {}\n\n", event.seq, event.json));
+        }
+        Some((Ok(Bytes::from(frames)), cursor))
     })
     .take_until(async move { shutdown.cancelled().await });
-    Ok(Sse::new(stream).keep_alive(keep_alive()).into_response())
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(stream),
+    )
+        .into_response())
 }
 
 async fn dashboard_events(

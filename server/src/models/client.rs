@@ -119,7 +119,7 @@ impl ModelClient {
             "stream": true,
         });
         if native {
-            body["tools"] = Value::Array(turn.tools.clone());
+            body["tools"] = Value::Array(turn.tools.to_vec());
         }
         if self.settings.provider == crate::config::Provider::Local {
             // Small local models drift at higher temperatures.

@@ -65,7 +65,8 @@ pub enum ModelError {
 pub struct TurnRequest {
     pub messages: Vec<ChatMessage>,
     /// Tool schemas in OpenAI format; empty when no tools are offered.
-    pub tools: Vec<Value>,
+    /// Shared: every reply of a kind offers the same set.
+    pub tools: std::sync::Arc<Vec<Value>>,
     /// False for the reserved answer: tools are neither described nor
     /// called, but markup is still kept from the user's text.
     pub allow_calls: bool,

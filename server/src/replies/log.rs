@@ -17,7 +17,7 @@ pub struct LoggedEvent {
 }
 
 pub struct EventLog {
-    events: Mutex<Vec<LoggedEvent>>,
+    events: Mutex<Vec<Arc<LoggedEvent>>>,
     /// The number of events; watchers wake when it changes.
     len: watch::Sender<u64>,
 }
@@ -40,7 +40,7 @@ impl EventLog {
         let seq = {
             let mut events = self.lock();
             let seq = events.len() as u64 + 1;
-            events.push(LoggedEvent { seq, event, json });
+            events.push(Arc::new(LoggedEvent { seq, event, json }));
             seq
         };
         self.len.send_replace(seq);
@@ -54,18 +54,19 @@ impl EventLog {
             log: Arc::clone(self),
             next: after,
             len: self.len.subscribe(),
+            finished: false,
         }
     }
 
-    pub fn snapshot(&self) -> Vec<LoggedEvent> {
+    pub fn snapshot(&self) -> Vec<Arc<LoggedEvent>> {
         self.lock().clone()
     }
 
-    fn get(&self, index: u64) -> Option<LoggedEvent> {
+    fn get(&self, index: u64) -> Option<Arc<LoggedEvent>> {
         self.lock().get(index as usize).cloned()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<LoggedEvent>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<LoggedEvent>>> {
         self.events.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -75,21 +76,30 @@ pub struct Cursor {
     /// Sequence number of the last event handed out.
     next: u64,
     len: watch::Receiver<u64>,
+    /// `done` was handed out (or lies behind the starting point).
+    finished: bool,
 }
 
 impl Cursor {
     /// The next event, waiting for it if need be; `None` after `done`.
-    pub async fn next(&mut self) -> Option<LoggedEvent> {
+    pub async fn next(&mut self) -> Option<Arc<LoggedEvent>> {
+        if self.finished {
+            return None;
+        }
+        if self.next > 0
+            && self
+                .log
+                .get(self.next - 1)
+                .is_some_and(|e| e.event.is_done())
+        {
+            self.finished = true;
+            return None;
+        }
         loop {
             if let Some(event) = self.log.get(self.next) {
-                if self.is_after_done() {
-                    return None;
-                }
                 self.next += 1;
+                self.finished = event.event.is_done();
                 return Some(event);
-            }
-            if self.is_after_done() {
-                return None;
             }
             // Wakes when an event is published. The sender lives in the log
             // this cursor holds, so it cannot be dropped while we wait.
@@ -100,12 +110,21 @@ impl Cursor {
         }
     }
 
-    fn is_after_done(&self) -> bool {
-        self.next > 0
-            && self
-                .log
-                .get(self.next - 1)
-                .is_some_and(|e| e.event.is_done())
+    /// Every event available now without waiting (at most `max`); empty
+    /// once `done` was handed out.
+    pub fn ready(&mut self, max: usize) -> Vec<Arc<LoggedEvent>> {
+        let mut batch = Vec::new();
+        while !self.finished && batch.len() < max {
+            match self.log.get(self.next) {
+                Some(event) => {
+                    self.next += 1;
+                    self.finished = event.event.is_done();
+                    batch.push(event);
+                }
+                None => break,
+            }
+        }
+        batch
     }
 }
 
@@ -133,7 +152,7 @@ mod tests {
             })
         };
         let third = cursor.next().await.unwrap();
-        assert_eq!((third.seq, third.event), (3, token("c")));
+        assert_eq!((third.seq, &third.event), (3, &token("c")));
         assert_eq!(cursor.next().await.unwrap().event, ReplyEvent::Done);
         assert!(cursor.next().await.is_none());
         publisher.await.unwrap();

@@ -10,7 +10,7 @@ mod stream;
 
 pub use history::history_to_messages;
 pub use log::{Cursor, EventLog, LoggedEvent};
-pub use stream::{stream_reply, ReplyEnv, ReplyJob};
+pub use stream::{stream_reply, ReplyEnv, ReplyJob, ToolSets};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};

@@ -23,6 +23,9 @@ use crate::tools::{self, run::ToolEnv, Offer, ToolOutput, ASK_USER, MAX_RESULT_C
 /// What every reply needs from the server.
 pub struct ReplyEnv {
     pub model: ModelClient,
+    /// The tool sets, built once and shared by every reply (a set is ~20 KB
+    /// of JSON values; thousands of waiting replies must not each hold one).
+    pub tool_sets: ToolSets,
     /// The writing slots: a fair (FIFO) semaphore around model work.
     pub slots: Arc<Semaphore>,
     pub research_budget: Duration,
@@ -30,6 +33,38 @@ pub struct ReplyEnv {
     pub answer_timeout: Duration,
     pub dashboard: broadcast::Sender<DashboardEvent>,
     pub reminder_added: Arc<dyn Fn() + Send + Sync>,
+}
+
+/// The tool schemas for each kind of caller.
+pub struct ToolSets {
+    sets: [Arc<Vec<Value>>; 4],
+}
+
+impl ToolSets {
+    pub fn new(format: crate::config::ToolFormat) -> Self {
+        let set = |read_only, can_answer| {
+            Arc::new(tools::offered(
+                format,
+                Offer {
+                    read_only,
+                    can_answer,
+                },
+            ))
+        };
+        Self {
+            sets: [
+                set(false, false),
+                set(false, true),
+                set(true, false),
+                set(true, true),
+            ],
+        }
+    }
+
+    pub fn get(&self, offer: Offer) -> Arc<Vec<Value>> {
+        let index = usize::from(offer.read_only) * 2 + usize::from(offer.can_answer);
+        Arc::clone(&self.sets[index])
+    }
 }
 
 /// One reply to run.
@@ -127,7 +162,7 @@ struct Run {
     store: Store,
     reply: Arc<Reply>,
     messages: Vec<ChatMessage>,
-    tools: Vec<Value>,
+    tools: Arc<Vec<Value>>,
     research: Research,
     permit: Option<OwnedSemaphorePermit>,
     /// Everything the user has been shown, across turns.
@@ -144,7 +179,7 @@ struct Turn {
 
 impl Run {
     fn new(job: ReplyJob) -> Self {
-        let tools = tools::offered(job.env.model.tool_format(), job.offer);
+        let tools = job.env.tool_sets.get(job.offer);
         let mut messages = vec![ChatMessage::System(tools::system_prompt(
             &tools,
             chrono::Local::now(),
@@ -211,7 +246,7 @@ impl Run {
         self.turns += 1;
         let request = TurnRequest {
             messages: self.messages.clone(),
-            tools: self.tools.clone(),
+            tools: Arc::clone(&self.tools),
             allow_calls,
             call_id_prefix: format!("t{}_", self.turns),
         };
