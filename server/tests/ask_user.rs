@@ -181,8 +181,8 @@ async fn the_other_calls_of_the_turn_run_as_usual() {
 async fn nobody_answering_goes_on_with_the_best_assumption() {
     let server = TestServer::start(vec![which_project()], &["--answer-timeout-s", "0.2"]).await;
     let sid = server.create_session().await;
-    server.say(&sid, "find my notes").await;
-    let events = server.watch(&sid, None).await.until_done().await;
+    let reply = server.say(&sid, "find my notes").await;
+    let events = server.watch_reply(&sid, &reply).await.until_done().await;
     assert_eq!(
         types(&events),
         [

@@ -133,11 +133,11 @@ async fn one_reply_per_session_at_a_time() {
     assert_eq!(status, 409, "{body}");
     assert!(body["error"].as_str().unwrap().contains("already"));
     let other = server.create_session().await;
-    server.say(&other, "something else").await;
+    let other_reply = server.say(&other, "something else").await;
     server
         .post(&format!("/api/chat/sessions/{sid}/stop"), json!({}))
         .await;
-    server.watch(&other, None).await.until_done().await;
+    server.watch_reply(&other, &other_reply).await.until_done().await;
 }
 
 #[tokio::test]
