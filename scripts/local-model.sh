@@ -56,6 +56,7 @@ CMAKE_FLAGS=(
   -DLLAMA_BUILD_APP=OFF
 )
 CTX_SIZE=4096
+MAX_TOKENS=1024
 MODEL_ALIAS=qwen2.5-coder-0.5b-instruct
 
 # The stamp's checked lines: change any of them and `ensure` rebuilds.
@@ -361,10 +362,13 @@ cmd_start() {
     exit 1
   fi
   # --alias: /v1/models and each response name the model, not its path.
+  # -n: a default cap for requests without max_tokens; this small model can
+  # loop (e.g. repeating an options list) until the context is full.
   # --no-webui: none was built. --cors-origins localhost: Imprint calls from
   # its server, so no web page elsewhere needs to read the answers.
+  # Later ARGS override these (the last value of a flag wins).
   exec "$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$port" \
-    -t "$(nproc)" -c "$CTX_SIZE" --jinja \
+    -t "$(nproc)" -c "$CTX_SIZE" -n "$MAX_TOKENS" --jinja \
     --alias "$MODEL_ALIAS" --no-webui --cors-origins localhost "$@"
 }
 

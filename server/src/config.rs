@@ -82,6 +82,11 @@ pub struct Config {
     #[arg(long, env = "IMPRINT_WRITING_SLOTS", default_value_t = 1)]
     pub writing_slots: usize,
 
+    /// Seconds a voice turn may go without any reply event before Echo
+    /// stops it (extended by the answer wait while a question waits).
+    #[arg(long, env = "IMPRINT_VOICE_TURN_TIMEOUT_S", default_value_t = 120.0)]
+    pub voice_turn_timeout_s: f64,
+
     /// Seconds without a byte from the model before its stream counts as
     /// stalled.
     #[arg(long, env = "IMPRINT_MODEL_IDLE_TIMEOUT_S", default_value_t = 120.0)]
@@ -280,6 +285,10 @@ impl Config {
         secs(self.research_budget_s)
     }
 
+    pub fn voice_turn_timeout(&self) -> Duration {
+        secs(self.voice_turn_timeout_s)
+    }
+
     pub fn answer_timeout(&self) -> Duration {
         secs(self.answer_timeout_s)
     }
@@ -318,6 +327,7 @@ impl Config {
             ("IMPRINT_RESEARCH_BUDGET_S", self.research_budget_s),
             ("IMPRINT_ANSWER_TIMEOUT_S", self.answer_timeout_s),
             ("IMPRINT_MODEL_IDLE_TIMEOUT_S", self.model_idle_timeout_s),
+            ("IMPRINT_VOICE_TURN_TIMEOUT_S", self.voice_turn_timeout_s),
         ] {
             if !(value.is_finite() && value > 0.0) {
                 return Err(format!("{name} must be a positive number of seconds"));

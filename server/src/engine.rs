@@ -23,6 +23,9 @@ use crate::tools::Offer;
 pub struct Engine {
     pub config: Config,
     pub store: Store,
+    /// For voice conversations with saving off: never written to disk.
+    pub ephemeral: Store,
+    pub voice: crate::voice::VoiceHub,
     pub replies: Arc<Replies>,
     pub reply_env: Arc<ReplyEnv>,
     pub dashboard: broadcast::Sender<DashboardEvent>,
@@ -32,7 +35,12 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(config: Config, store: Store, shutdown: CancellationToken) -> Arc<Self> {
+    pub fn new(
+        config: Config,
+        store: Store,
+        ephemeral: Store,
+        shutdown: CancellationToken,
+    ) -> Arc<Self> {
         let (dashboard, _) = broadcast::channel(256);
         let reminders_changed = Arc::new(Notify::new());
         let wake = Arc::clone(&reminders_changed);
@@ -51,6 +59,8 @@ impl Engine {
             replies: Arc::new(Replies::new(shutdown.clone())),
             config,
             store,
+            ephemeral,
+            voice: Default::default(),
             reply_env,
             dashboard,
             reminders_changed,
@@ -85,8 +95,7 @@ impl Engine {
         if message.len() > 32 * 1024 {
             return Err(ApiError::bad_request("the message is longer than 32 KiB"));
         }
-        if self
-            .store
+        if store
             .get_session(session_id)
             .await
             .map_err(store_error)?

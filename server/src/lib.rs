@@ -25,3 +25,4 @@ pub mod research;
 pub mod serve;
 pub mod store;
 pub mod tools;
+pub mod voice;

@@ -24,13 +24,15 @@ pub async fn start(config: Config) -> Result<Running, String> {
     let database = config.database_path()?;
     let store = Store::open(&database)
         .map_err(|e| format!("cannot open the database at {}: {e}", database.display()))?;
+    let ephemeral =
+        Store::open_in_memory().map_err(|e| format!("cannot open an in-memory database: {e}"))?;
     let listener = TcpListener::bind(config.addr)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let dist = config.dist_dir();
     let shutdown = CancellationToken::new();
-    let engine = Engine::new(config, store.clone(), shutdown.clone());
+    let engine = Engine::new(config, store.clone(), ephemeral, shutdown.clone());
     crate::reminders::spawn_timer(
         store,
         Arc::clone(&engine.reminders_changed),

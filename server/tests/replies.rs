@@ -137,7 +137,11 @@ async fn one_reply_per_session_at_a_time() {
     server
         .post(&format!("/api/chat/sessions/{sid}/stop"), json!({}))
         .await;
-    server.watch_reply(&other, &other_reply).await.until_done().await;
+    server
+        .watch_reply(&other, &other_reply)
+        .await
+        .until_done()
+        .await;
 }
 
 #[tokio::test]

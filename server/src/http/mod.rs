@@ -6,6 +6,7 @@ pub mod error;
 pub mod guard;
 mod site;
 mod streams;
+mod voice;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,6 +29,7 @@ pub fn app(engine: Arc<Engine>, dist: PathBuf) -> Router {
     let api = Router::new()
         .merge(chat::router())
         .merge(streams::router())
+        .merge(voice::router())
         .fallback(|| async { error::json_error(StatusCode::NOT_FOUND, "no such API route") });
     Router::new()
         // Not nested: server functions are registered under their full path.

@@ -1,0 +1,337 @@
+//! Echo over a real WebSocket with the stand-in model (SPEC §6).
+
+mod support;
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use support::*;
+use tokio_tungstenite::tungstenite::Message;
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+struct Echo {
+    socket: Socket,
+}
+
+impl Echo {
+    async fn connect(server: &TestServer, hello: Value) -> (Self, Value) {
+        let url = format!("{}/api/voice/ws", server.url.replace("http://", "ws://"));
+        let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        let mut echo = Echo { socket };
+        echo.send(hello).await;
+        let snapshot = echo.until("snapshot").await.pop().unwrap();
+        (echo, snapshot)
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.socket
+            .send(Message::Text(message.to_string().into()))
+            .await
+            .unwrap();
+    }
+
+    async fn next(&mut self) -> Value {
+        loop {
+            let message =
+                tokio::time::timeout(std::time::Duration::from_secs(10), self.socket.next())
+                    .await
+                    .expect("no voice message within 10 s")
+                    .expect("the socket closed")
+                    .unwrap();
+            if let Message::Text(text) = message {
+                return serde_json::from_str(text.as_str()).unwrap();
+            }
+        }
+    }
+
+    /// Reads until a message of `kind`; returns all read (it last).
+    async fn until(&mut self, kind: &str) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            let message = self.next().await;
+            assert!(
+                kind == "error" || message["type"] != "error",
+                "unexpected error: {message}"
+            );
+            let done = message["type"] == kind;
+            seen.push(message);
+            if done {
+                return seen;
+            }
+        }
+    }
+}
+
+fn ask(trigger: &str) -> Scenario {
+    scenario(
+        trigger,
+        vec![
+            Turn::call(
+                "ask_user",
+                json!({"question": "Which project?", "options": ["Imprint", "Billing"]}),
+            ),
+            Turn::text("Here are the notes."),
+        ],
+    )
+}
+
+async fn waiting_question(echo: &mut Echo, text: &str) -> Value {
+    echo.send(json!({"type": "utterance", "text": text, "confidence": 0.9}))
+        .await;
+    let started = echo.until("turn_started").await.pop().unwrap();
+    assert_eq!(started["text"], text);
+    let question = echo.until("question").await.pop().unwrap();
+    assert_eq!(question["turn_id"], started["turn_id"]);
+    question
+}
+
+#[tokio::test]
+async fn echo_speaks_the_question_and_takes_the_next_utterance_as_the_answer() {
+    let server = TestServer::start(vec![ask("voice notes")], &[]).await;
+    let (mut echo, snapshot) = Echo::connect(&server, json!({"type": "hello"})).await;
+    assert_eq!(
+        (
+            snapshot["saving"].as_bool(),
+            snapshot["read_only"].as_bool()
+        ),
+        (Some(true), Some(true))
+    );
+    assert_eq!(snapshot["turn"], Value::Null);
+    let question = waiting_question(&mut echo, "find my voice notes").await;
+    assert_eq!(
+        question["speech"],
+        "Which project? You can say Imprint or Billing, or something else."
+    );
+
+    echo.send(json!({"type": "utterance", "text": "billing please", "confidence": 0.95}))
+        .await;
+    let seen = echo.until("answered").await;
+    let kinds: Vec<_> = seen
+        .iter()
+        .map(|m| m["type"].as_str().unwrap().to_string())
+        .collect();
+    assert!(kinds.contains(&"answering".to_string()), "{kinds:?}");
+    assert!(!kinds.contains(&"queued".to_string()) && !kinds.contains(&"turn_started".to_string()));
+    assert_eq!(seen.last().unwrap()["text"], "Billing");
+    let finished = echo.until("assistant_message").await.pop().unwrap();
+    assert_eq!(finished["text"], "Here are the notes.");
+    let sid = snapshot["conversation_id"].as_str().unwrap();
+    let session = server.session(sid).await;
+    assert_eq!(session["messages"][1]["tool_name"], "ask_user");
+    assert_eq!(session["messages"][1]["content"], "Billing");
+}
+
+#[tokio::test]
+async fn a_tapped_choice_and_typed_text_answer_too() {
+    let server = TestServer::start(vec![ask("tap it"), ask("type it")], &[]).await;
+    let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
+    let question = waiting_question(&mut echo, "tap it").await;
+    echo.send(json!({"type": "answer", "question_id": question["id"], "text": "Imprint"}))
+        .await;
+    assert_eq!(
+        echo.until("answered").await.pop().unwrap()["text"],
+        "Imprint"
+    );
+    echo.until("done").await;
+
+    let question = waiting_question(&mut echo, "type it").await;
+    echo.send(json!({"type": "typed", "text": "the garden one"}))
+        .await;
+    let answered = echo.until("answered").await.pop().unwrap();
+    assert_eq!(
+        (answered["question_id"].clone(), answered["text"].as_str()),
+        (question["id"].clone(), Some("the garden one"))
+    );
+}
+
+#[tokio::test]
+async fn noise_and_echos_own_voice_are_ignored_even_while_a_question_waits() {
+    let server = TestServer::start(vec![ask("noisy")], &[]).await;
+    let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
+    for (text, confidence) in [("um uh", 0.9), ("Billing", 0.2), ("", 0.9)] {
+        echo.send(json!({"type": "utterance", "text": text, "confidence": confidence}))
+            .await;
+        let ignored = echo.until("ignored").await.pop().unwrap();
+        assert_eq!(ignored["reason"], "noise");
+    }
+    waiting_question(&mut echo, "noisy room").await;
+    echo.send(
+        json!({"type": "utterance", "text": "you can say imprint or billing", "confidence": 0.9}),
+    )
+    .await;
+    assert_eq!(echo.until("ignored").await.pop().unwrap()["reason"], "echo");
+    echo.send(json!({"type": "utterance", "text": "hmm", "confidence": 0.9}))
+        .await;
+    assert_eq!(
+        echo.until("ignored").await.pop().unwrap()["reason"],
+        "noise"
+    );
+    echo.send(json!({"type": "utterance", "text": "Imprint", "confidence": 0.9}))
+        .await;
+    assert_eq!(
+        echo.until("answered").await.pop().unwrap()["text"],
+        "Imprint"
+    );
+}
+
+#[tokio::test]
+async fn speech_during_a_reply_is_queued_and_becomes_the_next_turn() {
+    let mut slow = Turn::text("Thinking about it.");
+    slow.stall = true;
+    let server = TestServer::start(vec![scenario("long story", vec![slow])], &[]).await;
+    let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
+    echo.send(json!({"type": "utterance", "text": "tell me a long story", "confidence": 0.9}))
+        .await;
+    echo.until("token").await;
+    echo.send(json!({"type": "utterance", "text": "and what about tea", "confidence": 0.9}))
+        .await;
+    assert_eq!(
+        echo.until("queued").await.pop().unwrap()["text"],
+        "and what about tea"
+    );
+    // A spoken "stop" stops the reply; the queue becomes the next turn.
+    echo.send(json!({"type": "utterance", "text": "Stop.", "confidence": 0.9}))
+        .await;
+    echo.until("stopped").await;
+    let next = echo.until("turn_started").await.pop().unwrap();
+    assert_eq!(next["text"], "and what about tea");
+    assert_eq!(
+        echo.until("assistant_message").await.pop().unwrap()["text"],
+        "You said: and what about tea"
+    );
+}
+
+#[tokio::test]
+async fn the_stop_control_ends_the_wait() {
+    let server = TestServer::start(vec![ask("stop the wait")], &[]).await;
+    let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
+    waiting_question(&mut echo, "stop the wait").await;
+    echo.send(json!({"type": "stop"})).await;
+    let seen = echo.until("done").await;
+    let kinds: Vec<_> = seen
+        .iter()
+        .map(|m| m["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kinds, ["unanswered", "stopped", "done"]);
+}
+
+#[tokio::test]
+async fn voice_is_read_only_but_offers_ask_user() {
+    let server = TestServer::start(vec![], &[]).await;
+    let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
+    echo.send(json!({"type": "typed", "text": "what tools"}))
+        .await;
+    echo.until("done").await;
+    let request = server.standin.requests_for("what tools").pop().unwrap();
+    let names: Vec<_> = request["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["search", "list_projects", "ask_user"]);
+}
+
+#[tokio::test]
+async fn with_saving_off_nothing_is_stored_or_listed() {
+    let server = TestServer::start(vec![], &[]).await;
+    let (mut echo, snapshot) =
+        Echo::connect(&server, json!({"type": "hello", "saving": false})).await;
+    assert_eq!(snapshot["saving"], false);
+    echo.send(json!({"type": "typed", "text": "a private thought"}))
+        .await;
+    let seen = echo.until("done").await;
+    assert!(seen.iter().any(|m| m["type"] == "assistant_message" && m["text"] == "You said: a private thought"), "{seen:?}");
+    let (_, list) = server.get("/api/chat/sessions").await;
+    assert_eq!(list["sessions"].as_array().unwrap().len(), 0);
+    let sid = snapshot["conversation_id"].as_str().unwrap();
+    assert_eq!(
+        server.get(&format!("/api/chat/sessions/{sid}")).await.0,
+        404
+    );
+}
+
+#[tokio::test]
+async fn a_window_that_reconnects_gets_the_waiting_question_in_its_snapshot() {
+    let server = TestServer::start(vec![ask("reconnect")], &[]).await;
+    let (mut first, snapshot) = Echo::connect(&server, json!({"type": "hello"})).await;
+    let question = waiting_question(&mut first, "reconnect me").await;
+    drop(first);
+    let id = snapshot["conversation_id"].clone();
+    let (mut again, snapshot) =
+        Echo::connect(&server, json!({"type": "hello", "conversation_id": id})).await;
+    assert_eq!(snapshot["conversation_id"], id);
+    let waiting = &snapshot["turn"]["question"];
+    assert_eq!(waiting["id"], question["id"]);
+    assert_eq!(waiting["speech"], question["speech"]);
+    let sid = id.as_str().unwrap();
+    assert_eq!(
+        server.session(sid).await["reply"]["state"],
+        "waiting",
+        "the session API reports it too"
+    );
+    again
+        .send(json!({"type": "answer", "question_id": question["id"], "text": "Billing"}))
+        .await;
+    again.until("answered").await;
+}
+
+#[tokio::test]
+async fn a_quiet_turn_times_out_but_not_while_a_question_waits() {
+    let mut stalled = Turn::text("…");
+    stalled.stall = true;
+    let mut slow = Turn::text("slow but fine");
+    slow.delay_ms = 600;
+    let server = TestServer::start(
+        vec![
+            scenario("go quiet", vec![stalled]),
+            ask("ask and wait"),
+            scenario("slow chat", vec![slow]),
+        ],
+        &["--voice-turn-timeout-s", "0.3"],
+    )
+    .await;
+    let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
+    echo.send(json!({"type": "typed", "text": "go quiet"}))
+        .await;
+    echo.until("stopped").await; // the stalled model was stopped by the timeout
+    echo.until("done").await;
+
+    let question = waiting_question(&mut echo, "ask and wait").await;
+    // Let more than the turn timeout pass, measured by another chat's slow
+    // reply (600 ms), while the question waits.
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "slow chat").await;
+    assert_eq!(events[events.len() - 2]["text"], "slow but fine");
+    echo.send(json!({"type": "answer", "question_id": question["id"], "text": "Billing"}))
+        .await;
+    let rest = echo.until("done").await;
+    assert!(
+        rest.iter().any(|m| m["type"] == "assistant_message"),
+        "the turn went on: {rest:?}"
+    );
+}
+
+#[tokio::test]
+async fn bad_messages_get_an_error_not_a_closed_socket() {
+    let server = TestServer::start(vec![], &[]).await;
+    let url = format!("{}/api/voice/ws", server.url.replace("http://", "ws://"));
+    let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let mut echo = Echo { socket };
+    echo.send(json!({"type": "typed", "text": "before hello"}))
+        .await;
+    assert!(echo.until("error").await.pop().unwrap()["error"]
+        .as_str()
+        .unwrap()
+        .contains("hello"));
+    echo.socket
+        .send(Message::Text("not json".into()))
+        .await
+        .unwrap();
+    echo.until("error").await;
+    echo.send(json!({"type": "hello"})).await;
+    echo.until("snapshot").await;
+    echo.send(json!({"type": "dance"})).await;
+    echo.until("error").await;
+}
