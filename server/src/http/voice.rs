@@ -81,11 +81,8 @@ async fn session(mut socket: WebSocket, engine: Arc<Engine>) {
                 let Some(Ok(message)) = incoming else { break };
                 match parse(&message) {
                     Some(Ok(message)) => conversation.handle(&engine, message).await,
-                    Some(Err(e)) => {
-                        if socket.send(error_text(&e)).await.is_err() {
-                            break;
-                        }
-                    }
+                    Some(Err(e)) if socket.send(error_text(&e)).await.is_err() => break,
+                    Some(Err(_)) => {}
                     None if matches!(message, Message::Close(_)) => break,
                     None => {}
                 }
