@@ -2,6 +2,7 @@
 //! reducer, question-card state, Markdown rendering, tool activity text.
 
 pub mod activity;
+pub mod echo;
 pub mod markdown;
 pub mod reply;
 pub mod voice;

@@ -1,9 +1,11 @@
 //! The dashboard's components (browser only).
 
 mod chat;
+mod echo;
 mod notifications;
 mod pages;
 mod shell;
+mod speech;
 mod streams;
 mod theme;
 
@@ -16,6 +18,7 @@ use leptos_router::path;
 pub fn App() -> impl IntoView {
     theme::provide_theme();
     streams::provide_dashboard_events();
+    echo::provide_echo();
     view! {
         <Router>
             <shell::Shell>

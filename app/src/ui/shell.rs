@@ -4,12 +4,15 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
+use super::echo::Companion;
 use super::notifications::{NotificationsButton, ReminderToasts};
 use super::theme::ThemeToggle;
 use crate::api::fetch_status;
 
 #[component]
 pub fn Shell(children: Children) -> impl IntoView {
+    let location = leptos_router::hooks::use_location();
+    let on_voice_page = move || location.pathname.get().starts_with("/voice");
     view! {
         <div class="shell">
             <header class="topbar">
@@ -24,6 +27,9 @@ pub fn Shell(children: Children) -> impl IntoView {
             </header>
             <main class="page">{children()}</main>
             <ReminderToasts/>
+            <Show when=move || !on_voice_page()>
+                <Companion/>
+            </Show>
         </div>
     }
 }

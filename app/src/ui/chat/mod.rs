@@ -4,6 +4,8 @@ mod composer;
 mod conversation;
 mod items;
 mod question_card;
+
+pub use question_card::QuestionCard;
 mod sessions;
 
 use leptos::prelude::*;

@@ -1,0 +1,130 @@
+//! Echo's view: the microphone, the live transcript, the turns with their
+//! replies and question cards, typed input, Stop reply and the saving
+//! switch. The Voice page shows it; the companion opens it in a panel.
+
+use leptos::prelude::*;
+
+use super::Echo;
+use crate::logic::reply::CardState;
+use crate::protocol::{Question, QuestionOrigin};
+use crate::ui::chat::QuestionCard;
+use crate::ui::speech::recognition;
+
+#[component]
+pub fn EchoPanel() -> impl IntoView {
+    let echo: Echo = expect_context();
+    Effect::new(move |_| echo.connect(false));
+    let typed = RwSignal::new(String::new());
+    let send_typed = move || {
+        let text = typed.get_untracked();
+        if !text.trim().is_empty() {
+            echo.typed(text);
+            typed.set(String::new());
+        }
+    };
+    let mic_supported = recognition::available();
+    let busy = move || echo.state.with(|s| s.busy());
+    view! {
+        <div class="echo" data-testid="echo">
+            <div class="echo-controls">
+                <button class="mic" class:listening=move || echo.listening.get() data-testid="mic"
+                    aria-pressed=move || echo.listening.get().to_string()
+                    disabled=!mic_supported
+                    on:click=move |_| echo.toggle_listening()>
+                    {move || if echo.listening.get() { "● Listening" } else { "🎤 Talk" }}
+                </button>
+                <Show when=busy>
+                    <button class="danger" data-testid="echo-stop" on:click=move |_| echo.stop()>"■ Stop reply"</button>
+                </Show>
+                <label class="saving">
+                    <input type="checkbox" data-testid="echo-saving"
+                        prop:checked=move || echo.state.with(|s| s.saving)
+                        on:change=move |ev| echo.set_saving(event_target_checked(&ev))/>
+                    " Save this conversation"
+                </label>
+            </div>
+            {(!mic_supported).then(|| view! {
+                <p class="muted" data-testid="no-speech">"This browser cannot listen; type to Echo instead."</p>
+            })}
+            {move || echo.mic_problem.get().map(|p| view! { <p class="muted">{p}</p> })}
+            <p class="transcript" data-testid="transcript" aria-live="polite">{move || echo.transcript.get()}</p>
+            <div class="echo-turns" data-testid="echo-turns">
+                <For each=move || echo.state.with(|s| s.turns.iter().map(|t| t.id.clone()).collect::<Vec<_>>())
+                    key=|id| id.clone() let:id>
+                    <EchoTurnView id=id/>
+                </For>
+            </div>
+            {move || echo.state.with(|s| (!s.queue.is_empty()).then(|| view! {
+                <p class="muted" data-testid="echo-queue">{format!("Next: {}", s.queue.join(" · "))}</p>
+            }))}
+            {move || echo.state.with(|s| s.notice.clone()).map(|n| view! { <p class="muted" data-testid="echo-notice">{n}</p> })}
+            <form class="composer" on:submit=move |ev| { ev.prevent_default(); send_typed(); }>
+                <input type="text" data-testid="echo-input" aria-label="Type to Echo"
+                    placeholder=move || if echo.state.with(|s| s.waiting_question().is_some()) { "Answer the question…" } else { "Type to Echo…" }
+                    prop:value=move || typed.get() on:input=move |ev| typed.set(event_target_value(&ev))/>
+                <button type="submit" class="primary">"Send"</button>
+            </form>
+        </div>
+    }
+}
+
+#[component]
+fn EchoTurnView(id: String) -> impl IntoView {
+    let echo: Echo = expect_context();
+    let turn = Memo::new({
+        let id = id.clone();
+        move |_| {
+            echo.state
+                .with(|s| s.turns.iter().find(|t| t.id == id).cloned())
+        }
+    });
+    let question_id = Memo::new(move |_| {
+        turn.with(|t| {
+            t.as_ref()
+                .and_then(|t| t.question.as_ref().map(|(q, _)| q.id.clone()))
+        })
+    });
+    view! {
+        <div class="echo-turn" data-testid="echo-turn">
+            <div class="msg user" data-testid="echo-heard">{move || turn.with(|t| t.as_ref().map(|t| t.text.clone()))}</div>
+            {move || question_id.get().map(|_| {
+                let (question, _) = turn.get_untracked().and_then(|t| t.question).expect("a question");
+                let qid = question.id.clone();
+                let state = Signal::derive(move || turn.with(|t| t.as_ref().and_then(|t| t.question.as_ref().map(|(_, s)| s.clone())).unwrap_or(CardState::Waiting)));
+                let card = Question {
+                    id: question.id,
+                    question: question.question,
+                    options: question.options,
+                    allow_other: question.allow_other,
+                    expires_at: None,
+                    origin: QuestionOrigin::Model,
+                };
+                view! { <QuestionCard question=card state=state on_answer=Callback::new(move |text| echo.answer(qid.clone(), text))/> }
+            })}
+            <div class="msg assistant" data-testid="echo-reply">{move || turn.with(|t| t.as_ref().map(|t| t.reply_text.clone()))}</div>
+        </div>
+    }
+}
+
+/// The floating Echo button on every page; opens Echo in a panel.
+#[component]
+pub fn Companion() -> impl IntoView {
+    let open = RwSignal::new(false);
+    view! {
+        <div class="companion">
+            <Show when=move || open.get()>
+                <div class="companion-panel" role="dialog" aria-label="Echo" data-testid="companion-panel">
+                    <div class="companion-header">
+                        <strong>"Echo"</strong>
+                        <button aria-label="Close Echo" on:click=move |_| open.set(false)>"×"</button>
+                    </div>
+                    <EchoPanel/>
+                </div>
+            </Show>
+            <button class="companion-button primary" data-testid="echo-companion" aria-label="Open Echo"
+                aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
+                "Echo"
+            </button>
+        </div>
+    }
+}
