@@ -4,8 +4,9 @@
 # and cached under ${XDG_CACHE_HOME:-$HOME/.cache}/imprint/.
 #
 #   scripts/local-model.sh ensure          set up whatever is missing (once:
-#                                          about 10 minutes on 2 cores, most
-#                                          of it the build; then instant)
+#                                          about 10 minutes on 2 free cores,
+#                                          nearly all of it the build; then
+#                                          a no-op that says it is ready)
 #   scripts/local-model.sh start PORT [ARGS...]
 #                                          exec llama-server on 127.0.0.1:PORT
 #                                          (OpenAI-compatible /v1/...); extra
@@ -272,7 +273,7 @@ PY
   local jobs log
   jobs=$(nproc)
   log="$work/build.log"
-  begin "building llama-server (about 8 minutes on 2 cores, once)"
+  begin "building llama-server (once: about 10 minutes on 2 free cores, longer beside other builds)"
   # Keep build-info's git lookup inside the unpacked source (which has no
   # .git), rather than picking up whatever repository encloses the cache.
   export GIT_CEILING_DIRECTORIES="$work"
