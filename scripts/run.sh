@@ -1,9 +1,32 @@
 #!/usr/bin/env bash
 # The first command: sets up whatever is missing, builds, and runs Imprint
 # on http://127.0.0.1:8420 (IMPRINT_ADDR). Extra arguments go to `imprint`.
+#
+# With no model configured (no IMPRINT_CHAT_PROVIDER / IMPRINT_CHAT_BASE_URL),
+# it also sets up the built-in local model (llama-server + Qwen2.5-Coder-0.5B,
+# once, cached), starts it on a free loopback port and stops it with Imprint.
+# If that fails, Imprint still starts and says how to connect a model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 scripts/setup.sh
+
+model_pid=""
+stop_model() { [ -n "$model_pid" ] && kill "$model_pid" 2>/dev/null || true; }
+trap stop_model EXIT INT TERM
+
+if [ -z "${IMPRINT_CHAT_PROVIDER:-}" ] && [ -z "${IMPRINT_CHAT_BASE_URL:-}" ]; then
+  step "the local model (IMPRINT_CHAT_PROVIDER is not set)"
+  if scripts/local-model.sh ensure; then
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    scripts/local-model.sh start "$port" >"${TMPDIR:-/tmp}/imprint-llama-server.log" 2>&1 &
+    model_pid=$!
+    export IMPRINT_CHAT_PROVIDER=local IMPRINT_CHAT_BASE_URL="http://127.0.0.1:$port/v1"
+    echo "llama-server starting on 127.0.0.1:$port (log: ${TMPDIR:-/tmp}/imprint-llama-server.log)"
+  else
+    echo "The local model could not be set up; Imprint starts without it (see the README to connect another model)." >&2
+  fi
+fi
+
 step "starting Imprint"
-exec target/release/imprint "$@"
+target/release/imprint "$@"
