@@ -53,7 +53,15 @@ pub fn spawn_timer(
                         });
                     }
                 }
-                Err(error) => tracing::error!(%error, "cannot mark due reminders"),
+                Err(error) => {
+                    // Retrying at once would spin on the same due reminder:
+                    // wait for a change (or shutdown) instead.
+                    tracing::error!(%error, "cannot mark due reminders; waiting for a change");
+                    tokio::select! {
+                        _ = shutdown.cancelled() => return,
+                        _ = changed.notified() => {}
+                    }
+                }
             }
         }
     })
