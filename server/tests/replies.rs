@@ -380,23 +380,9 @@ async fn hermes_markup_split_across_chunks_becomes_a_tool_call_never_text() {
         "rch\", \"arguments\": {\"query\": \"tea\"}}</tool_",
         "call>",
     ]);
-    let standin = StandIn::start(vec![scenario(
-        "tea",
-        vec![markup, Turn::text("No tea notes.")],
-    )])
-    .await;
-    let base = standin.base_url();
-    let server = TestServer::start_with(
-        standin,
-        &[
-            "--chat-provider",
-            "vllm",
-            "--chat-base-url",
-            &base,
-            "--chat-tool-format",
-            "hermes",
-        ],
-        &[],
+    let server = TestServer::start_with_format(
+        vec![scenario("tea", vec![markup, Turn::text("No tea notes.")])],
+        "hermes",
     )
     .await;
     let sid = server.create_session().await;
@@ -428,21 +414,7 @@ async fn hermes_markup_split_across_chunks_becomes_a_tool_call_never_text() {
 
 #[tokio::test]
 async fn tool_format_none_offers_no_tools() {
-    let standin = StandIn::start(vec![]).await;
-    let base = standin.base_url();
-    let server = TestServer::start_with(
-        standin,
-        &[
-            "--chat-provider",
-            "vllm",
-            "--chat-base-url",
-            &base,
-            "--chat-tool-format",
-            "none",
-        ],
-        &[],
-    )
-    .await;
+    let server = TestServer::start_with_format(vec![], "none").await;
     let sid = server.create_session().await;
     server.converse(&sid, "plain").await;
     let request = &server.standin.requests()[0];

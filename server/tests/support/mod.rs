@@ -42,6 +42,22 @@ impl TestServer {
         .await
     }
 
+    /// A server whose stand-in model is reached with the given tool format
+    /// (`hermes`, `qwen-xml`, `none`) instead of native tool calls.
+    pub async fn start_with_format(scenarios: Vec<Scenario>, format: &str) -> Self {
+        let standin = StandIn::start(scenarios).await;
+        let base = standin.base_url();
+        let model_args = [
+            "--chat-provider",
+            "vllm",
+            "--chat-base-url",
+            &base,
+            "--chat-tool-format",
+            format,
+        ];
+        Self::start_with(standin, &model_args, &[]).await
+    }
+
     pub async fn start_with(standin: StandIn, model_args: &[&str], args: &[&str]) -> Self {
         let data = tempfile::tempdir().unwrap();
         let data_dir = data.path().to_str().unwrap().to_string();
