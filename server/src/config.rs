@@ -66,6 +66,15 @@ pub struct Config {
     #[arg(long, env = "IMPRINT_CHAT_TOOL_FORMAT", value_enum)]
     pub chat_tool_format: Option<ToolFormat>,
 
+    /// With a text markup format, who describes the tools to the model:
+    /// `template` sends them in the request's `tools` field for the
+    /// server's chat template to render as the model was trained
+    /// (llama-server with `--jinja`, Ollama), `imprint` writes them into
+    /// the system prompt itself. Default: `template` for the local model,
+    /// else `imprint`.
+    #[arg(long, env = "IMPRINT_CHAT_TOOL_PROMPT", value_enum)]
+    pub chat_tool_prompt: Option<ToolPrompt>,
+
     /// Seconds of research (the tool loop) before the reserved answer.
     #[arg(long, env = "IMPRINT_RESEARCH_BUDGET_S", default_value_t = 300.0)]
     pub research_budget_s: f64,
@@ -134,6 +143,13 @@ impl ToolFormat {
     }
 }
 
+/// Who describes the tools to a model that writes tool calls as text.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolPrompt {
+    Template,
+    Imprint,
+}
+
 /// The chat model to use, after presets and keys are resolved.
 #[derive(Clone, Debug)]
 pub struct ModelSettings {
@@ -142,6 +158,7 @@ pub struct ModelSettings {
     pub model: String,
     pub api_key: Option<String>,
     pub tool_format: ToolFormat,
+    pub tool_prompt: ToolPrompt,
     pub idle_timeout: Duration,
 }
 
@@ -277,6 +294,12 @@ impl Config {
             tool_format: self
                 .chat_tool_format
                 .unwrap_or_else(|| provider.default_tool_format()),
+            tool_prompt: self.chat_tool_prompt.unwrap_or(match provider {
+                // Small models follow the tool format they were trained
+                // on, which their own chat template writes.
+                Provider::Local => ToolPrompt::Template,
+                _ => ToolPrompt::Imprint,
+            }),
             idle_timeout: secs(self.model_idle_timeout_s),
         }
     }
@@ -394,6 +417,14 @@ mod tests {
         assert_eq!(c.model().base_url, "http://127.0.0.1:9/v1");
         assert_eq!(c.model().model, "m");
         assert_eq!(parse(&[]).model().tool_format, ToolFormat::Hermes);
+        assert_eq!(parse(&[]).model().tool_prompt, ToolPrompt::Template);
+        assert_eq!(c.model().tool_prompt, ToolPrompt::Imprint);
+        assert_eq!(
+            parse(&["--chat-tool-prompt", "imprint"])
+                .model()
+                .tool_prompt,
+            ToolPrompt::Imprint
+        );
         assert_eq!(
             parse(&["--chat-tool-format", "qwen-xml"])
                 .model()

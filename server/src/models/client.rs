@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::markup::{MarkupEvent, MarkupFormat, MarkupParser};
 use super::{prompt, ModelError, ModelEvent, ToolCallRequest, TurnRequest};
-use crate::config::{ModelSettings, ToolFormat};
+use crate::config::{ModelSettings, ToolFormat, ToolPrompt};
 
 /// Reaches one configured model.
 #[derive(Clone)]
@@ -98,12 +98,13 @@ impl ModelClient {
         let described = turn.allow_calls && !turn.tools.is_empty();
         let native = format == ToolFormat::Native && described;
         let markup = matches!(format, ToolFormat::Hermes | ToolFormat::QwenXml);
+        let in_template = markup && self.settings.tool_prompt == ToolPrompt::Template;
         let mut messages: Vec<Value> = turn
             .messages
             .iter()
             .map(|m| prompt::wire_message(m, markup))
             .collect();
-        if markup && described {
+        if markup && described && !in_template {
             let guide = prompt::render_tools_for_markup(format, &turn.tools);
             match messages.first_mut() {
                 Some(first) if first["role"] == "system" => {
@@ -118,7 +119,7 @@ impl ModelClient {
             "messages": messages,
             "stream": true,
         });
-        if native {
+        if native || (in_template && described) {
             body["tools"] = Value::Array(turn.tools.to_vec());
         }
         if self.settings.provider == crate::config::Provider::Local {
@@ -382,6 +383,47 @@ fn clip(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Provider;
+    use crate::models::ChatMessage;
+    use std::sync::Arc;
+
+    fn body(tool_format: ToolFormat, tool_prompt: ToolPrompt, allow_calls: bool) -> Value {
+        let client = ModelClient::new(ModelSettings {
+            provider: Provider::Local,
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "m".into(),
+            api_key: None,
+            tool_format,
+            tool_prompt,
+            idle_timeout: Duration::from_secs(1),
+        });
+        let tools = crate::tools::offered(tool_format, crate::tools::Offer::CHAT);
+        client.request_body(&TurnRequest {
+            messages: vec![
+                ChatMessage::System("You are Imprint.".into()),
+                ChatMessage::User("hi".into()),
+            ],
+            tools: Arc::new(tools),
+            allow_calls,
+            call_id_prefix: "t1_".into(),
+        })
+    }
+
+    #[test]
+    fn tools_go_where_the_tool_prompt_setting_says() {
+        let templated = body(ToolFormat::Hermes, ToolPrompt::Template, true);
+        assert_eq!(templated["tools"].as_array().map(Vec::len), Some(5));
+        assert_eq!(templated["messages"][0]["content"], "You are Imprint.");
+        let written = body(ToolFormat::Hermes, ToolPrompt::Imprint, true);
+        assert!(written.get("tools").is_none());
+        let system = written["messages"][0]["content"].as_str().unwrap();
+        assert!(system.contains("# Tools") && system.contains("ask_user"));
+        // The reserved answer describes no tools either way.
+        assert!(body(ToolFormat::Hermes, ToolPrompt::Template, false)
+            .get("tools")
+            .is_none());
+        assert!(body(ToolFormat::Native, ToolPrompt::Imprint, true)["tools"].is_array());
+    }
 
     #[test]
     fn lines_survive_any_split_including_inside_a_character() {

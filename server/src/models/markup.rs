@@ -16,7 +16,8 @@
 //! * both formats: `<tool_call> … </tool_call>`, whose content may be a JSON
 //!   call (`{"name": …, "arguments": …}`, also several of them) or qwen-xml
 //!   (`<function=NAME><parameter=ARG>value</parameter></function>`); a stray
-//!   `</tool_call>` is dropped;
+//!   `</tool_call>` is dropped, and so are `<tool_response>` tags a model
+//!   echoes from its prompt;
 //! * [`MarkupFormat::Hermes`]: bare JSON calls `{"name": …, "arguments": …}`
 //!   whose name is a known tool, optionally wrapped in a ```` ```json ````
 //!   (or plain ```` ``` ````, or any language) fence, optionally with doubled
@@ -38,6 +39,8 @@ const FUNC_CLOSE: &str = "</function>";
 const PARAM_OPEN: &str = "<parameter=";
 const PARAM_CLOSE: &str = "</parameter>";
 const FENCE: &str = "```";
+const RESPONSE_OPEN: &str = "<tool_response>";
+const RESPONSE_CLOSE: &str = "</tool_response>";
 
 /// Keys allowed at the top level of a bare JSON call.
 const TOP_KEYS: [&str; 3] = ["name", "arguments", "parameters"];
@@ -213,9 +216,9 @@ impl MarkupParser {
                         };
                         return true;
                     }
-                    TagHit::StrayClose => {
+                    TagHit::Stray(len) => {
                         self.flush_text(i);
-                        self.buf.drain(..TOOL_CLOSE.len());
+                        self.buf.drain(..len);
                         return true;
                     }
                 },
@@ -528,14 +531,18 @@ enum TagHit {
     Wait,
     ToolOpen,
     FuncOpen,
-    StrayClose,
+    /// Markup that is dropped: a stray `</tool_call>`, or the
+    /// `<tool_response>` tags small models echo from their prompt.
+    Stray(usize),
 }
 
 /// What a `<` at the start of `s` (the rest of the buffer) starts.
 fn tag_at(s: &str, format: MarkupFormat, fin: bool) -> TagHit {
     let mut tags: Vec<(&str, TagHit)> = vec![
         (TOOL_OPEN, TagHit::ToolOpen),
-        (TOOL_CLOSE, TagHit::StrayClose),
+        (TOOL_CLOSE, TagHit::Stray(TOOL_CLOSE.len())),
+        (RESPONSE_OPEN, TagHit::Stray(RESPONSE_OPEN.len())),
+        (RESPONSE_CLOSE, TagHit::Stray(RESPONSE_CLOSE.len())),
     ];
     if format == MarkupFormat::QwenXml {
         tags.push((FUNC_OPEN, TagHit::FuncOpen));
@@ -1462,6 +1469,27 @@ mod tests {
             vec![call("search", json!({"query": "rust", "limit": 3}))]
         );
         assert!(out.malformed.is_empty());
+    }
+
+    #[test]
+    fn echoed_tool_response_tags_are_dropped_at_any_split() {
+        for format in [MarkupFormat::Hermes, MarkupFormat::QwenXml] {
+            check_splits(
+                format,
+                "<tool_response>I'll remind you at 10:05.</tool_response> Done.",
+                "I'll remind you at 10:05. Done.",
+                &[],
+                &["<tool_", "response>"],
+            );
+        }
+        // Something that only starts like the tag stays text.
+        check_splits(
+            MarkupFormat::Hermes,
+            "a <tool_resp> b",
+            "a <tool_resp> b",
+            &[],
+            &[],
+        );
     }
 
     #[test]
