@@ -5,6 +5,7 @@
 //! - [`models`]: the OpenAI-compatible streaming client and the tool-markup parsers
 //! - [`tools`]: tool schemas, the offered set, and their implementations
 //! - [`research`]: a reply's research budget
+//! - [`grounding`]: details a tool call must take from the user's words (a reminder's time, "the project"), else Imprint asks
 //! - [`ask`]: asking the user: normalization, answer validation, the waiter
 //! - [`replies`]: the registry of running replies, event logs, `stream_reply`
 //! - [`reminders`]: the reminder timer
@@ -15,6 +16,7 @@
 pub mod ask;
 pub mod config;
 pub mod engine;
+pub mod grounding;
 pub mod http;
 pub mod ids;
 pub mod import;

@@ -274,7 +274,10 @@ async fn a_reminder_fires_on_the_dashboard_stream() {
     .await;
     let mut dashboard = server.dashboard_events().await;
     let sid = server.create_session().await;
-    server.converse(&sid, "remind me to stretch").await;
+    // The time is the user's own (an ISO date-time in their words).
+    server
+        .converse(&sid, &format!("remind me at {due} to stretch"))
+        .await;
     let (_, list) = server.get("/api/reminders").await;
     assert_eq!(list["reminders"][0]["text"], "stretch");
     assert_eq!(list["reminders"][0]["session_id"], sid.as_str());

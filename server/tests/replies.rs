@@ -164,7 +164,9 @@ async fn every_call_of_a_turn_runs_in_order_and_is_stored() {
     )
     .await;
     let sid = server.create_session().await;
-    let events = server.converse(&sid, "remember Anna's birthday").await;
+    let events = server
+        .converse(&sid, "remember Anna's birthday, for the Family project")
+        .await;
     assert_eq!(
         types(&events),
         [

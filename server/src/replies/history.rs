@@ -25,7 +25,16 @@ pub fn history_to_messages(history: &[Message]) -> Vec<ChatMessage> {
                     .iter()
                     .position(|m| m.role != Role::Tool)
                     .map_or(history.len(), |n| index + n);
-                let rows = &history[index..end];
+                // Imprint's own questions are not the model's calls; what
+                // the user chose is in the result of the call they served.
+                let rows: Vec<&Message> = history[index..end]
+                    .iter()
+                    .filter(|row| !asked_by_imprint(row))
+                    .collect();
+                index = end;
+                if rows.is_empty() {
+                    continue;
+                }
                 let calls = rows
                     .iter()
                     .map(|row| ToolCallRequest {
@@ -38,20 +47,29 @@ pub fn history_to_messages(history: &[Message]) -> Vec<ChatMessage> {
                     content: String::new(),
                     tool_calls: calls,
                 });
-                for row in rows {
+                for row in &rows {
                     messages.push(ChatMessage::Tool {
                         call_id: format!("h{}", row.seq),
                         name: row.tool_name.clone().unwrap_or_default(),
                         content: tool_content(row),
                     });
                 }
-                index = end;
                 continue;
             }
         }
         index += 1;
     }
     messages
+}
+
+fn asked_by_imprint(row: &Message) -> bool {
+    row.tool_name.as_deref() == Some(ASK_USER)
+        && row
+            .tool_args
+            .as_ref()
+            .and_then(|a| a.get("origin"))
+            .and_then(Value::as_str)
+            == Some("imprint")
 }
 
 /// The arguments as the model wrote them (for `ask_user`, without the
@@ -145,6 +163,42 @@ mod tests {
         );
         assert!(
             matches!(&messages[4], ChatMessage::Assistant { content, .. } if content == "Here they are.")
+        );
+    }
+
+    #[test]
+    fn imprints_own_questions_are_not_shown_to_the_model_as_its_calls() {
+        let history = vec![
+            row(1, Role::User, "remind me about the dentist", None),
+            row(
+                2,
+                Role::Tool,
+                "Tomorrow, 09:00",
+                Some((
+                    "ask_user",
+                    json!({"question": "What time should I remind you about the dentist?", "options": ["Tomorrow, 09:00"], "allow_other": true, "question_id": "q_1", "outcome": "answered", "origin": "imprint"}),
+                )),
+            ),
+            row(
+                3,
+                Role::Tool,
+                "The user chose Tuesday 2026-12-01 09:00. Reminder #1 set",
+                Some((
+                    "remind",
+                    json!({"text": "dentist", "at": "2026-12-01T09:00:00+00:00"}),
+                )),
+            ),
+            row(4, Role::Assistant, "Done.", None),
+        ];
+        let messages = history_to_messages(&history);
+        assert_eq!(messages.len(), 4, "{messages:?}");
+        let ChatMessage::Assistant { tool_calls, .. } = &messages[1] else {
+            panic!("expected the calls, got {:?}", messages[1]);
+        };
+        assert_eq!(tool_calls.len(), 1);
+        assert_eq!(tool_calls[0].name, "remind");
+        assert!(
+            matches!(&messages[2], ChatMessage::Tool { content, .. } if content.starts_with("The user chose"))
         );
     }
 }

@@ -15,10 +15,13 @@ use tokio::time::Instant;
 
 use super::{Replies, Reply};
 use crate::ask::{self, WaitOutcome};
+use crate::grounding::{self, Need, Verdict};
 use crate::models::{ChatMessage, ModelClient, ModelEvent, ToolCallRequest, TurnRequest};
 use crate::research::Research;
 use crate::store::{NewMessage, Store};
-use crate::tools::{self, run::ToolEnv, Offer, ToolOutput, ASK_USER, MAX_RESULT_CHARS};
+use crate::tools::{
+    self, run::ToolEnv, Offer, ToolOutput, ASK_USER, LIST_PROJECTS, MAX_RESULT_CHARS, SEARCH, STORE,
+};
 
 /// What every reply needs from the server.
 pub struct ReplyEnv {
@@ -167,6 +170,10 @@ struct Run {
     permit: Option<OwnedSemaphorePermit>,
     /// Everything the user has been shown, across turns.
     text: String,
+    /// The user's message this reply answers, and the answers given
+    /// during it: the words grounded arguments must come from.
+    request: String,
+    answers: Vec<String>,
     turns: u32,
 }
 
@@ -184,8 +191,19 @@ impl Run {
             &tools,
             chrono::Local::now(),
         ))];
+        let request = job
+            .history
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                ChatMessage::User(text) => Some(text.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
         messages.extend(job.history);
         Self {
+            request,
+            answers: Vec::new(),
             research: Research::new(job.env.research_budget, job.env.max_tool_iters),
             env: job.env,
             store: job.store,
@@ -307,9 +325,7 @@ impl Run {
             if call.name == ASK_USER && tools::is_offered(&self.tools, ASK_USER) {
                 self.ask(&call).await?
             } else {
-                let output = self.run_tool(&call).await;
-                let content = cut_result(&output.text);
-                (output, call.arguments.clone(), content)
+                self.grounded_run(&call).await?
             };
         let result = cut_result(&output.text);
         self.reply.log.publish(ReplyEvent::ToolResult {
@@ -335,25 +351,18 @@ impl Run {
         Ok(output.wrote || self.research.learn(output.facts))
     }
 
-    async fn run_tool(&self, call: &ToolCallRequest) -> ToolOutput {
-        if !tools::is_offered(&self.tools, &call.name) {
-            return ToolOutput {
-                text: format!("Error: the tool `{}` is not available here", call.name),
-                error: true,
-                ..ToolOutput::default()
-            };
-        }
+    async fn run_tool(&self, name: &str, args: &Value) -> ToolOutput {
         let reminder_added = Arc::clone(&self.env.reminder_added);
         let env = ToolEnv {
             store: &self.store,
             session_id: Some(&self.reply.session_id),
             reminder_added: &*reminder_added,
         };
-        tools::run_tool(&env, &call.name, &call.arguments).await
+        tools::run_tool(&env, name, args).await
     }
 
-    /// Asks the user and waits. Returns the tool output, the arguments and
-    /// the content to store.
+    /// Runs the model's `ask_user` call: asks and waits. Returns the tool
+    /// output, the arguments and the content to store.
     async fn ask(
         &mut self,
         call: &ToolCallRequest,
@@ -370,19 +379,75 @@ impl Run {
                 return Ok((output, call.arguments.clone(), content));
             }
         };
-        let timeout = self.env.answer_timeout;
-        let question = Question {
+        let question = self.new_question(
+            args.question,
+            args.options,
+            args.allow_other,
+            QuestionOrigin::Model,
+        );
+        let mut stored_args = question_args(&question);
+        let (output, content) = match self.pose(question).await? {
+            Posed::Answered(text) => {
+                stored_args["outcome"] = json!("answered");
+                let output = ToolOutput {
+                    text: format!("The user answered: {text}"),
+                    // An answer is progress, like a write.
+                    wrote: true,
+                    ..ToolOutput::default()
+                };
+                (output, text)
+            }
+            Posed::TimedOut => {
+                stored_args["outcome"] = json!("timeout");
+                let text = format!(
+                    "No answer came from the user within {}. Go on with your best assumption, and say what you assumed.",
+                    self.answer_wait()
+                );
+                let output = ToolOutput {
+                    text: text.clone(),
+                    ..ToolOutput::default()
+                };
+                (output, text)
+            }
+        };
+        Ok((output, stored_args, content))
+    }
+
+    /// "30 minutes": the answer timeout, as the model reads it.
+    fn answer_wait(&self) -> String {
+        let minutes = (self.env.answer_timeout.as_secs_f64() / 60.0)
+            .round()
+            .max(1.0);
+        format!("{minutes} minutes")
+    }
+
+    fn new_question(
+        &self,
+        text: String,
+        options: Vec<String>,
+        allow_other: bool,
+        origin: QuestionOrigin,
+    ) -> Question {
+        Question {
             id: crate::ids::new_id("q"),
-            question: args.question.clone(),
-            options: args.options.clone(),
-            allow_other: args.allow_other,
-            expires_at: chrono::Duration::from_std(timeout)
+            question: text,
+            options,
+            allow_other,
+            expires_at: chrono::Duration::from_std(self.env.answer_timeout)
                 .ok()
                 .and_then(|d| chrono::Utc::now().checked_add_signed(d))
                 .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
-            origin: QuestionOrigin::Model,
-        };
+            origin,
+        }
+    }
+
+    /// Puts a question to the user and waits for the answer, the timeout,
+    /// a stop or the end of the reply. The writing slot is given up while
+    /// it waits and the research deadline moves by the time waited. A stop
+    /// stores the unanswered question and interrupts the reply.
+    async fn pose(&mut self, question: Question) -> Result<Posed, Interrupt> {
         let question_id = question.id.clone();
+        let stored_args = question_args(&question);
         // Registered before the event goes out, so an answer posted the
         // moment the event arrives finds it.
         let ticket = self.reply.waiters.register(question.clone());
@@ -395,55 +460,39 @@ impl Run {
         self.release_slot();
         let started = Instant::now();
         let outcome = ticket
-            .wait(self.reply.stop_token(), self.reply.end_token(), timeout)
+            .wait(
+                self.reply.stop_token(),
+                self.reply.end_token(),
+                self.env.answer_timeout,
+            )
             .await;
         self.research.extend(started.elapsed());
         let _ = self.env.dashboard.send(DashboardEvent::QuestionClosed {
             session_id: self.reply.session_id.clone(),
             question_id: question_id.clone(),
         });
-        let mut stored_args = json!({
-            "question": args.question,
-            "options": args.options,
-            "allow_other": args.allow_other,
-            "question_id": question_id,
-        });
-        let (output, content) = match outcome {
+        let posed = match outcome {
             WaitOutcome::Answered(text) => {
                 self.reply.log.publish(ReplyEvent::Answer {
                     id: question_id,
                     text: text.clone(),
                 });
-                stored_args["outcome"] = json!("answered");
-                let output = ToolOutput {
-                    text: format!("The user answered: {text}"),
-                    // An answer is progress, like a write.
-                    wrote: true,
-                    ..ToolOutput::default()
-                };
-                (output, text)
+                self.answers.push(text.clone());
+                Posed::Answered(text)
             }
             WaitOutcome::TimedOut => {
                 self.reply.log.publish(ReplyEvent::Unanswered {
                     id: question_id,
                     reason: "timeout".into(),
                 });
-                stored_args["outcome"] = json!("timeout");
-                let minutes = (timeout.as_secs_f64() / 60.0).round().max(1.0);
-                let text = format!(
-                    "No answer came from the user within {minutes} minutes. Go on with your best assumption, and say what you assumed."
-                );
-                let output = ToolOutput {
-                    text: text.clone(),
-                    ..ToolOutput::default()
-                };
-                (output, text)
+                Posed::TimedOut
             }
             WaitOutcome::Stopped | WaitOutcome::ReplyEnded => {
                 self.reply.log.publish(ReplyEvent::Unanswered {
                     id: question_id,
                     reason: "stopped".into(),
                 });
+                let mut stored_args = stored_args;
                 stored_args["outcome"] = json!("stopped");
                 let row = NewMessage {
                     role: Role::Tool,
@@ -459,7 +508,152 @@ impl Run {
             }
         };
         self.ensure_slot().await?;
-        Ok((output, stored_args, content))
+        Ok(posed)
+    }
+
+    /// Runs a call whose grounded arguments (see [`grounding`]) the user
+    /// gave; when one is missing, Imprint asks the user itself first.
+    /// Returns the output, the arguments it ran with and the content to
+    /// store.
+    async fn grounded_run(
+        &mut self,
+        call: &ToolCallRequest,
+    ) -> Result<(ToolOutput, Value, String), Interrupt> {
+        if !tools::is_offered(&self.tools, &call.name) {
+            let output = ToolOutput {
+                text: format!("Error: the tool `{}` is not available here", call.name),
+                error: true,
+                ..ToolOutput::default()
+            };
+            let content = cut_result(&output.text);
+            return Ok((output, call.arguments.clone(), content));
+        }
+        let projects = if matches!(call.name.as_str(), SEARCH | STORE | LIST_PROJECTS) {
+            self.recent_projects().await
+        } else {
+            Vec::new()
+        };
+        let words = grounding::UserWords {
+            request: &self.request,
+            answers: &self.answers,
+        };
+        let verdict = grounding::check(
+            &call.name,
+            &call.arguments,
+            &words,
+            &projects,
+            chrono::Local::now(),
+        );
+        let (args, chosen) = match verdict {
+            Verdict::Run(args) => (args, None),
+            Verdict::Ask(need) => match self.ask_for(&need).await? {
+                Some(resolved) => (resolved.apply(&call.arguments), Some(resolved)),
+                None => return Ok(self.without_answer(call, &need).await),
+            },
+        };
+        let mut output = self.run_tool(&call.name, &args).await;
+        if let Some(resolved) = chosen {
+            output.text = format!("The user chose {}. {}", resolved.describe(), output.text);
+            output.wrote = true;
+        }
+        let content = cut_result(&output.text);
+        Ok((output, args, content))
+    }
+
+    /// The user's projects, most recently used first.
+    async fn recent_projects(&self) -> Vec<String> {
+        match self.store.list_projects().await {
+            Ok(mut projects) => {
+                projects.sort_by(|a, b| b.last_at.cmp(&a.last_at));
+                projects.into_iter().map(|p| p.name).collect()
+            }
+            Err(error) => {
+                tracing::warn!(%error, "could not list projects for grounding");
+                Vec::new()
+            }
+        }
+    }
+
+    /// Imprint's own question for a missing detail. An answer it cannot
+    /// read is asked once more, saying why. `None`: no usable answer (or
+    /// this caller cannot answer at all).
+    async fn ask_for(&mut self, need: &Need) -> Result<Option<grounding::Resolved>, Interrupt> {
+        if !tools::is_offered(&self.tools, ASK_USER) {
+            return Ok(None);
+        }
+        let mut text = need.question();
+        for _attempt in 0..2 {
+            let question =
+                self.new_question(text.clone(), need.options(), true, QuestionOrigin::Imprint);
+            let mut stored_args = question_args(&question);
+            let posed = self.pose(question).await?;
+            let (outcome, content, resolved) = match &posed {
+                Posed::Answered(answer) => match need.resolve(answer, chrono::Local::now()) {
+                    Ok(resolved) => ("answered", answer.clone(), Some(Ok(resolved))),
+                    Err(why) => ("answered", answer.clone(), Some(Err(why))),
+                },
+                Posed::TimedOut => (
+                    "timeout",
+                    format!(
+                        "No answer came from the user within {}.",
+                        self.answer_wait()
+                    ),
+                    None,
+                ),
+            };
+            stored_args["outcome"] = json!(outcome);
+            let row = NewMessage {
+                role: Role::Tool,
+                content,
+                tool_name: Some(ASK_USER.into()),
+                tool_args: Some(stored_args),
+                stopped: false,
+            };
+            append(&self.store, &self.reply.session_id, row)
+                .await
+                .map_err(Interrupt::Failed)?;
+            match resolved {
+                Some(Ok(resolved)) => return Ok(Some(resolved)),
+                Some(Err(why)) => text = format!("{why} {}", need.question()),
+                None => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The call when the user gave no usable detail: a write is not made
+    /// (and the model is told to say so); a read goes on with the stated
+    /// assumption of no project filter.
+    async fn without_answer(
+        &self,
+        call: &ToolCallRequest,
+        need: &Need,
+    ) -> (ToolOutput, Value, String) {
+        let output = match (call.name.as_str(), need) {
+            (SEARCH | LIST_PROJECTS, _) => {
+                let mut args = call.arguments.clone();
+                if let Some(map) = args.as_object_mut() {
+                    map.remove("project");
+                }
+                let mut output = self.run_tool(&call.name, &args).await;
+                output.text = format!(
+                    "The user did not say which project, so this covers all projects. {}",
+                    output.text
+                );
+                let content = cut_result(&output.text);
+                return (output, args, content);
+            }
+            (_, Need::Time { .. }) => ToolOutput {
+                text: "No reminder was set: the user did not say when. Tell the user you did not set it, and that they can tell you when.".into(),
+                ..ToolOutput::default()
+            },
+            _ => ToolOutput {
+                text: "Nothing was stored: the user did not say which project. Tell the user you did not store it, and that they can tell you the project.".into(),
+                ..ToolOutput::default()
+            },
+        };
+        let content = output.text.clone();
+        (output, call.arguments.clone(), content)
     }
 
     /// Takes a writing slot, waiting in line (FIFO) behind other replies.
@@ -485,6 +679,27 @@ impl Run {
     fn release_slot(&mut self) {
         self.permit = None;
     }
+}
+
+/// How a question ended, short of a stop.
+enum Posed {
+    Answered(String),
+    TimedOut,
+}
+
+/// A question as its `ask_user` history row stores it (the outcome is
+/// added when known).
+fn question_args(question: &Question) -> Value {
+    let mut args = json!({
+        "question": question.question,
+        "options": question.options,
+        "allow_other": question.allow_other,
+        "question_id": question.id,
+    });
+    if question.origin == QuestionOrigin::Imprint {
+        args["origin"] = json!("imprint");
+    }
+    args
 }
 
 /// Cuts a tool result for the model, saying how much was cut.

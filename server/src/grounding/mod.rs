@@ -1,0 +1,670 @@
+//! Grounded arguments: details of a tool call that must come from the
+//! user's own words, never from the model's guess.
+//!
+//! Small models fill in what the user never said (a reminder "at 10:00", a
+//! search "in project Notes"). Before a call runs, [`check`] compares its
+//! grounded arguments with what the user said in this request (and the
+//! answers given during the reply):
+//! - `remind.at` must be stated by the user ([`when`]); Imprint sets it from
+//!   their words, since small models also get date arithmetic wrong;
+//! - `search.project`, `store.project` (and a `list_projects` call made to
+//!   settle "the project") follow the project the user named; "the project"
+//!   with several projects and none named is a question; a project the user
+//!   never mentioned is dropped.
+//!
+//! When a detail is missing, the verdict is a [`Need`]: Imprint asks the
+//! user itself, with sensible options, and resolves the answer.
+
+pub mod when;
+
+use chrono::{DateTime, Datelike, Duration, Local, NaiveTime, TimeZone, Weekday};
+use serde_json::Value;
+
+use crate::tools::{LIST_PROJECTS, REMIND, SEARCH, STORE};
+use when::Stated;
+
+/// What the user said: the request, then the answers given during this
+/// reply, in order.
+pub struct UserWords<'a> {
+    pub request: &'a str,
+    pub answers: &'a [String],
+}
+
+impl UserWords<'_> {
+    /// Latest first: an answer overrides the request.
+    fn latest_first(&self) -> impl Iterator<Item = &str> {
+        self.answers
+            .iter()
+            .rev()
+            .map(String::as_str)
+            .chain(std::iter::once(self.request))
+    }
+}
+
+/// What to do with a call.
+#[derive(Debug, PartialEq)]
+pub enum Verdict {
+    /// Run it with these arguments (corrected from the user's words where
+    /// the model guessed).
+    Run(Value),
+    /// A grounded detail is missing: ask the user first.
+    Ask(Need),
+}
+
+/// A detail only the user can give.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Need {
+    /// When a reminder is due. `about` completes "What time should I
+    /// remind you …?"; each option carries its moment, fixed when asked.
+    Time {
+        about: String,
+        options: Vec<(String, DateTime<Local>)>,
+    },
+    /// Which of the user's projects, most recent first.
+    Project { options: Vec<String> },
+}
+
+/// The projects offered as options at most.
+const MAX_PROJECT_OPTIONS: usize = 4;
+
+impl Need {
+    pub fn question(&self) -> String {
+        match self {
+            Need::Time { about, .. } => format!("What time should I remind you {about}?"),
+            Need::Project { .. } => "Which project do you mean?".to_string(),
+        }
+    }
+
+    pub fn options(&self) -> Vec<String> {
+        match self {
+            Need::Time { options, .. } => options.iter().map(|(label, _)| label.clone()).collect(),
+            Need::Project { options } => options.clone(),
+        }
+    }
+
+    /// Reads the user's answer into the detail, or says why it cannot.
+    pub fn resolve(&self, answer: &str, now: DateTime<Local>) -> Result<Resolved, String> {
+        let answer = answer.trim();
+        match self {
+            Need::Time { options, .. } => {
+                if let Some((_, t)) = options
+                    .iter()
+                    .find(|(label, _)| label.eq_ignore_ascii_case(answer))
+                {
+                    return Ok(Resolved::Time(*t));
+                }
+                match when::stated(answer, now).and_then(Stated::moment) {
+                    Some(t) if t > now => Ok(Resolved::Time(t)),
+                    Some(_) => Err(format!("“{answer}” has already passed.")),
+                    None => Err(format!("I could not read “{answer}” as a time.")),
+                }
+            }
+            Need::Project { options } => {
+                let named = options
+                    .iter()
+                    .find(|p| p.eq_ignore_ascii_case(answer))
+                    .or_else(|| options.iter().find(|p| mentions(answer, p)));
+                match named {
+                    Some(project) => Ok(Resolved::Project(project.clone())),
+                    None if answer.is_empty() => Err("The answer was empty.".into()),
+                    None => Ok(Resolved::Project(answer.to_string())),
+                }
+            }
+        }
+    }
+}
+
+/// A detail the user gave.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolved {
+    Time(DateTime<Local>),
+    Project(String),
+}
+
+impl Resolved {
+    /// The call's arguments with the detail filled in.
+    pub fn apply(&self, args: &Value) -> Value {
+        let mut args = args.clone();
+        if let Some(map) = args.as_object_mut() {
+            match self {
+                Resolved::Time(t) => {
+                    map.insert("at".into(), Value::String(iso(*t)));
+                }
+                Resolved::Project(p) => {
+                    map.insert("project".into(), Value::String(p.clone()));
+                }
+            }
+        }
+        args
+    }
+
+    /// How the user's choice reads to the model and in history.
+    pub fn describe(&self) -> String {
+        match self {
+            Resolved::Time(t) => t.format("%A %Y-%m-%d %H:%M").to_string(),
+            Resolved::Project(p) => format!("the project {p}"),
+        }
+    }
+}
+
+fn iso(t: DateTime<Local>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string()
+}
+
+/// Checks a call's grounded arguments against the user's words.
+/// `projects` are the user's projects, most recent first.
+pub fn check(
+    tool: &str,
+    args: &Value,
+    words: &UserWords<'_>,
+    projects: &[String],
+    now: DateTime<Local>,
+) -> Verdict {
+    if !args.is_object() {
+        return Verdict::Run(args.clone());
+    }
+    match tool {
+        REMIND => check_time(args, words, now),
+        SEARCH | STORE | LIST_PROJECTS => check_project(tool, args, words, projects),
+        _ => Verdict::Run(args.clone()),
+    }
+}
+
+fn check_time(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Verdict {
+    let stated = words
+        .latest_first()
+        .find_map(|text| when::stated(text, now));
+    match stated {
+        Some(Stated::At(t)) => Verdict::Run(Resolved::Time(t).apply(args)),
+        Some(Stated::Day(day)) => {
+            // The day is the user's; a time of day the model chose on that
+            // day is kept, else the default hour.
+            let model_time = args
+                .get("at")
+                .and_then(Value::as_str)
+                .and_then(|at| crate::tools::run::parse_date_time(at, now).ok())
+                .map(|t| t.with_timezone(&Local))
+                .filter(|t| t.date_naive() == day && *t > now);
+            let t = model_time.or_else(|| Stated::Day(day).moment());
+            match t {
+                Some(t) => Verdict::Run(Resolved::Time(t).apply(args)),
+                None => Verdict::Ask(time_need(args, words, now)),
+            }
+        }
+        None => Verdict::Ask(time_need(args, words, now)),
+    }
+}
+
+fn time_need(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Need {
+    let model_text = args.get("text").and_then(Value::as_str).unwrap_or("");
+    Need::Time {
+        about: about(words.request, model_text),
+        options: time_options(now),
+    }
+}
+
+/// Completes "What time should I remind you …?" from the user's request
+/// ("remind me to send the invoice" → "to send the invoice"), else from
+/// the reminder's text.
+fn about(request: &str, model_text: &str) -> String {
+    let clean = |s: &str| {
+        s.trim()
+            .trim_end_matches(['.', '!', '?', ' '])
+            .trim()
+            .to_string()
+    };
+    for source in [request, model_text] {
+        let lower = source.to_lowercase();
+        if let Some(i) = lower.find("remind me") {
+            let rest = clean(&source[i + "remind me".len()..]);
+            let lower_rest = rest.to_lowercase();
+            if ["to ", "about ", "of ", "that "]
+                .iter()
+                .any(|p| lower_rest.starts_with(p))
+            {
+                return rest;
+            }
+        }
+    }
+    let text = clean(model_text);
+    if text.is_empty() {
+        "about this".to_string()
+    } else {
+        format!("about “{text}”")
+    }
+}
+
+/// A few sensible moments from now, labelled.
+pub fn time_options(now: DateTime<Local>) -> Vec<(String, DateTime<Local>)> {
+    let today = now.date_naive();
+    let at = |days: i64, hour: u32| {
+        let day = today.checked_add_signed(Duration::days(days))?;
+        Local
+            .from_local_datetime(&day.and_time(NaiveTime::from_hms_opt(hour, 0, 0)?))
+            .earliest()
+    };
+    let mut options = Vec::new();
+    let mut push = |label: String, t: Option<DateTime<Local>>| {
+        if let Some(t) = t.filter(|t| *t > now) {
+            options.push((label, t));
+        }
+    };
+    if now.time() < NaiveTime::from_hms_opt(17, 0, 0).expect("valid") {
+        push("This evening, 18:00".into(), at(0, 18));
+    } else {
+        push("In 1 hour".into(), Some(now + Duration::hours(1)));
+    }
+    push("Tomorrow, 09:00".into(), at(1, 9));
+    push("Tomorrow, 18:00".into(), at(1, 18));
+    let tomorrow = today.succ_opt().map(|d| d.weekday());
+    if tomorrow != Some(Weekday::Mon) {
+        let ahead = 7 - i64::from(today.weekday().num_days_from_monday());
+        push("Monday, 09:00".into(), at(ahead, 9));
+    }
+    options
+}
+
+fn check_project(tool: &str, args: &Value, words: &UserWords<'_>, projects: &[String]) -> Verdict {
+    // The model's project counts when the user said it; else the first
+    // known project the user named.
+    let model_project = args
+        .get("project")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|p| !p.is_empty());
+    let candidates: Vec<&String> = projects.iter().collect();
+    let named = words.latest_first().find_map(|text| {
+        let known = |p: &str| projects.iter().any(|k| k.eq_ignore_ascii_case(p));
+        // A new project only when the user called it one ("the Bakery
+        // project"): "my bike lock code" does not make a project "Bike".
+        let said = |p: &&str| {
+            if known(p) {
+                mentions(text, p)
+            } else {
+                named_as_project(text, p)
+            }
+        };
+        if let Some(p) = model_project.filter(said) {
+            return Some(p.to_string());
+        }
+        candidates
+            .iter()
+            .filter_map(|p| position_of(text, p).map(|at| (at, p)))
+            .min_by_key(|(at, _)| *at)
+            .map(|(_, p)| (*p).clone())
+    });
+    let refers = words.latest_first().any(refers_to_a_project);
+    let with_project = |project: Option<&str>| {
+        let mut args = args.clone();
+        if tool != LIST_PROJECTS {
+            if let Some(map) = args.as_object_mut() {
+                match project {
+                    Some(p) => map.insert("project".into(), Value::String(p.into())),
+                    None => map.remove("project"),
+                };
+            }
+        }
+        args
+    };
+    match (named, refers) {
+        (Some(project), _) => Verdict::Run(with_project(Some(&project))),
+        (None, true) if projects.len() >= 2 => Verdict::Ask(Need::Project {
+            options: projects.iter().take(MAX_PROJECT_OPTIONS).cloned().collect(),
+        }),
+        (None, true) if projects.len() == 1 => Verdict::Run(with_project(Some(&projects[0]))),
+        // The user named no project: one the model chose is its guess.
+        _ => Verdict::Run(with_project(None)),
+    }
+}
+
+/// True when the words point at one project without naming it: "the
+/// project", "my project", "this project's notes".
+pub fn refers_to_a_project(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(2).any(|pair| {
+        matches!(pair[0], "the" | "my" | "our" | "this" | "that" | "current")
+            && matches!(pair[1], "project" | "project's")
+    })
+}
+
+/// Where `name` occurs in `text` as whole words (case-insensitive).
+fn position_of(text: &str, name: &str) -> Option<usize> {
+    let text = text.to_lowercase();
+    let name = name.to_lowercase();
+    if name.is_empty() {
+        return None;
+    }
+    let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+    let mut from = 0;
+    while let Some(i) = text[from..].find(&name) {
+        let start = from + i;
+        let end = start + name.len();
+        if boundary(text[..start].chars().next_back()) && boundary(text[end..].chars().next()) {
+            return Some(start);
+        }
+        from = start + name.len().max(1);
+    }
+    None
+}
+
+/// True when the words call `name` a project: "the Bakery project",
+/// "project Bakery", "project: Bakery".
+fn named_as_project(text: &str, name: &str) -> bool {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let name = name.to_lowercase();
+    let name: Vec<&str> = name
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    if name.is_empty() {
+        return false;
+    }
+    let is_project = |w: Option<&&str>| matches!(w, Some(&"project" | &"project's"));
+    (0..words.len()).any(|i| {
+        words[i..].starts_with(&name)
+            && (is_project(words.get(i + name.len()))
+                || is_project(i.checked_sub(1).and_then(|j| words.get(j))))
+    })
+}
+
+fn mentions(text: &str, name: &str) -> bool {
+    position_of(text, name).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::NaiveDate;
+    use serde_json::json;
+
+    /// Monday 2026-11-30, 10:40 local time.
+    fn now() -> DateTime<Local> {
+        Local
+            .from_local_datetime(
+                &NaiveDate::from_ymd_opt(2026, 11, 30)
+                    .unwrap()
+                    .and_hms_opt(10, 40, 0)
+                    .unwrap(),
+            )
+            .unwrap()
+    }
+
+    fn words(request: &str) -> UserWords<'_> {
+        UserWords {
+            request,
+            answers: &[],
+        }
+    }
+
+    fn projects() -> Vec<String> {
+        vec!["Website".into(), "Thesis".into(), "Garden".into()]
+    }
+
+    fn run_at(verdict: Verdict) -> String {
+        match verdict {
+            Verdict::Run(args) => args["at"].as_str().unwrap().to_string(),
+            other => panic!("expected a run, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_time_the_user_gave_replaces_the_models_guess() {
+        let args = json!({"text": "Call Anna", "at": "2026-11-30T10:00"});
+        let at = run_at(check(
+            REMIND,
+            &args,
+            &words("Remind me tomorrow at 9 to call Anna."),
+            &[],
+            now(),
+        ));
+        assert!(at.starts_with("2026-12-01T09:00:00"), "{at}");
+        let at = run_at(check(
+            REMIND,
+            &args,
+            &words("remind me in 2 hours to stretch"),
+            &[],
+            now(),
+        ));
+        assert!(at.starts_with("2026-11-30T12:40:00"), "{at}");
+    }
+
+    #[test]
+    fn a_day_alone_keeps_the_models_time_on_that_day_or_takes_nine() {
+        let request = words("Remind me on Friday to submit the report");
+        let on_friday = json!({"text": "report", "at": "2026-12-04T14:00"});
+        assert!(
+            run_at(check(REMIND, &on_friday, &request, &[], now())).starts_with("2026-12-04T14:00")
+        );
+        let wrong_day = json!({"text": "report", "at": "2026-11-30T14:00"});
+        assert!(
+            run_at(check(REMIND, &wrong_day, &request, &[], now())).starts_with("2026-12-04T09:00")
+        );
+    }
+
+    #[test]
+    fn a_time_the_user_never_gave_is_a_question() {
+        for request in [
+            "Remind me about the dentist.",
+            "Remind me to send the invoice",
+            "Set a reminder to call Anna",
+            "Please remind me to water the plants",
+        ] {
+            let args = json!({"text": "x", "at": "2026-11-30T10:40:00Z"});
+            let Verdict::Ask(need) = check(REMIND, &args, &words(request), &[], now()) else {
+                panic!("{request}: expected a question");
+            };
+            assert!(
+                need.question().starts_with("What time should I remind you"),
+                "{request}"
+            );
+            assert!(need.options().len() >= 3, "{request}: {:?}", need.options());
+        }
+        let Verdict::Ask(need) = check(
+            REMIND,
+            &json!({"text": "Send the invoice"}),
+            &words("Remind me to send the invoice."),
+            &[],
+            now(),
+        ) else {
+            panic!("expected a question");
+        };
+        assert_eq!(
+            need.question(),
+            "What time should I remind you to send the invoice?"
+        );
+    }
+
+    #[test]
+    fn an_answer_grounds_the_time() {
+        let answers = vec!["tomorrow at 10".to_string()];
+        let words = UserWords {
+            request: "Remind me about the dentist",
+            answers: &answers,
+        };
+        let at = run_at(check(
+            REMIND,
+            &json!({"text": "dentist", "at": "x"}),
+            &words,
+            &[],
+            now(),
+        ));
+        assert!(at.starts_with("2026-12-01T10:00"), "{at}");
+    }
+
+    #[test]
+    fn time_answers_resolve_from_options_and_own_words() {
+        let need = time_need(
+            &json!({"text": "dentist"}),
+            &words("remind me about the dentist"),
+            now(),
+        );
+        assert_eq!(
+            need.options(),
+            vec![
+                "This evening, 18:00",
+                "Tomorrow, 09:00",
+                "Tomorrow, 18:00",
+                "Monday, 09:00"
+            ]
+        );
+        let Ok(Resolved::Time(t)) = need.resolve("tomorrow, 09:00", now()) else {
+            panic!("an option resolves");
+        };
+        assert_eq!(iso(t).get(..16), Some("2026-12-01T09:00"));
+        let Ok(Resolved::Time(t)) = need.resolve("Friday at 3pm", now()) else {
+            panic!("own words resolve");
+        };
+        assert_eq!(iso(t).get(..16), Some("2026-12-04T15:00"));
+        assert!(need
+            .resolve("whenever", now())
+            .unwrap_err()
+            .contains("could not read"));
+        assert!(need
+            .resolve("2020-01-01T09:00", now())
+            .unwrap_err()
+            .contains("passed"));
+    }
+
+    #[test]
+    fn projects_follow_the_users_words() {
+        let p = projects();
+        // Named: the model's guess is corrected.
+        let v = check(
+            SEARCH,
+            &json!({"query": "hosting", "project": "Notes"}),
+            &words("What did I note about hosting in the website project?"),
+            &p,
+            now(),
+        );
+        assert_eq!(
+            v,
+            Verdict::Run(json!({"query": "hosting", "project": "Website"}))
+        );
+        // Never mentioned: the model's project is dropped.
+        let v = check(
+            SEARCH,
+            &json!({"query": "wifi", "project": "Home"}),
+            &words("Search my memories for the wifi password"),
+            &p,
+            now(),
+        );
+        assert_eq!(v, Verdict::Run(json!({"query": "wifi"})));
+        let v = check(
+            STORE,
+            &json!({"content": "bike code 4312", "project": "Bike"}),
+            &words("Save a memory: my bike lock code is 4312"),
+            &p,
+            now(),
+        );
+        assert_eq!(v, Verdict::Run(json!({"content": "bike code 4312"})));
+        // "the project" among several: a question with recent projects.
+        for request in [
+            "Find my notes from the project.",
+            "Add to my project notes that the deadline moved",
+            "What did we decide in this project?",
+        ] {
+            let v = check(
+                SEARCH,
+                &json!({"query": "notes", "project": "Website"}),
+                &words(request),
+                &p,
+                now(),
+            );
+            assert_eq!(
+                v,
+                Verdict::Ask(Need::Project { options: p.clone() }),
+                "{request}"
+            );
+        }
+        let v = check(
+            LIST_PROJECTS,
+            &json!({}),
+            &words("Find my notes from the project."),
+            &p,
+            now(),
+        );
+        assert!(matches!(v, Verdict::Ask(Need::Project { .. })));
+        // A project the user named is kept even when it is new.
+        let v = check(
+            STORE,
+            &json!({"content": "c", "project": "Bakery"}),
+            &words("Save c in my Bakery project"),
+            &p,
+            now(),
+        );
+        assert_eq!(
+            v,
+            Verdict::Run(json!({"content": "c", "project": "Bakery"}))
+        );
+        let v = check(
+            STORE,
+            &json!({"content": "c", "project": "Notes"}),
+            &words("Save my notes to the project"),
+            &p,
+            now(),
+        );
+        assert!(matches!(v, Verdict::Ask(Need::Project { .. })), "{v:?}");
+        assert!(named_as_project("put it in project Big Plan", "big plan"));
+        // With one project there is nothing to ask.
+        let one = vec!["Thesis".to_string()];
+        let v = check(
+            STORE,
+            &json!({"content": "c"}),
+            &words("Store this in the project: c"),
+            &one,
+            now(),
+        );
+        assert_eq!(
+            v,
+            Verdict::Run(json!({"content": "c", "project": "Thesis"}))
+        );
+        // Listing projects is not a reference to one.
+        assert!(!refers_to_a_project("Which projects do I have?"));
+        assert!(!refers_to_a_project("list my projects"));
+        // A name inside another word is not a mention.
+        assert_eq!(position_of("gardening tips", "Garden"), None);
+        assert_eq!(position_of("the Garden bed", "garden"), Some(4));
+    }
+
+    #[test]
+    fn project_answers_resolve_to_a_known_name_or_the_users_own() {
+        let need = Need::Project {
+            options: projects(),
+        };
+        assert_eq!(
+            need.resolve("thesis", now()),
+            Ok(Resolved::Project("Thesis".into()))
+        );
+        assert_eq!(
+            need.resolve("the garden one", now()),
+            Ok(Resolved::Project("Garden".into()))
+        );
+        assert_eq!(
+            need.resolve("Bakery", now()),
+            Ok(Resolved::Project("Bakery".into()))
+        );
+        assert!(need.resolve("  ", now()).is_err());
+    }
+
+    #[test]
+    fn other_tools_and_odd_arguments_pass_through() {
+        let v = check(
+            "ask_user",
+            &json!({"question": "q"}),
+            &words("x"),
+            &[],
+            now(),
+        );
+        assert_eq!(v, Verdict::Run(json!({"question": "q"})));
+        let v = check(REMIND, &json!("text"), &words("x"), &[], now());
+        assert_eq!(v, Verdict::Run(json!("text")));
+    }
+}

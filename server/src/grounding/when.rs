@@ -1,0 +1,509 @@
+//! When the user said something should happen: a small grammar over their
+//! own words, relative to their local time.
+//!
+//! Recognised: ISO 8601 dates and date-times; "today", "tomorrow", "the day
+//! after tomorrow", "tonight", weekdays ("on Friday", "next Monday"), month
+//! dates ("December 3", "3rd of December"); clock times ("at 9", "9am",
+//! "18:00", "9:30 pm", "noon", "midnight", "7 o'clock"); parts of the day
+//! ("this evening", "tomorrow morning"); and spans from now ("in 2 hours",
+//! "in half an hour", "in ten minutes"). A bare number is not a time:
+//! "call 3 people" says nothing about when.
+
+use chrono::{
+    DateTime, Datelike, Duration, Local, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Weekday,
+};
+
+/// What the user's words fix about a moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stated {
+    /// A moment: "tomorrow at 9", "in 2 hours", "2026-12-01T09:00".
+    At(DateTime<Local>),
+    /// A day without a time of day: "tomorrow", "on Friday".
+    Day(NaiveDate),
+}
+
+/// The hour a day is given when only the day was said.
+pub const DEFAULT_HOUR: u32 = 9;
+
+impl Stated {
+    /// The moment, with a day alone taken at [`DEFAULT_HOUR`].
+    pub fn moment(self) -> Option<DateTime<Local>> {
+        match self {
+            Stated::At(t) => Some(t),
+            Stated::Day(day) => local(day, clock(DEFAULT_HOUR, 0)?),
+        }
+    }
+}
+
+/// Finds when the user's words say, or `None` when they say nothing about
+/// time.
+pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
+    let words = words(text);
+    if let Some(t) = iso(&words) {
+        return Some(t);
+    }
+    if let Some(span) = span_from_now(&words) {
+        return Some(Stated::At(now + span));
+    }
+    let today = now.date_naive();
+    let day = day_of(&words, today);
+    let part = part_of_day(&words);
+    let time = clock_time(&words, part);
+    let day_given = day.is_some();
+    let day = day.or(if part == Some(Part::Night) && time.is_none() {
+        Some(today)
+    } else {
+        None
+    });
+    match (day, time, part) {
+        (Some(day), Some(time), _) => local(day, time).map(Stated::At),
+        (Some(day), None, Some(part)) => local(day, part.time()).map(Stated::At),
+        (Some(day), None, None) => Some(Stated::Day(day)),
+        (None, Some(time), _) => next_at(time, now).map(Stated::At),
+        (None, None, Some(part)) if !day_given => local(today, part.time()).map(Stated::At),
+        _ => None,
+    }
+}
+
+fn words(text: &str) -> Vec<String> {
+    let lower = text
+        .to_lowercase()
+        .replace("a.m.", "am")
+        .replace("p.m.", "pm");
+    lower
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '!' | '?' | '(' | ')' | '"'))
+        .map(|w| w.trim_matches(|c: char| matches!(c, '.' | '\'' | '“' | '”' | '‘' | '’')))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn clock(hour: u32, minute: u32) -> Option<NaiveTime> {
+    NaiveTime::from_hms_opt(hour, minute, 0)
+}
+
+fn local(day: NaiveDate, time: NaiveTime) -> Option<DateTime<Local>> {
+    Local.from_local_datetime(&day.and_time(time)).earliest()
+}
+
+/// The next time the clock shows `time`: today if still ahead, else
+/// tomorrow.
+fn next_at(time: NaiveTime, now: DateTime<Local>) -> Option<DateTime<Local>> {
+    let today = local(now.date_naive(), time)?;
+    if today > now {
+        Some(today)
+    } else {
+        local(now.date_naive().succ_opt()?, time)
+    }
+}
+
+fn iso(words: &[String]) -> Option<Stated> {
+    for (i, word) in words.iter().enumerate() {
+        if let Ok(t) = DateTime::parse_from_rfc3339(&word.to_uppercase()) {
+            return Some(Stated::At(t.with_timezone(&Local)));
+        }
+        for format in ["%Y-%m-%dt%H:%M:%S", "%Y-%m-%dt%H:%M"] {
+            if let Ok(naive) = NaiveDateTime::parse_from_str(word, format) {
+                return Local.from_local_datetime(&naive).earliest().map(Stated::At);
+            }
+        }
+        if let Ok(day) = NaiveDate::parse_from_str(word, "%Y-%m-%d") {
+            let rest = &words[i + 1..];
+            let part = part_of_day(rest);
+            return match clock_time(rest, part).or(part.map(Part::time)) {
+                Some(time) => local(day, time).map(Stated::At),
+                None => Some(Stated::Day(day)),
+            };
+        }
+    }
+    None
+}
+
+fn number(word: &str) -> Option<i64> {
+    const NAMES: [&str; 13] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve",
+    ];
+    if let Ok(n) = word.parse::<i64>() {
+        return Some(n);
+    }
+    match word {
+        "a" | "an" => Some(1),
+        "fifteen" => Some(15),
+        "twenty" => Some(20),
+        "thirty" => Some(30),
+        "forty-five" => Some(45),
+        _ => NAMES.iter().position(|n| *n == word).map(|n| n as i64),
+    }
+}
+
+fn unit(word: &str) -> Option<Duration> {
+    let word = word.trim_end_matches('s');
+    Some(match word {
+        "min" | "minute" | "mn" => Duration::minutes(1),
+        "hour" | "hr" | "h" => Duration::hours(1),
+        "day" => Duration::days(1),
+        "week" | "wk" => Duration::weeks(1),
+        _ => return None,
+    })
+}
+
+/// "in 2 hours", "in an hour", "in half an hour", "in 10 min", "in 1h".
+fn span_from_now(words: &[String]) -> Option<Duration> {
+    for (i, word) in words.iter().enumerate() {
+        if word != "in" && word != "within" {
+            continue;
+        }
+        let rest = &words[i + 1..];
+        match rest {
+            [half, a, u, ..] if half == "half" && (a == "an" || a == "a") => {
+                if let Some(u) = unit(u) {
+                    return Some(u / 2);
+                }
+            }
+            [n, u, ..] => {
+                if let (Some(n), Some(u)) = (number(n), unit(u)) {
+                    if (1..=1000).contains(&n) {
+                        return Some(u * n as i32);
+                    }
+                }
+            }
+            _ => {}
+        }
+        // "in 2h", "in 30min"
+        if let Some(first) = rest.first() {
+            let digits: String = first.chars().take_while(char::is_ascii_digit).collect();
+            if !digits.is_empty() {
+                if let (Ok(n), Some(u)) = (digits.parse::<i32>(), unit(&first[digits.len()..])) {
+                    return Some(u * n);
+                }
+            }
+        }
+    }
+    None
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Morning,
+    Noon,
+    Afternoon,
+    Evening,
+    Night,
+}
+
+impl Part {
+    fn time(self) -> NaiveTime {
+        let hour = match self {
+            Part::Morning => 9,
+            Part::Noon => 12,
+            Part::Afternoon => 15,
+            Part::Evening => 18,
+            Part::Night => 20,
+        };
+        NaiveTime::from_hms_opt(hour, 0, 0).expect("a valid hour")
+    }
+
+    /// Whether a bare hour 1–11 in this part of the day is after noon.
+    fn is_pm(self) -> bool {
+        matches!(self, Part::Afternoon | Part::Evening | Part::Night)
+    }
+}
+
+fn part_of_day(words: &[String]) -> Option<Part> {
+    words.iter().find_map(|w| match w.as_str() {
+        "morning" => Some(Part::Morning),
+        "noon" | "midday" | "lunchtime" => Some(Part::Noon),
+        "afternoon" => Some(Part::Afternoon),
+        "evening" => Some(Part::Evening),
+        "tonight" | "night" => Some(Part::Night),
+        _ => None,
+    })
+}
+
+const WEEKDAYS: [(&str, Weekday); 7] = [
+    ("monday", Weekday::Mon),
+    ("tuesday", Weekday::Tue),
+    ("wednesday", Weekday::Wed),
+    ("thursday", Weekday::Thu),
+    ("friday", Weekday::Fri),
+    ("saturday", Weekday::Sat),
+    ("sunday", Weekday::Sun),
+];
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+fn month(word: &str) -> Option<u32> {
+    if word.len() < 3 {
+        return None;
+    }
+    let word = word.trim_end_matches('.');
+    MONTHS
+        .iter()
+        .position(|m| *m == word || (word.len() == 3 && m.starts_with(word) && word != "may"))
+        .or_else(|| (word == "may").then_some(4))
+        .map(|i| i as u32 + 1)
+}
+
+fn day_number(word: &str) -> Option<u32> {
+    let digits = word
+        .strip_suffix("st")
+        .or_else(|| word.strip_suffix("nd"))
+        .or_else(|| word.strip_suffix("rd"))
+        .or_else(|| word.strip_suffix("th"))
+        .unwrap_or(word);
+    digits.parse().ok().filter(|d| (1..=31).contains(d))
+}
+
+/// The day the words name, if any.
+fn day_of(words: &[String], today: NaiveDate) -> Option<NaiveDate> {
+    for (i, word) in words.iter().enumerate() {
+        let next = words.get(i + 1).map(String::as_str);
+        match word.as_str() {
+            "today" | "tonight" => return Some(today),
+            "tomorrow" | "tmrw" | "tomorow" => {
+                let after = i >= 2 && words[i - 1] == "after" && words[i - 2] == "day";
+                return today.checked_add_signed(Duration::days(if after { 2 } else { 1 }));
+            }
+            _ => {}
+        }
+        // Three-letter names too, but not "sat" and "sun" ("sun cream").
+        let short = word.len() == 3 && !matches!(word.as_str(), "sat" | "sun");
+        if let Some((_, weekday)) = WEEKDAYS
+            .iter()
+            .find(|(name, _)| word == name || (short && name.starts_with(word.as_str())))
+        {
+            let ahead =
+                (weekday.num_days_from_monday() + 7 - today.weekday().num_days_from_monday()) % 7;
+            let ahead = if ahead == 0 { 7 } else { ahead };
+            return today.checked_add_signed(Duration::days(ahead.into()));
+        }
+        if let Some(m) = month(word) {
+            // "December 3" / "3 December" / "3rd of December"
+            let before = i
+                .checked_sub(1)
+                .and_then(|j| words.get(j))
+                .filter(|w| *w != "of")
+                .or_else(|| i.checked_sub(2).and_then(|j| words.get(j)));
+            let day = next
+                .and_then(day_number)
+                .or_else(|| before.and_then(|w| day_number(w)));
+            if let Some(day) = day {
+                let this_year = NaiveDate::from_ymd_opt(today.year(), m, day)?;
+                return if this_year >= today {
+                    Some(this_year)
+                } else {
+                    NaiveDate::from_ymd_opt(today.year() + 1, m, day)
+                };
+            }
+        }
+    }
+    None
+}
+
+/// A clock time in the words: "9:30", "18:00", "9am", "9 pm", "at 9",
+/// "by 10", "7 o'clock", "noon", "midnight". `part` settles whether a bare
+/// hour is morning or evening.
+fn clock_time(words: &[String], part: Option<Part>) -> Option<NaiveTime> {
+    for (i, word) in words.iter().enumerate() {
+        let next = words.get(i + 1).map(String::as_str);
+        let prev = i.checked_sub(1).map(|j| words[j].as_str());
+        if word == "midnight" {
+            return clock(23, 59);
+        }
+        if word == "noon" || word == "midday" {
+            return clock(12, 0);
+        }
+        let (body, suffix) = split_suffix(word);
+        let suffix = suffix.or(match next {
+            Some("am") => Some(Meridiem::Am),
+            Some("pm") => Some(Meridiem::Pm),
+            _ => None,
+        });
+        let (hour, minute, has_colon) = match body.split_once([':', 'h']) {
+            Some((h, m)) if !h.is_empty() && m.len() == 2 => {
+                (h.parse::<u32>().ok(), m.parse::<u32>().ok(), true)
+            }
+            Some((h, "")) if !h.is_empty() && word.ends_with('h') => {
+                (h.parse::<u32>().ok(), Some(0), true)
+            }
+            _ => (body.parse::<u32>().ok(), Some(0), false),
+        };
+        let (Some(mut hour), Some(minute)) = (hour, minute) else {
+            continue;
+        };
+        let oclock = next == Some("o'clock") || next == Some("oclock");
+        let anchored = matches!(prev, Some("at" | "by" | "around" | "@" | "until"));
+        if !(has_colon || suffix.is_some() || oclock || anchored) {
+            continue;
+        }
+        if hour > 23 || minute > 59 {
+            continue;
+        }
+        match suffix {
+            Some(Meridiem::Am) if hour == 12 => hour = 0,
+            Some(Meridiem::Pm) if hour < 12 => hour += 12,
+            Some(_) => {}
+            None if (1..12).contains(&hour) && part.is_some_and(Part::is_pm) => hour += 12,
+            None => {}
+        }
+        return clock(hour, minute);
+    }
+    None
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Meridiem {
+    Am,
+    Pm,
+}
+
+fn split_suffix(word: &str) -> (&str, Option<Meridiem>) {
+    if let Some(body) = word.strip_suffix("am") {
+        if body.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            return (body, Some(Meridiem::Am));
+        }
+    }
+    if let Some(body) = word.strip_suffix("pm") {
+        if body.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            return (body, Some(Meridiem::Pm));
+        }
+    }
+    (word, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Monday 2026-11-30, 10:40 local time.
+    fn now() -> DateTime<Local> {
+        Local
+            .from_local_datetime(
+                &NaiveDate::from_ymd_opt(2026, 11, 30)
+                    .unwrap()
+                    .and_hms_opt(10, 40, 0)
+                    .unwrap(),
+            )
+            .unwrap()
+    }
+
+    fn at(day: (i32, u32, u32), hour: u32, minute: u32) -> Option<Stated> {
+        let naive = NaiveDate::from_ymd_opt(day.0, day.1, day.2)
+            .unwrap()
+            .and_hms_opt(hour, minute, 0)
+            .unwrap();
+        Some(Stated::At(Local.from_local_datetime(&naive).unwrap()))
+    }
+
+    fn day(d: (i32, u32, u32)) -> Option<Stated> {
+        Some(Stated::Day(NaiveDate::from_ymd_opt(d.0, d.1, d.2).unwrap()))
+    }
+
+    #[test]
+    fn moments_the_user_gave() {
+        let cases = [
+            (
+                "Remind me tomorrow at 9 to call Anna",
+                at((2026, 12, 1), 9, 0),
+            ),
+            ("remind me at 18:00 to buy bread", at((2026, 11, 30), 18, 0)),
+            ("at 9:30 pm, take out the bins", at((2026, 11, 30), 21, 30)),
+            ("call mum at 7pm", at((2026, 11, 30), 19, 0)),
+            ("wake me at 7 a.m.", at((2026, 12, 1), 7, 0)),
+            ("at 9 o'clock", at((2026, 12, 1), 9, 0)),
+            ("at 11", at((2026, 11, 30), 11, 0)),
+            ("tomorrow morning", at((2026, 12, 1), 9, 0)),
+            ("this evening", at((2026, 11, 30), 18, 0)),
+            ("tonight", at((2026, 11, 30), 20, 0)),
+            ("tonight at 8", at((2026, 11, 30), 20, 0)),
+            ("friday evening at 6", at((2026, 12, 4), 18, 0)),
+            (
+                "on Friday at 10am submit the report",
+                at((2026, 12, 4), 10, 0),
+            ),
+            ("next monday at 14:15", at((2026, 12, 7), 14, 15)),
+            ("the day after tomorrow at noon", at((2026, 12, 2), 12, 0)),
+            ("on December 3 at 9", at((2026, 12, 3), 9, 0)),
+            ("3rd of January at 10:00", at((2027, 1, 3), 10, 0)),
+            (
+                "2027-01-15 at 08:00 renew the insurance",
+                at((2027, 1, 15), 8, 0),
+            ),
+            ("2026-12-01T09:00", at((2026, 12, 1), 9, 0)),
+            ("by 5 pm", at((2026, 11, 30), 17, 0)),
+            ("tomorrow at midnight", at((2026, 12, 1), 23, 59)),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(stated(text, now()), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn spans_from_now() {
+        let cases = [
+            ("remind me in 2 hours to stretch", Duration::hours(2)),
+            ("in an hour", Duration::hours(1)),
+            ("in half an hour", Duration::minutes(30)),
+            ("in ten minutes", Duration::minutes(10)),
+            ("in 45 min", Duration::minutes(45)),
+            ("in 3 days", Duration::days(3)),
+            ("in 2h", Duration::hours(2)),
+        ];
+        for (text, span) in cases {
+            assert_eq!(
+                stated(text, now()),
+                Some(Stated::At(now() + span)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn days_without_a_time() {
+        assert_eq!(
+            stated("remind me tomorrow to call Anna", now()),
+            day((2026, 12, 1))
+        );
+        assert_eq!(stated("on Wednesday", now()), day((2026, 12, 2)));
+        // Today is Monday: "Monday" is next week's.
+        assert_eq!(stated("Monday", now()), day((2026, 12, 7)));
+        assert_eq!(stated("on 2026-12-24", now()), day((2026, 12, 24)));
+        assert_eq!(stated("December 24th", now()), day((2026, 12, 24)));
+        assert_eq!(
+            stated("tomorrow", now()).and_then(Stated::moment),
+            at((2026, 12, 1), 9, 0).and_then(Stated::moment)
+        );
+    }
+
+    #[test]
+    fn words_that_say_nothing_about_when() {
+        for text in [
+            "Remind me about the dentist.",
+            "Remind me to send the invoice",
+            "Set a reminder to call Anna",
+            "Remind me to call 3 people",
+            "remind me to buy 2 pizzas and 12 eggs",
+            "remind me to read chapter 9",
+            "Remind me to take my medicine",
+            "Remind me about the meeting in the project",
+            "remind me to pay the may rent",
+            "",
+        ] {
+            assert_eq!(stated(text, now()), None, "{text}");
+        }
+    }
+}

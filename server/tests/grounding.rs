@@ -1,0 +1,344 @@
+//! Grounded arguments through real HTTP: a stand-in model that invents a
+//! reminder time or a project, and Imprint asking the user itself.
+
+mod support;
+
+use chrono::{Duration, Local, Timelike};
+use imprint::store::NewMemory;
+use serde_json::{json, Value};
+use support::*;
+
+/// A time the user never gave: now, give or take, as a small model writes.
+fn invented_time() -> String {
+    (Local::now() + Duration::minutes(5))
+        .format("%Y-%m-%dT%H:%M")
+        .to_string()
+}
+
+async fn answer(server: &TestServer, sid: &str, id: &Value, text: &str) {
+    let (status, body) = server
+        .post(
+            &format!("/api/chat/sessions/{sid}/answer"),
+            json!({"id": id, "answer": text}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+}
+
+async fn reminders(server: &TestServer) -> Vec<Value> {
+    let (_, list) = server.get("/api/reminders").await;
+    list["reminders"].as_array().unwrap().clone()
+}
+
+fn invoice() -> Scenario {
+    scenario(
+        "send the invoice",
+        vec![
+            Turn::call(
+                "remind",
+                json!({"text": "Send the invoice", "at": invented_time()}),
+            ),
+            Turn::text("I will remind you."),
+        ],
+    )
+}
+
+#[tokio::test]
+async fn an_invented_time_becomes_imprints_question_and_the_answer_sets_it() {
+    let server = TestServer::start(vec![invoice()], &[]).await;
+    let sid = server.create_session().await;
+    server.say(&sid, "Remind me to send the invoice.").await;
+    let mut events = server.watch(&sid, None).await;
+    let seen = events.until("question").await;
+    let question = seen.last().unwrap().clone();
+    assert_eq!(types(&seen)[..], ["tool_call", "question"]);
+    assert_eq!(question["origin"], "imprint");
+    assert_eq!(
+        question["question"],
+        "What time should I remind you to send the invoice?"
+    );
+    let options = question["options"].as_array().unwrap();
+    assert!(options.len() >= 3, "{options:?}");
+    assert!(options.contains(&json!("Tomorrow, 09:00")), "{options:?}");
+    assert_eq!(question["allow_other"], true);
+    // Nothing was stored on the guess while the question waits.
+    assert!(reminders(&server).await.is_empty());
+
+    answer(&server, &sid, &question["id"], "Tomorrow, 09:00").await;
+    let rest = events.until_done().await;
+    assert_eq!(
+        types(&rest),
+        [
+            "answer",
+            "tool_result",
+            "token",
+            "assistant_message",
+            "done"
+        ]
+    );
+    let result = rest[1]["result"].as_str().unwrap();
+    assert!(result.starts_with("The user chose "), "{result}");
+    assert!(result.contains("Reminder #"), "{result}");
+
+    let stored = reminders(&server).await;
+    assert_eq!(stored.len(), 1);
+    let due = chrono::DateTime::parse_from_rfc3339(stored[0]["due_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&Local);
+    assert_eq!(
+        due.date_naive(),
+        Local::now().date_naive().succ_opt().unwrap()
+    );
+    assert_eq!((due.hour(), due.minute()), (9, 0));
+
+    // The model read what the user chose with the tool's result.
+    let requests = server.standin.requests_for("send the invoice");
+    let last = requests.last().unwrap().to_string();
+    assert!(last.contains("The user chose"), "{last}");
+    assert!(!last.contains("What time should I remind you"), "{last}");
+
+    // History keeps Imprint's question, marked as its own, then the call.
+    let messages = server.session(&sid).await["messages"].clone();
+    let tools: Vec<&Value> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .collect();
+    assert_eq!(tools.len(), 2, "{messages}");
+    assert_eq!(tools[0]["tool_name"], "ask_user");
+    assert_eq!(tools[0]["tool_args"]["origin"], "imprint");
+    assert_eq!(tools[0]["tool_args"]["outcome"], "answered");
+    assert_eq!(tools[0]["content"], "Tomorrow, 09:00");
+    assert_eq!(tools[1]["tool_name"], "remind");
+    assert!(tools[1]["tool_args"]["at"]
+        .as_str()
+        .unwrap()
+        .contains("T09:00:00"));
+}
+
+#[tokio::test]
+async fn a_clear_request_goes_straight_through_at_the_users_time() {
+    let server = TestServer::start(
+        vec![scenario(
+            "call Anna",
+            vec![
+                // The model's own date arithmetic is off by a day.
+                Turn::call(
+                    "remind",
+                    json!({"text": "Call Anna", "at": invented_time()}),
+                ),
+                Turn::text("Set."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Remind me tomorrow at 9 to call Anna")
+        .await;
+    assert_eq!(
+        types(&events),
+        [
+            "tool_call",
+            "tool_result",
+            "token",
+            "assistant_message",
+            "done"
+        ]
+    );
+    let stored = reminders(&server).await;
+    assert_eq!(stored.len(), 1);
+    let due = chrono::DateTime::parse_from_rfc3339(stored[0]["due_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&Local);
+    assert_eq!(
+        due.date_naive(),
+        Local::now().date_naive().succ_opt().unwrap()
+    );
+    assert_eq!((due.hour(), due.minute()), (9, 0));
+}
+
+#[tokio::test]
+async fn an_unreadable_answer_is_asked_again_once_then_nothing_is_written() {
+    let server = TestServer::start(vec![invoice()], &[]).await;
+    let sid = server.create_session().await;
+    server.say(&sid, "Remind me to send the invoice").await;
+    let mut events = server.watch(&sid, None).await;
+    let first = events.until("question").await.pop().unwrap();
+    answer(&server, &sid, &first["id"], "whenever suits").await;
+    let second = events.until("question").await.pop().unwrap();
+    assert_ne!(second["id"], first["id"]);
+    let text = second["question"].as_str().unwrap();
+    assert!(
+        text.starts_with("I could not read “whenever suits” as a time."),
+        "{text}"
+    );
+    assert_eq!(second["origin"], "imprint");
+    answer(&server, &sid, &second["id"], "no idea").await;
+    let rest = events.until_done().await;
+    let result = rest.iter().find(|e| e["type"] == "tool_result").unwrap()["result"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(result.starts_with("No reminder was set"), "{result}");
+    assert!(reminders(&server).await.is_empty());
+    assert_eq!(rest.last().unwrap()["type"], "done");
+}
+
+#[tokio::test]
+async fn nobody_answering_stores_no_reminder_and_the_reply_says_so() {
+    let server = TestServer::start(vec![invoice()], &["--answer-timeout-s", "0.3"]).await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "Remind me to send the invoice").await;
+    assert_eq!(
+        types(&events),
+        [
+            "tool_call",
+            "question",
+            "unanswered",
+            "tool_result",
+            "token",
+            "assistant_message",
+            "done"
+        ]
+    );
+    assert_eq!(events[2]["reason"], "timeout");
+    assert!(events[3]["result"]
+        .as_str()
+        .unwrap()
+        .starts_with("No reminder was set"));
+    assert!(reminders(&server).await.is_empty());
+}
+
+#[tokio::test]
+async fn stop_while_imprint_asks_stops_the_reply_and_writes_nothing() {
+    let server = TestServer::start(vec![invoice()], &[]).await;
+    let sid = server.create_session().await;
+    server.say(&sid, "Remind me to send the invoice").await;
+    let mut events = server.watch(&sid, None).await;
+    events.until("question").await;
+    let (status, _) = server
+        .post(&format!("/api/chat/sessions/{sid}/stop"), json!({}))
+        .await;
+    assert_eq!(status, 200);
+    let rest = events.until_done().await;
+    assert_eq!(types(&rest), ["unanswered", "stopped", "done"]);
+    assert!(reminders(&server).await.is_empty());
+    let messages = server.session(&sid).await["messages"].clone();
+    let asked = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["tool_name"] == "ask_user")
+        .expect("the question is kept in history");
+    assert_eq!(asked["tool_args"]["outcome"], "stopped");
+    assert_eq!(asked["tool_args"]["origin"], "imprint");
+}
+
+async fn seed_projects(server: &TestServer) {
+    for (content, project, at) in [
+        (
+            "Garden notes: planted garlic",
+            "Garden",
+            "2026-10-01T10:00:00Z",
+        ),
+        (
+            "Thesis notes: chapter 3 sent",
+            "Thesis",
+            "2026-11-01T10:00:00Z",
+        ),
+        (
+            "Website notes: hosting moved",
+            "Website",
+            "2026-11-20T10:00:00Z",
+        ),
+    ] {
+        server
+            .running
+            .engine
+            .store
+            .add_memory(NewMemory {
+                content: content.into(),
+                project: Some(project.into()),
+                tags: Vec::new(),
+                created_at: Some(at.into()),
+            })
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn the_project_among_several_becomes_a_question_with_recent_projects() {
+    let server = TestServer::start(
+        vec![scenario(
+            "from the project",
+            vec![
+                // An invented project.
+                Turn::call("search", json!({"query": "notes", "project": "Notes"})),
+                Turn::text("Here they are."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    seed_projects(&server).await;
+    let sid = server.create_session().await;
+    server.say(&sid, "Find my notes from the project.").await;
+    let mut events = server.watch(&sid, None).await;
+    let question = events.until("question").await.pop().unwrap();
+    assert_eq!(question["origin"], "imprint");
+    assert_eq!(question["question"], "Which project do you mean?");
+    assert_eq!(question["options"], json!(["Website", "Thesis", "Garden"]));
+    answer(&server, &sid, &question["id"], "website").await;
+    let rest = events.until_done().await;
+    let result = rest.iter().find(|e| e["type"] == "tool_result").unwrap()["result"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        result.starts_with("The user chose the project Website."),
+        "{result}"
+    );
+    assert!(result.contains("hosting moved"), "{result}");
+    assert!(!result.contains("garlic"), "{result}");
+}
+
+#[tokio::test]
+async fn a_project_the_user_never_mentioned_is_dropped_and_a_named_one_kept() {
+    let server = TestServer::start(
+        vec![
+            scenario(
+                "hosting",
+                vec![
+                    Turn::call("search", json!({"query": "hosting", "project": "Garden"})),
+                    Turn::text("Found it."),
+                ],
+            ),
+            scenario(
+                "garlic",
+                vec![
+                    Turn::call("search", json!({"query": "garlic", "project": "Website"})),
+                    Turn::text("Found it."),
+                ],
+            ),
+        ],
+        &[],
+    )
+    .await;
+    seed_projects(&server).await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "where did the hosting go?").await;
+    assert!(!types(&events).contains(&"question".to_string()));
+    let result = events[1]["result"].as_str().unwrap();
+    assert!(result.contains("hosting moved"), "{result}");
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "what did I plant, the garlic, in the Garden project?")
+        .await;
+    assert!(!types(&events).contains(&"question".to_string()));
+    let result = events[1]["result"].as_str().unwrap();
+    assert!(result.contains("planted garlic"), "{result}");
+}
