@@ -342,3 +342,39 @@ async fn a_project_the_user_never_mentioned_is_dropped_and_a_named_one_kept() {
     let result = events[1]["result"].as_str().unwrap();
     assert!(result.contains("planted garlic"), "{result}");
 }
+
+#[tokio::test]
+async fn a_repeated_write_is_not_stored_twice_and_a_silent_model_still_reports_it() {
+    let call = Turn::call(
+        "remind",
+        json!({"text": "Call Anna", "at": invented_time()}),
+    );
+    let server = TestServer::start(
+        vec![scenario(
+            "call Anna",
+            vec![call.clone(), call, Turn::text("")],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Remind me tomorrow at 9 to call Anna")
+        .await;
+    assert_eq!(reminders(&server).await.len(), 1);
+    let results: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .map(|e| e["result"].as_str().unwrap())
+        .collect();
+    assert_eq!(results.len(), 2, "{events:?}");
+    assert!(results[0].starts_with("Reminder #1 set"), "{}", results[0]);
+    assert!(
+        results[1].starts_with("Already done, do not repeat it: Reminder #1"),
+        "{}",
+        results[1]
+    );
+    let answer = &events[events.len() - 2];
+    assert_eq!(answer["type"], "assistant_message", "{events:?}");
+    assert_eq!(answer["text"], results[0]);
+}

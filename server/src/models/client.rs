@@ -102,7 +102,9 @@ impl ModelClient {
         let mut messages: Vec<Value> = turn
             .messages
             .iter()
-            .map(|m| prompt::wire_message(m, markup))
+            // A chat template renders the API's own tool shapes as the
+            // model was trained; without one, Imprint writes them as text.
+            .map(|m| prompt::wire_message(m, markup && !in_template))
             .collect();
         if markup && described && !in_template {
             let guide = prompt::render_tools_for_markup(format, &turn.tools);

@@ -103,6 +103,17 @@ pub async fn stream_reply(job: ReplyJob) {
     run.release_slot();
     let text = run.text.trim().to_string();
     let session = reply.session_id.clone();
+    // A small model may write nothing after its tools ran; a write the
+    // user asked for is still reported, in the tool's own words.
+    let text = match (&outcome, text.is_empty(), run.writes.last()) {
+        (Ok(()), true, Some((_, _, result))) => {
+            reply.log.publish(ReplyEvent::Token {
+                text: result.clone(),
+            });
+            result.clone()
+        }
+        _ => text,
+    };
     let final_event = match outcome {
         Ok(()) if text.is_empty() => ReplyEvent::Error {
             error: "the model gave no answer".into(),
@@ -174,6 +185,9 @@ struct Run {
     /// during it: the words grounded arguments must come from.
     request: String,
     answers: Vec<String>,
+    /// The writes made so far (tool, arguments, result): a small model
+    /// repeats a call it already made, and must not store it twice.
+    writes: Vec<(String, Value, String)>,
     turns: u32,
 }
 
@@ -204,6 +218,7 @@ impl Run {
         Self {
             request,
             answers: Vec::new(),
+            writes: Vec::new(),
             research: Research::new(job.env.research_budget, job.env.max_tool_iters),
             env: job.env,
             store: job.store,
@@ -551,7 +566,23 @@ impl Run {
                 None => return Ok(self.without_answer(call, &need).await),
             },
         };
+        if let Some((_, _, result)) = self
+            .writes
+            .iter()
+            .find(|(name, done, _)| *name == call.name && *done == args)
+        {
+            let output = ToolOutput {
+                text: format!("Already done, do not repeat it: {result}"),
+                ..ToolOutput::default()
+            };
+            let content = output.text.clone();
+            return Ok((output, args, content));
+        }
         let mut output = self.run_tool(&call.name, &args).await;
+        if output.wrote && !output.error {
+            self.writes
+                .push((call.name.clone(), args.clone(), output.text.clone()));
+        }
         if let Some(resolved) = chosen {
             output.text = format!("The user chose {}. {}", resolved.describe(), output.text);
             output.wrote = true;

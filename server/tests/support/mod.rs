@@ -211,6 +211,16 @@ impl Events {
     /// The next message, or None when the stream ends. Fails the test if
     /// nothing comes for 10 s (a hang, not a slow machine).
     pub async fn next(&mut self) -> Option<Sse> {
+        self.next_within(Duration::from_secs(10)).await
+    }
+
+    /// Like [`Events::next`], for a real model on a shared machine: fails
+    /// only after 5 minutes without an event.
+    pub async fn next_patient(&mut self) -> Option<Sse> {
+        self.next_within(Duration::from_secs(300)).await
+    }
+
+    async fn next_within(&mut self, limit: Duration) -> Option<Sse> {
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
                 let block: String = self.buffer.drain(..end + 2).collect();
@@ -231,9 +241,9 @@ impl Events {
                     data: serde_json::from_str(&data).unwrap(),
                 });
             }
-            let chunk = tokio::time::timeout(Duration::from_secs(10), self.stream.next())
+            let chunk = tokio::time::timeout(limit, self.stream.next())
                 .await
-                .expect("no event within 10 s");
+                .unwrap_or_else(|_| panic!("no event within {} s", limit.as_secs()));
             match chunk {
                 Some(Ok(bytes)) => self.buffer.push_str(&String::from_utf8_lossy(&bytes)),
                 _ => return None,

@@ -1,0 +1,112 @@
+//! The real-model tier: Imprint with the real local model (llama-server
+//! and Qwen2.5-Coder-0.5B-Instruct) through real HTTP. These tests check
+//! structure, never wording.
+//!
+//! They need a running model, so plain `cargo test` leaves them out
+//! (ignored); `scripts/test.sh` starts the local model after the build and
+//! runs them with `IMPRINT_REAL_MODEL_URL` set:
+//!
+//! ```sh
+//! IMPRINT_REAL_MODEL_URL=http://127.0.0.1:PORT/v1 \
+//!   cargo test --release -p imprint --test real_model -- --ignored
+//! ```
+
+mod support;
+
+use serde_json::{json, Value};
+use support::*;
+
+async fn with_real_model() -> TestServer {
+    let url = std::env::var("IMPRINT_REAL_MODEL_URL")
+        .expect("IMPRINT_REAL_MODEL_URL names the running model's base URL");
+    // No stand-in is used; the support keeps one for the other tests.
+    let unused = StandIn::start(Vec::new()).await;
+    TestServer::start_with(
+        unused,
+        &["--chat-provider", "local", "--chat-base-url", &url],
+        // A slow shared machine must not turn a real reply into a stall.
+        &["--model-idle-timeout-s", "300"],
+    )
+    .await
+}
+
+/// Reads the reply to its end, answering every question with `answer`.
+/// Returns all events.
+async fn follow(server: &TestServer, sid: &str, reply_id: &str, answer: &str) -> Vec<Value> {
+    let mut events = server.watch_reply(sid, reply_id).await;
+    let mut seen = Vec::new();
+    while let Some(event) = events.next_patient().await {
+        let data = event.data;
+        if data["type"] == "question" {
+            let (status, body) = server
+                .post(
+                    &format!("/api/chat/sessions/{sid}/answer"),
+                    json!({"id": data["id"], "answer": answer}),
+                )
+                .await;
+            assert_eq!(status, 200, "{body}");
+        }
+        let done = data["type"] == "done";
+        seen.push(data);
+        if done {
+            break;
+        }
+    }
+    seen
+}
+
+#[tokio::test]
+#[ignore = "needs the real local model: scripts/test.sh runs it"]
+async fn the_model_answers_a_plain_question() {
+    let server = with_real_model().await;
+    let (_, status) = server.get("/api/chat/status").await;
+    assert_eq!(status["ready"], true, "{status}");
+    let sid = server.create_session().await;
+    let reply_id = server.say(&sid, "Say hello in one short sentence.").await;
+    let events = follow(&server, &sid, &reply_id, "yes").await;
+    let end = &events[events.len() - 2];
+    assert_eq!(end["type"], "assistant_message", "{events:?}");
+    assert!(!end["text"].as_str().unwrap().trim().is_empty());
+    // The stored history ends with the same answer.
+    let session = server.session(&sid).await;
+    let last = session["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "assistant");
+    assert_eq!(last["content"], end["text"]);
+}
+
+#[tokio::test]
+#[ignore = "needs the real local model: scripts/test.sh runs it"]
+async fn an_ambiguous_request_asks_and_the_same_reply_finishes_after_the_answer() {
+    let server = with_real_model().await;
+    let sid = server.create_session().await;
+    let reply_id = server.say(&sid, "Remind me about the dentist.").await;
+    let events = follow(&server, &sid, &reply_id, "tomorrow at 10").await;
+    let types = types(&events);
+    let question = events
+        .iter()
+        .find(|e| e["type"] == "question")
+        .unwrap_or_else(|| panic!("no question was asked: {events:?}"));
+    assert!(
+        !question["question"].as_str().unwrap().trim().is_empty(),
+        "{question}"
+    );
+    let asked_at = types.iter().position(|t| t == "question").unwrap();
+    assert_eq!(types[asked_at + 1], "answer", "{types:?}");
+    // The same reply goes on to an answer after the user's.
+    assert_eq!(types[types.len() - 2], "assistant_message", "{events:?}");
+    // No reminder at a time the user did not give.
+    let (_, list) = server.get("/api/reminders").await;
+    for reminder in list["reminders"].as_array().unwrap() {
+        let due = chrono::DateTime::parse_from_rfc3339(reminder["due_at"].as_str().unwrap())
+            .unwrap()
+            .with_timezone(&chrono::Local);
+        let tomorrow = chrono::Local::now().date_naive().succ_opt().unwrap();
+        assert_eq!(due.date_naive(), tomorrow, "{reminder}");
+        assert_eq!(due.format("%H:%M").to_string(), "10:00", "{reminder}");
+    }
+}
