@@ -45,7 +45,7 @@ pub fn follow_reply(
                     let Some(data) = message.data().as_string() else {
                         continue;
                     };
-                    let Ok(event) = serde_json::from_str::<ReplyEvent>(&data) else {
+                    let Ok(event) = serde_json::from_slice::<ReplyEvent>(data.as_bytes()) else {
                         continue;
                     };
                     let done = event.is_done();
@@ -111,7 +111,7 @@ pub fn provide_dashboard_events() {
             let Some(event) = message
                 .data()
                 .as_string()
-                .and_then(|d| serde_json::from_str::<DashboardEvent>(&d).ok())
+                .and_then(|d| serde_json::from_slice::<DashboardEvent>(d.as_bytes()).ok())
             else {
                 continue;
             };

@@ -95,7 +95,7 @@ impl Echo {
         });
         spawn_local(async move {
             while let Some(Ok(Message::Text(text))) = read.next().await {
-                let Ok(message) = serde_json::from_str::<Value>(&text) else {
+                let Ok(message) = serde_json::from_slice::<Value>(text.as_bytes()) else {
                     continue;
                 };
                 self.receive(&message);
