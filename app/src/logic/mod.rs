@@ -6,3 +6,4 @@ pub mod echo;
 pub mod markdown;
 pub mod reply;
 pub mod voice;
+pub mod wire;
