@@ -14,10 +14,22 @@ use crate::ui::streams::DashboardEvents;
 pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
     let events: DashboardEvents = expect_context();
     let refresh = RwSignal::new(0u64);
-    let sessions = LocalResource::new(move || {
+    // The list, reloaded whenever it may have changed; the latest request
+    // wins. (A signal filled by tasks rather than a resource under
+    // Transition: the same page, without the async machinery in the wasm.)
+    let sessions = RwSignal::new(None);
+    let latest = StoredValue::new(0u64);
+    Effect::new(move |_| {
         events.sessions_version.track();
         refresh.track();
-        list_sessions()
+        let request = latest.get_value() + 1;
+        latest.set_value(request);
+        spawn_local(async move {
+            let result = list_sessions().await;
+            if latest.try_get_value() == Some(request) {
+                sessions.try_set(Some(result));
+            }
+        });
     });
     let navigate = use_navigate();
     let error = RwSignal::new(None::<String>);
@@ -37,21 +49,20 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
         <aside class="sessions" aria-label="Chats">
             <button class="primary new-chat" data-testid="new-chat" on:click=create>"+ New chat"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            <Transition fallback=|| view! { <p class="muted">"Loading chats…"</p> }>
-                {move || sessions.get().map(|result| match result {
-                    Ok(list) if list.sessions.is_empty() => view! {
+            {move || match sessions.get() {
+                    None => view! { <p class="muted">"Loading chats…"</p> }.into_any(),
+                    Some(Ok(list)) if list.sessions.is_empty() => view! {
                         <p class="muted">"No chats yet."</p>
                     }.into_any(),
-                    Ok(list) => view! {
+                    Some(Ok(list)) => view! {
                         <ul class="session-list" data-testid="session-list">
                             {list.sessions.into_iter().map(|s| view! {
                                 <SessionRow session=s current=current refresh=refresh/>
                             }).collect_view()}
                         </ul>
                     }.into_any(),
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
-                })}
-            </Transition>
+                    Some(Err(e)) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+            }}
         </aside>
     }
 }
