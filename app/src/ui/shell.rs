@@ -3,16 +3,16 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::components::A;
 
 use super::echo::Companion;
 use super::notifications::{NotificationsButton, ReminderToasts};
+use super::router::{Location, A};
 use super::theme::ThemeToggle;
 use crate::api::fetch_status;
 
 #[component]
 pub fn Shell(children: Children) -> impl IntoView {
-    let location = leptos_router::hooks::use_location();
+    let location = expect_context::<Location>();
     let on_voice_page = move || location.pathname.get().starts_with("/voice");
     view! {
         <div class="shell">

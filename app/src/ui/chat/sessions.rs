@@ -3,11 +3,10 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::components::A;
-use leptos_router::hooks::use_navigate;
 
 use crate::api::{create_session, delete_session, list_sessions, rename_session};
 use crate::protocol::SessionSummary;
+use crate::ui::router::{use_navigate, A};
 use crate::ui::streams::DashboardEvents;
 
 #[component]
@@ -39,7 +38,7 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
             match create_session(None).await {
                 Ok(session) => {
                     refresh.update(|n| *n += 1);
-                    navigate(&format!("/chat/{}", session.id), Default::default());
+                    navigate(&format!("/chat/{}", session.id));
                 }
                 Err(e) => error.set(Some(e.message)),
             }
@@ -100,11 +99,13 @@ fn SessionRow(
     };
     let remove = move |_| {
         // Leave the chat before it goes, so nothing tries to load it.
+        // (The row may be gone by the time the call is made.)
+        let sid = id.get_value();
         if is_current() {
-            navigate("/chat", Default::default());
+            navigate("/chat");
         }
         spawn_local(async move {
-            if delete_session(id.get_value()).await.is_ok() {
+            if delete_session(sid).await.is_ok() {
                 refresh.update(|n| *n += 1);
             }
         });
