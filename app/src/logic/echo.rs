@@ -47,7 +47,7 @@ impl EchoState {
     pub fn apply(&mut self, message: &Value) -> Vec<String> {
         let kind = message["type"].as_str().unwrap_or_default();
         let text = |key: &str| message[key].as_str().unwrap_or_default().to_string();
-        if let Ok(known) = serde_json::from_value::<VoiceServerMessage>(message.clone()) {
+        if let Some(known) = super::wire::voice_server_message(message) {
             return self.apply_known(known);
         }
         let turn_id = text("turn_id");
@@ -62,7 +62,7 @@ impl EchoState {
                 let question = VoiceQuestion {
                     id: text("id"),
                     question: text("question"),
-                    options: serde_json::from_value(message["options"].clone()).unwrap_or_default(),
+                    options: super::wire::strings(&message["options"]).unwrap_or_default(),
                     allow_other: message["allow_other"].as_bool().unwrap_or(true),
                     speech: text("speech"),
                 };

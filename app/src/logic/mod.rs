@@ -5,4 +5,6 @@ pub mod activity;
 pub mod echo;
 pub mod markdown;
 pub mod reply;
+pub mod route;
 pub mod voice;
+pub mod wire;

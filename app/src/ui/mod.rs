@@ -4,31 +4,38 @@ mod chat;
 mod echo;
 mod notifications;
 mod pages;
+mod router;
 mod shell;
 mod speech;
 mod streams;
 mod theme;
 
+use crate::logic::route::Route;
 use leptos::prelude::*;
-use leptos_router::components::{Redirect, Route, Router, Routes};
-use leptos_router::path;
 
 /// The whole dashboard: the shell around the routed page.
 #[component]
 pub fn App() -> impl IntoView {
+    router::provide_router();
     theme::provide_theme();
     streams::provide_dashboard_events();
     echo::provide_echo();
+    let location = expect_context::<router::Location>();
+    let route = Memo::new(move |_| Route::of(&location.pathname.get()));
+    // `/` is the Chat page's address too.
+    Effect::new(move |_| {
+        if route.get() == Route::Root {
+            router::navigate_with(location, "/chat");
+        }
+    });
     view! {
-        <Router>
-            <shell::Shell>
-                <Routes fallback=|| view! { <pages::NotFound/> }>
-                    <Route path=path!("/") view=|| view! { <Redirect path="/chat"/> }/>
-                    <Route path=path!("/chat") view=pages::ChatPage/>
-                    <Route path=path!("/chat/:id") view=pages::ChatPage/>
-                    <Route path=path!("/voice") view=pages::VoicePage/>
-                </Routes>
-            </shell::Shell>
-        </Router>
+        <shell::Shell>
+            {move || match route.get() {
+                Route::Root => ().into_any(),
+                Route::Chat | Route::ChatSession => view! { <pages::ChatPage/> }.into_any(),
+                Route::Voice => view! { <pages::VoicePage/> }.into_any(),
+                Route::NotFound => view! { <pages::NotFound/> }.into_any(),
+            }}
+        </shell::Shell>
     }
 }

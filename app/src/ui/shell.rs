@@ -2,16 +2,17 @@
 //! status.
 
 use leptos::prelude::*;
-use leptos_router::components::A;
+use leptos::task::spawn_local;
 
 use super::echo::Companion;
 use super::notifications::{NotificationsButton, ReminderToasts};
+use super::router::{Location, A};
 use super::theme::ThemeToggle;
 use crate::api::fetch_status;
 
 #[component]
 pub fn Shell(children: Children) -> impl IntoView {
-    let location = leptos_router::hooks::use_location();
+    let location = expect_context::<Location>();
     let on_voice_page = move || location.pathname.get().starts_with("/voice");
     view! {
         <div class="shell">
@@ -38,11 +39,17 @@ pub fn Shell(children: Children) -> impl IntoView {
 /// connect one.
 #[component]
 fn ModelStatus() -> impl IntoView {
-    let status = LocalResource::new(fetch_status);
+    // A signal filled by a task rather than a resource under Suspense: the
+    // same page, without the async machinery in the wasm.
+    let status = RwSignal::new(None);
+    spawn_local(async move {
+        let result = fetch_status().await;
+        status.try_set(Some(result));
+    });
     view! {
-        <Suspense fallback=|| view! { <span class="model-status" data-testid="model-status">"…"</span> }>
-            {move || status.get().map(|result| match result {
-                Ok(s) => {
+            {move || match status.get() {
+                None => view! { <span class="model-status" data-testid="model-status">"…"</span> }.into_any(),
+                Some(Ok(s)) => {
                     let title = s.hint.clone().unwrap_or_default();
                     let state = if s.ready { "ready" } else { "offline" };
                     view! {
@@ -53,10 +60,9 @@ fn ModelStatus() -> impl IntoView {
                         </span>
                     }.into_any()
                 }
-                Err(e) => view! {
+                Some(Err(e)) => view! {
                     <span class="model-status" data-testid="model-status" data-state="error">{e.message}</span>
                 }.into_any(),
-            })}
-        </Suspense>
+            }}
     }
 }

@@ -9,6 +9,7 @@ use gloo_net::eventsource::State;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::logic::wire;
 use crate::protocol::{DashboardEvent, ReplyEvent};
 
 /// How following a reply ended.
@@ -45,7 +46,10 @@ pub fn follow_reply(
                     let Some(data) = message.data().as_string() else {
                         continue;
                     };
-                    let Ok(event) = serde_json::from_str::<ReplyEvent>(&data) else {
+                    let Some(event) = serde_json::from_slice(data.as_bytes())
+                        .ok()
+                        .and_then(|value| wire::reply_event(&value))
+                    else {
                         continue;
                     };
                     let done = event.is_done();
@@ -111,7 +115,8 @@ pub fn provide_dashboard_events() {
             let Some(event) = message
                 .data()
                 .as_string()
-                .and_then(|d| serde_json::from_str::<DashboardEvent>(&d).ok())
+                .and_then(|d| serde_json::from_slice(d.as_bytes()).ok())
+                .and_then(|value| wire::dashboard_event(&value))
             else {
                 continue;
             };

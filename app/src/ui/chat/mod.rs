@@ -9,12 +9,13 @@ pub use question_card::QuestionCard;
 mod sessions;
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
+
+use crate::ui::router::{chat_id, Location};
 
 #[component]
 pub fn ChatPage() -> impl IntoView {
-    let params = use_params_map();
-    let session_id = Memo::new(move |_| params.read().get("id"));
+    let location = expect_context::<Location>();
+    let session_id = Memo::new(move |_| chat_id(&location.pathname.get()));
     view! {
         <div class="chat-layout" data-testid="chat-page">
             <sessions::SessionList current=session_id/>

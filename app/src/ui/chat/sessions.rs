@@ -3,21 +3,32 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::components::A;
-use leptos_router::hooks::use_navigate;
 
 use crate::api::{create_session, delete_session, list_sessions, rename_session};
 use crate::protocol::SessionSummary;
+use crate::ui::router::{use_navigate, A};
 use crate::ui::streams::DashboardEvents;
 
 #[component]
 pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
     let events: DashboardEvents = expect_context();
     let refresh = RwSignal::new(0u64);
-    let sessions = LocalResource::new(move || {
+    // The list, reloaded whenever it may have changed; the latest request
+    // wins. (A signal filled by tasks rather than a resource under
+    // Transition: the same page, without the async machinery in the wasm.)
+    let sessions = RwSignal::new(None);
+    let latest = StoredValue::new(0u64);
+    Effect::new(move |_| {
         events.sessions_version.track();
         refresh.track();
-        list_sessions()
+        let request = latest.get_value() + 1;
+        latest.set_value(request);
+        spawn_local(async move {
+            let result = list_sessions().await;
+            if latest.try_get_value() == Some(request) {
+                sessions.try_set(Some(result));
+            }
+        });
     });
     let navigate = use_navigate();
     let error = RwSignal::new(None::<String>);
@@ -27,7 +38,7 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
             match create_session(None).await {
                 Ok(session) => {
                     refresh.update(|n| *n += 1);
-                    navigate(&format!("/chat/{}", session.id), Default::default());
+                    navigate(&format!("/chat/{}", session.id));
                 }
                 Err(e) => error.set(Some(e.message)),
             }
@@ -37,21 +48,20 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
         <aside class="sessions" aria-label="Chats">
             <button class="primary new-chat" data-testid="new-chat" on:click=create>"+ New chat"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            <Transition fallback=|| view! { <p class="muted">"Loading chats…"</p> }>
-                {move || sessions.get().map(|result| match result {
-                    Ok(list) if list.sessions.is_empty() => view! {
+            {move || match sessions.get() {
+                    None => view! { <p class="muted">"Loading chats…"</p> }.into_any(),
+                    Some(Ok(list)) if list.sessions.is_empty() => view! {
                         <p class="muted">"No chats yet."</p>
                     }.into_any(),
-                    Ok(list) => view! {
+                    Some(Ok(list)) => view! {
                         <ul class="session-list" data-testid="session-list">
                             {list.sessions.into_iter().map(|s| view! {
                                 <SessionRow session=s current=current refresh=refresh/>
                             }).collect_view()}
                         </ul>
                     }.into_any(),
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
-                })}
-            </Transition>
+                    Some(Err(e)) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+            }}
         </aside>
     }
 }
@@ -89,11 +99,13 @@ fn SessionRow(
     };
     let remove = move |_| {
         // Leave the chat before it goes, so nothing tries to load it.
+        // (The row may be gone by the time the call is made.)
+        let sid = id.get_value();
         if is_current() {
-            navigate("/chat", Default::default());
+            navigate("/chat");
         }
         spawn_local(async move {
-            if delete_session(id.get_value()).await.is_ok() {
+            if delete_session(sid).await.is_ok() {
                 refresh.update(|n| *n += 1);
             }
         });

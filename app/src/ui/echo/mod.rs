@@ -11,10 +11,11 @@ use gloo_net::websocket::futures::WebSocket;
 use gloo_net::websocket::Message;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::speech::{recognition::Recognition, synthesis};
 use crate::logic::echo::EchoState;
+use crate::protocol::VoiceClientMessage;
 
 const CONVERSATION_KEY: &str = "imprint-echo-conversation";
 
@@ -43,6 +44,11 @@ fn socket_url() -> Option<String> {
         "ws"
     };
     Some(format!("{scheme}://{}/api/voice/ws", location.host().ok()?))
+}
+
+/// A message for the socket, as JSON.
+fn encode(message: &VoiceClientMessage) -> String {
+    serde_json::to_string(message).unwrap_or_default()
 }
 
 pub fn provide_echo() {
@@ -82,8 +88,11 @@ impl Echo {
         };
         let (mut write, mut read) = socket.split();
         let (outbox, mut outgoing) = unbounded::<String>();
-        let hello = json!({"type": "hello", "conversation_id": conversation, "saving": saving});
-        let _ = outbox.unbounded_send(hello.to_string());
+        let hello = VoiceClientMessage::Hello {
+            conversation_id: conversation,
+            saving: Some(saving),
+        };
+        let _ = outbox.unbounded_send(encode(&hello));
         self.outbox.set_value(Some(outbox));
         self.connected.set(true);
         spawn_local(async move {
@@ -95,7 +104,7 @@ impl Echo {
         });
         spawn_local(async move {
             while let Some(Ok(Message::Text(text))) = read.next().await {
-                let Ok(message) = serde_json::from_str::<Value>(&text) else {
+                let Ok(message) = serde_json::from_slice::<Value>(text.as_bytes()) else {
                     continue;
                 };
                 self.receive(&message);
@@ -119,31 +128,33 @@ impl Echo {
             .unwrap_or_default();
         for sentence in to_speak.into_iter().filter(|s| !s.trim().is_empty()) {
             // Tell the server first, so hearing it back is recognized.
-            self.send(json!({"type": "speaking", "text": sentence}));
+            self.send(VoiceClientMessage::Speaking {
+                text: sentence.clone(),
+            });
             synthesis::speak(&sentence);
         }
     }
 
-    fn send(self, message: Value) {
+    fn send(self, message: VoiceClientMessage) {
         self.connect(false);
         if let Some(outbox) = self.outbox.get_value() {
-            let _ = outbox.unbounded_send(message.to_string());
+            let _ = outbox.unbounded_send(encode(&message));
         }
     }
 
     pub fn typed(self, text: String) {
         if !text.trim().is_empty() {
-            self.send(json!({"type": "typed", "text": text}));
+            self.send(VoiceClientMessage::Typed { text });
         }
     }
 
     pub fn answer(self, question_id: String, text: String) {
-        self.send(json!({"type": "answer", "question_id": question_id, "text": text}));
+        self.send(VoiceClientMessage::Answer { question_id, text });
     }
 
     pub fn stop(self) {
         synthesis::cancel();
-        self.send(json!({"type": "stop"}));
+        self.send(VoiceClientMessage::Stop);
     }
 
     /// Saving off starts a conversation that is never stored.
@@ -164,7 +175,7 @@ impl Echo {
         let recognition = Recognition::start(
             move |text, confidence| {
                 self.transcript.set(text.clone());
-                self.send(json!({"type": "utterance", "text": text, "confidence": confidence}));
+                self.send(VoiceClientMessage::Utterance { text, confidence });
             },
             move |interim| self.transcript.set(interim),
             move |error| {
