@@ -18,7 +18,7 @@ trap stop_model EXIT INT TERM
 if [ -z "${IMPRINT_CHAT_PROVIDER:-}" ] && [ -z "${IMPRINT_CHAT_BASE_URL:-}" ]; then
   step "the local model (IMPRINT_CHAT_PROVIDER is not set)"
   if scripts/local-model.sh ensure; then
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    port=$(free_port)
     scripts/local-model.sh start "$port" >"${TMPDIR:-/tmp}/imprint-llama-server.log" 2>&1 &
     model_pid=$!
     export IMPRINT_CHAT_PROVIDER=local IMPRINT_CHAT_BASE_URL="http://127.0.0.1:$port/v1"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The second command: every test. Unit and API tests (cargo), then the
-# built site and release binary in a real browser (Playwright).
+# built site and release binary in a real browser (Playwright) with the
+# scripted stand-in model, then the real-model tier: the real local model
+# (llama-server + Qwen2.5-Coder-0.5B), after every build, never beside one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -19,4 +21,24 @@ cargo test --workspace --quiet
 
 step "end-to-end tests (Playwright, headless Chromium)"
 cargo build --release --quiet -p imprint --example standin_model
-(cd end2end && npx playwright test)
+(cd end2end && npx playwright test --grep-invert @real-model)
+
+step "real-model tier: the local model (llama-server + Qwen2.5-Coder-0.5B-Instruct)"
+scripts/local-model.sh ensure
+port=$(free_port)
+model_log=$(mktemp)
+scripts/local-model.sh start "$port" >"$model_log" 2>&1 &
+model_pid=$!
+trap 'kill "$model_pid" 2>/dev/null || true; rm -f "$model_log"' EXIT
+# Event-driven: grep wakes on each line llama-server writes.
+exec 3< <(tail -n +1 -F "$model_log" 2>/dev/null)
+tail_pid=$!
+if ! timeout 180 grep -q -m1 "listening on" <&3; then
+  cat "$model_log" >&2
+  die "llama-server did not start on 127.0.0.1:$port within 180 s"
+fi
+kill "$tail_pid" 2>/dev/null || true
+exec 3<&-
+export IMPRINT_REAL_MODEL_URL="http://127.0.0.1:$port/v1"
+cargo test --quiet -p imprint --test real_model -- --ignored --test-threads=1
+(cd end2end && npx playwright test --grep @real-model --workers=1)

@@ -569,7 +569,7 @@ impl Run {
         if let Some((_, _, result)) = self
             .writes
             .iter()
-            .find(|(name, done, _)| *name == call.name && *done == args)
+            .find(|(name, done, _)| *name == call.name && same_write(name, done, &args))
         {
             let output = ToolOutput {
                 text: format!("Already done, do not repeat it: {result}"),
@@ -709,6 +709,16 @@ impl Run {
 
     fn release_slot(&mut self) {
         self.permit = None;
+    }
+}
+
+/// Whether two writes of one reply are the same: a reminder at the same
+/// moment is a repeat even when the model rewords its text.
+fn same_write(tool: &str, a: &Value, b: &Value) -> bool {
+    if tool == tools::REMIND {
+        a.get("at") == b.get("at")
+    } else {
+        a == b
     }
 }
 
