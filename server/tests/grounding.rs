@@ -375,4 +375,9 @@ async fn a_repeated_write_is_not_stored_twice_and_a_silent_model_still_reports_i
     let answer = &events[events.len() - 2];
     assert_eq!(answer["type"], "assistant_message", "{events:?}");
     assert_eq!(answer["text"], results[0]);
+    // After the repeat, the model was told to answer, without tools.
+    let requests = server.standin.requests_for("call Anna");
+    assert_eq!(requests.len(), 3);
+    let last = requests[2].to_string();
+    assert!(last.contains("What the user asked for is done."), "{last}");
 }

@@ -188,6 +188,8 @@ struct Run {
     /// The writes made so far (tool, arguments, result): a small model
     /// repeats a call it already made, and must not store it twice.
     writes: Vec<(String, Value, String)>,
+    /// Calls that repeated one of `writes`.
+    repeats: usize,
     turns: u32,
 }
 
@@ -219,6 +221,7 @@ impl Run {
             request,
             answers: Vec::new(),
             writes: Vec::new(),
+            repeats: 0,
             research: Research::new(job.env.research_budget, job.env.max_tool_iters),
             env: job.env,
             store: job.store,
@@ -251,8 +254,17 @@ impl Run {
                     content: turn.text,
                     tool_calls: turn.calls.clone(),
                 });
+                let calls = turn.calls.len();
+                let repeats_before = self.repeats;
                 for call in turn.calls {
                     progress |= self.call(call).await?;
+                }
+                if self.repeats - repeats_before == calls {
+                    // Only writes it already made: a small model looping.
+                    // What the user asked is done; answer now.
+                    return self
+                        .reserved_answer("What the user asked for is done.")
+                        .await;
                 }
             }
             if turn.malformed > 0 {
@@ -571,6 +583,7 @@ impl Run {
             .iter()
             .find(|(name, done, _)| *name == call.name && same_write(name, done, &args))
         {
+            self.repeats += 1;
             let output = ToolOutput {
                 text: format!("Already done, do not repeat it: {result}"),
                 ..ToolOutput::default()
