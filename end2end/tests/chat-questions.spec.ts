@@ -184,4 +184,38 @@ test.describe('question cards', () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await expect(chat.ownAnswer).toBeInViewport();
   });
+
+  test("should show Imprint's own question when the model guesses a reminder time", async ({ chat, standin, page, imprint }) => {
+    const trigger = uniqueTrigger('grounded');
+    await standin!.script({
+      trigger,
+      turns: [
+        // A time the user never gave.
+        { calls: [{ name: 'remind', arguments: { text: 'Send the invoice', at: '2026-11-30T10:00' } }] },
+        { chunks: ['I will remind you.'] },
+      ],
+    });
+    await chat.startNewChat();
+    await chat.say(`Remind me to send the invoice ${trigger}`);
+
+    await expect(chat.questionCard).toHaveAttribute('data-state', 'waiting');
+    await expect(chat.questionCard).toContainText('Imprint needs to know');
+    await expect(chat.questionCard.getByTestId('question-text')).toContainText('What time should I remind you to send the invoice');
+    await chat.option('Tomorrow, 09:00').click();
+    await expect(chat.questionCard).toContainText('Answered: Tomorrow, 09:00');
+    await expect(chat.assistantMessages.last()).toContainText('I will remind you.');
+
+    const reminders = await (await page.request.get(`${imprint.baseURL}/api/reminders`)).json();
+    const mine = reminders.reminders.filter((r: { text: string }) => r.text === 'Send the invoice');
+    expect(mine).toHaveLength(1);
+    const due = new Date(mine[0].due_at);
+    const tomorrow = new Date();
+    tomorrow.setDate(tomorrow.getDate() + 1);
+    expect([due.getDate(), due.getHours(), due.getMinutes()]).toEqual([tomorrow.getDate(), 9, 0]);
+
+    // History keeps the question as Imprint's, answered.
+    await page.reload();
+    await expect(chat.questionCard).toHaveAttribute('data-state', 'answered');
+    await expect(chat.questionCard).toContainText('Imprint needs to know');
+  });
 });
