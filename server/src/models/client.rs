@@ -125,8 +125,13 @@ impl ModelClient {
             body["tools"] = Value::Array(turn.tools.to_vec());
         }
         if self.settings.provider == crate::config::Provider::Local {
-            // Small local models drift at higher temperatures.
+            // Small local models drift at higher temperatures; a narrow
+            // nucleus and a light repeat penalty (Qwen2.5's own advice
+            // for top_p, top_k and the penalty) keep tool calls on task.
             body["temperature"] = json!(0.2);
+            body["top_p"] = json!(0.8);
+            body["top_k"] = json!(20);
+            body["repeat_penalty"] = json!(1.05);
         }
         body
     }
@@ -425,6 +430,9 @@ mod tests {
             .get("tools")
             .is_none());
         assert!(body(ToolFormat::Native, ToolPrompt::Imprint, true)["tools"].is_array());
+        // The local model's sampling settings.
+        assert_eq!(templated["temperature"], 0.2);
+        assert_eq!(templated["top_k"], 20);
     }
 
     #[test]
