@@ -29,6 +29,9 @@ impl ModelClient {
     pub fn new(settings: ModelSettings) -> Self {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
+            // Below llama-server's 5 s keep-alive, so a pooled connection
+            // is rarely one the server is closing.
+            .pool_idle_timeout(Duration::from_secs(3))
             .build()
             .unwrap_or_default();
         Self { settings, http }
@@ -161,10 +164,20 @@ impl Producer {
     }
 
     async fn read(&mut self, request: reqwest::RequestBuilder) -> Result<(), ModelError> {
-        let response = tokio::time::timeout(self.idle, request.send())
+        // A pooled keep-alive connection the model server has just closed
+        // fails before the request is read: one fresh try is safe.
+        let retry = request.try_clone();
+        let mut sent = tokio::time::timeout(self.idle, request.send())
             .await
-            .map_err(|_| ModelError::Stalled(self.idle.as_secs()))?
-            .map_err(|e| ModelError::Unreachable(self.base_url.clone(), short_cause(&e)))?;
+            .map_err(|_| ModelError::Stalled(self.idle.as_secs()))?;
+        if let (Err(error), Some(retry)) = (&sent, retry) {
+            tracing::debug!(error = %short_cause(error), "retrying the model request once");
+            sent = tokio::time::timeout(self.idle, retry.send())
+                .await
+                .map_err(|_| ModelError::Stalled(self.idle.as_secs()))?;
+        }
+        let response =
+            sent.map_err(|e| ModelError::Unreachable(self.base_url.clone(), short_cause(&e)))?;
         let status = response.status();
         if !status.is_success() {
             let text = response.text().await.unwrap_or_default();
