@@ -68,6 +68,43 @@ test.describe('chat sessions', () => {
     expect(await page.evaluate(() => (window as unknown as { hacked?: number }).hacked)).toBeUndefined();
   });
 
+  test('should stream plain text, then show the Markdown rendered once the reply ends', async ({ chat, standin, page }) => {
+    const trigger = uniqueTrigger('rendered');
+    await standin!.script({
+      trigger,
+      turns: [{ chunks: ['**Bold** start', '\n\n- one\n- two\n\n<b onclick="window.hacked=1">raw</b>'], delay_ms: 1500 }],
+    });
+    await chat.startNewChat();
+    await chat.say(trigger);
+
+    // While it streams, the text is shown as it is written, not rendered.
+    await expect(chat.streamingText).toContainText('**Bold** start');
+    await expect(chat.streamingText.locator('strong')).toHaveCount(0);
+
+    // Hold the history reload that follows the end of the reply, so the
+    // rendered answer seen is the one the `assistant_message` event brought.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/dashboard/get_session', async (route) => {
+      await held;
+      await route.continue();
+    });
+    const liveAnswer = page.getByTestId('live-reply').getByTestId('assistant-message');
+    await expect(liveAnswer.locator('strong')).toHaveText('Bold');
+    await expect(liveAnswer.locator('li')).toHaveCount(2);
+    await expect(liveAnswer.locator('b')).toHaveCount(0);
+    await expect(liveAnswer).toContainText('<b onclick');
+    await expect(chat.streamingText).toHaveCount(0);
+
+    release();
+    await expect(page.getByTestId('live-reply')).toHaveCount(0);
+    const stored = chat.assistantMessages.last();
+    await expect(stored.locator('strong')).toHaveText('Bold');
+    await expect(stored.locator('li')).toHaveCount(2);
+    await expect(stored.locator('b')).toHaveCount(0);
+    expect(await page.evaluate(() => (window as unknown as { hacked?: number }).hacked)).toBeUndefined();
+  });
+
   test('should show tool activity compactly', async ({ chat, standin }) => {
     const trigger = uniqueTrigger('tools');
     await standin!.script({

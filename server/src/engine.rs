@@ -215,12 +215,19 @@ impl Dashboard for Engine {
     }
 
     async fn get_session(&self, sid: String) -> Result<Session, ApiError> {
-        let (summary, messages) = self
+        let (summary, mut messages) = self
             .store
             .get_session(&sid)
             .await
             .map_err(store_error)?
             .ok_or_else(|| ApiError::not_found("no such session"))?;
+        // The dashboard shows assistant text as the server renders it: the
+        // browser carries no Markdown parser.
+        for message in &mut messages {
+            if message.role == Role::Assistant {
+                message.html = Some(crate::markdown::to_html(&message.content));
+            }
+        }
         Ok(Session {
             id: summary.id,
             title: summary.title,

@@ -10,6 +10,7 @@
 //! - [`replies`]: the registry of running replies, event logs, `stream_reply`
 //! - [`reminders`]: the reminder timer
 //! - [`engine`]: the shared context; implements the dashboard's calls
+//! - [`markdown`]: assistant text to safe HTML, for history and finished replies
 //! - [`http`]: routes, streams, the guard
 //! - [`import`]: `imprint import FILE.jsonl`
 
@@ -20,6 +21,7 @@ pub mod grounding;
 pub mod http;
 pub mod ids;
 pub mod import;
+pub mod markdown;
 pub mod models;
 pub mod reminders;
 pub mod replies;

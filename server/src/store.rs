@@ -895,6 +895,7 @@ fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         tool_args,
         created_at: row.get(5)?,
         stopped: row.get(6)?,
+        html: None,
     })
 }
 
@@ -961,6 +962,7 @@ fn append_in(
             tool_args: message.tool_args,
             created_at,
             stopped: message.stopped,
+            html: None,
         });
     }
     if let Some(at) = last_at {

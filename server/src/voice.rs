@@ -337,7 +337,7 @@ impl Conversation {
                         turn.question = None;
                     }
                 }
-                ReplyEvent::AssistantMessage { text } => self.remember_spoken(text),
+                ReplyEvent::AssistantMessage { text, .. } => self.remember_spoken(text),
                 _ => {}
             }
             let _ = self.out.send(value.to_string().into());

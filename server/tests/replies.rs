@@ -23,6 +23,7 @@ async fn a_reply_streams_tokens_then_the_answer_and_is_stored() {
     );
     assert_eq!(streamed_text(&events), "Hi there!");
     assert_eq!(events[3]["text"], "Hi there!");
+    assert_eq!(events[3]["html"], "<p>Hi there!</p>\n");
 
     let session = server.session(&sid).await;
     assert_eq!(
@@ -37,8 +38,46 @@ async fn a_reply_streams_tokens_then_the_answer_and_is_stored() {
         (Some("user"), Some(1))
     );
     assert_eq!(messages[1]["content"], "Hi there!");
+    assert_eq!(messages[1]["html"], "<p>Hi there!</p>\n");
+    assert!(
+        messages[0].get("html").is_none(),
+        "only assistant messages are rendered"
+    );
     let (_, list) = server.get("/api/chat/sessions").await;
     assert_eq!(list["sessions"][0]["message_count"], 2);
+}
+
+#[tokio::test]
+async fn the_answer_and_history_carry_safe_html_rendered_by_the_server() {
+    let markdown = "**Bold** and [ok](https://example.org) [bad](javascript:alert(1))\n\n\
+                    <script>alert(1)</script>\n\n![pixel](https://tracker.example/p.gif)";
+    let server = TestServer::start(
+        vec![scenario("render", vec![Turn::chunks(&[markdown])])],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "render it").await;
+    let answer = events
+        .iter()
+        .find(|e| e["type"] == "assistant_message")
+        .expect("an answer");
+    let html = answer["html"].as_str().expect("the answer's html");
+    assert!(html.contains("<strong>Bold</strong>"), "{html}");
+    assert!(html.contains("href=\"https://example.org\""), "{html}");
+    assert!(!html.contains("javascript"), "{html}");
+    assert!(!html.contains("<script"), "{html}");
+    assert!(html.contains("&lt;script&gt;"), "{html}");
+    assert!(!html.contains("<img"), "{html}");
+
+    let session = server.session(&sid).await;
+    let stored = &session["messages"][1];
+    assert_eq!(stored["role"], "assistant");
+    assert_eq!(
+        stored["html"].as_str(),
+        Some(html),
+        "history renders the same"
+    );
 }
 
 #[tokio::test]

@@ -1,9 +1,9 @@
 //! The dashboard's logic as plain Rust with ordinary unit tests: the reply
-//! reducer, question-card state, Markdown rendering, tool activity text.
+//! reducer, question-card state, tool activity text. (Markdown is rendered by
+//! the server: see `imprint::markdown`.)
 
 pub mod activity;
 pub mod echo;
-pub mod markdown;
 pub mod reply;
 pub mod route;
 pub mod voice;

@@ -2,6 +2,10 @@
 //! replayed after a reload rebuild the same view, waiting card included.
 //! Stored history turns into the same items, so a finished reply looks the
 //! same before and after a reload.
+//!
+//! Markdown is rendered by the server: text is plain (`html: None`) while it
+//! streams, and the answer's HTML arrives with `assistant_message` and with
+//! stored assistant messages.
 
 use serde_json::Value;
 
@@ -33,8 +37,9 @@ impl CardState {
 /// One thing shown in a reply.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ReplyItem {
-    /// Text written by the model (Markdown).
-    Text(String),
+    /// Text written by the model (Markdown), and its HTML once the server
+    /// rendered it: `None` while it streams (shown as plain text).
+    Text { text: String, html: Option<String> },
     /// A tool call; `result` once it finished.
     Tool {
         id: String,
@@ -88,8 +93,8 @@ impl ReplyView {
         self.last_seq = seq.max(self.last_seq);
         match event {
             ReplyEvent::Token { text } => match self.items.last_mut() {
-                Some(ReplyItem::Text(existing)) => existing.push_str(&text),
-                _ => self.items.push(ReplyItem::Text(text)),
+                Some(ReplyItem::Text { text: existing, .. }) => existing.push_str(&text),
+                _ => self.items.push(ReplyItem::Text { text, html: None }),
             },
             ReplyEvent::ToolCall { id, name, args } => {
                 self.items.push(ReplyItem::Tool {
@@ -122,7 +127,12 @@ impl ReplyView {
             ReplyEvent::Unanswered { id, reason } => {
                 self.close_card(&id, CardState::Unanswered(reason))
             }
-            ReplyEvent::AssistantMessage { .. } => self.status = ReplyStatus::Finished,
+            ReplyEvent::AssistantMessage { text, html } => {
+                self.status = ReplyStatus::Finished;
+                if html.is_some() {
+                    self.finish_text(text, html);
+                }
+            }
             ReplyEvent::Error { error } => {
                 self.status = ReplyStatus::Failed(error);
                 self.close_waiting("stopped");
@@ -133,6 +143,16 @@ impl ReplyView {
             }
             ReplyEvent::Done => self.done = true,
         }
+    }
+
+    /// The answer replaces the streamed pieces of text with one rendered
+    /// message after the reply's other items: as history stores it (the
+    /// whole text in one assistant message after the tool rows), so the view
+    /// does not change when history takes over.
+    fn finish_text(&mut self, text: String, html: Option<String>) {
+        self.items
+            .retain(|item| !matches!(item, ReplyItem::Text { .. }));
+        self.items.push(ReplyItem::Text { text, html });
     }
 
     fn close_card(&mut self, id: &str, new_state: CardState) {
@@ -171,7 +191,12 @@ impl ReplyView {
 #[derive(Clone, Debug, PartialEq)]
 pub enum HistoryEntry {
     User(String),
-    Assistant { text: String, stopped: bool },
+    /// `html`: the server's rendering of `text` (plain text when absent).
+    Assistant {
+        text: String,
+        html: Option<String>,
+        stopped: bool,
+    },
     Item(ReplyItem),
 }
 
@@ -184,6 +209,7 @@ pub fn history_entries(messages: &[Message]) -> Vec<HistoryEntry> {
             Role::User => HistoryEntry::User(m.content.clone()),
             Role::Assistant => HistoryEntry::Assistant {
                 text: m.content.clone(),
+                html: m.html.clone(),
                 stopped: m.stopped,
             },
             Role::Tool => HistoryEntry::Item(tool_item(m)),
@@ -287,7 +313,13 @@ mod tests {
         for (i, e) in events().into_iter().enumerate() {
             view.apply(i as u64 + 1, e);
         }
-        assert_eq!(view.items[0], ReplyItem::Text("Let me look.".into()));
+        assert_eq!(
+            view.items[0],
+            ReplyItem::Text {
+                text: "Let me look.".into(),
+                html: None
+            }
+        );
         assert!(
             matches!(&view.items[1], ReplyItem::Tool { result: Some(r), .. } if r == "2 found")
         );
@@ -369,6 +401,7 @@ mod tests {
             ),
             created_at: String::new(),
             stopped: false,
+            html: None,
         };
         let entries = history_entries(&[row("B", "answered"), row("x", "timeout")]);
         let HistoryEntry::Item(ReplyItem::Question { question, state }) = &entries[0] else {
@@ -380,5 +413,99 @@ mod tests {
             panic!()
         };
         assert_eq!(*state, CardState::Unanswered("timeout".into()));
+    }
+
+    #[test]
+    fn the_answer_brings_its_html_in_place_of_the_streamed_text() {
+        let mut view = ReplyView::default();
+        for (i, e) in events().into_iter().take(4).enumerate() {
+            view.apply(i as u64 + 1, e);
+        }
+        view.apply(
+            5,
+            ReplyEvent::Token {
+                text: " **Two** notes.".into(),
+            },
+        );
+        // Streamed text stays plain.
+        assert!(matches!(
+            &view.items[2],
+            ReplyItem::Text { text, html: None } if text == " **Two** notes."
+        ));
+        view.apply(
+            6,
+            ReplyEvent::AssistantMessage {
+                text: "Let me look. **Two** notes.".into(),
+                html: Some("<p>Let me look. <strong>Two</strong> notes.</p>".into()),
+            },
+        );
+        assert_eq!(view.status, ReplyStatus::Finished);
+        // One rendered message after the tool activity, as history has it.
+        assert_eq!(view.items.len(), 2);
+        assert!(matches!(&view.items[0], ReplyItem::Tool { name, .. } if name == "search"));
+        assert_eq!(
+            view.items[1],
+            ReplyItem::Text {
+                text: "Let me look. **Two** notes.".into(),
+                html: Some("<p>Let me look. <strong>Two</strong> notes.</p>".into()),
+            }
+        );
+    }
+
+    #[test]
+    fn an_answer_without_html_keeps_the_plain_text() {
+        let mut view = ReplyView::default();
+        view.apply(1, ReplyEvent::Token { text: "Hi".into() });
+        view.apply(
+            2,
+            ReplyEvent::AssistantMessage {
+                text: "Hi".into(),
+                html: None,
+            },
+        );
+        assert_eq!(view.status, ReplyStatus::Finished);
+        assert_eq!(
+            view.items,
+            [ReplyItem::Text {
+                text: "Hi".into(),
+                html: None
+            }]
+        );
+    }
+
+    #[test]
+    fn stored_assistant_messages_carry_their_html() {
+        let message = |role, content: &str, html: Option<&str>| Message {
+            seq: 1,
+            role,
+            content: content.into(),
+            tool_name: None,
+            tool_args: None,
+            created_at: String::new(),
+            stopped: false,
+            html: html.map(str::to_string),
+        };
+        let entries = history_entries(&[
+            message(Role::User, "**hi**", None),
+            message(
+                Role::Assistant,
+                "**Hello**",
+                Some("<p><strong>Hello</strong></p>"),
+            ),
+            message(Role::Assistant, "old", None),
+        ]);
+        assert_eq!(entries[0], HistoryEntry::User("**hi**".into()));
+        assert_eq!(
+            entries[1],
+            HistoryEntry::Assistant {
+                text: "**Hello**".into(),
+                html: Some("<p><strong>Hello</strong></p>".into()),
+                stopped: false
+            }
+        );
+        assert!(matches!(
+            &entries[2],
+            HistoryEntry::Assistant { html: None, .. }
+        ));
     }
 }

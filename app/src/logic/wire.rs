@@ -108,6 +108,7 @@ pub fn reply_event(value: &Value) -> Option<ReplyEvent> {
         },
         "assistant_message" => ReplyEvent::AssistantMessage {
             text: string(o, "text")?,
+            html: optional(o, "html", |v| v.as_str().map(str::to_owned)).ok()?,
         },
         "error" => ReplyEvent::Error {
             error: string(o, "error")?,
@@ -263,6 +264,10 @@ mod tests {
                 json!({"type": "answer", "id": "q1"}),
                 json!({"type": "unanswered", "id": "q1", "reason": "timeout"}),
                 json!({"type": "assistant_message", "text": "All done"}),
+                json!({"type": "assistant_message", "text": "All done", "html": "<p>All done</p>"}),
+                json!({"type": "assistant_message", "text": "All done", "html": null}),
+                json!({"type": "assistant_message", "text": "All done", "html": 1}),
+                json!({"type": "assistant_message", "html": "<p>All done</p>"}),
                 json!({"type": "error", "error": "model unreachable"}),
                 json!({"type": "error"}),
                 json!({"type": "stopped"}),

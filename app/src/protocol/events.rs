@@ -62,8 +62,12 @@ pub enum ReplyEvent {
         id: String,
         reason: String,
     },
+    /// The whole answer; `html` is its Markdown rendered to safe HTML by
+    /// the server (always sent by it; absent only from older logs).
     AssistantMessage {
         text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        html: Option<String>,
     },
     Error {
         error: String,
@@ -163,8 +167,17 @@ mod tests {
         round_trip(
             &ReplyEvent::AssistantMessage {
                 text: "All done".into(),
+                html: None,
             },
             json!({"type": "assistant_message", "text": "All done"}),
+        );
+        round_trip(
+            &ReplyEvent::AssistantMessage {
+                text: "**All** done".into(),
+                html: Some("<p><strong>All</strong> done</p>\n".into()),
+            },
+            json!({"type": "assistant_message", "text": "**All** done",
+                "html": "<p><strong>All</strong> done</p>\n"}),
         );
         round_trip(
             &ReplyEvent::Error {

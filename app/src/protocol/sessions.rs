@@ -54,6 +54,10 @@ pub struct Message {
     /// True for an assistant message cut short by a stop.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stopped: bool,
+    /// An assistant message's Markdown rendered to safe HTML by the server;
+    /// absent for other roles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,6 +147,7 @@ mod tests {
                 tool_args: Some(json!({"question": "Which?"})),
                 created_at: "t1".into(),
                 stopped: false,
+                html: None,
             }],
             reply: Some(ReplyState {
                 id: "r1".into(),

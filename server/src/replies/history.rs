@@ -117,6 +117,7 @@ mod tests {
             tool_args: tool.map(|t| t.1),
             created_at: String::new(),
             stopped: false,
+            html: None,
         }
     }
 

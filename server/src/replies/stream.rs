@@ -119,7 +119,10 @@ pub async fn stream_reply(job: ReplyJob) {
             error: "the model gave no answer".into(),
         },
         Ok(()) => match append(&store, &session, assistant(&text, false)).await {
-            Ok(()) => ReplyEvent::AssistantMessage { text },
+            Ok(()) => ReplyEvent::AssistantMessage {
+                html: Some(crate::markdown::to_html(&text)),
+                text,
+            },
             Err(error) => ReplyEvent::Error { error },
         },
         Err(interrupt) => {

@@ -7,10 +7,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::composer::{Composer, ComposerMode};
-use super::items::{is_drawn, HistoryView};
+use super::items::{is_drawn, message_body, HistoryView};
 use super::question_card::QuestionCard;
 use crate::api::{answer_question, get_session, send_message, stop_reply, ApiError};
-use crate::logic::markdown::to_html;
 use crate::logic::reply::{history_entries, CardState, ReplyItem, ReplyStatus, ReplyView};
 use crate::protocol::{Role, Session};
 use crate::ui::streams::{follow_reply, DashboardEvents};
@@ -271,7 +270,9 @@ fn LiveReplyView(
 
 fn item_kind(item: &ReplyItem) -> String {
     match item {
-        ReplyItem::Text(_) => "text".into(),
+        ReplyItem::Text { html: None, .. } => "text".into(),
+        // A new key: the streamed text's view is replaced by the answer's.
+        ReplyItem::Text { .. } => "answer".into(),
         ReplyItem::Tool { id, .. } => format!("tool:{id}"),
         ReplyItem::Question { question, .. } => format!("question:{}", question.id),
     }
@@ -288,13 +289,18 @@ fn LiveItem(
         live.with(|l| l.as_ref().and_then(|l| l.view.items.get(index).cloned()))
     });
     match item.get_untracked() {
-        Some(ReplyItem::Text(_)) => view! {
+        Some(ReplyItem::Text { html: None, .. }) => view! {
             <div class="msg assistant streaming" data-testid="streaming-text">
-                <div class="markdown" inner_html=move || match item.get() {
-                    Some(ReplyItem::Text(text)) => to_html(&text),
+                <div class="plain">{move || match item.get() {
+                    Some(ReplyItem::Text { text, .. }) => text,
                     _ => String::new(),
-                }></div>
+                }}</div>
             </div>
+        }
+        .into_any(),
+        // The answer, rendered by the server (it replaces the streamed text).
+        Some(ReplyItem::Text { text, html }) => view! {
+            <div class="msg assistant" data-testid="assistant-message">{message_body(text, html)}</div>
         }
         .into_any(),
         Some(ReplyItem::Tool { name, args, .. }) => view! {

@@ -4,7 +4,6 @@ use leptos::prelude::*;
 
 use super::question_card::QuestionCard;
 use crate::logic::activity::describe;
-use crate::logic::markdown::to_html;
 use crate::logic::reply::{HistoryEntry, ReplyItem};
 
 /// One stored message.
@@ -15,9 +14,13 @@ pub fn HistoryView(entry: HistoryEntry) -> impl IntoView {
             <div class="msg user" data-testid="user-message">{text}</div>
         }
         .into_any(),
-        HistoryEntry::Assistant { text, stopped } => view! {
+        HistoryEntry::Assistant {
+            text,
+            html,
+            stopped,
+        } => view! {
             <div class="msg assistant" data-testid="assistant-message">
-                <div class="markdown" inner_html=to_html(&text)></div>
+                {message_body(text, html)}
                 {stopped.then(|| view! { <p class="msg-note">"Stopped."</p> })}
             </div>
         }
@@ -34,10 +37,19 @@ pub fn HistoryView(entry: HistoryEntry) -> impl IntoView {
             </p>
         }
         .into_any(),
-        HistoryEntry::Item(ReplyItem::Text(text)) => view! {
-            <div class="msg assistant"><div class="markdown" inner_html=to_html(&text)></div></div>
+        HistoryEntry::Item(ReplyItem::Text { text, html }) => view! {
+            <div class="msg assistant">{message_body(text, html)}</div>
         }
         .into_any(),
+    }
+}
+
+/// An assistant message's text: the server's HTML (its Markdown rendered
+/// safely), or plain text keeping its line breaks when there is none yet.
+pub fn message_body(text: String, html: Option<String>) -> AnyView {
+    match html {
+        Some(html) => view! { <div class="markdown" inner_html=html></div> }.into_any(),
+        None => view! { <div class="plain">{text}</div> }.into_any(),
     }
 }
 

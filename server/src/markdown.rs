@@ -1,5 +1,8 @@
-//! Markdown to HTML for messages. Raw HTML from the model never reaches the
-//! page: it is shown as text, and links keep only safe schemes.
+//! Markdown to HTML for assistant messages: the `html` of history's
+//! assistant messages and of the `assistant_message` event. Rendered here so
+//! the browser's Wasm carries no Markdown parser. Raw HTML from the model
+//! never reaches the page: it is shown as text, links keep only safe
+//! schemes, and images become text.
 
 use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag};
 
