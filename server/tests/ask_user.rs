@@ -149,7 +149,9 @@ async fn the_other_calls_of_the_turn_run_as_usual() {
     )
     .await;
     let sid = server.create_session().await;
-    server.say(&sid, "plan it").await;
+    server
+        .say(&sid, "plan it, and note that planning started")
+        .await;
     let mut events = server.watch(&sid, None).await;
     let before = events.until("question").await;
     assert_eq!(

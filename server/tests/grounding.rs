@@ -381,3 +381,83 @@ async fn a_repeated_write_is_not_stored_twice_and_a_silent_model_still_reports_i
     let last = requests[2].to_string();
     assert!(last.contains("What the user asked for is done."), "{last}");
 }
+
+#[tokio::test]
+async fn a_write_nobody_asked_for_is_refused_without_a_question() {
+    let server = TestServer::start(
+        vec![scenario(
+            "from the garden",
+            vec![
+                Turn::calls(&[
+                    ("store", json!({"content": "garden notes"})),
+                    ("remind", json!({"text": "garden", "at": invented_time()})),
+                ]),
+                Turn::text("Here."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Show me my notes from the garden")
+        .await;
+    assert_eq!(
+        types(&events),
+        [
+            "tool_call",
+            "tool_result",
+            "tool_call",
+            "tool_result",
+            "token",
+            "assistant_message",
+            "done"
+        ]
+    );
+    for result in [&events[1], &events[3]] {
+        let text = result["result"].as_str().unwrap();
+        assert!(text.starts_with("Not done: the user did not ask"), "{text}");
+    }
+    assert!(reminders(&server).await.is_empty());
+}
+
+#[tokio::test]
+async fn imprint_asks_once_per_detail_in_a_reply_and_runs_at_most_four_calls_a_turn() {
+    let remind = || ("remind", json!({"text": "invoice", "at": invented_time()}));
+    let server = TestServer::start(
+        vec![scenario(
+            "the invoice",
+            vec![
+                Turn::calls(&[remind()]),
+                // Asked again after no usable answer: Imprint does not ask
+                // twice about the same detail.
+                Turn::calls(&[
+                    remind(),
+                    ("search", json!({"query": "a"})),
+                    ("search", json!({"query": "b"})),
+                    ("search", json!({"query": "c"})),
+                    ("search", json!({"query": "d"})),
+                    ("search", json!({"query": "e"})),
+                ]),
+                Turn::text("Sorry."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    server.say(&sid, "Remind me about the invoice").await;
+    let mut events = server.watch(&sid, None).await;
+    for answer_text in ["hmm", "no idea"] {
+        let question = events.until("question").await.pop().unwrap();
+        answer(&server, &sid, &question["id"], answer_text).await;
+    }
+    let rest = events.until_done().await;
+    let t = types(&rest);
+    assert!(!t.contains(&"question".to_string()), "{t:?}");
+    assert_eq!(t.iter().filter(|t| *t == "tool_call").count(), 4, "{t:?}");
+    assert!(reminders(&server).await.is_empty());
+    let requests = server.standin.requests_for("the invoice");
+    let last = requests.last().unwrap().to_string();
+    assert!(last.contains("only the first 4 tool calls"), "{last}");
+}

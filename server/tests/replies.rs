@@ -262,7 +262,9 @@ async fn research_ends_in_a_reserved_answer_at_the_iteration_cap() {
     )
     .await;
     let sid = server.create_session().await;
-    let events = server.converse(&sid, "dig deep").await;
+    let events = server
+        .converse(&sid, "dig deep and remember the facts")
+        .await;
     assert_eq!(
         events[events.len() - 2]["text"],
         "From what I found: two facts."

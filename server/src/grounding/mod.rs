@@ -49,6 +49,8 @@ pub enum Verdict {
     Run(Value),
     /// A grounded detail is missing: ask the user first.
     Ask(Need),
+    /// A write the user never asked for: not made, for this reason.
+    Refuse(String),
 }
 
 /// A detail only the user can give.
@@ -164,10 +166,66 @@ pub fn check(
         return Verdict::Run(args.clone());
     }
     match tool {
+        REMIND if !words.latest_first().any(asks_for_reminder) => {
+            Verdict::Refuse("the user did not ask for a reminder, so none was set".into())
+        }
+        STORE if !words.latest_first().any(asks_to_save) => {
+            Verdict::Refuse("the user did not ask to save anything, so nothing was stored".into())
+        }
         REMIND => check_time(args, words, now),
         SEARCH | STORE | LIST_PROJECTS => check_project(tool, args, words, projects),
         _ => Verdict::Run(args.clone()),
     }
+}
+
+fn lower_words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// True when the words ask for a reminder: "remind me", "set a reminder",
+/// "wake me", "don't let me forget".
+pub fn asks_for_reminder(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let words = lower_words(text);
+    words.iter().any(|w| {
+        w.starts_with("remind") || matches!(w.as_str(), "alarm" | "alert" | "notify" | "ping")
+    }) || ["wake me", "let me forget", "let me not forget"]
+        .iter()
+        .any(|p| lower.contains(p))
+}
+
+/// True when the words ask to keep something: "save", "store",
+/// "remember", "note that", "add to my notes", "write down".
+pub fn asks_to_save(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower_words(text).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "save"
+                | "store"
+                | "remember"
+                | "note"
+                | "keep"
+                | "add"
+                | "record"
+                | "memorize"
+                | "memorise"
+                | "jot"
+                | "log"
+                | "file"
+        )
+    }) || [
+        "write down",
+        "write this down",
+        "don't forget",
+        "dont forget",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
 }
 
 fn check_time(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Verdict {
@@ -655,6 +713,52 @@ mod tests {
     }
 
     #[test]
+    fn writes_the_user_never_asked_for_are_refused() {
+        let p = projects();
+        for request in [
+            "Find my notes from the project.",
+            "What did we decide?",
+            "Remind me later",
+        ] {
+            let v = check(STORE, &json!({"content": "x"}), &words(request), &p, now());
+            assert!(matches!(v, Verdict::Refuse(_)), "{request}: {v:?}");
+        }
+        for request in [
+            "Find my notes from the project.",
+            "Save that the deadline moved",
+            "What time is it?",
+        ] {
+            let v = check(
+                REMIND,
+                &json!({"text": "x", "at": "2026-12-01T09:00"}),
+                &words(request),
+                &p,
+                now(),
+            );
+            assert!(matches!(v, Verdict::Refuse(_)), "{request}: {v:?}");
+        }
+        for request in [
+            "Save a memory: bike code 4312",
+            "Remember that Anna likes tea",
+            "Please note that the deadline moved",
+            "Add to my notes: buy milk",
+            "Write this down: 42",
+            "Don't forget my locker is 12",
+        ] {
+            assert!(asks_to_save(request), "{request}");
+        }
+        for request in [
+            "Set a reminder to call Anna",
+            "Remind me tomorrow",
+            "Wake me at 7",
+            "Don't let me forget the keys",
+            "I need a reminder",
+        ] {
+            assert!(asks_for_reminder(request), "{request}");
+        }
+    }
+
+    #[test]
     fn other_tools_and_odd_arguments_pass_through() {
         let v = check(
             "ask_user",
@@ -664,7 +768,7 @@ mod tests {
             now(),
         );
         assert_eq!(v, Verdict::Run(json!({"question": "q"})));
-        let v = check(REMIND, &json!("text"), &words("x"), &[], now());
+        let v = check(REMIND, &json!("text"), &words("remind me"), &[], now());
         assert_eq!(v, Verdict::Run(json!("text")));
     }
 }

@@ -193,6 +193,8 @@ struct Run {
     writes: Vec<(String, Value, String)>,
     /// Calls that repeated one of `writes`.
     repeats: usize,
+    /// The details Imprint asked for in this reply, and what came of it.
+    settled: Vec<(std::mem::Discriminant<Need>, Option<grounding::Resolved>)>,
     turns: u32,
 }
 
@@ -225,6 +227,7 @@ impl Run {
             answers: Vec::new(),
             writes: Vec::new(),
             repeats: 0,
+            settled: Vec::new(),
             research: Research::new(job.env.research_budget, job.env.max_tool_iters),
             env: job.env,
             store: job.store,
@@ -252,6 +255,9 @@ impl Run {
                 return Ok(());
             }
             let mut progress = false;
+            let mut turn = turn;
+            let extra_calls = turn.calls.len().saturating_sub(MAX_CALLS_PER_TURN);
+            turn.calls.truncate(MAX_CALLS_PER_TURN);
             if !turn.calls.is_empty() {
                 self.messages.push(ChatMessage::Assistant {
                     content: turn.text,
@@ -269,6 +275,11 @@ impl Run {
                         .reserved_answer("What the user asked for is done.")
                         .await;
                 }
+            }
+            if extra_calls > 0 {
+                self.messages.push(ChatMessage::User(format!(
+                    "(Imprint: only the first {MAX_CALLS_PER_TURN} tool calls of a turn run; {extra_calls} more were not run. Call only what you need.)"
+                )));
             }
             if turn.malformed > 0 {
                 self.messages.push(ChatMessage::User(
@@ -576,6 +587,14 @@ impl Run {
         );
         let (args, chosen) = match verdict {
             Verdict::Run(args) => (args, None),
+            Verdict::Refuse(reason) => {
+                let output = ToolOutput {
+                    text: format!("Not done: {reason}. Do not call it again; answer the user."),
+                    ..ToolOutput::default()
+                };
+                let content = output.text.clone();
+                return Ok((output, call.arguments.clone(), content));
+            }
             Verdict::Ask(need) => match self.ask_for(&need).await? {
                 Some(resolved) => (resolved.apply(&call.arguments), Some(resolved)),
                 None => return Ok(self.without_answer(call, &need).await),
@@ -628,6 +647,21 @@ impl Run {
         if !tools::is_offered(&self.tools, ASK_USER) {
             return Ok(None);
         }
+        // One question per kind of detail in a reply: a model that calls
+        // again gets the same answer (or the same lack of one).
+        let kind = std::mem::discriminant(need);
+        if let Some((_, settled)) = self.settled.iter().find(|(k, _)| *k == kind) {
+            return Ok(settled.clone());
+        }
+        let resolved = self.ask_until_understood(need).await?;
+        self.settled.push((kind, resolved.clone()));
+        Ok(resolved)
+    }
+
+    async fn ask_until_understood(
+        &mut self,
+        need: &Need,
+    ) -> Result<Option<grounding::Resolved>, Interrupt> {
         let mut text = need.question();
         for _attempt in 0..2 {
             let question =
@@ -727,6 +761,10 @@ impl Run {
         self.permit = None;
     }
 }
+
+/// Calls run per model turn; more are dropped with a note (a small model
+/// may write dozens in one turn).
+const MAX_CALLS_PER_TURN: usize = 4;
 
 /// Whether two writes of one reply are the same: a reminder at the same
 /// moment is a repeat even when the model rewords its text.
