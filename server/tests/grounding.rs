@@ -288,22 +288,54 @@ async fn the_project_among_several_becomes_a_question_with_recent_projects() {
     let sid = server.create_session().await;
     server.say(&sid, "Find my notes from the project.").await;
     let mut events = server.watch(&sid, None).await;
-    let question = events.until("question").await.pop().unwrap();
+    // Asked before the model starts: a small model may not look at all.
+    let seen = events.until("question").await;
+    assert_eq!(types(&seen), ["question"]);
+    let question = seen.last().unwrap();
     assert_eq!(question["origin"], "imprint");
     assert_eq!(question["question"], "Which project do you mean?");
     assert_eq!(question["options"], json!(["Website", "Thesis", "Garden"]));
     answer(&server, &sid, &question["id"], "website").await;
     let rest = events.until_done().await;
+    // The model's invented project gives way to the user's answer.
+    assert!(!types(&rest).contains(&"question".to_string()));
     let result = rest.iter().find(|e| e["type"] == "tool_result").unwrap()["result"]
         .as_str()
         .unwrap()
         .to_string();
-    assert!(
-        result.starts_with("The user chose the project Website."),
-        "{result}"
-    );
     assert!(result.contains("hosting moved"), "{result}");
     assert!(!result.contains("garlic"), "{result}");
+    let request = server.standin.requests_for("from the project")[0].to_string();
+    assert!(
+        request.contains("the user means the project Website"),
+        "{request}"
+    );
+}
+
+#[tokio::test]
+async fn a_search_in_the_project_asks_when_the_model_calls_it() {
+    // The guard on the call itself (the request names no project, the
+    // model's call refers to one the answer settles).
+    let server = TestServer::start(
+        vec![scenario(
+            "decide",
+            vec![
+                Turn::call("search", json!({"query": "notes", "project": "Notes"})),
+                Turn::text("Here."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    seed_projects(&server).await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "what did we decide, in my notes")
+        .await;
+    // No project in the user's words: the model's is dropped, no question.
+    assert!(!types(&events).contains(&"question".to_string()));
+    let result = events[1]["result"].as_str().unwrap();
+    assert!(result.contains("3 memories found"), "{result}");
 }
 
 #[tokio::test]

@@ -375,6 +375,16 @@ fn check_project(tool: &str, args: &Value, words: &UserWords<'_>, projects: &[St
     }
 }
 
+/// A request that points at "the project" among several without naming
+/// one: the question to settle before the model starts (a small model may
+/// answer such a request without looking anything up).
+pub fn unnamed_project(request: &str, projects: &[String]) -> Option<Need> {
+    let named = projects.iter().any(|p| mentions(request, p));
+    (refers_to_a_project(request) && !named && projects.len() >= 2).then(|| Need::Project {
+        options: projects.iter().take(MAX_PROJECT_OPTIONS).cloned().collect(),
+    })
+}
+
 /// True when the words point at one project without naming it: "the
 /// project", "my project", "this project's notes".
 pub fn refers_to_a_project(text: &str) -> bool {
@@ -690,6 +700,19 @@ mod tests {
         // A name inside another word is not a mention.
         assert_eq!(position_of("gardening tips", "Garden"), None);
         assert_eq!(position_of("the Garden bed", "garden"), Some(4));
+    }
+
+    #[test]
+    fn an_unnamed_project_among_several_is_settled_first() {
+        let p = projects();
+        assert!(unnamed_project("What did we decide in the project?", &p).is_some());
+        assert!(unnamed_project("Save this to my project: approved", &p).is_some());
+        assert_eq!(
+            unnamed_project("What did we decide in the Thesis project?", &p),
+            None
+        );
+        assert_eq!(unnamed_project("What did we decide?", &p), None);
+        assert_eq!(unnamed_project("the project", &p[..1]), None);
     }
 
     #[test]

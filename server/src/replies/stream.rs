@@ -241,6 +241,7 @@ impl Run {
     }
 
     async fn run(&mut self) -> Result<(), Interrupt> {
+        self.settle_the_project().await?;
         loop {
             let exhausted = if self.tools.is_empty() {
                 None
@@ -288,6 +289,29 @@ impl Run {
             }
             self.research.finish_turn(progress);
         }
+    }
+
+    /// "The project" among several, unnamed: Imprint asks which before
+    /// the model starts, and the model reads the answer with the request.
+    async fn settle_the_project(&mut self) -> Result<(), Interrupt> {
+        if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, SEARCH) {
+            return Ok(());
+        }
+        if !grounding::refers_to_a_project(&self.request) {
+            return Ok(());
+        }
+        let projects = self.recent_projects().await;
+        let Some(need) = grounding::unnamed_project(&self.request, &projects) else {
+            return Ok(());
+        };
+        if let Some(grounding::Resolved::Project(project)) = self.ask_for(&need).await? {
+            if let Some(ChatMessage::User(text)) = self.messages.last_mut() {
+                text.push_str(&format!(
+                    "\n\n(Imprint asked which project; the user means the project {project}.)"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// One last turn without tools, told to answer from what it found.
