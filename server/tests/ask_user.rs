@@ -401,3 +401,42 @@ async fn bad_questions_go_back_to_the_model_and_odd_options_are_normalized() {
     answer(&server, &sid, seen[3]["id"].as_str().unwrap(), "beta").await;
     assert_eq!(events.until_done().await[0]["text"], "Beta");
 }
+
+#[tokio::test]
+async fn a_model_asking_again_and_again_is_stopped_after_two_questions() {
+    let server = TestServer::start(
+        vec![scenario(
+            "ask away",
+            vec![
+                ask("First?", &[]),
+                ask("Second?", &[]),
+                ask("Third?", &[]),
+                Turn::text("Fine."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    server.say(&sid, "ask away").await;
+    let mut events = server.watch(&sid, None).await;
+    for _ in 0..2 {
+        let question = events.until("question").await.pop().unwrap();
+        answer(&server, &sid, question["id"].as_str().unwrap(), "yes").await;
+    }
+    let rest = events.until_done().await;
+    assert!(!types(&rest).contains(&"question".to_string()), "{rest:?}");
+    let refused = rest
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .last()
+        .unwrap()["result"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        refused.starts_with("Not asked: the user already answered 2 questions"),
+        "{refused}"
+    );
+    assert_eq!(rest[rest.len() - 2]["text"], "Fine.");
+}

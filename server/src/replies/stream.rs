@@ -193,6 +193,8 @@ struct Run {
     writes: Vec<(String, Value, String)>,
     /// Calls that repeated one of `writes`.
     repeats: usize,
+    /// Questions put to the user in this reply (the model's and Imprint's).
+    asked: usize,
     /// The details Imprint asked for in this reply, and what came of it.
     settled: Vec<(std::mem::Discriminant<Need>, Option<grounding::Resolved>)>,
     turns: u32,
@@ -227,6 +229,7 @@ impl Run {
             answers: Vec::new(),
             writes: Vec::new(),
             repeats: 0,
+            asked: 0,
             settled: Vec::new(),
             research: Research::new(job.env.research_budget, job.env.max_tool_iters),
             env: job.env,
@@ -444,6 +447,18 @@ impl Run {
                 return Ok((output, call.arguments.clone(), content));
             }
         };
+        if self.asked >= MAX_MODEL_QUESTION_AFTER {
+            // A small model may ask again and again; the user has answered.
+            let output = ToolOutput {
+                text: format!(
+                    "Not asked: the user already answered {} questions in this reply. Do not ask again; go on with what they said, and say what you assumed.",
+                    self.asked
+                ),
+                ..ToolOutput::default()
+            };
+            let content = output.text.clone();
+            return Ok((output, call.arguments.clone(), content));
+        }
         let question = self.new_question(
             args.question,
             args.options,
@@ -511,6 +526,7 @@ impl Run {
     /// it waits and the research deadline moves by the time waited. A stop
     /// stores the unanswered question and interrupts the reply.
     async fn pose(&mut self, question: Question) -> Result<Posed, Interrupt> {
+        self.asked += 1;
         let question_id = question.id.clone();
         let stored_args = question_args(&question);
         // Registered before the event goes out, so an answer posted the
@@ -785,6 +801,10 @@ impl Run {
         self.permit = None;
     }
 }
+
+/// Once this many questions were put in a reply, the model's `ask_user`
+/// is not asked any more (Imprint's own are one per detail).
+const MAX_MODEL_QUESTION_AFTER: usize = 2;
 
 /// Calls run per model turn; more are dropped with a note (a small model
 /// may write dozens in one turn).
