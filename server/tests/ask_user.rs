@@ -429,7 +429,7 @@ async fn a_model_asking_again_and_again_is_stopped_after_two_questions() {
     let refused = rest
         .iter()
         .filter(|e| e["type"] == "tool_result")
-        .last()
+        .next_back()
         .unwrap()["result"]
         .as_str()
         .unwrap()
