@@ -426,11 +426,7 @@ async fn a_model_asking_again_and_again_is_stopped_after_two_questions() {
     }
     let rest = events.until_done().await;
     assert!(!types(&rest).contains(&"question".to_string()), "{rest:?}");
-    let refused = rest
-        .iter()
-        .filter(|e| e["type"] == "tool_result")
-        .next_back()
-        .unwrap()["result"]
+    let refused = rest.iter().rfind(|e| e["type"] == "tool_result").unwrap()["result"]
         .as_str()
         .unwrap()
         .to_string();
