@@ -513,3 +513,37 @@ async fn deleting_a_session_stops_its_reply_first() {
     let (status, _) = server.get(&format!("/api/chat/sessions/{sid}")).await;
     assert_eq!(status, 404);
 }
+
+#[tokio::test]
+async fn a_model_silent_after_a_search_shows_what_was_found() {
+    let server = TestServer::start(
+        vec![scenario(
+            "birthday",
+            vec![
+                Turn::call("store", json!({"content": "Anna's birthday is on 3 March"})),
+                Turn::call("search", json!({"query": "birthday"})),
+                Turn::text(""),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    // Only a search in this reply: the write was in another.
+    let sid = server.create_session().await;
+    server
+        .converse(&sid, "remember: Anna's birthday is on 3 March")
+        .await;
+    server.standin.add(scenario(
+        "when is",
+        vec![
+            Turn::call("search", json!({"query": "birthday"})),
+            Turn::text(""),
+        ],
+    ));
+    let events = server.converse(&sid, "when is Anna's birthday?").await;
+    let answer = &events[events.len() - 2];
+    assert_eq!(answer["type"], "assistant_message", "{events:?}");
+    let text = answer["text"].as_str().unwrap();
+    assert!(text.starts_with("Here is what I found:"), "{text}");
+    assert!(text.contains("Anna's birthday is on 3 March"), "{text}");
+}

@@ -104,13 +104,23 @@ pub async fn stream_reply(job: ReplyJob) {
     let text = run.text.trim().to_string();
     let session = reply.session_id.clone();
     // A small model may write nothing after its tools ran; a write the
-    // user asked for is still reported, in the tool's own words.
-    let text = match (&outcome, text.is_empty(), run.writes.last()) {
-        (Ok(()), true, Some((_, _, result))) => {
+    // user asked for is still reported, and what a search found is shown,
+    // in the tools' own words.
+    let fallback = run
+        .writes
+        .last()
+        .map(|(_, _, result)| result.clone())
+        .or_else(|| {
+            run.found
+                .as_ref()
+                .map(|found| format!("Here is what I found:\n\n{found}"))
+        });
+    let text = match (&outcome, text.is_empty(), fallback) {
+        (Ok(()), true, Some(fallback)) => {
             reply.log.publish(ReplyEvent::Token {
-                text: result.clone(),
+                text: fallback.clone(),
             });
-            result.clone()
+            fallback
         }
         _ => text,
     };
@@ -193,6 +203,9 @@ struct Run {
     writes: Vec<(String, Value, String)>,
     /// Calls that repeated one of `writes`.
     repeats: usize,
+    /// The last read that found something (for a model that then says
+    /// nothing).
+    found: Option<String>,
     /// Questions put to the user in this reply (the model's and Imprint's).
     asked: usize,
     /// The details Imprint asked for in this reply, and what came of it.
@@ -229,6 +242,7 @@ impl Run {
             answers: Vec::new(),
             writes: Vec::new(),
             repeats: 0,
+            found: None,
             asked: 0,
             settled: Vec::new(),
             research: Research::new(job.env.research_budget, job.env.max_tool_iters),
@@ -657,6 +671,8 @@ impl Run {
         if output.wrote && !output.error {
             self.writes
                 .push((call.name.clone(), args.clone(), output.text.clone()));
+        } else if !output.error && !output.facts.is_empty() {
+            self.found = Some(output.text.clone());
         }
         if let Some(resolved) = chosen {
             output.text = format!("The user chose {}. {}", resolved.describe(), output.text);
