@@ -493,3 +493,33 @@ async fn imprint_asks_once_per_detail_in_a_reply_and_runs_at_most_four_calls_a_t
     let last = requests.last().unwrap().to_string();
     assert!(last.contains("only the first 4 tool calls"), "{last}");
 }
+
+#[tokio::test]
+async fn a_model_that_forgets_to_set_the_reminder_is_nudged_once() {
+    let server = TestServer::start(
+        vec![scenario(
+            "stretch",
+            vec![
+                Turn::text("Sure, I will remind you."),
+                Turn::call("remind", json!({"text": "stretch", "at": invented_time()})),
+                Turn::text("Set."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Remind me in 2 hours to stretch")
+        .await;
+    assert_eq!(reminders(&server).await.len(), 1, "{events:?}");
+    let requests = server.standin.requests_for("stretch");
+    assert_eq!(requests.len(), 3);
+    assert!(requests[1].to_string().contains("none is set"));
+    // Without a reminder request there is no nudge.
+    server
+        .standin
+        .add(scenario("hello there", vec![Turn::text("Hi.")]));
+    let events = server.converse(&sid, "hello there").await;
+    assert_eq!(types(&events), ["token", "assistant_message", "done"]);
+}

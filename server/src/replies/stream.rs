@@ -203,6 +203,8 @@ struct Run {
     writes: Vec<(String, Value, String)>,
     /// Calls that repeated one of `writes`.
     repeats: usize,
+    /// The model was reminded once to make the reminder it was asked for.
+    nudged: bool,
     /// The last read that found something (for a model that then says
     /// nothing).
     found: Option<String>,
@@ -242,6 +244,7 @@ impl Run {
             answers: Vec::new(),
             writes: Vec::new(),
             repeats: 0,
+            nudged: false,
             found: None,
             asked: 0,
             settled: Vec::new(),
@@ -270,6 +273,20 @@ impl Run {
             }
             let turn = self.turn(true).await?;
             if turn.calls.is_empty() && turn.malformed == 0 {
+                if self.reminder_forgotten() {
+                    // A small model may answer "I'll remind you" without
+                    // setting anything: one nudge to make the call.
+                    self.nudged = true;
+                    self.messages.push(ChatMessage::Assistant {
+                        content: turn.text,
+                        tool_calls: Vec::new(),
+                    });
+                    self.messages.push(ChatMessage::User(
+                        "(Imprint: the user asked for a reminder and none is set. Call remind now with the text and the time the user gave.)".into(),
+                    ));
+                    self.research.finish_turn(false);
+                    continue;
+                }
                 return Ok(());
             }
             let mut progress = false;
@@ -329,6 +346,16 @@ impl Run {
             }
         }
         Ok(())
+    }
+
+    /// True once per reply when the user asked for a reminder, `remind`
+    /// is offered, and none was made or asked about.
+    fn reminder_forgotten(&self) -> bool {
+        !self.nudged
+            && tools::is_offered(&self.tools, tools::REMIND)
+            && grounding::asks_for_reminder(&self.request)
+            && self.writes.iter().all(|(name, _, _)| name != tools::REMIND)
+            && self.settled.is_empty()
     }
 
     /// One last turn without tools, told to answer from what it found.
@@ -829,10 +856,18 @@ const MAX_CALLS_PER_TURN: usize = 4;
 /// Whether two writes of one reply are the same: a reminder at the same
 /// moment is a repeat even when the model rewords its text.
 fn same_write(tool: &str, a: &Value, b: &Value) -> bool {
-    if tool == tools::REMIND {
-        a.get("at") == b.get("at")
-    } else {
-        a == b
+    if tool != tools::REMIND {
+        return a == b;
+    }
+    // "In 30 minutes" grounded a few seconds apart is still one moment.
+    let at = |v: &Value| {
+        v.get("at")
+            .and_then(Value::as_str)
+            .and_then(|at| tools::run::parse_date_time(at, chrono::Local::now()).ok())
+    };
+    match (at(a), at(b)) {
+        (Some(x), Some(y)) => (x - y).num_seconds().abs() <= 120,
+        _ => a.get("at") == b.get("at"),
     }
 }
 
@@ -877,6 +912,26 @@ pub fn cut_result(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reminders_moments_apart_are_the_same_write() {
+        let at = |t: &str| json!({"text": "oven", "at": t});
+        assert!(same_write(
+            tools::REMIND,
+            &at("2026-11-30T12:38:56Z"),
+            &at("2026-11-30T12:39:01Z")
+        ));
+        assert!(!same_write(
+            tools::REMIND,
+            &at("2026-11-30T12:38:56Z"),
+            &at("2026-11-30T13:38:56Z")
+        ));
+        assert!(!same_write(
+            tools::STORE,
+            &json!({"content": "a"}),
+            &json!({"content": "b"})
+        ));
+    }
 
     #[test]
     fn long_results_are_cut_with_a_note() {
