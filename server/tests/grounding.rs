@@ -523,3 +523,35 @@ async fn a_model_that_forgets_to_set_the_reminder_is_nudged_once() {
     let events = server.converse(&sid, "hello there").await;
     assert_eq!(types(&events), ["token", "assistant_message", "done"]);
 }
+
+#[tokio::test]
+async fn once_the_reminder_is_set_the_models_question_is_not_asked() {
+    let server = TestServer::start(
+        vec![scenario(
+            "call Anna",
+            vec![
+                Turn::call(
+                    "remind",
+                    json!({"text": "Call Anna", "at": invented_time()}),
+                ),
+                Turn::call("ask_user", json!({"question": "Anything else?"})),
+                Turn::text("Done."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Remind me tomorrow at 9 to call Anna")
+        .await;
+    assert!(
+        !types(&events).contains(&"question".to_string()),
+        "{events:?}"
+    );
+    assert!(events[3]["result"]
+        .as_str()
+        .unwrap()
+        .starts_with("Not asked: what the user asked for is done."));
+    assert_eq!(reminders(&server).await.len(), 1);
+}

@@ -488,6 +488,18 @@ impl Run {
                 return Ok((output, call.arguments.clone(), content));
             }
         };
+        if self.writes.iter().any(|(name, _, _)| name == tools::REMIND) {
+            // The reminder the user asked for is set: a question now is
+            // noise (small models ask "anything else?").
+            let output = ToolOutput {
+                text:
+                    "Not asked: what the user asked for is done. Do not ask; answer the user now."
+                        .into(),
+                ..ToolOutput::default()
+            };
+            let content = output.text.clone();
+            return Ok((output, call.arguments.clone(), content));
+        }
         if self.asked >= MAX_MODEL_QUESTION_AFTER {
             // A small model may ask again and again; the user has answered.
             let output = ToolOutput {
