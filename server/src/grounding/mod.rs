@@ -388,14 +388,11 @@ pub fn unnamed_project(request: &str, projects: &[String]) -> Option<Need> {
 /// True when the words point at one project without naming it: "the
 /// project", "my project", "this project's notes".
 pub fn refers_to_a_project(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.windows(2).any(|pair| {
-        matches!(pair[0], "the" | "my" | "our" | "this" | "that" | "current")
-            && matches!(pair[1], "project" | "project's")
+    lower_words(text).windows(2).any(|pair| {
+        matches!(
+            pair[0].as_str(),
+            "the" | "my" | "our" | "this" | "that" | "current"
+        ) && matches!(pair[1].as_str(), "project" | "project's")
     })
 }
 
@@ -422,20 +419,13 @@ fn position_of(text: &str, name: &str) -> Option<usize> {
 /// True when the words call `name` a project: "the Bakery project",
 /// "project Bakery", "project: Bakery".
 fn named_as_project(text: &str, name: &str) -> bool {
-    let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .collect();
-    let name = name.to_lowercase();
-    let name: Vec<&str> = name
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = lower_words(text);
+    let name = lower_words(name);
     if name.is_empty() {
         return false;
     }
-    let is_project = |w: Option<&&str>| matches!(w, Some(&"project" | &"project's"));
+    let is_project =
+        |w: Option<&String>| matches!(w.map(String::as_str), Some("project" | "project's"));
     (0..words.len()).any(|i| {
         words[i..].starts_with(&name)
             && (is_project(words.get(i + name.len()))
