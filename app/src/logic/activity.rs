@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use crate::protocol::tool_names::{LIST_PROJECTS, REMIND, SEARCH, STORE};
+
 fn arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
     args.get(key)
         .and_then(Value::as_str)
@@ -11,7 +13,7 @@ fn arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
 /// What a tool call did (or is doing), in words.
 pub fn describe(name: &str, args: &Value, done: bool) -> String {
     let (running, finished) = match name {
-        "search" => {
+        SEARCH => {
             let query = arg(args, "query").unwrap_or("…");
             let project = arg(args, "project")
                 .map(|p| format!(" in {p}"))
@@ -21,12 +23,12 @@ pub fn describe(name: &str, args: &Value, done: bool) -> String {
                 format!("Searched memories for “{query}”{project}"),
             )
         }
-        "list_projects" => ("Listing projects".into(), "Listed projects".into()),
-        "store" => {
+        LIST_PROJECTS => ("Listing projects".into(), "Listed projects".into()),
+        STORE => {
             let content = arg(args, "content").unwrap_or("a memory");
             (format!("Saving “{content}”"), format!("Saved “{content}”"))
         }
-        "remind" => {
+        REMIND => {
             let text = arg(args, "text").unwrap_or("a reminder");
             let at = arg(args, "at")
                 .map(|a| format!(" for {a}"))
@@ -53,26 +55,23 @@ mod tests {
     #[test]
     fn describes_each_tool() {
         assert_eq!(
-            describe("search", &json!({"query": "tea", "project": "Home"}), true),
+            describe(SEARCH, &json!({"query": "tea", "project": "Home"}), true),
             "Searched memories for “tea” in Home"
         );
         assert_eq!(
-            describe("search", &json!({"query": "tea"}), false),
+            describe(SEARCH, &json!({"query": "tea"}), false),
             "Searching memories for “tea”"
         );
-        assert_eq!(
-            describe("list_projects", &json!({}), true),
-            "Listed projects"
-        );
+        assert_eq!(describe(LIST_PROJECTS, &json!({}), true), "Listed projects");
         assert_eq!(
             describe(
-                "remind",
+                REMIND,
                 &json!({"text": "call Anna", "at": "2026-12-01T09:00"}),
                 true
             ),
             "Set a reminder for 2026-12-01T09:00: call Anna"
         );
-        assert_eq!(describe("store", &json!({}), true), "Saved “a memory”");
+        assert_eq!(describe(STORE, &json!({}), true), "Saved “a memory”");
         assert_eq!(describe("mystery", &json!({}), true), "Ran mystery");
     }
 }

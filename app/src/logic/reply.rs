@@ -9,6 +9,7 @@
 
 use serde_json::Value;
 
+use crate::protocol::tool_names::ASK_USER;
 use crate::protocol::{Message, Question, QuestionOrigin, ReplyEvent, Role};
 
 /// The state of a question card.
@@ -220,7 +221,7 @@ pub fn history_entries(messages: &[Message]) -> Vec<HistoryEntry> {
 fn tool_item(m: &Message) -> ReplyItem {
     let name = m.tool_name.clone().unwrap_or_default();
     let args = m.tool_args.clone().unwrap_or(Value::Null);
-    if name != "ask_user" || args.get("question").is_none() {
+    if name != ASK_USER || args.get("question").is_none() {
         return ReplyItem::Tool {
             id: m.seq.to_string(),
             name,

@@ -1,6 +1,6 @@
 //! The OpenAI-compatible chat completions client, streaming.
 //!
-//! Upstream bytes → SSE lines → deltas → (native tool calls | markup
+//! Upstream bytes → SSE lines ([`crate::sse`]) → deltas → (native tool calls | markup
 //! parser) → a channel of [`ModelEvent`]s. The producer task watches the
 //! stop token, so a stop drops the upstream request at once.
 
@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::markup::{MarkupEvent, MarkupFormat, MarkupParser};
 use super::{prompt, ModelError, ModelEvent, ToolCallRequest, TurnRequest};
 use crate::config::{ModelSettings, ToolFormat, ToolPrompt};
+use crate::sse::{SseLine, SseLines};
 
 /// Reaches one configured model.
 #[derive(Clone)]
@@ -187,7 +188,7 @@ impl Producer {
             });
         }
         let mut bytes = response.bytes_stream();
-        let mut lines = LineBuffer::default();
+        let mut lines = SseLines::default();
         loop {
             let chunk = tokio::time::timeout(self.idle, bytes.next())
                 .await
@@ -201,17 +202,20 @@ impl Producer {
                 }
             }
         }
-        if let Some(line) = lines.rest() {
+        if let Some(line) = lines.finish() {
             self.line(&line).await?;
         }
         self.finish().await
     }
 
     /// Handles one SSE line; true at `[DONE]`.
-    async fn line(&mut self, line: &str) -> Result<bool, ModelError> {
-        let Some(data) = line.strip_prefix("data:") else {
+    async fn line(&mut self, line: &SseLine) -> Result<bool, ModelError> {
+        let SseLine::Field { name, value: data } = line else {
             return Ok(false);
         };
+        if name != "data" {
+            return Ok(false);
+        }
         let data = data.trim();
         if data.is_empty() {
             return Ok(false);
@@ -341,35 +345,6 @@ impl Producer {
     }
 }
 
-/// Splits a byte stream into lines; keeps a partial line (and a partial
-/// UTF-8 character) for the next chunk.
-#[derive(Default)]
-struct LineBuffer {
-    pending: Vec<u8>,
-}
-
-impl LineBuffer {
-    fn push(&mut self, chunk: &[u8]) -> Vec<String> {
-        self.pending.extend_from_slice(chunk);
-        let mut lines = Vec::new();
-        while let Some(pos) = self.pending.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.pending.drain(..=pos).collect();
-            let line = String::from_utf8_lossy(&line);
-            lines.push(line.trim_end_matches(['\n', '\r']).to_string());
-        }
-        lines
-    }
-
-    fn rest(&mut self) -> Option<String> {
-        if self.pending.is_empty() {
-            return None;
-        }
-        let rest = String::from_utf8_lossy(&self.pending).trim().to_string();
-        self.pending.clear();
-        Some(rest)
-    }
-}
-
 /// The message of an error body (`{"error": {"message": …}}` or text).
 fn error_message(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
@@ -446,21 +421,6 @@ mod tests {
         // The local model's sampling settings.
         assert_eq!(templated["temperature"], 0.2);
         assert_eq!(templated["top_k"], 20);
-    }
-
-    #[test]
-    fn lines_survive_any_split_including_inside_a_character() {
-        let input = "data: {\"a\":\"é\"}\n\ndata: [DONE]\n".as_bytes();
-        for split in 0..input.len() {
-            let mut buffer = LineBuffer::default();
-            let mut lines = buffer.push(&input[..split]);
-            lines.extend(buffer.push(&input[split..]));
-            assert_eq!(
-                lines,
-                vec!["data: {\"a\":\"é\"}", "", "data: [DONE]"],
-                "split {split}"
-            );
-        }
     }
 
     #[test]

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use super::question_card::QuestionCard;
 use crate::logic::activity::describe;
 use crate::logic::reply::{HistoryEntry, ReplyItem};
+use crate::protocol::tool_names::ASK_USER;
 
 /// One stored message.
 #[component]
@@ -56,5 +57,5 @@ pub fn message_body(text: String, html: Option<String>) -> AnyView {
 /// Whether a live item is drawn at all (an `ask_user` call is drawn as its
 /// question card instead).
 pub fn is_drawn(item: &ReplyItem) -> bool {
-    !matches!(item, ReplyItem::Tool { name, .. } if name == "ask_user")
+    !matches!(item, ReplyItem::Tool { name, .. } if name == ASK_USER)
 }
