@@ -165,18 +165,13 @@ impl Producer {
     }
 
     async fn read(&mut self, request: reqwest::RequestBuilder) -> Result<(), ModelError> {
-        // A pooled keep-alive connection the model server has just closed
-        // fails before the request is read: one fresh try is safe.
-        let retry = request.try_clone();
-        let mut sent = tokio::time::timeout(self.idle, request.send())
+        // No retry here: a pooled connection the model server closed
+        // before the request was written is retried by hyper itself (its
+        // `retry_canceled_requests`, on by default); a request that may
+        // have been read is never sent twice.
+        let sent = tokio::time::timeout(self.idle, request.send())
             .await
             .map_err(|_| ModelError::Stalled(self.idle.as_secs()))?;
-        if let (Err(error), Some(retry)) = (&sent, retry) {
-            tracing::debug!(error = %short_cause(error), "retrying the model request once");
-            sent = tokio::time::timeout(self.idle, retry.send())
-                .await
-                .map_err(|_| ModelError::Stalled(self.idle.as_secs()))?;
-        }
         let response =
             sent.map_err(|e| ModelError::Unreachable(self.base_url.clone(), short_cause(&e)))?;
         let status = response.status();
@@ -380,7 +375,9 @@ mod tests {
     use super::*;
     use crate::config::Provider;
     use crate::models::ChatMessage;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     fn body(tool_format: ToolFormat, tool_prompt: ToolPrompt, allow_calls: bool) -> Value {
         let client = ModelClient::new(ModelSettings {
@@ -421,6 +418,93 @@ mod tests {
         // The local model's sampling settings.
         assert_eq!(templated["temperature"], 0.2);
         assert_eq!(templated["top_k"], 20);
+    }
+
+    /// A model server that, like llama-server at the end of its
+    /// keep-alive, closes each connection after one response without
+    /// saying so (no `Connection: close`). Counts the requests it read.
+    async fn closing_server() -> (String, Arc<AtomicUsize>, mpsc::UnboundedReceiver<()>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let requests = Arc::new(AtomicUsize::new(0));
+        let (closed_tx, closed) = mpsc::unbounded_channel();
+        let seen = Arc::clone(&requests);
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                // The headers, then as many body bytes as they announce.
+                let complete = loop {
+                    let Ok(n) = socket.read(&mut buf).await else {
+                        break false;
+                    };
+                    if n == 0 {
+                        break false;
+                    }
+                    request.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&request).to_lowercase();
+                    let Some(end) = text.find("\r\n\r\n") else {
+                        continue;
+                    };
+                    let length = text
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|n| n.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break true;
+                    }
+                };
+                if complete {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                    let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n";
+                    let response = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = socket.write_all(response.as_bytes()).await;
+                }
+                drop(socket);
+                let _ = closed_tx.send(());
+            }
+        });
+        (url, requests, closed)
+    }
+
+    #[tokio::test]
+    async fn a_connection_the_model_server_closed_is_not_reused_and_no_request_is_sent_twice() {
+        let (url, requests, mut closed) = closing_server().await;
+        let client = ModelClient::new(ModelSettings {
+            provider: Provider::Local,
+            base_url: url,
+            model: "m".into(),
+            api_key: None,
+            tool_format: ToolFormat::Native,
+            tool_prompt: ToolPrompt::Imprint,
+            idle_timeout: Duration::from_secs(10),
+        });
+        for turn in 1..=3 {
+            let request = TurnRequest {
+                messages: vec![ChatMessage::User("hello".into())],
+                tools: Arc::new(Vec::new()),
+                allow_calls: false,
+                call_id_prefix: format!("t{turn}_"),
+            };
+            let mut events = client.stream_turn(request, CancellationToken::new());
+            let mut text = String::new();
+            while let Some(event) = events.recv().await {
+                match event {
+                    Ok(ModelEvent::Text(t)) => text.push_str(&t),
+                    Ok(other) => panic!("turn {turn}: unexpected {other:?}"),
+                    Err(error) => panic!("turn {turn} failed: {error}"),
+                }
+            }
+            assert_eq!(text, "hi", "turn {turn}");
+            // The server has closed this turn's connection before the next
+            // turn starts: the pooled connection is a closed one.
+            closed.recv().await.unwrap();
+        }
+        assert_eq!(requests.load(Ordering::SeqCst), 3);
     }
 
     #[test]
