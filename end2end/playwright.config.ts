@@ -26,8 +26,8 @@ export default defineConfig({
   // Two cores: two workers, each with one server and one browser.
   workers: 2,
   forbidOnly: !!process.env.CI,
-  // A flaky test should be fixed, not hidden: one retry under CI at most.
-  retries: process.env.CI ? 1 : 0,
+  // A flaky test is a bug to fix, not to retry: no retries, in CI too.
+  retries: 0,
   reporter: process.env.CI ? [['list'], ['html', { open: 'never' }]] : 'list',
   // No `webServer`: the `imprint` fixture starts the real server per worker.
   use: {

@@ -95,6 +95,9 @@ test.describe('chat sessions', () => {
     await expect(liveAnswer.locator('b')).toHaveCount(0);
     await expect(liveAnswer).toContainText('<b onclick');
     await expect(chat.streamingText).toHaveCount(0);
+    // Clicking the raw tag's text runs nothing: it is text, not an element.
+    await liveAnswer.getByText('onclick').click();
+    expect(await page.evaluate(() => (window as unknown as { hacked?: number }).hacked)).toBeUndefined();
 
     release();
     await expect(page.getByTestId('live-reply')).toHaveCount(0);
@@ -102,6 +105,7 @@ test.describe('chat sessions', () => {
     await expect(stored.locator('strong')).toHaveText('Bold');
     await expect(stored.locator('li')).toHaveCount(2);
     await expect(stored.locator('b')).toHaveCount(0);
+    await stored.getByText('onclick').click();
     expect(await page.evaluate(() => (window as unknown as { hacked?: number }).hacked)).toBeUndefined();
   });
 

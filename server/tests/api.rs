@@ -261,19 +261,18 @@ async fn server_functions_share_the_engine_and_carry_statuses() {
 
 #[tokio::test]
 async fn a_reminder_fires_on_the_dashboard_stream() {
-    let due = (chrono::Utc::now() + chrono::Duration::milliseconds(800)).to_rfc3339();
-    let server = TestServer::start(
-        vec![scenario(
-            "remind me",
-            vec![
-                Turn::call(REMIND, json!({"text": "stretch", "at": due})),
-                Turn::text("Set."),
-            ],
-        )],
-        &[],
-    )
-    .await;
+    let server = TestServer::start(Vec::new(), &[]).await;
     let mut dashboard = server.dashboard_events().await;
+    // Due 800 ms from now, counted once the server is up: a slow start
+    // cannot make it due before it is set.
+    let due = (chrono::Utc::now() + chrono::Duration::milliseconds(800)).to_rfc3339();
+    server.standin.add(scenario(
+        "remind me",
+        vec![
+            Turn::call(REMIND, json!({"text": "stretch", "at": due})),
+            Turn::text("Set."),
+        ],
+    ));
     let sid = server.create_session().await;
     // The time is the user's own (an ISO date-time in their words).
     server

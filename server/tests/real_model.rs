@@ -93,9 +93,11 @@ async fn an_ambiguous_request_asks_and_the_same_reply_finishes_after_the_answer(
     assert_eq!(types[asked_at + 1], "answer", "{types:?}");
     // The same reply goes on to an answer after the user's.
     assert_eq!(types[types.len() - 2], "assistant_message", "{events:?}");
-    // No reminder at a time the user did not give.
+    // The reminder is stored, at the time the user gave and no other.
     let (_, list) = server.get("/api/reminders").await;
-    for reminder in list["reminders"].as_array().unwrap() {
+    let reminders = list["reminders"].as_array().unwrap();
+    assert!(!reminders.is_empty(), "no reminder was stored: {events:?}");
+    for reminder in reminders {
         let due = chrono::DateTime::parse_from_rfc3339(reminder["due_at"].as_str().unwrap())
             .unwrap()
             .with_timezone(&chrono::Local);

@@ -329,10 +329,11 @@ async fn research_ends_at_the_deadline() {
     assert!(requests[1].to_string().contains("Research time is up"));
 }
 
-/// Runs a reply that fails; returns the error the dashboard was told. A
-/// failing reply can end before a watcher connects, so its end is read
-/// from the dashboard's stream (subscribed before the message is sent).
-async fn failing_reply(server: &TestServer, trigger: &str) -> String {
+/// Runs a reply that fails in a new session; returns the session and the
+/// error the dashboard was told. A failing reply can end before a watcher
+/// connects, so its end is read from the dashboard's stream (subscribed
+/// before the message is sent).
+async fn failing_reply(server: &TestServer, trigger: &str) -> (String, String) {
     let mut dashboard = server.dashboard_events().await;
     let sid = server.create_session().await;
     server.say(&sid, trigger).await;
@@ -350,7 +351,7 @@ async fn failing_reply(server: &TestServer, trigger: &str) -> String {
         session["messages"][0]["role"], "user",
         "the question is kept"
     );
-    message
+    (sid, message)
 }
 
 #[tokio::test]
@@ -372,26 +373,32 @@ async fn model_failures_end_the_reply_with_an_error_and_leave_the_session_usable
         vec![
             scenario("overloaded", vec![status]),
             scenario("garbled", vec![garbage]),
-            scenario("stuck", vec![stall]),
         ],
-        &["--model-idle-timeout-s", "0.3"],
+        &[],
     )
     .await;
-    let message = failing_reply(&server, "overloaded").await;
+    let (_, message) = failing_reply(&server, "overloaded").await;
     assert!(
         message.contains("503") && message.contains("scripted failure"),
         "{message}"
     );
-    let message = failing_reply(&server, "garbled").await;
+    let (_, message) = failing_reply(&server, "garbled").await;
     assert!(message.contains("cannot read"), "{message}");
-    let message = failing_reply(&server, "stuck").await;
-    assert!(message.contains("stopped sending"), "{message}");
 
-    // The same session takes the next message.
-    let sid = server.create_session().await;
-    failing_reply(&server, "overloaded").await;
+    // The session whose reply failed takes the next message.
+    let (sid, _) = failing_reply(&server, "overloaded").await;
     let events = server.converse(&sid, "fine now").await;
     assert_eq!(events[events.len() - 2]["text"], "You said: fine now");
+
+    // A model that stops sending, on a server of its own: its short idle
+    // timeout covers no healthy reply.
+    let stalling = TestServer::start(
+        vec![scenario("stuck", vec![stall])],
+        &["--model-idle-timeout-s", "0.3"],
+    )
+    .await;
+    let (_, message) = failing_reply(&stalling, "stuck").await;
+    assert!(message.contains("stopped sending"), "{message}");
 }
 
 #[tokio::test]
@@ -412,7 +419,7 @@ async fn an_unreachable_model_is_an_error_not_a_panic() {
         .as_str()
         .unwrap()
         .contains("IMPRINT_CHAT_PROVIDER"));
-    let message = failing_reply(&server, "anyone there?").await;
+    let (_, message) = failing_reply(&server, "anyone there?").await;
     assert!(message.contains("cannot be reached"), "{message}");
 }
 

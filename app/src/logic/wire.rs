@@ -235,117 +235,164 @@ mod tests {
         }
     }
 
+    fn reply_samples() -> Vec<Value> {
+        vec![
+            json!({"type": "token", "text": "Hi"}),
+            json!({"type": "token", "text": "Hi", "extra": 1}),
+            json!({"type": "token"}),
+            json!({"type": "token", "text": 3}),
+            json!({"type": "token", "text": null}),
+            json!({"type": "tool_call", "id": "c1", "name": "search", "args": {"query": "tea"}}),
+            json!({"type": "tool_call", "id": "c1", "name": "search", "args": null}),
+            json!({"type": "tool_call", "id": "c1", "name": "search"}),
+            json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none"}),
+            json!({"type": "tool_result", "id": "c1", "result": "none"}),
+            json!({"type": "question", "id": "q", "question": "When?"}),
+            json!({"type": "question", "id": "q", "question": "Which?", "options": ["A", "B"],
+                "allow_other": false, "expires_at": "2026-11-30T10:00:00Z", "origin": "imprint"}),
+            json!({"type": "question", "id": "q", "question": "Which?", "expires_at": null, "origin": "model"}),
+            json!({"type": "question", "id": "q", "question": "Which?", "options": null}),
+            json!({"type": "question", "id": "q", "question": "Which?", "options": ["A", 1]}),
+            json!({"type": "question", "id": "q", "question": "Which?", "allow_other": null}),
+            json!({"type": "question", "id": "q", "question": "Which?", "origin": "someone"}),
+            json!({"type": "question", "id": "q", "question": "Which?", "origin": null}),
+            json!({"type": "question", "id": "q"}),
+            json!({"type": "answer", "id": "q1", "text": "Billing"}),
+            json!({"type": "answer", "id": "q1"}),
+            json!({"type": "unanswered", "id": "q1", "reason": "timeout"}),
+            json!({"type": "assistant_message", "text": "All done"}),
+            json!({"type": "assistant_message", "text": "All done", "html": "<p>All done</p>"}),
+            json!({"type": "assistant_message", "text": "All done", "html": null}),
+            json!({"type": "assistant_message", "text": "All done", "html": 1}),
+            json!({"type": "assistant_message", "html": "<p>All done</p>"}),
+            json!({"type": "error", "error": "model unreachable"}),
+            json!({"type": "error"}),
+            json!({"type": "stopped"}),
+            json!({"type": "stopped", "why": "user"}),
+            json!({"type": "done"}),
+            json!({"type": "mystery"}),
+            json!({"type": 1}),
+            json!({"text": "no type"}),
+            json!("done"),
+            json!(null),
+        ]
+    }
+
     #[test]
     fn reply_events_read_as_serde_reads_them() {
-        agrees(
-            reply_event,
-            &[
-                json!({"type": "token", "text": "Hi"}),
-                json!({"type": "token", "text": "Hi", "extra": 1}),
-                json!({"type": "token"}),
-                json!({"type": "token", "text": 3}),
-                json!({"type": "token", "text": null}),
-                json!({"type": "tool_call", "id": "c1", "name": "search", "args": {"query": "tea"}}),
-                json!({"type": "tool_call", "id": "c1", "name": "search", "args": null}),
-                json!({"type": "tool_call", "id": "c1", "name": "search"}),
-                json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none"}),
-                json!({"type": "tool_result", "id": "c1", "result": "none"}),
-                json!({"type": "question", "id": "q", "question": "When?"}),
-                json!({"type": "question", "id": "q", "question": "Which?", "options": ["A", "B"],
-                    "allow_other": false, "expires_at": "2026-11-30T10:00:00Z", "origin": "imprint"}),
-                json!({"type": "question", "id": "q", "question": "Which?", "expires_at": null, "origin": "model"}),
-                json!({"type": "question", "id": "q", "question": "Which?", "options": null}),
-                json!({"type": "question", "id": "q", "question": "Which?", "options": ["A", 1]}),
-                json!({"type": "question", "id": "q", "question": "Which?", "allow_other": null}),
-                json!({"type": "question", "id": "q", "question": "Which?", "origin": "someone"}),
-                json!({"type": "question", "id": "q", "question": "Which?", "origin": null}),
-                json!({"type": "question", "id": "q"}),
-                json!({"type": "answer", "id": "q1", "text": "Billing"}),
-                json!({"type": "answer", "id": "q1"}),
-                json!({"type": "unanswered", "id": "q1", "reason": "timeout"}),
-                json!({"type": "assistant_message", "text": "All done"}),
-                json!({"type": "assistant_message", "text": "All done", "html": "<p>All done</p>"}),
-                json!({"type": "assistant_message", "text": "All done", "html": null}),
-                json!({"type": "assistant_message", "text": "All done", "html": 1}),
-                json!({"type": "assistant_message", "html": "<p>All done</p>"}),
-                json!({"type": "error", "error": "model unreachable"}),
-                json!({"type": "error"}),
-                json!({"type": "stopped"}),
-                json!({"type": "stopped", "why": "user"}),
-                json!({"type": "done"}),
-                json!({"type": "mystery"}),
-                json!({"type": 1}),
-                json!({"text": "no type"}),
-                json!("done"),
-                json!(null),
-            ],
-        );
+        agrees(reply_event, &reply_samples());
+    }
+
+    fn dashboard_samples() -> Vec<Value> {
+        vec![
+            json!({"type": "reminder_due", "id": 3, "text": "call Anna", "due_at": "2026-11-30T09:00:00Z"}),
+            json!({"type": "reminder_due", "id": -3, "text": "call Anna", "due_at": "t"}),
+            json!({"type": "reminder_due", "id": 1.5, "text": "call Anna", "due_at": "t"}),
+            json!({"type": "reminder_due", "id": "3", "text": "call Anna", "due_at": "t"}),
+            json!({"type": "reminder_due", "id": u64::MAX, "text": "call Anna", "due_at": "t"}),
+            json!({"type": "reminder_due", "text": "call Anna", "due_at": "t"}),
+            json!({"type": "question_waiting", "session_id": "s", "question_id": "q"}),
+            json!({"type": "question_waiting", "session_id": "s"}),
+            json!({"type": "question_closed", "session_id": "s", "question_id": "q"}),
+            json!({"type": "reply_started", "session_id": "s", "reply_id": "r"}),
+            json!({"type": "reply_finished", "session_id": "s", "reply_id": "r", "outcome": "answered"}),
+            json!({"type": "reply_finished", "session_id": "s", "reply_id": "r", "outcome": "error", "error": "boom"}),
+            json!({"type": "reply_finished", "session_id": "s", "reply_id": "r", "outcome": "error", "error": null}),
+            json!({"type": "reply_finished", "session_id": "s", "reply_id": "r", "outcome": "error", "error": 1}),
+            json!({"type": "reply_finished", "session_id": "s", "reply_id": "r"}),
+            json!({"type": "sessions_changed"}),
+            json!({"type": "sessions_changed", "session_id": "s"}),
+            json!({"type": "token", "text": "not here"}),
+            json!([]),
+        ]
     }
 
     #[test]
     fn dashboard_events_read_as_serde_reads_them() {
-        agrees(
-            dashboard_event,
-            &[
-                json!({"type": "reminder_due", "id": 3, "text": "call Anna", "due_at": "2026-11-30T09:00:00Z"}),
-                json!({"type": "reminder_due", "id": -3, "text": "call Anna", "due_at": "t"}),
-                json!({"type": "reminder_due", "id": 1.5, "text": "call Anna", "due_at": "t"}),
-                json!({"type": "reminder_due", "id": "3", "text": "call Anna", "due_at": "t"}),
-                json!({"type": "reminder_due", "id": u64::MAX, "text": "call Anna", "due_at": "t"}),
-                json!({"type": "reminder_due", "text": "call Anna", "due_at": "t"}),
-                json!({"type": "question_waiting", "session_id": "s", "question_id": "q"}),
-                json!({"type": "question_waiting", "session_id": "s"}),
-                json!({"type": "question_closed", "session_id": "s", "question_id": "q"}),
-                json!({"type": "reply_started", "session_id": "s", "reply_id": "r"}),
-                json!({"type": "reply_finished", "session_id": "s", "reply_id": "r", "outcome": "answered"}),
-                json!({"type": "reply_finished", "session_id": "s", "reply_id": "r", "outcome": "error", "error": "boom"}),
-                json!({"type": "reply_finished", "session_id": "s", "reply_id": "r", "outcome": "error", "error": null}),
-                json!({"type": "reply_finished", "session_id": "s", "reply_id": "r", "outcome": "error", "error": 1}),
-                json!({"type": "reply_finished", "session_id": "s", "reply_id": "r"}),
-                json!({"type": "sessions_changed"}),
-                json!({"type": "sessions_changed", "session_id": "s"}),
-                json!({"type": "token", "text": "not here"}),
-                json!([]),
-            ],
-        );
+        agrees(dashboard_event, &dashboard_samples());
+    }
+
+    fn voice_samples() -> Vec<Value> {
+        let question = json!({"id": "q", "question": "When?", "options": [], "allow_other": true, "speech": "When?"});
+        vec![
+            json!({"type": "snapshot", "conversation_id": "c", "saving": true, "read_only": true, "turn": null}),
+            json!({"type": "snapshot", "conversation_id": "c", "saving": true, "read_only": true}),
+            json!({"type": "snapshot", "conversation_id": "c", "saving": true, "read_only": true, "turn": null, "queue": ["a", "b"]}),
+            json!({"type": "snapshot", "conversation_id": "c", "saving": true, "read_only": true, "turn": null, "queue": null}),
+            json!({"type": "snapshot", "conversation_id": "c", "saving": true, "turn": null}),
+            json!({"type": "snapshot", "conversation_id": "c", "saving": "yes", "read_only": true}),
+            json!({"type": "snapshot", "conversation_id": "c", "saving": false, "read_only": true,
+                "turn": {"id": "t", "text": "x", "reply_text": "", "question": question}}),
+            json!({"type": "snapshot", "conversation_id": "c", "saving": false, "read_only": true,
+                "turn": {"id": "t", "text": "x", "reply_text": ""}}),
+            json!({"type": "snapshot", "conversation_id": "c", "saving": false, "read_only": true,
+                "turn": {"id": "t", "text": "x", "reply_text": "", "question": {"id": "q", "question": "When?", "speech": "When?"}}}),
+            json!({"type": "snapshot", "conversation_id": "c", "saving": false, "read_only": true,
+                "turn": {"id": "t", "text": "x"}}),
+            json!({"type": "turn_started", "turn_id": "t", "text": "find notes"}),
+            json!({"type": "turn_started", "text": "find notes"}),
+            json!({"type": "answering", "question_id": "q", "text": "A"}),
+            json!({"type": "answered", "question_id": "q", "text": "B"}),
+            json!({"type": "answer_rejected", "question_id": "q", "text": "C", "error": "not a choice"}),
+            json!({"type": "answer_rejected", "question_id": "q", "text": "C"}),
+            json!({"type": "queued", "text": "and tea?"}),
+            json!({"type": "ignored", "text": "um", "reason": "noise"}),
+            json!({"type": "error", "error": "bad message"}),
+            json!({"type": "error", "turn_id": "t", "error": "model unreachable"}),
+            json!({"type": "token", "turn_id": "t", "text": "Here"}),
+            json!({"type": "question", "turn_id": "t", "id": "q", "question": "Which?"}),
+            json!({"type": "done", "turn_id": "t"}),
+            json!({}),
+        ]
     }
 
     #[test]
     fn voice_messages_read_as_serde_reads_them() {
-        let question = json!({"id": "q", "question": "When?", "options": [], "allow_other": true, "speech": "When?"});
-        agrees(
-            voice_server_message,
-            &[
-                json!({"type": "snapshot", "conversation_id": "c", "saving": true, "read_only": true, "turn": null}),
-                json!({"type": "snapshot", "conversation_id": "c", "saving": true, "read_only": true}),
-                json!({"type": "snapshot", "conversation_id": "c", "saving": true, "read_only": true, "turn": null, "queue": ["a", "b"]}),
-                json!({"type": "snapshot", "conversation_id": "c", "saving": true, "read_only": true, "turn": null, "queue": null}),
-                json!({"type": "snapshot", "conversation_id": "c", "saving": true, "turn": null}),
-                json!({"type": "snapshot", "conversation_id": "c", "saving": "yes", "read_only": true}),
-                json!({"type": "snapshot", "conversation_id": "c", "saving": false, "read_only": true,
-                    "turn": {"id": "t", "text": "x", "reply_text": "", "question": question}}),
-                json!({"type": "snapshot", "conversation_id": "c", "saving": false, "read_only": true,
-                    "turn": {"id": "t", "text": "x", "reply_text": ""}}),
-                json!({"type": "snapshot", "conversation_id": "c", "saving": false, "read_only": true,
-                    "turn": {"id": "t", "text": "x", "reply_text": "", "question": {"id": "q", "question": "When?", "speech": "When?"}}}),
-                json!({"type": "snapshot", "conversation_id": "c", "saving": false, "read_only": true,
-                    "turn": {"id": "t", "text": "x"}}),
-                json!({"type": "turn_started", "turn_id": "t", "text": "find notes"}),
-                json!({"type": "turn_started", "text": "find notes"}),
-                json!({"type": "answering", "question_id": "q", "text": "A"}),
-                json!({"type": "answered", "question_id": "q", "text": "B"}),
-                json!({"type": "answer_rejected", "question_id": "q", "text": "C", "error": "not a choice"}),
-                json!({"type": "answer_rejected", "question_id": "q", "text": "C"}),
-                json!({"type": "queued", "text": "and tea?"}),
-                json!({"type": "ignored", "text": "um", "reason": "noise"}),
-                json!({"type": "error", "error": "bad message"}),
-                json!({"type": "error", "turn_id": "t", "error": "model unreachable"}),
-                json!({"type": "token", "turn_id": "t", "text": "Here"}),
-                json!({"type": "question", "turn_id": "t", "id": "q", "question": "Which?"}),
-                json!({"type": "done", "turn_id": "t"}),
-                json!({}),
-            ],
-        );
+        agrees(voice_server_message, &voice_samples());
+    }
+
+    /// The `type` tags serde knows for `T`, read from its error for an
+    /// unknown one ("unknown variant `?`, expected one of `a`, `b`").
+    fn tags_of<T: DeserializeOwned + Debug>() -> Vec<String> {
+        let error = serde_json::from_value::<T>(json!({"type": "?"}))
+            .expect_err("`?` is no variant")
+            .to_string();
+        let (_, expected) = error
+            .split_once("expected one of")
+            .unwrap_or_else(|| panic!("serde no longer lists the variants: {error}"));
+        expected
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Every variant serde knows has a well-formed sample, and the reader
+    /// reads it: a variant added to the protocol and not read here fails.
+    fn every_variant_is_read<T: DeserializeOwned + PartialEq + Debug>(
+        read: fn(&Value) -> Option<T>,
+        samples: &[Value],
+    ) {
+        let tags = tags_of::<T>();
+        assert!(tags.len() > 1, "{tags:?}");
+        for tag in tags {
+            let read_by_serde = samples.iter().find_map(|sample| {
+                let value = serde_json::from_value::<T>(sample.clone()).ok()?;
+                (sample["type"] == tag.as_str()).then_some((sample, value))
+            });
+            let Some((sample, value)) = read_by_serde else {
+                panic!("no well-formed sample of `{tag}`: add one, and read it");
+            };
+            assert_eq!(read(sample), Some(value), "`{tag}` is not read");
+        }
+    }
+
+    #[test]
+    fn every_protocol_variant_is_read() {
+        every_variant_is_read(reply_event, &reply_samples());
+        every_variant_is_read(dashboard_event, &dashboard_samples());
+        every_variant_is_read(voice_server_message, &voice_samples());
     }
 
     #[test]

@@ -259,7 +259,6 @@ fn turn_index(request: &Value) -> usize {
 async fn completions(State(state): State<AppState>, Json(request): Json<Value>) -> Response {
     let user = last_user_message(&request);
     let index = turn_index(&request);
-    let offers_tools = request.get("tools").is_some();
     {
         state.shared.requests.lock().unwrap().push(request.clone());
     }
@@ -288,9 +287,6 @@ async fn completions(State(state): State<AppState>, Json(request): Json<Value>) 
         )
             .into_response();
     }
-    // The reserved answer is a request without tools: calls are dropped so
-    // scripts can tell it apart.
-    let _ = offers_tools;
     let counters = Arc::clone(&state.counters);
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(16);
     tokio::spawn(async move {
