@@ -12,6 +12,7 @@ use app::protocol::{
 use tokio::sync::{broadcast, Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
+use crate::clock::Clock;
 use crate::config::Config;
 use crate::models::ModelClient;
 use crate::replies::{
@@ -54,6 +55,7 @@ impl Engine {
             answer_timeout: config.answer_timeout(),
             dashboard: dashboard.clone(),
             reminder_added: Arc::new(move || wake.notify_one()),
+            clock: Clock::default(),
         });
         Arc::new(Self {
             replies: Arc::new(Replies::new(shutdown.clone())),
@@ -66,6 +68,11 @@ impl Engine {
             reminders_changed,
             shutdown,
         })
+    }
+
+    /// The clock replies read "now" from (tests set it).
+    pub fn clock(&self) -> &Clock {
+        &self.reply_env.clock
     }
 
     /// Starts a reply to `message` in a stored session, for a caller that

@@ -1,5 +1,6 @@
 //! Imprint's server: the engine behind the dashboard.
 //!
+//! - [`clock`]: the "now" a reply reads (the system's, or a test's)
 //! - [`config`]: the one configuration struct
 //! - [`store`]: SQLite on its own thread (sessions, messages, memories, reminders)
 //! - [`models`]: the OpenAI-compatible streaming client and the tool-markup parsers
@@ -17,6 +18,7 @@
 //! - [`import`]: `imprint import FILE.jsonl`
 
 pub mod ask;
+pub mod clock;
 pub mod config;
 pub mod engine;
 pub mod grounding;

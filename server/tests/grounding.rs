@@ -11,7 +11,7 @@ use support::*;
 
 /// A time the user never gave: now, give or take, as a small model writes.
 fn invented_time() -> String {
-    (Local::now() + Duration::minutes(5))
+    (now() + Duration::minutes(5))
         .format("%Y-%m-%dT%H:%M")
         .to_string()
 }
@@ -37,6 +37,7 @@ fn invoice() -> Scenario {
 #[tokio::test]
 async fn an_invented_time_becomes_imprints_question_and_the_answer_sets_it() {
     let server = TestServer::start(vec![invoice()], &[]).await;
+    server.set_now(now());
     let sid = server.create_session().await;
     server.say(&sid, "Remind me to send the invoice.").await;
     let mut events = server.watch(&sid, None).await;
@@ -78,10 +79,7 @@ async fn an_invented_time_becomes_imprints_question_and_the_answer_sets_it() {
     let due = chrono::DateTime::parse_from_rfc3339(stored[0]["due_at"].as_str().unwrap())
         .unwrap()
         .with_timezone(&Local);
-    assert_eq!(
-        due.date_naive(),
-        Local::now().date_naive().succ_opt().unwrap()
-    );
+    assert_eq!(due.date_naive(), now().date_naive().succ_opt().unwrap());
     assert_eq!((due.hour(), due.minute()), (9, 0));
 
     // The model read what the user chose with the tool's result.
@@ -124,6 +122,7 @@ async fn a_clear_request_goes_straight_through_at_the_users_time() {
         &[],
     )
     .await;
+    server.set_now(now());
     let sid = server.create_session().await;
     let events = server
         .converse(&sid, "Remind me tomorrow at 9 to call Anna")
@@ -143,10 +142,7 @@ async fn a_clear_request_goes_straight_through_at_the_users_time() {
     let due = chrono::DateTime::parse_from_rfc3339(stored[0]["due_at"].as_str().unwrap())
         .unwrap()
         .with_timezone(&Local);
-    assert_eq!(
-        due.date_naive(),
-        Local::now().date_naive().succ_opt().unwrap()
-    );
+    assert_eq!(due.date_naive(), now().date_naive().succ_opt().unwrap());
     assert_eq!((due.hour(), due.minute()), (9, 0));
 }
 
@@ -377,6 +373,7 @@ async fn a_repeated_write_is_not_stored_twice_and_a_silent_model_still_reports_i
         &[],
     )
     .await;
+    server.set_now(now());
     let sid = server.create_session().await;
     let events = server
         .converse(&sid, "Remind me tomorrow at 9 to call Anna")
@@ -528,6 +525,7 @@ async fn once_the_reminder_is_set_the_models_question_is_not_asked() {
         &[],
     )
     .await;
+    server.set_now(now());
     let sid = server.create_session().await;
     let events = server
         .converse(&sid, "Remind me tomorrow at 9 to call Anna")

@@ -77,6 +77,7 @@ async fn the_model_answers_a_plain_question() {
 #[ignore = "needs the real local model: scripts/test.sh runs it"]
 async fn an_ambiguous_request_asks_and_the_same_reply_finishes_after_the_answer() {
     let server = with_real_model().await;
+    server.set_now(now());
     let sid = server.create_session().await;
     let reply_id = server.say(&sid, "Remind me about the dentist.").await;
     let events = follow(&server, &sid, &reply_id, "tomorrow at 10").await;
@@ -101,7 +102,7 @@ async fn an_ambiguous_request_asks_and_the_same_reply_finishes_after_the_answer(
         let due = chrono::DateTime::parse_from_rfc3339(reminder["due_at"].as_str().unwrap())
             .unwrap()
             .with_timezone(&chrono::Local);
-        let tomorrow = chrono::Local::now().date_naive().succ_opt().unwrap();
+        let tomorrow = now().date_naive().succ_opt().unwrap();
         assert_eq!(due.date_naive(), tomorrow, "{reminder}");
         assert_eq!(due.format("%H:%M").to_string(), "10:00", "{reminder}");
     }

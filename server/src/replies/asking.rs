@@ -211,7 +211,7 @@ impl Run {
             let mut stored_args = question_args(&question);
             let posed = self.pose(question).await?;
             let (outcome, content, resolved) = match &posed {
-                Posed::Answered(answer) => match need.resolve(answer, chrono::Local::now()) {
+                Posed::Answered(answer) => match need.resolve(answer, self.env.clock.now()) {
                     Ok(resolved) => ("answered", answer.clone(), Some(Ok(resolved))),
                     Err(why) => ("answered", answer.clone(), Some(Err(why))),
                 },

@@ -65,7 +65,7 @@ impl Run {
             &call.arguments,
             &words,
             &projects,
-            chrono::Local::now(),
+            self.env.clock.now(),
         );
         let (args, chosen) = match verdict {
             Verdict::Run(args) => (args, None),
@@ -82,7 +82,10 @@ impl Run {
                 None => return Ok(self.without_answer(call, &need).await),
             },
         };
-        if let Some(output) = self.policy.repeated_write(&call.name, &args) {
+        if let Some(output) = self
+            .policy
+            .repeated_write(&call.name, &args, self.env.clock.now())
+        {
             let content = output.text.clone();
             return Ok((output, args, content));
         }

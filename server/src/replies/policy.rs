@@ -11,6 +11,7 @@
 //! - writes nothing after its tools ran (a **fallback** answer in the
 //!   tools' own words).
 
+use chrono::{DateTime, Local};
 use serde_json::Value;
 
 use crate::grounding;
@@ -82,11 +83,16 @@ impl SmallModelPolicy {
 
     /// The output for a call that repeats a write this reply already made
     /// (counted as a repeat), or `None` if it is new.
-    pub fn repeated_write(&mut self, name: &str, args: &Value) -> Option<ToolOutput> {
+    pub fn repeated_write(
+        &mut self,
+        name: &str,
+        args: &Value,
+        now: DateTime<Local>,
+    ) -> Option<ToolOutput> {
         let (_, _, result) = self
             .writes
             .iter()
-            .find(|(done_name, done, _)| done_name == name && same_write(name, done, args))?;
+            .find(|(done_name, done, _)| done_name == name && same_write(name, done, args, now))?;
         let output = ToolOutput {
             text: format!("Already done, do not repeat it: {result}"),
             ..ToolOutput::default()
@@ -145,7 +151,7 @@ impl SmallModelPolicy {
 
 /// Whether two writes of one reply are the same: a reminder at the same
 /// moment is a repeat even when the model rewords its text.
-fn same_write(tool: &str, a: &Value, b: &Value) -> bool {
+fn same_write(tool: &str, a: &Value, b: &Value, now: DateTime<Local>) -> bool {
     if tool != tools::REMIND {
         return a == b;
     }
@@ -153,7 +159,7 @@ fn same_write(tool: &str, a: &Value, b: &Value) -> bool {
     let at = |v: &Value| {
         v.get("at")
             .and_then(Value::as_str)
-            .and_then(|at| tools::run::parse_date_time(at, chrono::Local::now()).ok())
+            .and_then(|at| tools::run::parse_date_time(at, now).ok())
     };
     match (at(a), at(b)) {
         (Some(x), Some(y)) => (x - y).num_seconds().abs() <= 120,
@@ -168,21 +174,25 @@ mod tests {
 
     #[test]
     fn reminders_moments_apart_are_the_same_write() {
+        let now = Local::now();
         let at = |t: &str| json!({"text": "oven", "at": t});
         assert!(same_write(
             tools::REMIND,
             &at("2026-11-30T12:38:56Z"),
-            &at("2026-11-30T12:39:01Z")
+            &at("2026-11-30T12:39:01Z"),
+            now
         ));
         assert!(!same_write(
             tools::REMIND,
             &at("2026-11-30T12:38:56Z"),
-            &at("2026-11-30T13:38:56Z")
+            &at("2026-11-30T13:38:56Z"),
+            now
         ));
         assert!(!same_write(
             tools::STORE,
             &json!({"content": "a"}),
-            &json!({"content": "b"})
+            &json!({"content": "b"}),
+            now
         ));
     }
 }

@@ -16,6 +16,7 @@ use tokio::sync::{broadcast, OwnedSemaphorePermit, Semaphore};
 
 use super::policy::SmallModelPolicy;
 use super::{Replies, Reply};
+use crate::clock::Clock;
 use crate::grounding::{self, Need};
 use crate::models::{ChatMessage, ModelClient, ModelEvent, ToolCallRequest, TurnRequest};
 use crate::research::Research;
@@ -35,6 +36,8 @@ pub struct ReplyEnv {
     pub answer_timeout: Duration,
     pub dashboard: broadcast::Sender<DashboardEvent>,
     pub reminder_added: Arc<dyn Fn() + Send + Sync>,
+    /// "Now", for every date a reply works out.
+    pub clock: Clock,
 }
 
 /// The tool schemas for each kind of caller.
@@ -212,7 +215,7 @@ impl Run {
         let tools = job.env.tool_sets.get(job.offer);
         let mut messages = vec![ChatMessage::System(tools::system_prompt(
             &tools,
-            chrono::Local::now(),
+            job.env.clock.now(),
         ))];
         let request = job
             .history
@@ -408,6 +411,7 @@ impl Run {
             store: &self.store,
             session_id: Some(&self.reply.session_id),
             reminder_added: &*reminder_added,
+            now: self.env.clock.now(),
         };
         tools::run_tool(&env, name, args).await
     }

@@ -36,6 +36,8 @@ pub struct ToolEnv<'a> {
     pub store: &'a Store,
     pub session_id: Option<&'a str>,
     pub reminder_added: &'a (dyn Fn() + Send + Sync),
+    /// "Now", for a time without an offset and the past-time check.
+    pub now: DateTime<Local>,
 }
 
 /// Runs one call. Bad arguments and store errors become error results the
@@ -185,7 +187,7 @@ async fn remind(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreErro
     let Some(at) = text_arg(args, "at") else {
         return Ok(ToolOutput::error("remind needs `at`, the date and time"));
     };
-    let now = Local::now();
+    let now = env.now;
     let due = match parse_date_time(&at, now) {
         Ok(due) => due,
         Err(message) => return Ok(ToolOutput::error(message)),
@@ -235,6 +237,7 @@ mod tests {
             store,
             session_id: None,
             reminder_added: &|| {},
+            now: Local::now(),
         }
     }
 
@@ -293,6 +296,7 @@ mod tests {
             store: &store,
             session_id: None,
             reminder_added: &wake,
+            now: Local::now(),
         };
         let r = run_tool(
             &env,

@@ -109,6 +109,12 @@ impl TestServer {
         read(request.send().await.unwrap()).await
     }
 
+    /// Holds the server's "now" at `at`: the dates its replies work out
+    /// no longer move with the wall clock (nor across midnight).
+    pub fn set_now(&self, at: chrono::DateTime<chrono::Local>) {
+        self.running.engine.clock().set(at);
+    }
+
     /// Posts an answer to a waiting question: the status and the body.
     pub async fn answer(&self, sid: &str, id: impl serde::Serialize, text: &str) -> (u16, Value) {
         self.post(
@@ -315,6 +321,17 @@ pub fn streamed_text(events: &[Value]) -> String {
         .filter(|e| e["type"] == "token")
         .map(|e| e["text"].as_str().unwrap())
         .collect()
+}
+
+/// The "now" of date tests, Monday 2030-06-03 at 10:40 local time: a
+/// server held at it ([`TestServer::set_now`]) works out "tomorrow" as
+/// 2030-06-04 whatever the wall clock says, midnight included.
+pub fn now() -> chrono::DateTime<chrono::Local> {
+    use chrono::TimeZone;
+    chrono::Local
+        .with_ymd_and_hms(2030, 6, 3, 10, 40, 0)
+        .earliest()
+        .expect("a local time")
 }
 
 pub fn scenario(trigger: &str, turns: Vec<Turn>) -> Scenario {
