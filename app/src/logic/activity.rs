@@ -12,39 +12,34 @@ fn arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
 
 /// What a tool call did (or is doing), in words.
 pub fn describe(name: &str, args: &Value, done: bool) -> String {
-    let (running, finished) = match name {
+    // (while running, once done, what): "Searching" / "Searched" "memories …".
+    let (running, finished, what) = match name {
         SEARCH => {
             let query = arg(args, "query").unwrap_or("…");
             let project = arg(args, "project")
                 .map(|p| format!(" in {p}"))
                 .unwrap_or_default();
             (
-                format!("Searching memories for “{query}”{project}"),
-                format!("Searched memories for “{query}”{project}"),
+                "Searching",
+                "Searched",
+                format!("memories for “{query}”{project}"),
             )
         }
-        LIST_PROJECTS => ("Listing projects".into(), "Listed projects".into()),
+        LIST_PROJECTS => ("Listing", "Listed", "projects".into()),
         STORE => {
             let content = arg(args, "content").unwrap_or("a memory");
-            (format!("Saving “{content}”"), format!("Saved “{content}”"))
+            ("Saving", "Saved", format!("“{content}”"))
         }
         REMIND => {
             let text = arg(args, "text").unwrap_or("a reminder");
             let at = arg(args, "at")
                 .map(|a| format!(" for {a}"))
                 .unwrap_or_default();
-            (
-                format!("Setting a reminder{at}: {text}"),
-                format!("Set a reminder{at}: {text}"),
-            )
+            ("Setting", "Set", format!("a reminder{at}: {text}"))
         }
-        other => (format!("Running {other}"), format!("Ran {other}")),
+        other => ("Running", "Ran", other.to_string()),
     };
-    if done {
-        finished
-    } else {
-        running
-    }
+    format!("{} {what}", if done { finished } else { running })
 }
 
 #[cfg(test)]

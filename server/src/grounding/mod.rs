@@ -439,21 +439,9 @@ fn mentions(text: &str, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::when::tests::now;
     use super::*;
-    use chrono::NaiveDate;
     use serde_json::json;
-
-    /// Monday 2026-11-30, 10:40 local time.
-    fn now() -> DateTime<Local> {
-        Local
-            .from_local_datetime(
-                &NaiveDate::from_ymd_opt(2026, 11, 30)
-                    .unwrap()
-                    .and_hms_opt(10, 40, 0)
-                    .unwrap(),
-            )
-            .unwrap()
-    }
 
     fn words(request: &str) -> UserWords<'_> {
         UserWords {

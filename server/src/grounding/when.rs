@@ -385,11 +385,12 @@ fn split_suffix(word: &str) -> (&str, Option<Meridiem>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    /// Monday 2026-11-30, 10:40 local time.
-    fn now() -> DateTime<Local> {
+    /// Monday 2026-11-30, 10:40 local time: the "now" of the grounding
+    /// tests.
+    pub(in crate::grounding) fn now() -> DateTime<Local> {
         Local
             .from_local_datetime(
                 &NaiveDate::from_ymd_opt(2026, 11, 30)

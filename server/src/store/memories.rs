@@ -50,16 +50,12 @@ pub type MemoryHit = Memory;
 /// matched literally, any word may match). `since`/`until` are RFC 3339 or
 /// plain dates; a plain-date `until` includes that whole day.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct MemoryQuery {
-    #[serde(default)]
     pub query: String,
-    #[serde(default)]
     pub project: Option<String>,
-    #[serde(default)]
     pub since: Option<String>,
-    #[serde(default)]
     pub until: Option<String>,
-    #[serde(default)]
     pub limit: Option<usize>,
 }
 

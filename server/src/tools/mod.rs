@@ -52,6 +52,11 @@ pub fn is_offered(tools: &[Value], name: &str) -> bool {
     tools.iter().any(|t| t["function"]["name"] == name)
 }
 
+/// An object's schema: its properties and the required ones.
+fn parameters(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
 fn function(name: &str, description: &str, parameters: Value) -> Value {
     json!({
         "type": "function",
@@ -63,17 +68,16 @@ fn search_schema() -> Value {
     function(
         SEARCH,
         "Full-text search over the user's memories. Returns the best matches with their project and date.",
-        json!({
-            "type": "object",
-            "properties": {
+        parameters(
+            json!({
                 "query": {"type": "string", "description": "words to look for"},
                 "project": {"type": "string", "description": "only memories of this project (a name from list_projects)"},
                 "since": {"type": "string", "description": "only memories from this date on (YYYY-MM-DD)"},
                 "until": {"type": "string", "description": "only memories up to this date (YYYY-MM-DD)"},
                 "limit": {"type": "integer", "description": "how many results (default 10)"}
-            },
-            "required": ["query"]
-        }),
+            }),
+            &["query"],
+        ),
     )
 }
 
@@ -89,15 +93,14 @@ fn store_schema() -> Value {
     function(
         STORE,
         "Saves a new memory for the user.",
-        json!({
-            "type": "object",
-            "properties": {
+        parameters(
+            json!({
                 "content": {"type": "string", "description": "what to remember"},
                 "project": {"type": "string", "description": "the project it belongs to"},
                 "tags": {"type": "array", "items": {"type": "string"}}
-            },
-            "required": ["content"]
-        }),
+            }),
+            &["content"],
+        ),
     )
 }
 
@@ -105,14 +108,13 @@ fn remind_schema() -> Value {
     function(
         REMIND,
         "Schedules a reminder at a date and time the user gave.",
-        json!({
-            "type": "object",
-            "properties": {
+        parameters(
+            json!({
                 "text": {"type": "string", "description": "what to remind the user of"},
                 "at": {"type": "string", "description": "when, as an ISO 8601 date-time such as 2026-12-01T09:00"}
-            },
-            "required": ["text", "at"]
-        }),
+            }),
+            &["text", "at"],
+        ),
     )
 }
 
@@ -120,15 +122,14 @@ fn ask_user_schema() -> Value {
     function(
         ASK_USER,
         "Asks the user a short clarifying question and waits for the answer. Use it when the request is missing a detail that changes what you do and that search cannot settle.",
-        json!({
-            "type": "object",
-            "properties": {
+        parameters(
+            json!({
                 "question": {"type": "string", "description": "the question, short"},
                 "options": {"type": "array", "items": {"type": "string"}, "description": "2 to 5 short choices"},
                 "allow_other": {"type": "boolean", "description": "whether the user may answer in their own words (default true)"}
-            },
-            "required": ["question"]
-        }),
+            }),
+            &["question"],
+        ),
     )
 }
 

@@ -110,31 +110,50 @@ pub(super) fn parse_lenient(s: &str) -> Option<Value> {
         .or_else(|| serde_json::from_str(&escape_controls(s)).ok())
 }
 
+/// Where a character of JSON text stands: in a string or not, and after
+/// a backslash there.
+#[derive(Default)]
+struct JsonStrings {
+    in_str: bool,
+    esc: bool,
+}
+
+impl JsonStrings {
+    /// Reads `c`; true when it is a raw character of a string's content
+    /// (not a quote, a backslash or an escaped character).
+    fn read(&mut self, c: char) -> bool {
+        if !self.in_str {
+            self.in_str = c == '"';
+            return false;
+        }
+        if self.esc {
+            self.esc = false;
+        } else if c == '\\' {
+            self.esc = true;
+        } else if c == '"' {
+            self.in_str = false;
+        } else {
+            return true;
+        }
+        false
+    }
+}
+
 /// Escapes raw control characters inside JSON strings.
 fn escape_controls(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
-    let (mut in_str, mut esc) = (false, false);
+    let mut strings = JsonStrings::default();
     for c in s.chars() {
-        if in_str {
-            if esc {
-                esc = false;
-            } else if c == '\\' {
-                esc = true;
-            } else if c == '"' {
-                in_str = false;
-            } else if (c as u32) < 0x20 {
-                match c {
-                    '\n' => out.push_str("\\n"),
-                    '\r' => out.push_str("\\r"),
-                    '\t' => out.push_str("\\t"),
-                    _ => out.push_str(&format!("\\u{:04x}", c as u32)),
-                }
-                continue;
+        if strings.read(c) && (c as u32) < 0x20 {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                _ => out.push_str(&format!("\\u{:04x}", c as u32)),
             }
-        } else if c == '"' {
-            in_str = true;
+        } else {
+            out.push(c);
         }
-        out.push(c);
     }
     out
 }
@@ -142,20 +161,14 @@ fn escape_controls(s: &str) -> String {
 /// Closes unterminated strings, objects and arrays (stream cut short).
 fn close_unbalanced(s: &str) -> String {
     let mut stack = Vec::new();
-    let (mut in_str, mut esc) = (false, false);
+    let mut strings = JsonStrings::default();
     for c in s.chars() {
-        if in_str {
-            if esc {
-                esc = false;
-            } else if c == '\\' {
-                esc = true;
-            } else if c == '"' {
-                in_str = false;
-            }
+        let in_string = strings.in_str;
+        strings.read(c);
+        if in_string || c == '"' {
             continue;
         }
         match c {
-            '"' => in_str = true,
             '{' | '[' => stack.push(c),
             '}' | ']' => {
                 stack.pop();
@@ -164,8 +177,8 @@ fn close_unbalanced(s: &str) -> String {
         }
     }
     let mut out = s.trim_end().to_string();
-    if in_str {
-        if esc {
+    if strings.in_str {
+        if strings.esc {
             out.pop();
         }
         out.push('"');

@@ -108,16 +108,19 @@ impl JsonScan {
         }
     }
 
+    /// `Consume` after `then` when the byte is the one expected (`ok`),
+    /// else `Invalid`.
+    fn accept(&mut self, ok: bool, then: impl FnOnce(&mut Self)) -> Step {
+        if !ok {
+            return Step::Invalid;
+        }
+        then(self);
+        Step::Consume
+    }
+
     fn step(&mut self, b: u8, names: &[String]) -> Step {
         match self.lex {
-            Lex::Start => {
-                if b == b'{' {
-                    self.lex = Lex::AfterOpen;
-                    Step::Consume
-                } else {
-                    Step::Invalid
-                }
-            }
+            Lex::Start => self.accept(b == b'{', |scan| scan.lex = Lex::AfterOpen),
             Lex::AfterOpen => {
                 if b.is_ascii_whitespace() {
                     return Step::Consume;
@@ -267,14 +270,7 @@ impl JsonScan {
                 b'}' if self.expect == Expect::KeyOrEnd => self.close(),
                 _ => Step::Invalid,
             },
-            Expect::Colon => {
-                if b == b':' {
-                    self.expect = Expect::Value;
-                    Step::Consume
-                } else {
-                    Step::Invalid
-                }
-            }
+            Expect::Colon => self.accept(b == b':', |scan| scan.expect = Expect::Value),
             Expect::ValueOrEnd if b == b']' => self.close(),
             Expect::Value | Expect::ValueOrEnd => {
                 if top_level {
