@@ -116,18 +116,15 @@ impl Store {
             .limit
             .unwrap_or(DEFAULT_SEARCH_LIMIT)
             .min(MAX_SEARCH_LIMIT);
-        let since = query
-            .since
-            .as_deref()
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| parse_bound(s, "since", false))
-            .transpose()?;
-        let until = query
-            .until
-            .as_deref()
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| parse_bound(s, "until", true))
-            .transpose()?;
+        // A blank bound is no bound.
+        let bound = |text: &Option<String>, what, until| {
+            text.as_deref()
+                .filter(|s| !s.trim().is_empty())
+                .map(|s| parse_bound(s, what, until))
+                .transpose()
+        };
+        let since = bound(&query.since, "since", false)?;
+        let until = bound(&query.until, "until", true)?;
         let project = query
             .project
             .as_deref()

@@ -52,6 +52,11 @@ pub fn is_offered(tools: &[Value], name: &str) -> bool {
     tools.iter().any(|t| t["function"]["name"] == name)
 }
 
+/// A string property's schema.
+fn text(description: &str) -> Value {
+    json!({"type": "string", "description": description})
+}
+
 /// An object's schema: its properties and the required ones.
 fn parameters(properties: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": properties, "required": required})
@@ -70,10 +75,10 @@ fn search_schema() -> Value {
         "Full-text search over the user's memories. Returns the best matches with their project and date.",
         parameters(
             json!({
-                "query": {"type": "string", "description": "words to look for"},
-                "project": {"type": "string", "description": "only memories of this project (a name from list_projects)"},
-                "since": {"type": "string", "description": "only memories from this date on (YYYY-MM-DD)"},
-                "until": {"type": "string", "description": "only memories up to this date (YYYY-MM-DD)"},
+                "query": text("words to look for"),
+                "project": text("only memories of this project (a name from list_projects)"),
+                "since": text("only memories from this date on (YYYY-MM-DD)"),
+                "until": text("only memories up to this date (YYYY-MM-DD)"),
                 "limit": {"type": "integer", "description": "how many results (default 10)"}
             }),
             &["query"],
@@ -95,8 +100,8 @@ fn store_schema() -> Value {
         "Saves a new memory for the user.",
         parameters(
             json!({
-                "content": {"type": "string", "description": "what to remember"},
-                "project": {"type": "string", "description": "the project it belongs to"},
+                "content": text("what to remember"),
+                "project": text("the project it belongs to"),
                 "tags": {"type": "array", "items": {"type": "string"}}
             }),
             &["content"],
@@ -110,8 +115,8 @@ fn remind_schema() -> Value {
         "Schedules a reminder at a date and time the user gave.",
         parameters(
             json!({
-                "text": {"type": "string", "description": "what to remind the user of"},
-                "at": {"type": "string", "description": "when, as an ISO 8601 date-time such as 2026-12-01T09:00"}
+                "text": text("what to remind the user of"),
+                "at": text("when, as an ISO 8601 date-time such as 2026-12-01T09:00")
             }),
             &["text", "at"],
         ),
@@ -124,7 +129,7 @@ fn ask_user_schema() -> Value {
         "Asks the user a short clarifying question and waits for the answer. Use it when the request is missing a detail that changes what you do and that search cannot settle.",
         parameters(
             json!({
-                "question": {"type": "string", "description": "the question, short"},
+                "question": text("the question, short"),
                 "options": {"type": "array", "items": {"type": "string"}, "description": "2 to 5 short choices"},
                 "allow_other": {"type": "boolean", "description": "whether the user may answer in their own words (default true)"}
             }),
