@@ -142,7 +142,12 @@ impl Engine {
             session_id: session_id.to_string(),
             reply_id: reply.id.clone(),
         });
-        tokio::spawn(stream_reply(job));
+        crate::replies::spawn_guarded(
+            &self.replies,
+            &reply,
+            self.dashboard.clone(),
+            stream_reply(job),
+        );
         Ok(reply)
     }
 
