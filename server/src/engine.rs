@@ -25,7 +25,7 @@ pub struct Engine {
     pub store: Store,
     /// For voice conversations with saving off: never written to disk.
     pub ephemeral: Store,
-    pub voice: crate::voice::VoiceHub,
+    pub voice: Arc<crate::voice::VoiceHub>,
     pub replies: Arc<Replies>,
     pub reply_env: Arc<ReplyEnv>,
     pub dashboard: broadcast::Sender<DashboardEvent>,
@@ -55,12 +55,21 @@ impl Engine {
             dashboard: dashboard.clone(),
             reminder_added: Arc::new(move || wake.notify_one()),
         });
+        let voice = crate::voice::VoiceHub::new(
+            store.clone(),
+            ephemeral.clone(),
+            crate::voice::VoiceSettings {
+                turn_timeout: config.voice_turn_timeout(),
+                answer_wait: config.answer_timeout(),
+                idle: config.voice_idle(),
+            },
+        );
         Arc::new(Self {
             replies: Arc::new(Replies::new(shutdown.clone())),
             config,
             store,
             ephemeral,
-            voice: Default::default(),
+            voice,
             reply_env,
             dashboard,
             reminders_changed,
@@ -166,6 +175,19 @@ impl Engine {
              IMPRINT_CHAT_BASE_URL, IMPRINT_CHAT_MODEL and IMPRINT_CHAT_API_KEY.",
             m.base_url
         )
+    }
+}
+
+#[async_trait::async_trait]
+impl crate::voice::ReplyStarter for Engine {
+    async fn start_reply_in(
+        &self,
+        store: &Store,
+        session_id: &str,
+        message: &str,
+        offer: Offer,
+    ) -> Result<Arc<Reply>, ApiError> {
+        Engine::start_reply_in(self, store, session_id, message, offer).await
     }
 }
 
