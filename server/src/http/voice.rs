@@ -52,7 +52,7 @@ fn parse(message: &Message) -> Option<Result<VoiceClientMessage, String>> {
     }
 }
 
-async fn session(mut socket: WebSocket, engine: Arc<Engine>, _permit: OwnedSemaphorePermit) {
+async fn session(mut socket: WebSocket, engine: Arc<Engine>, permit: OwnedSemaphorePermit) {
     // The first message must be hello.
     let (conversation_id, saving) = loop {
         let Some(Ok(message)) = socket.recv().await else {
@@ -85,6 +85,9 @@ async fn session(mut socket: WebSocket, engine: Arc<Engine>, _permit: OwnedSemap
     relay(&mut socket, &engine, &starter, &conversation, &mut outgoing).await;
     drop(outgoing);
     engine.voice.left(&conversation);
+    // The place is free before the peer sees the connection end.
+    drop(permit);
+    drop(socket);
 }
 
 /// Messages both ways until the window or the server goes.
