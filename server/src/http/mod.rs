@@ -67,7 +67,7 @@ fn fixed_header(name: HeaderName, value: &'static str) -> SetResponseHeaderLayer
     SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))
 }
 
-/// Whether a server function is registered at this path, for any method.
+/// The methods of the server function at this path (none: no such function).
 fn server_function_methods(path: &str) -> Vec<Method> {
     server_fn::axum::server_fn_paths()
         .filter(|(p, _)| *p == path)
