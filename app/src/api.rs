@@ -50,7 +50,11 @@ impl FromServerFnError for ApiError {
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         let status = match &value {
-            ServerFnErrorErr::Args(_) | ServerFnErrorErr::MissingArg(_) => 400,
+            // A body that cannot be decoded (not UTF-8, not the form) is
+            // the caller's fault, never the server's.
+            ServerFnErrorErr::Args(_)
+            | ServerFnErrorErr::MissingArg(_)
+            | ServerFnErrorErr::Deserialization(_) => 400,
             // The request never reached the server (status 0 is never sent).
             ServerFnErrorErr::Request(_) => 0,
             _ => 500,

@@ -1,12 +1,16 @@
 //! Configuration: one documented struct. Every field is a command-line flag
-//! and an `IMPRINT_*` variable; the same names in a config file fill what
-//! neither gives (flags > environment > file > defaults).
+//! and an `IMPRINT_*` variable; the same names in a config file (TOML,
+//! deserialized into [`FileConfig`], unknown keys refused by name) fill what
+//! neither gives (flags > environment > file > defaults). Every duration has
+//! a maximum, checked at start by [`Config::validate`].
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use serde::Deserialize;
 
 #[derive(Parser, Clone, Debug)]
 #[command(
@@ -41,9 +45,23 @@ pub struct Config {
     pub token: Option<String>,
 
     /// Extra host names the server answers to (comma-separated), besides
-    /// the loopback names. Requests for any other `Host` are refused.
+    /// the loopback names; with a port (`imprint.home:8420`) only on that
+    /// port. Requests for any other `Host` are refused.
     #[arg(long, env = "IMPRINT_ALLOWED_HOSTS", value_delimiter = ',')]
     pub allowed_hosts: Vec<String>,
+
+    /// Origins besides Imprint's own whose pages may drive it
+    /// (comma-separated, e.g. `http://127.0.0.1:8421` for the Trunk dev
+    /// server). A browser request from any other origin is refused.
+    #[arg(long, env = "IMPRINT_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+
+    /// Behind a reverse proxy that terminates TLS: trust its
+    /// `X-Forwarded-Proto`, so the page's origin is `https://…` and the
+    /// token cookie is `Secure`. Leave off when clients reach Imprint
+    /// directly (they could then claim https themselves).
+    #[arg(long, env = "IMPRINT_TRUST_PROXY", default_value_t = false, action = clap::ArgAction::Set)]
+    pub trust_proxy: bool,
 
     /// Chat model provider preset.
     #[arg(long, env = "IMPRINT_CHAT_PROVIDER", value_enum, default_value_t = Provider::Local)]
@@ -75,15 +93,22 @@ pub struct Config {
     #[arg(long, env = "IMPRINT_CHAT_TOOL_PROMPT", value_enum)]
     pub chat_tool_prompt: Option<ToolPrompt>,
 
-    /// Seconds of research (the tool loop) before the reserved answer.
+    /// Most tokens the model may write in one turn (sent as `max_tokens`
+    /// with every request; at most 32768).
+    #[arg(long, env = "IMPRINT_CHAT_MAX_TOKENS", default_value_t = 2048)]
+    pub chat_max_tokens: u32,
+
+    /// Seconds of research (the tool loop) before the reserved answer
+    /// (at most 86400, a day).
     #[arg(long, env = "IMPRINT_RESEARCH_BUDGET_S", default_value_t = 300.0)]
     pub research_budget_s: f64,
 
-    /// Tool iterations before the reserved answer.
+    /// Tool iterations before the reserved answer (at most 100).
     #[arg(long, env = "IMPRINT_MAX_TOOL_ITERS", default_value_t = 12)]
     pub max_tool_iters: u32,
 
-    /// Seconds a question waits for an answer before the reply goes on.
+    /// Seconds a question waits for an answer before the reply goes on
+    /// (at most 604800, a week).
     #[arg(long, env = "IMPRINT_ANSWER_TIMEOUT_S", default_value_t = 1800.0)]
     pub answer_timeout_s: f64,
 
@@ -92,12 +117,18 @@ pub struct Config {
     pub writing_slots: usize,
 
     /// Seconds a voice turn may go without any reply event before Echo
-    /// stops it (extended by the answer wait while a question waits).
+    /// stops it (extended by the answer wait while a question waits; at
+    /// most 3600).
     #[arg(long, env = "IMPRINT_VOICE_TURN_TIMEOUT_S", default_value_t = 120.0)]
     pub voice_turn_timeout_s: f64,
 
+    /// Seconds a voice conversation with no window open and no turn
+    /// running is kept in memory (at most 86400).
+    #[arg(long, env = "IMPRINT_VOICE_IDLE_S", default_value_t = 600.0)]
+    pub voice_idle_s: f64,
+
     /// Seconds without a byte from the model before its stream counts as
-    /// stalled.
+    /// stalled (at most 3600).
     #[arg(long, env = "IMPRINT_MODEL_IDLE_TIMEOUT_S", default_value_t = 120.0)]
     pub model_idle_timeout_s: f64,
 
@@ -114,7 +145,8 @@ pub enum Command {
     Import { file: PathBuf },
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
 pub enum Provider {
     Local,
     Openai,
@@ -124,7 +156,8 @@ pub enum Provider {
     Vllm,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
 pub enum ToolFormat {
     Native,
     QwenXml,
@@ -144,7 +177,8 @@ impl ToolFormat {
 }
 
 /// Who describes the tools to a model that writes tool calls as text.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
 pub enum ToolPrompt {
     Template,
     Imprint,
@@ -160,6 +194,8 @@ pub struct ModelSettings {
     pub tool_format: ToolFormat,
     pub tool_prompt: ToolPrompt,
     pub idle_timeout: Duration,
+    /// Sent as `max_tokens` with every request.
+    pub max_tokens: u32,
 }
 
 impl Provider {
@@ -217,39 +253,42 @@ impl Provider {
 }
 
 impl Config {
-    /// Parses flags and environment, after filling unset variables from
-    /// the config file.
-    pub fn load() -> Result<Self, String> {
-        let first = Config::parse();
-        let file = first
-            .config
-            .clone()
-            .or_else(|| first.data_dir().ok().map(|d| d.join("config.toml")))
-            .filter(|p| p.exists());
-        let Some(file) = file else {
-            return Ok(first);
-        };
-        let pairs = read_config_file(&file)?;
-        for (key, value) in pairs {
-            let var = format!("IMPRINT_{}", key.to_ascii_uppercase());
-            if std::env::var_os(&var).is_none() {
-                // Start-up, before any other thread exists.
-                std::env::set_var(var, value);
-            }
-        }
-        Ok(Config::parse())
+    /// Parses flags and environment, then fills what neither gave from the
+    /// config file. Exits with clap's message on a bad flag or variable.
+    pub fn load() -> Result<Self, ConfigError> {
+        let matches = Config::command().get_matches();
+        let config = Config::from_arg_matches(&matches).map_err(|e| e.exit())?;
+        config.with_file(&matches)
     }
 
-    pub fn data_dir(&self) -> Result<PathBuf, String> {
+    /// Fills every setting that no flag or variable gave from the config
+    /// file (`--config`, else `config.toml` in the data directory).
+    pub fn with_file(mut self, matches: &ArgMatches) -> Result<Self, ConfigError> {
+        let path = match &self.config {
+            Some(path) => path.clone(),
+            None => match self.data_dir() {
+                Ok(dir) => dir.join("config.toml"),
+                Err(_) => return Ok(self),
+            },
+        };
+        if self.config.is_none() && !path.exists() {
+            return Ok(self);
+        }
+        let file = FileConfig::read(&path)?;
+        self.fill_from(file, matches);
+        Ok(self)
+    }
+
+    pub fn data_dir(&self) -> Result<PathBuf, ConfigError> {
         match &self.data_dir {
             Some(dir) => Ok(dir.clone()),
             None => dirs::data_dir()
                 .map(|d| d.join("imprint"))
-                .ok_or_else(|| "no data directory: set IMPRINT_DATA_DIR".to_string()),
+                .ok_or(ConfigError::NoDataDir),
         }
     }
 
-    pub fn database_path(&self) -> Result<PathBuf, String> {
+    pub fn database_path(&self) -> Result<PathBuf, ConfigError> {
         Ok(self.data_dir()?.join("imprint.sqlite3"))
     }
 
@@ -301,6 +340,7 @@ impl Config {
                 _ => ToolPrompt::Imprint,
             }),
             idle_timeout: secs(self.model_idle_timeout_s),
+            max_tokens: self.chat_max_tokens,
         }
     }
 
@@ -316,11 +356,15 @@ impl Config {
         secs(self.answer_timeout_s)
     }
 
+    pub fn voice_idle(&self) -> Duration {
+        secs(self.voice_idle_s)
+    }
+
     /// One line for the log, without secrets.
     pub fn summary(&self) -> String {
         let m = self.model();
         format!(
-            "addr={} provider={} base_url={} model={} tool_format={} key={} token={} slots={} budget={}s iters={} answer_timeout={}s",
+            "addr={} provider={} base_url={} model={} tool_format={} key={} token={} slots={} budget={}s iters={} max_tokens={} answer_timeout={}s",
             self.addr,
             m.provider.as_str(),
             m.base_url,
@@ -331,65 +375,211 @@ impl Config {
             self.writing_slots,
             self.research_budget_s,
             self.max_tool_iters,
+            self.chat_max_tokens,
             self.answer_timeout_s,
         )
     }
 
-    /// Checks the settings that clap cannot.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the settings that clap cannot: a value past its documented
+    /// maximum is refused here, at start, rather than failing a reply later.
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if !self.addr.ip().is_loopback() && self.token.as_deref().unwrap_or("").is_empty() {
-            return Err(format!(
-                "IMPRINT_ADDR {} is not a loopback address: set IMPRINT_TOKEN so only you can reach Imprint",
-                self.addr
-            ));
+            return Err(ConfigError::TokenRequired(self.addr));
         }
-        if self.writing_slots == 0 {
-            return Err("IMPRINT_WRITING_SLOTS must be at least 1".into());
+        let counts = [
+            ("IMPRINT_WRITING_SLOTS", self.writing_slots as u64, 1, 1000),
+            ("IMPRINT_MAX_TOOL_ITERS", self.max_tool_iters.into(), 0, 100),
+            (
+                "IMPRINT_CHAT_MAX_TOKENS",
+                self.chat_max_tokens.into(),
+                16,
+                32_768,
+            ),
+        ];
+        for (name, value, min, max) in counts {
+            if !(min..=max).contains(&value) {
+                return Err(ConfigError::OutOfRange { name, min, max });
+            }
         }
-        for (name, value) in [
-            ("IMPRINT_RESEARCH_BUDGET_S", self.research_budget_s),
-            ("IMPRINT_ANSWER_TIMEOUT_S", self.answer_timeout_s),
-            ("IMPRINT_MODEL_IDLE_TIMEOUT_S", self.model_idle_timeout_s),
-            ("IMPRINT_VOICE_TURN_TIMEOUT_S", self.voice_turn_timeout_s),
+        for (name, value, max) in [
+            (
+                "IMPRINT_RESEARCH_BUDGET_S",
+                self.research_budget_s,
+                MAX_RESEARCH_BUDGET_S,
+            ),
+            (
+                "IMPRINT_ANSWER_TIMEOUT_S",
+                self.answer_timeout_s,
+                MAX_ANSWER_TIMEOUT_S,
+            ),
+            (
+                "IMPRINT_MODEL_IDLE_TIMEOUT_S",
+                self.model_idle_timeout_s,
+                MAX_MODEL_IDLE_TIMEOUT_S,
+            ),
+            (
+                "IMPRINT_VOICE_TURN_TIMEOUT_S",
+                self.voice_turn_timeout_s,
+                MAX_VOICE_TURN_TIMEOUT_S,
+            ),
+            ("IMPRINT_VOICE_IDLE_S", self.voice_idle_s, MAX_VOICE_IDLE_S),
         ] {
-            if !(value.is_finite() && value > 0.0) {
-                return Err(format!("{name} must be a positive number of seconds"));
+            if !(value.is_finite() && value > 0.0 && value <= max) {
+                return Err(ConfigError::Duration { name, max });
+            }
+        }
+        for origin in &self.allowed_origins {
+            if crate::http::guard::Origin::parse(origin).is_none() {
+                return Err(ConfigError::BadOrigin(origin.clone()));
             }
         }
         Ok(())
     }
 }
 
-fn secs(value: f64) -> Duration {
-    Duration::try_from_secs_f64(value).unwrap_or(Duration::MAX)
+/// The largest research budget: a day.
+pub const MAX_RESEARCH_BUDGET_S: f64 = 86_400.0;
+/// The longest a question may wait: a week.
+pub const MAX_ANSWER_TIMEOUT_S: f64 = 604_800.0;
+/// The longest silence from a model stream: an hour.
+pub const MAX_MODEL_IDLE_TIMEOUT_S: f64 = 3_600.0;
+/// The longest a voice turn may go quiet: an hour.
+pub const MAX_VOICE_TURN_TIMEOUT_S: f64 = 3_600.0;
+/// The longest an idle voice conversation is kept: a day.
+pub const MAX_VOICE_IDLE_S: f64 = 86_400.0;
+
+/// A configuration that cannot be used, with what to change.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {}: {source}", path.display())]
+    ReadFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Also an unknown key: the message names it.
+    #[error("config file {}: {source}", path.display())]
+    ParseFile {
+        path: PathBuf,
+        source: Box<toml::de::Error>,
+    },
+    #[error("no data directory: set IMPRINT_DATA_DIR")]
+    NoDataDir,
+    #[error("IMPRINT_ADDR {0} is not a loopback address: set IMPRINT_TOKEN so only you can reach Imprint")]
+    TokenRequired(SocketAddr),
+    #[error("{name} must be a whole number from {min} to {max}")]
+    OutOfRange {
+        name: &'static str,
+        min: u64,
+        max: u64,
+    },
+    #[error("{name} must be a positive number of seconds, at most {max}")]
+    Duration { name: &'static str, max: f64 },
+    #[error("IMPRINT_ALLOWED_ORIGINS: `{0}` is not an origin (scheme://host[:port])")]
+    BadOrigin(String),
 }
 
-/// Reads `key = value` pairs (TOML) from the config file.
-fn read_config_file(path: &Path) -> Result<Vec<(String, String)>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read config file {}: {e}", path.display()))?;
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e| format!("config file {} is not valid TOML: {e}", path.display()))?;
-    table
-        .into_iter()
-        .map(|(key, value)| {
-            let value = match value {
-                toml::Value::String(s) => s,
-                toml::Value::Integer(i) => i.to_string(),
-                toml::Value::Float(f) => f.to_string(),
-                toml::Value::Boolean(b) => b.to_string(),
-                other => {
-                    return Err(format!(
-                        "config file {}: `{key}` must be a string, number or boolean, not {}",
-                        path.display(),
-                        other.type_str()
-                    ))
-                }
-            };
-            Ok((key, value))
+/// The config file: the settings' names as keys, each optional. A key that
+/// is not a setting is refused with its name.
+#[derive(Deserialize, Default, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    addr: Option<SocketAddr>,
+    data_dir: Option<PathBuf>,
+    dist_dir: Option<PathBuf>,
+    token: Option<String>,
+    allowed_hosts: Option<Vec<String>>,
+    allowed_origins: Option<Vec<String>>,
+    trust_proxy: Option<bool>,
+    chat_provider: Option<Provider>,
+    chat_base_url: Option<String>,
+    chat_model: Option<String>,
+    chat_api_key: Option<String>,
+    chat_tool_format: Option<ToolFormat>,
+    chat_tool_prompt: Option<ToolPrompt>,
+    chat_max_tokens: Option<u32>,
+    research_budget_s: Option<f64>,
+    max_tool_iters: Option<u32>,
+    answer_timeout_s: Option<f64>,
+    writing_slots: Option<usize>,
+    voice_turn_timeout_s: Option<f64>,
+    voice_idle_s: Option<f64>,
+    model_idle_timeout_s: Option<f64>,
+}
+
+impl FileConfig {
+    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::ReadFile {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|source| ConfigError::ParseFile {
+            path: path.to_path_buf(),
+            source: Box::new(source),
         })
-        .collect()
+    }
+
+    pub fn parse(text: &str) -> Result<Self, toml::de::Error> {
+        toml::from_str(text)
+    }
+}
+
+impl Config {
+    /// Takes each value of `file` whose setting no flag or variable gave.
+    fn fill_from(&mut self, file: FileConfig, matches: &ArgMatches) {
+        let unset = |id: &str| {
+            matches!(
+                matches.value_source(id),
+                None | Some(ValueSource::DefaultValue)
+            )
+        };
+        macro_rules! fill {
+            ($($field:ident),* $(,)?) => {$(
+                if let Some(value) = file.$field {
+                    if unset(stringify!($field)) {
+                        self.$field = value;
+                    }
+                }
+            )*};
+        }
+        macro_rules! fill_optional {
+            ($($field:ident),* $(,)?) => {$(
+                if let Some(value) = file.$field {
+                    if unset(stringify!($field)) {
+                        self.$field = Some(value);
+                    }
+                }
+            )*};
+        }
+        fill!(
+            addr,
+            allowed_hosts,
+            allowed_origins,
+            trust_proxy,
+            chat_provider,
+            chat_max_tokens,
+            research_budget_s,
+            max_tool_iters,
+            answer_timeout_s,
+            writing_slots,
+            voice_turn_timeout_s,
+            voice_idle_s,
+            model_idle_timeout_s,
+        );
+        fill_optional!(
+            data_dir,
+            dist_dir,
+            token,
+            chat_base_url,
+            chat_model,
+            chat_api_key,
+            chat_tool_format,
+            chat_tool_prompt,
+        );
+    }
+}
+
+fn secs(value: f64) -> Duration {
+    Duration::try_from_secs_f64(value).unwrap_or(Duration::MAX)
 }
 
 #[cfg(test)]
@@ -452,19 +642,75 @@ mod tests {
         assert!(s.contains("key=set") && s.contains("token=set"));
     }
 
-    #[test]
-    fn config_file_values_become_strings() {
+    fn load_with_file(args: &[&str], file: &str) -> Result<Config, ConfigError> {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.toml");
-        std::fs::write(&path, "chat_provider = \"ollama\"\nwriting_slots = 2\n").unwrap();
-        let pairs = read_config_file(&path).unwrap();
-        assert!(pairs.contains(&("chat_provider".into(), "ollama".into())));
-        assert!(pairs.contains(&("writing_slots".into(), "2".into())));
-        std::fs::write(&path, "chat_provider = [1]\n").unwrap();
-        assert!(read_config_file(&path)
-            .unwrap_err()
-            .contains("chat_provider"));
-        std::fs::write(&path, "not toml").unwrap();
-        assert!(read_config_file(&path).is_err());
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, file).unwrap();
+        let path_arg = path.to_str().unwrap().to_string();
+        let argv: Vec<&str> = std::iter::once("imprint")
+            .chain(["--config", &path_arg])
+            .chain(args.iter().copied())
+            .collect();
+        let matches = Config::command().try_get_matches_from(argv).unwrap();
+        Config::from_arg_matches(&matches)
+            .unwrap()
+            .with_file(&matches)
+    }
+
+    #[test]
+    fn the_config_file_fills_what_flags_do_not_give() {
+        let config = load_with_file(
+            &["--writing-slots", "3"],
+            "chat_provider = \"ollama\"\nwriting_slots = 2\nresearch_budget_s = 60\nallowed_origins = [\"http://127.0.0.1:8421\"]\nchat_tool_format = \"qwen-xml\"\n",
+        )
+        .unwrap();
+        assert_eq!(config.chat_provider, Provider::Ollama);
+        assert_eq!(config.writing_slots, 3, "a flag wins over the file");
+        assert_eq!(config.research_budget_s, 60.0);
+        assert_eq!(config.allowed_origins, vec!["http://127.0.0.1:8421"]);
+        assert_eq!(config.chat_tool_format, Some(ToolFormat::QwenXml));
+    }
+
+    #[test]
+    fn an_unknown_key_in_the_config_file_is_refused_by_name() {
+        let error = load_with_file(&[], "chat_provder = \"ollama\"\n").unwrap_err();
+        assert!(error.to_string().contains("chat_provder"), "{error}");
+        let error = load_with_file(&[], "writing_slots = \"many\"\n").unwrap_err();
+        assert!(matches!(error, ConfigError::ParseFile { .. }), "{error}");
+        assert!(load_with_file(&[], "not toml").is_err());
+    }
+
+    #[test]
+    fn every_duration_has_a_maximum() {
+        for (flag, max) in [
+            ("--research-budget-s", MAX_RESEARCH_BUDGET_S),
+            ("--answer-timeout-s", MAX_ANSWER_TIMEOUT_S),
+            ("--model-idle-timeout-s", MAX_MODEL_IDLE_TIMEOUT_S),
+            ("--voice-turn-timeout-s", MAX_VOICE_TURN_TIMEOUT_S),
+            ("--voice-idle-s", MAX_VOICE_IDLE_S),
+        ] {
+            assert!(
+                parse(&[flag, &max.to_string()]).validate().is_ok(),
+                "{flag}"
+            );
+            let error = parse(&[flag, "1e19"]).validate().unwrap_err();
+            assert!(matches!(error, ConfigError::Duration { .. }), "{flag}");
+            assert!(error.to_string().contains(&max.to_string()), "{error}");
+            assert!(parse(&[flag, "NaN"]).validate().is_err(), "{flag}");
+        }
+        assert!(parse(&["--chat-max-tokens", "1000000"]).validate().is_err());
+        assert!(parse(&["--max-tool-iters", "101"]).validate().is_err());
+        assert!(parse(&["--allowed-origins", "localhost:3000"])
+            .validate()
+            .is_err());
+        assert!(parse(&["--allowed-origins", "http://localhost:3000"])
+            .validate()
+            .is_ok());
+    }
+
+    #[test]
+    fn every_model_request_carries_max_tokens() {
+        assert_eq!(parse(&[]).model().max_tokens, 2048);
+        assert_eq!(parse(&["--chat-max-tokens", "512"]).model().max_tokens, 512);
     }
 }

@@ -26,7 +26,7 @@ pub struct Engine {
     pub store: Store,
     /// For voice conversations with saving off: never written to disk.
     pub ephemeral: Store,
-    pub voice: crate::voice::VoiceHub,
+    pub voice: Arc<crate::voice::VoiceHub>,
     pub replies: Arc<Replies>,
     pub reply_env: Arc<ReplyEnv>,
     pub dashboard: broadcast::Sender<DashboardEvent>,
@@ -57,12 +57,21 @@ impl Engine {
             reminder_added: Arc::new(move || wake.notify_one()),
             clock: Clock::default(),
         });
+        let voice = crate::voice::VoiceHub::new(
+            store.clone(),
+            ephemeral.clone(),
+            crate::voice::VoiceSettings {
+                turn_timeout: config.voice_turn_timeout(),
+                answer_wait: config.answer_timeout(),
+                idle: config.voice_idle(),
+            },
+        );
         Arc::new(Self {
             replies: Arc::new(Replies::new(shutdown.clone())),
             config,
             store,
             ephemeral,
-            voice: Default::default(),
+            voice,
             reply_env,
             dashboard,
             reminders_changed,
@@ -149,7 +158,12 @@ impl Engine {
             session_id: session_id.to_string(),
             reply_id: reply.id.clone(),
         });
-        tokio::spawn(stream_reply(job));
+        crate::replies::spawn_guarded(
+            &self.replies,
+            &reply,
+            self.dashboard.clone(),
+            stream_reply(job),
+        );
         Ok(reply)
     }
 
@@ -168,6 +182,19 @@ impl Engine {
              IMPRINT_CHAT_BASE_URL, IMPRINT_CHAT_MODEL and IMPRINT_CHAT_API_KEY.",
             m.base_url
         )
+    }
+}
+
+#[async_trait::async_trait]
+impl crate::voice::ReplyStarter for Engine {
+    async fn start_reply_in(
+        &self,
+        store: &Store,
+        session_id: &str,
+        message: &str,
+        offer: Offer,
+    ) -> Result<Arc<Reply>, ApiError> {
+        Engine::start_reply_in(self, store, session_id, message, offer).await
     }
 }
 

@@ -10,7 +10,7 @@ use imprint::config::{Command, Config};
 async fn main() -> ExitCode {
     let config = match Config::load() {
         Ok(config) => config,
-        Err(message) => return fail(&message),
+        Err(error) => return fail(&error.to_string()),
     };
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -19,8 +19,8 @@ async fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    if let Err(message) = config.validate() {
-        return fail(&message);
+    if let Err(error) = config.validate() {
+        return fail(&error.to_string());
     }
     // Leptos' server functions spawn on this executor.
     let _ = any_spawner::Executor::init_tokio();
@@ -34,7 +34,7 @@ async fn serve(config: Config) -> ExitCode {
     tracing::info!("{}", config.summary());
     let running = match imprint::serve::start(config).await {
         Ok(running) => running,
-        Err(message) => return fail(&message),
+        Err(error) => return fail(&error.to_string()),
     };
     // Scripts and tests wait for this exact line.
     println!("imprint listening on http://{}", running.addr);
@@ -55,7 +55,7 @@ async fn serve(config: Config) -> ExitCode {
 async fn import(config: Config, file: &std::path::Path) -> ExitCode {
     let database = match config.database_path() {
         Ok(path) => path,
-        Err(message) => return fail(&message),
+        Err(error) => return fail(&error.to_string()),
     };
     let store = match imprint::store::Store::open(&database) {
         Ok(store) => store,
@@ -71,7 +71,7 @@ async fn import(config: Config, file: &std::path::Path) -> ExitCode {
             println!("imported {count} memories into {}", database.display());
             ExitCode::SUCCESS
         }
-        Err(message) => fail(&message),
+        Err(error) => fail(&error.to_string()),
     }
 }
 

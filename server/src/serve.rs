@@ -7,9 +7,28 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::Config;
+use crate::config::{Config, ConfigError};
 use crate::engine::Engine;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("cannot open the database at {}: {source}", path.display())]
+    Database {
+        path: std::path::PathBuf,
+        source: StoreError,
+    },
+    #[error("cannot open an in-memory database: {0}")]
+    Ephemeral(StoreError),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
 
 /// A running server.
 pub struct Running {
@@ -20,16 +39,19 @@ pub struct Running {
 }
 
 /// Opens the store, binds the address and starts serving.
-pub async fn start(config: Config) -> Result<Running, String> {
+pub async fn start(config: Config) -> Result<Running, ServeError> {
     let database = config.database_path()?;
-    let store = Store::open(&database)
-        .map_err(|e| format!("cannot open the database at {}: {e}", database.display()))?;
-    let ephemeral =
-        Store::open_in_memory().map_err(|e| format!("cannot open an in-memory database: {e}"))?;
-    let listener = TcpListener::bind(config.addr)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let store = Store::open(&database).map_err(|source| ServeError::Database {
+        path: database.clone(),
+        source,
+    })?;
+    let ephemeral = Store::open_in_memory().map_err(ServeError::Ephemeral)?;
+    let listen_error = |source| ServeError::Listen {
+        addr: config.addr,
+        source,
+    };
+    let listener = TcpListener::bind(config.addr).await.map_err(listen_error)?;
+    let addr = listener.local_addr().map_err(listen_error)?;
     let dist = config.dist_dir();
     let shutdown = CancellationToken::new();
     let engine = Engine::new(config, store.clone(), ephemeral, shutdown.clone());

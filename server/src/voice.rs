@@ -4,31 +4,84 @@
 //! snapshot a (re)connecting window starts from.
 //!
 //! A conversation is a chat session (channel `voice`). With saving off it
-//! lives in an in-memory store and is never listed.
+//! lives in an in-memory store and is never listed. Its id is reserved at
+//! `hello`; the session row is written at its first turn, so a window that
+//! never speaks leaves nothing behind.
+//!
+//! Everything a client can grow is capped (the `MAX_*` constants), and a
+//! conversation with no window and no turn is dropped after
+//! `IMPRINT_VOICE_IDLE_S`. Voice needs one thing from the rest of the
+//! server, starting a reply: the [`ReplyStarter`] handle.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use app::api::ApiError;
 use app::logic::voice::{is_echo, is_noise, is_stop, match_option, question_speech};
 use app::protocol::{ReplyEvent, VoiceClientMessage, VoiceQuestion, VoiceServerMessage, VoiceTurn};
 use serde_json::Value;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::ask::AnswerError;
-use crate::engine::Engine;
 use crate::replies::Reply;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 use crate::tools::Offer;
 
 /// How long what Echo said counts for the self-hearing filter.
 const SPOKEN_MEMORY: Duration = Duration::from_secs(30);
+/// Texts remembered as spoken (`speaking` messages and what Echo said);
+/// the oldest is forgotten first.
+pub const MAX_SPOKEN_ENTRIES: usize = 16;
+/// Characters kept of each spoken text (of a reply being spoken, its end).
+pub const MAX_SPOKEN_CHARS: usize = 4_000;
+/// Characters an utterance or typed text may have.
+pub const MAX_UTTERANCE_CHARS: usize = 2_000;
+/// Turns waiting in a conversation's queue; more is `ignored: queue_full`.
+pub const MAX_QUEUE: usize = 8;
+/// Voice WebSockets open at once.
+pub const MAX_SOCKETS: usize = 64;
+/// Conversations held in memory at once.
+pub const MAX_CONVERSATIONS: usize = 256;
+/// Largest WebSocket frame and message.
+pub const MAX_FRAME_BYTES: usize = 64 * 1024;
+
+/// What voice needs from the server: a reply started in a session of
+/// `store`. The engine implements it; voice knows nothing else about it.
+#[async_trait::async_trait]
+pub trait ReplyStarter: Send + Sync {
+    async fn start_reply_in(
+        &self,
+        store: &Store,
+        session_id: &str,
+        message: &str,
+        offer: Offer,
+    ) -> Result<Arc<Reply>, ApiError>;
+}
+
+/// The server's [`ReplyStarter`], shared.
+pub type Starter = Arc<dyn ReplyStarter>;
+
+/// Timings of a conversation, from the configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct VoiceSettings {
+    /// A turn with no reply event for this long is stopped.
+    pub turn_timeout: Duration,
+    /// How long a question waits (added to the turn timeout meanwhile).
+    pub answer_wait: Duration,
+    /// A conversation with no window and no turn is dropped after this.
+    pub idle: Duration,
+}
 
 /// Every open voice conversation, by id.
-#[derive(Default)]
 pub struct VoiceHub {
     conversations: Mutex<HashMap<String, Arc<Conversation>>>,
+    store: Store,
+    ephemeral: Store,
+    settings: VoiceSettings,
+    sockets: Arc<Semaphore>,
+    me: Weak<VoiceHub>,
 }
 
 pub struct Conversation {
@@ -36,17 +89,31 @@ pub struct Conversation {
     pub saving: bool,
     pub read_only: bool,
     store: Store,
+    settings: VoiceSettings,
+    hub: Weak<VoiceHub>,
     state: Mutex<State>,
     /// Messages for every window on this conversation, as JSON.
     out: broadcast::Sender<Arc<str>>,
 }
 
-#[derive(Default)]
 struct State {
     queue: VecDeque<String>,
     turn: Option<Turn>,
     /// What Echo said (or was told it is saying), newest last.
     spoken: VecDeque<(String, Instant)>,
+    /// Whether the session row exists (it is written at the first turn).
+    stored: bool,
+    /// The last time a window left or a turn ended.
+    idle_since: Instant,
+}
+
+/// Why a conversation could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum VoiceError {
+    #[error("too many voice conversations are open; close one and try again")]
+    Full,
+    #[error("the conversation could not be loaded: {0}")]
+    Store(#[from] StoreError),
 }
 
 struct Turn {
@@ -57,45 +124,122 @@ struct Turn {
 }
 
 impl VoiceHub {
-    /// Joins the conversation `id`, or starts a new one.
+    pub fn new(store: Store, ephemeral: Store, settings: VoiceSettings) -> Arc<Self> {
+        Arc::new_cyclic(|me| Self {
+            conversations: Mutex::new(HashMap::new()),
+            store,
+            ephemeral,
+            settings,
+            sockets: Arc::new(Semaphore::new(MAX_SOCKETS)),
+            me: me.clone(),
+        })
+    }
+
+    /// A place for one more open socket, or `None` at [`MAX_SOCKETS`].
+    pub fn admit_socket(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.sockets).try_acquire_owned().ok()
+    }
+
+    /// Joins the conversation `id`, or starts a new one (its id reserved,
+    /// its session written at the first turn).
     pub async fn open(
         &self,
-        engine: &Engine,
         id: Option<String>,
         saving: bool,
-    ) -> Result<Arc<Conversation>, String> {
+    ) -> Result<Arc<Conversation>, VoiceError> {
         if let Some(id) = &id {
             if let Some(existing) = self.lock().get(id) {
                 return Ok(Arc::clone(existing));
             }
             // A stored voice conversation from before: carry it on.
-            if let Ok(Some(_)) = engine.store.get_session(id).await {
-                return Ok(self.insert(engine.store.clone(), id.clone(), true));
+            if self.store.get_session(id).await?.is_some() {
+                return self.insert(self.store.clone(), id.clone(), true, true);
             }
         }
         let store = if saving {
-            engine.store.clone()
+            self.store.clone()
         } else {
-            engine.ephemeral.clone()
+            self.ephemeral.clone()
         };
-        let session = store
-            .create_session(Some("Voice conversation".into()), "voice")
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok(self.insert(store, session.id, saving))
+        // The store's own id shape: a conversation id is a session id.
+        let id = uuid::Uuid::new_v4().to_string();
+        self.insert(store, id, saving, false)
     }
 
-    fn insert(&self, store: Store, id: String, saving: bool) -> Arc<Conversation> {
+    fn insert(
+        &self,
+        store: Store,
+        id: String,
+        saving: bool,
+        stored: bool,
+    ) -> Result<Arc<Conversation>, VoiceError> {
+        let mut conversations = self.lock();
+        if conversations.len() >= MAX_CONVERSATIONS {
+            conversations.retain(|_, c| !c.is_idle());
+            if conversations.len() >= MAX_CONVERSATIONS {
+                return Err(VoiceError::Full);
+            }
+        }
         let (out, _) = broadcast::channel(512);
         let conversation = Arc::new(Conversation {
             id: id.clone(),
             saving,
             read_only: true,
             store,
-            state: Mutex::new(State::default()),
+            settings: self.settings,
+            hub: self.me.clone(),
+            state: Mutex::new(State {
+                queue: VecDeque::new(),
+                turn: None,
+                spoken: VecDeque::new(),
+                stored,
+                idle_since: Instant::now(),
+            }),
             out,
         });
-        self.lock().entry(id).or_insert(conversation).clone()
+        Ok(conversations.entry(id).or_insert(conversation).clone())
+    }
+
+    /// Whether the conversation is held in memory.
+    pub fn is_open(&self, id: &str) -> bool {
+        self.lock().contains_key(id)
+    }
+
+    /// A window left the conversation, or its turn ended: if nothing else
+    /// holds it, drop it once it has been idle for the idle time.
+    fn schedule_eviction(&self, conversation: &Arc<Conversation>) {
+        conversation.lock().idle_since = Instant::now();
+        let (Some(hub), idle) = (self.me.upgrade(), self.settings.idle) else {
+            return;
+        };
+        let id = conversation.id.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(idle).await;
+            hub.evict_if_idle(&id).await;
+        });
+    }
+
+    async fn evict_if_idle(&self, id: &str) {
+        let evicted = {
+            let mut conversations = self.lock();
+            match conversations.get(id) {
+                Some(c) if c.is_idle() && c.lock().idle_since.elapsed() >= self.settings.idle => {
+                    conversations.remove(id)
+                }
+                _ => None,
+            }
+        };
+        // An unsaved conversation lives only in memory: free its rows too.
+        if let Some(conversation) = evicted.filter(|c| !c.saving && c.lock().stored) {
+            let _ = conversation.store.delete_session(&conversation.id).await;
+        }
+    }
+
+    /// Called when a window's socket closes.
+    pub fn left(&self, conversation: &Arc<Conversation>) {
+        if conversation.is_idle() {
+            self.schedule_eviction(conversation);
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Conversation>>> {
@@ -118,6 +262,11 @@ impl Conversation {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// No window is open on it and no turn runs.
+    fn is_idle(&self) -> bool {
+        self.out.receiver_count() == 0 && self.lock().turn.is_none()
     }
 
     /// What a (re)connecting window starts from.
@@ -143,7 +292,12 @@ impl Conversation {
         state
             .spoken
             .retain(|(_, at)| now.duration_since(*at) < SPOKEN_MEMORY);
-        state.spoken.push_back((text.to_string(), now));
+        if state.spoken.len() >= MAX_SPOKEN_ENTRIES {
+            state.spoken.pop_front();
+        }
+        state
+            .spoken
+            .push_back((head(text, MAX_SPOKEN_CHARS).to_string(), now));
     }
 
     fn recently_spoken(&self) -> Vec<String> {
@@ -157,7 +311,7 @@ impl Conversation {
             .collect();
         // What is being spoken now counts too.
         if let Some(turn) = &state.turn {
-            spoken.push(turn.reply_text.clone());
+            spoken.push(tail(&turn.reply_text, MAX_SPOKEN_CHARS).to_string());
             if let Some(q) = &turn.question {
                 spoken.push(q.speech.clone());
             }
@@ -166,10 +320,17 @@ impl Conversation {
     }
 
     /// Handles one message from a window.
-    pub async fn handle(self: &Arc<Self>, engine: &Arc<Engine>, message: VoiceClientMessage) {
+    pub async fn handle(self: &Arc<Self>, starter: &Starter, message: VoiceClientMessage) {
         match message {
             VoiceClientMessage::Hello { .. } => {
                 let _ = self.out.send(self.snapshot());
+            }
+            VoiceClientMessage::Utterance { text, .. } | VoiceClientMessage::Typed { text }
+                if text.chars().count() > MAX_UTTERANCE_CHARS =>
+            {
+                self.send(VoiceServerMessage::Error {
+                    error: format!("what was said is longer than {MAX_UTTERANCE_CHARS} characters"),
+                })
             }
             VoiceClientMessage::Utterance { text, confidence } => {
                 if is_noise(&text, confidence) {
@@ -187,11 +348,11 @@ impl Conversation {
                 if is_stop(&text) {
                     return self.stop();
                 }
-                self.heard(engine, text.trim().to_string()).await;
+                self.heard(starter, text.trim().to_string()).await;
             }
             VoiceClientMessage::Typed { text } => {
                 if !text.trim().is_empty() {
-                    self.heard(engine, text.trim().to_string()).await;
+                    self.heard(starter, text.trim().to_string()).await;
                 }
             }
             VoiceClientMessage::Answer { question_id, text } => self.answer(&question_id, &text),
@@ -208,7 +369,7 @@ impl Conversation {
 
     /// Speech or typing: the answer to a waiting question, else the next
     /// question (queued while a reply is written).
-    async fn heard(self: &Arc<Self>, engine: &Arc<Engine>, text: String) {
+    async fn heard(self: &Arc<Self>, starter: &Starter, text: String) {
         let waiting = self.lock().turn.as_ref().and_then(|t| t.question.clone());
         if let Some(question) = waiting {
             let answer = match_option(&text, &question.options).unwrap_or(text);
@@ -218,19 +379,29 @@ impl Conversation {
             });
             return self.answer(&question.id, &answer);
         }
-        let busy = {
+        enum Next {
+            Start,
+            Queued,
+            Full,
+        }
+        let next = {
             let mut state = self.lock();
-            if state.turn.is_some() {
-                state.queue.push_back(text.clone());
-                true
+            if state.turn.is_none() {
+                Next::Start
+            } else if state.queue.len() >= MAX_QUEUE {
+                Next::Full
             } else {
-                false
+                state.queue.push_back(text.clone());
+                Next::Queued
             }
         };
-        if busy {
-            self.send(VoiceServerMessage::Queued { text });
-        } else {
-            self.start_turn(engine, text).await;
+        match next {
+            Next::Start => self.start_turn(starter, text).await,
+            Next::Queued => self.send(VoiceServerMessage::Queued { text }),
+            Next::Full => self.send(VoiceServerMessage::Ignored {
+                text,
+                reason: "queue_full".into(),
+            }),
         }
     }
 
@@ -253,9 +424,19 @@ impl Conversation {
         }
     }
 
+    /// Writes the session row with the reserved id, once.
+    async fn ensure_stored(&self) -> Result<(), StoreError> {
+        if self.lock().stored {
+            return Ok(());
+        }
+        create_voice_session(&self.store, &self.id).await?;
+        self.lock().stored = true;
+        Ok(())
+    }
+
     fn start_turn<'a>(
         self: &'a Arc<Self>,
-        engine: &'a Arc<Engine>,
+        starter: &'a Starter,
         text: String,
     ) -> futures::future::BoxFuture<'a, ()> {
         Box::pin(async move {
@@ -263,7 +444,13 @@ impl Conversation {
                 read_only: self.read_only,
                 can_answer: true,
             };
-            let reply = match engine
+            if let Err(e) = self.ensure_stored().await {
+                tracing::error!(error = %e, "could not store a voice conversation");
+                return self.send(VoiceServerMessage::Error {
+                    error: "the conversation could not be stored; see the server log".into(),
+                });
+            }
+            let reply = match starter
                 .start_reply_in(&self.store, &self.id, &text, offer)
                 .await
             {
@@ -283,17 +470,17 @@ impl Conversation {
                 text,
             });
             let conversation = Arc::clone(self);
-            let engine = Arc::clone(engine);
-            tokio::spawn(async move { conversation.forward(&engine, reply).await });
+            let starter = Arc::clone(starter);
+            tokio::spawn(async move { conversation.forward(&starter, reply).await });
         })
     }
 
     /// Relays a turn's reply events to the windows, stops a turn that goes
     /// quiet for too long (not counting the answer wait), and starts the
     /// next queued turn when it ends.
-    async fn forward(self: Arc<Self>, engine: &Arc<Engine>, reply: Arc<Reply>) {
-        let quiet_limit = engine.config.voice_turn_timeout();
-        let answer_wait = engine.config.answer_timeout();
+    async fn forward(self: Arc<Self>, starter: &Starter, reply: Arc<Reply>) {
+        let quiet_limit = self.settings.turn_timeout;
+        let answer_wait = self.settings.answer_wait;
         let mut cursor = reply.log.follow(0);
         let mut deadline = Instant::now() + quiet_limit;
         loop {
@@ -347,8 +534,110 @@ impl Conversation {
             state.turn = None;
             state.queue.pop_front()
         };
-        if let Some(text) = next {
-            self.start_turn(engine, text).await;
+        match next {
+            Some(text) => self.start_turn(starter, text).await,
+            None => {
+                if let Some(hub) = self.hub.upgrade() {
+                    hub.left(&self);
+                }
+            }
         }
+    }
+}
+
+/// The session row of a voice conversation, with the id reserved at
+/// `hello`. (Belongs with the store's sessions; kept here while the store
+/// is being split, through its public `call`.)
+async fn create_voice_session(store: &Store, id: &str) -> Result<(), StoreError> {
+    let id = id.to_string();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    store
+        .call(move |conn| {
+            conn.execute(
+                "INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at)
+                 VALUES (?1, 'Voice conversation', 'voice', ?2, ?2)",
+                rusqlite::params![id, now],
+            )?;
+            Ok(())
+        })
+        .await
+}
+
+/// The first `max` characters of `text`.
+fn head(text: &str, max: usize) -> &str {
+    text.char_indices()
+        .nth(max)
+        .map_or(text, |(end, _)| &text[..end])
+}
+
+/// The last `max` characters of `text`.
+fn tail(text: &str, max: usize) -> &str {
+    text.char_indices()
+        .rev()
+        .nth(max.saturating_sub(1))
+        .map_or(text, |(start, _)| &text[start..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hub(idle_s: u64) -> Arc<VoiceHub> {
+        VoiceHub::new(
+            Store::open_in_memory().unwrap(),
+            Store::open_in_memory().unwrap(),
+            VoiceSettings {
+                turn_timeout: Duration::from_secs(60),
+                answer_wait: Duration::from_secs(60),
+                idle: Duration::from_secs(idle_s),
+            },
+        )
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_conversation_left_idle_is_dropped_with_its_unsaved_rows() {
+        let hub = hub(10);
+        let conversation = hub.open(None, false).await.unwrap();
+        conversation.ensure_stored().await.unwrap();
+        let id = conversation.id.clone();
+        assert!(hub.ephemeral.get_session(&id).await.unwrap().is_some());
+        drop(conversation.subscribe());
+        hub.left(&conversation);
+        tokio::time::sleep(Duration::from_secs(9)).await;
+        assert!(hub.is_open(&id), "not before the idle time");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert!(!hub.is_open(&id), "dropped after it");
+        // Its rows went with it: the store's one thread takes jobs in
+        // order, and the deletion was sent first.
+        assert!(hub.ephemeral.get_session(&id).await.unwrap().is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_conversation_with_a_window_open_is_kept() {
+        let hub = hub(10);
+        let conversation = hub.open(None, true).await.unwrap();
+        let window = conversation.subscribe();
+        let other = conversation.subscribe();
+        drop(other);
+        hub.left(&conversation);
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert!(hub.is_open(&conversation.id));
+        drop(window);
+        assert!(
+            hub.store
+                .get_session(&conversation.id)
+                .await
+                .unwrap()
+                .is_none(),
+            "never written: nobody spoke"
+        );
+    }
+
+    #[test]
+    fn texts_are_cut_on_character_boundaries() {
+        assert_eq!(head("héllo", 2), "hé");
+        assert_eq!(tail("héllo", 4), "éllo");
+        assert_eq!(head("hi", 5), "hi");
+        assert_eq!(tail("hi", 5), "hi");
     }
 }

@@ -51,7 +51,9 @@ pub fn is_noise(text: &str, confidence: Option<f64>) -> bool {
 }
 
 /// Whether an utterance is Echo hearing itself: it matches something Echo
-/// is speaking or just spoke.
+/// is speaking or just spoke. Linear in the words heard and said: each
+/// spoken text is split once into a set, and the phrase test is a
+/// substring search (linear in Rust's `str::contains`).
 pub fn is_echo(utterance: &str, spoken: &[String]) -> bool {
     let heard = words(utterance);
     if heard.is_empty() {
@@ -69,7 +71,12 @@ pub fn is_echo(utterance: &str, spoken: &[String]) -> bool {
         }
         // Recognizers mishear a little: most words heard were said.
         heard.len() >= 4 && {
-            let found = heard.iter().filter(|w| said_words.contains(w)).count();
+            let said_set: std::collections::HashSet<&str> =
+                said_words.iter().map(String::as_str).collect();
+            let found = heard
+                .iter()
+                .filter(|w| said_set.contains(w.as_str()))
+                .count();
             found * 10 >= heard.len() * 8
         }
     })
@@ -197,6 +204,16 @@ mod tests {
         );
         assert!(!is_echo("the garden one please", &spoken));
         assert!(!is_echo("anything", &[]));
+    }
+
+    #[test]
+    fn echo_is_found_among_many_long_texts() {
+        let filler: String = (0..500).map(|i| format!("word{i} ")).collect();
+        let mut spoken = vec![filler.clone(); 15];
+        spoken.push(format!("{filler} the garden shed is ready"));
+        assert!(is_echo("the garden shed is ready", &spoken));
+        let heard: String = (0..300).map(|i| format!("other{i} ")).collect();
+        assert!(!is_echo(&heard, &spoken));
     }
 
     #[test]

@@ -47,7 +47,11 @@ where
 }
 
 fn rejection_response(rejection: JsonRejection) -> Response {
-    let status = rejection.status();
+    let status = match rejection.status() {
+        // Not the route's shape is bad input like broken JSON (SPEC §4).
+        StatusCode::UNPROCESSABLE_ENTITY => StatusCode::BAD_REQUEST,
+        status => status,
+    };
     let message = match &rejection {
         JsonRejection::MissingJsonContentType(_) => {
             "the body must be JSON (Content-Type: application/json)".to_string()

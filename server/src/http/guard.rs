@@ -1,55 +1,174 @@
-//! The guard in front of every route: the `Host` must be one of the
-//! server's own names (stops DNS rebinding), state-changing requests and
-//! WebSocket upgrades from a foreign `Origin` are refused, a token is
-//! required when one is configured, and bodies over 64 KiB are refused.
+//! The guard in front of every route, one function deciding for REST,
+//! server functions and WebSockets alike:
+//! - the `Host` must be one of the server's own names (stops DNS rebinding);
+//! - a browser request (one with an `Origin`) must come from Imprint's own
+//!   origin — scheme, host and port exactly, as this request was served —
+//!   or one listed in `IMPRINT_ALLOWED_ORIGINS`; requests without `Origin`
+//!   (curl, the CLI) pass to the next checks;
+//! - a token is required when one is configured (header, any
+//!   `imprint_token` cookie, or `?token=`, which a page load turns into a
+//!   cookie and then removes from the address bar);
+//! - bodies that announce more than 64 KiB are refused.
+//!
 //! It also turns any error response that is not JSON into the JSON shape.
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use percent_encoding::percent_decode_str;
 
 use super::error::json_error;
 
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 const TOKEN_COOKIE: &str = "imprint_token";
 
+/// A web origin: scheme, host and port (the scheme's default filled in).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    scheme: String,
+    host: String,
+    port: u16,
+}
+
+impl Origin {
+    /// Reads `scheme://host[:port]` (a trailing `/` allowed); `null` and
+    /// anything with a path are not origins.
+    pub fn parse(text: &str) -> Option<Self> {
+        let (scheme, authority) = text.trim().split_once("://")?;
+        let scheme = scheme.to_ascii_lowercase();
+        let authority = authority.strip_suffix('/').unwrap_or(authority);
+        if authority.contains(['/', '?', '#', '@']) {
+            return None;
+        }
+        Self::from_authority(&scheme, authority)
+    }
+
+    fn from_authority(scheme: &str, authority: &str) -> Option<Self> {
+        let default_port = match scheme {
+            "http" | "ws" => 80,
+            "https" | "wss" => 443,
+            _ => return None,
+        };
+        let (host, port) = split_authority(authority)?;
+        Some(Self {
+            scheme: scheme.to_string(),
+            host,
+            port: port.unwrap_or(default_port),
+        })
+    }
+}
+
+/// `host[:port]` or `[v6][:port]`, the host lower-cased.
+fn split_authority(authority: &str) -> Option<(String, Option<u16>)> {
+    let authority = authority.trim();
+    let (host, port) = if authority.starts_with('[') {
+        let end = authority.find(']')?;
+        let (host, rest) = authority.split_at(end + 1);
+        match rest {
+            "" => (host, None),
+            _ => (host, Some(rest.strip_prefix(':')?)),
+        }
+    } else if authority.matches(':').count() > 1 {
+        // A bare IPv6 address (an `IMPRINT_ALLOWED_HOSTS` entry): no port.
+        return Some((format!("[{}]", authority.to_ascii_lowercase()), None));
+    } else {
+        match authority.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    if host.is_empty() || host.contains(char::is_whitespace) {
+        return None;
+    }
+    let port = match port {
+        Some(port) => Some(port.parse::<u16>().ok()?),
+        None => None,
+    };
+    Some((host.to_ascii_lowercase(), port))
+}
+
+/// A name the server answers to; without a port, on any port.
+#[derive(Debug)]
+struct HostRule {
+    host: String,
+    port: Option<u16>,
+}
+
 pub struct Guard {
-    hosts: Vec<String>,
+    hosts: Vec<HostRule>,
+    allowed_origins: Vec<Origin>,
     token: Option<String>,
+    trust_proxy: bool,
 }
 
 impl Guard {
-    pub fn new(extra_hosts: &[String], token: Option<String>) -> Arc<Self> {
-        let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "[::1]", "::1"]
+    pub fn new(
+        extra_hosts: &[String],
+        allowed_origins: &[String],
+        token: Option<String>,
+        trust_proxy: bool,
+    ) -> Arc<Self> {
+        let hosts = ["localhost", "127.0.0.1", "[::1]"]
             .iter()
             .map(|h| h.to_string())
+            .chain(extra_hosts.iter().cloned())
+            .filter_map(|entry| {
+                let (host, port) = split_authority(&entry)?;
+                Some(HostRule { host, port })
+            })
             .collect();
-        hosts.extend(
-            extra_hosts
-                .iter()
-                .map(|h| h.trim().to_ascii_lowercase())
-                .filter(|h| !h.is_empty()),
-        );
         Arc::new(Self {
             hosts,
+            allowed_origins: allowed_origins
+                .iter()
+                .filter_map(|o| Origin::parse(o))
+                .collect(),
             token: token.filter(|t| !t.is_empty()),
+            trust_proxy,
         })
     }
 
     fn host_allowed(&self, authority: &str) -> bool {
-        let host = strip_port(authority).to_ascii_lowercase();
-        self.hosts.contains(&host) || host.ends_with(".localhost")
+        let Some((host, port)) = split_authority(authority) else {
+            return false;
+        };
+        // `*.localhost` always resolves to loopback, so no rebinding page
+        // can be behind it.
+        host.ends_with(".localhost")
+            || self
+                .hosts
+                .iter()
+                .any(|rule| rule.host == host && rule.port.is_none_or(|p| Some(p) == port))
     }
 
-    fn origin_allowed(&self, origin: &str) -> bool {
+    /// Whether the request came over https, as far as we can know.
+    fn is_https(&self, headers: &HeaderMap) -> bool {
+        self.trust_proxy
+            && headers
+                .get("x-forwarded-proto")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("https"))
+    }
+
+    /// Imprint's own origin for this request: how it was served.
+    fn own_origin(&self, headers: &HeaderMap, host: &str) -> Option<Origin> {
+        let scheme = if self.is_https(headers) {
+            "https"
+        } else {
+            "http"
+        };
+        Origin::from_authority(scheme, host)
+    }
+
+    fn origin_allowed(&self, origin: &str, own: Option<&Origin>) -> bool {
         // "null" (sandboxed frames, file pages) is foreign too.
-        match origin.split_once("://") {
-            Some((_, authority)) => self.host_allowed(authority.trim_end_matches('/')),
-            None => false,
-        }
+        let Some(origin) = Origin::parse(origin) else {
+            return false;
+        };
+        own == Some(&origin) || self.allowed_origins.contains(&origin)
     }
 
     fn token_ok(&self, headers: &HeaderMap, query: Option<&str>) -> bool {
@@ -59,58 +178,55 @@ impl Guard {
         let bearer = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        let cookie = headers
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::to_string);
+        // Every cookie of that name: another app on the same host (cookies
+        // ignore ports) may have set one too.
+        let cookies = headers
             .get_all(header::COOKIE)
             .iter()
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(';'))
             .filter_map(|c| c.trim().strip_prefix(TOKEN_COOKIE)?.strip_prefix('='))
-            .next();
-        let query = query_token(query);
-        let matches = [bearer, cookie, query.as_deref()]
+            .map(str::to_string);
+        bearer
             .into_iter()
-            .flatten()
-            .any(|given| constant_time_eq(given.as_bytes(), token.as_bytes()));
-        matches
+            .chain(cookies)
+            .chain(query_token(query))
+            .any(|given| constant_time_eq(given.as_bytes(), token.as_bytes()))
     }
 }
 
-fn strip_port(authority: &str) -> &str {
-    if authority.starts_with('[') {
-        // [::1]:8420
-        return authority
-            .find(']')
-            .map_or(authority, |end| &authority[..=end]);
-    }
-    authority
-        .rsplit_once(':')
-        .map_or(authority, |(host, port)| {
-            if port.chars().all(|c| c.is_ascii_digit()) {
-                host
-            } else {
-                authority
-            }
-        })
-}
-
+/// The `token` query parameter, percent-decoded (a `+` stays a `+`: a
+/// token pasted unencoded still works).
 fn query_token(query: Option<&str>) -> Option<String> {
     query?
         .split('&')
         .filter_map(|pair| pair.split_once('='))
         .find(|(key, _)| *key == "token")
-        .map(|(_, value)| value.to_string())
+        .map(|(_, value)| {
+            percent_decode_str(value).decode_utf8_lossy().into_owned()
+        })
+}
+
+/// The query without its `token` parameter.
+fn query_without_token(query: &str) -> String {
+    query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && *pair != "token" && !pair.starts_with("token="))
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-fn is_state_changing(request: &Request) -> bool {
-    !matches!(
-        *request.method(),
-        Method::GET | Method::HEAD | Method::OPTIONS
-    ) || request.headers().contains_key(header::UPGRADE)
+/// A page load: a plain GET of the site, not an API call or an upgrade.
+fn is_page_load(request: &Request) -> bool {
+    request.method() == Method::GET
+        && !request.uri().path().starts_with("/api/")
+        && !request.headers().contains_key(header::UPGRADE)
 }
 
 pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
@@ -118,25 +234,29 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
         .headers()
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
-        .or_else(|| request.uri().authority().map(|a| a.as_str()));
-    match host {
-        Some(host) if guard.host_allowed(host) => {}
+        .or_else(|| request.uri().authority().map(|a| a.as_str()))
+        .map(str::to_string);
+    let host = match host {
+        Some(host) if guard.host_allowed(&host) => host,
         _ => {
             return json_error(
                 StatusCode::FORBIDDEN,
                 "this server does not answer to that host name",
             )
         }
-    }
-    if is_state_changing(&request) {
-        if let Some(origin) = request.headers().get(header::ORIGIN) {
-            let allowed = origin.to_str().is_ok_and(|o| guard.origin_allowed(o));
-            if !allowed {
-                return json_error(
-                    StatusCode::FORBIDDEN,
-                    "requests from other sites are refused",
-                );
-            }
+    };
+    // Any request a browser marks with an Origin: state-changing routes,
+    // server functions and WebSocket upgrades included.
+    if let Some(origin) = request.headers().get(header::ORIGIN) {
+        let own = guard.own_origin(request.headers(), &host);
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| guard.origin_allowed(o, own.as_ref()));
+        if !allowed {
+            return json_error(
+                StatusCode::FORBIDDEN,
+                "requests from other sites are refused (set IMPRINT_ALLOWED_ORIGINS to allow one)",
+            );
         }
     }
     if !guard.token_ok(request.headers(), request.uri().query()) {
@@ -145,9 +265,6 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
             "a token is required: open the dashboard as /?token=YOUR_TOKEN or send Authorization: Bearer",
         );
     }
-    // A token given in the query becomes a cookie, so the dashboard's own
-    // requests carry it from then on.
-    let set_cookie = guard.token.is_some() && query_token(request.uri().query()).is_some();
     let too_large = request
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -160,17 +277,34 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
             "the request body is larger than 64 KiB",
         );
     }
-    let mut response = next.run(request).await;
-    if set_cookie {
-        if let Some(token) = &guard.token {
-            if let Ok(value) =
-                format!("{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict").parse()
-            {
-                response.headers_mut().insert(header::SET_COOKIE, value);
+    // A page opened with ?token= stores it as a cookie and reloads itself
+    // without it, so the token stays out of history and bookmarks.
+    if let (Some(token), true) = (&guard.token, is_page_load(&request)) {
+        if query_token(request.uri().query()).is_some() {
+            let secure = if guard.is_https(request.headers()) {
+                "; Secure"
+            } else {
+                ""
+            };
+            let cookie =
+                format!("{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict{secure}");
+            let rest = query_without_token(request.uri().query().unwrap_or(""));
+            let location = match rest.as_str() {
+                "" => request.uri().path().to_string(),
+                rest => format!("{}?{rest}", request.uri().path()),
+            };
+            let mut response = StatusCode::SEE_OTHER.into_response();
+            if let (Ok(cookie), Ok(location)) = (
+                HeaderValue::from_str(&cookie),
+                HeaderValue::from_str(&location),
+            ) {
+                response.headers_mut().insert(header::SET_COOKIE, cookie);
+                response.headers_mut().insert(header::LOCATION, location);
+                return response;
             }
         }
     }
-    response
+    next.run(request).await
 }
 
 /// Error responses that are not JSON (axum's own rejections, a body over
@@ -219,15 +353,25 @@ pub fn body_limit() -> tower_http::limit::RequestBodyLimitLayer {
 mod tests {
     use super::*;
 
+    fn guard(hosts: &[&str], origins: &[&str]) -> Arc<Guard> {
+        let hosts: Vec<String> = hosts.iter().map(|h| h.to_string()).collect();
+        let origins: Vec<String> = origins.iter().map(|o| o.to_string()).collect();
+        Guard::new(&hosts, &origins, None, false)
+    }
+
     #[test]
-    fn hosts_are_compared_without_ports() {
-        let guard = Guard::new(&["imprint.home".into()], None);
+    fn hosts_match_by_name_and_by_port_when_one_is_given() {
+        let guard = guard(&["imprint.home", "box.lan:8420", "::1", "[fe80::1]:9"], &[]);
         for ok in [
             "127.0.0.1:8420",
             "localhost",
             "[::1]:80",
+            "[::1]",
             "imprint.home:8420",
-            "app.localhost",
+            "IMPRINT.home",
+            "box.lan:8420",
+            "[fe80::1]:9",
+            "app.localhost:8420",
         ] {
             assert!(guard.host_allowed(ok), "{ok}");
         }
@@ -235,32 +379,78 @@ mod tests {
             "evil.example:8420",
             "127.0.0.1.evil.example",
             "imprint.home.evil",
+            "localhost.evil",
+            "box.lan:8421",
+            "box.lan",
+            "[fe80::1]:10",
+            "",
         ] {
             assert!(!guard.host_allowed(bad), "{bad}");
         }
     }
 
     #[test]
-    fn origins_must_be_our_own() {
-        let guard = Guard::new(&[], None);
-        assert!(guard.origin_allowed("http://127.0.0.1:8420"));
-        assert!(guard.origin_allowed("http://localhost:3000"));
-        assert!(!guard.origin_allowed("https://evil.example"));
-        assert!(!guard.origin_allowed("null"));
+    fn origins_must_equal_our_own_exactly() {
+        let guard = guard(&[], &["http://127.0.0.1:8421"]);
+        let own = Origin::from_authority("http", "127.0.0.1:8420");
+        let ok = |o: &str| guard.origin_allowed(o, own.as_ref());
+        assert!(ok("http://127.0.0.1:8420"));
+        assert!(ok("HTTP://127.0.0.1:8420/"));
+        assert!(
+            ok("http://127.0.0.1:8421"),
+            "listed in IMPRINT_ALLOWED_ORIGINS"
+        );
+        assert!(!ok("http://localhost:3000"), "another local port");
+        assert!(!ok("http://127.0.0.1:3000"));
+        assert!(
+            !ok("http://localhost:8420"),
+            "another name is another origin"
+        );
+        assert!(!ok("http://evil.localhost:8420"));
+        assert!(!ok("https://127.0.0.1:8420"), "another scheme");
+        assert!(!ok("https://evil.example"));
+        assert!(!ok("null"));
+        let default_port = Origin::from_authority("http", "imprint.home");
+        assert!(guard.origin_allowed("http://imprint.home:80", default_port.as_ref()));
     }
 
     #[test]
-    fn tokens_are_read_from_header_cookie_or_query() {
-        let guard = Guard::new(&[], Some("s3cret".into()));
+    fn a_trusted_proxy_makes_the_origin_https() {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-forwarded-proto", "https".parse().unwrap());
+        let trusting = Guard::new(&[], &[], None, true);
+        let own = trusting.own_origin(&headers, "imprint.home");
+        assert!(trusting.origin_allowed("https://imprint.home", own.as_ref()));
+        let direct = Guard::new(&[], &[], None, false);
+        let own = direct.own_origin(&headers, "imprint.home");
+        assert!(!direct.origin_allowed("https://imprint.home", own.as_ref()));
+    }
+
+    #[test]
+    fn tokens_are_read_from_header_any_cookie_or_decoded_query() {
+        let guard = Guard::new(&[], &[], Some("s3cret/+=".into()), false);
         let mut headers = HeaderMap::new();
         assert!(!guard.token_ok(&headers, None));
-        assert!(guard.token_ok(&headers, Some("a=1&token=s3cret")));
+        assert!(guard.token_ok(&headers, Some("a=1&token=s3cret%2F%2B%3D")));
+        assert!(guard.token_ok(&headers, Some("token=s3cret/+=")), "pasted as is");
         assert!(!guard.token_ok(&headers, Some("token=wrong")));
-        headers.insert(header::AUTHORIZATION, "Bearer s3cret".parse().unwrap());
+        headers.insert(header::AUTHORIZATION, "Bearer s3cret/+=".parse().unwrap());
         assert!(guard.token_ok(&headers, None));
         let mut headers = HeaderMap::new();
-        headers.insert(header::COOKIE, "x=1; imprint_token=s3cret".parse().unwrap());
-        assert!(guard.token_ok(&headers, None));
-        assert!(Guard::new(&[], None).token_ok(&HeaderMap::new(), None));
+        headers.insert(
+            header::COOKIE,
+            "imprint_token=other-apps; imprint_token=s3cret/+="
+                .parse()
+                .unwrap(),
+        );
+        assert!(guard.token_ok(&headers, None), "the second cookie counts");
+        assert!(Guard::new(&[], &[], None, false).token_ok(&HeaderMap::new(), None));
+    }
+
+    #[test]
+    fn the_token_is_taken_out_of_the_query() {
+        assert_eq!(query_without_token("token=a&x=1"), "x=1");
+        assert_eq!(query_without_token("x=1&token=a&y=2"), "x=1&y=2");
+        assert_eq!(query_without_token("token=a"), "");
     }
 }

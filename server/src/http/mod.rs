@@ -1,5 +1,6 @@
 //! The HTTP surface: the REST API of SPEC §4, the event streams, the
-//! dashboard's server functions, and the built site with an SPA fallback.
+//! dashboard's server functions, and the built site with an SPA fallback,
+//! all behind the guard and with the security headers on every response.
 
 mod chat;
 pub mod error;
@@ -13,19 +14,28 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
+use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::engine::Engine;
 use app::api::DashboardHandle;
 
 pub type AppState = Arc<Engine>;
 
-/// The whole application: every route behind the guard.
+/// The whole application: every route behind the guard, every response
+/// with the security headers.
 pub fn app(engine: Arc<Engine>, dist: PathBuf) -> Router {
-    let guard = guard::Guard::new(&engine.config.allowed_hosts, engine.config.token.clone());
+    let config = &engine.config;
+    let guard = guard::Guard::new(
+        &config.allowed_hosts,
+        &config.allowed_origins,
+        config.token.clone(),
+        config.trust_proxy,
+    );
+    let csp = site::ContentSecurityPolicy::new(&dist);
     let api = Router::new()
         .merge(chat::router())
         .merge(streams::router())
@@ -42,7 +52,27 @@ pub fn app(engine: Arc<Engine>, dist: PathBuf) -> Router {
         .layer(axum::middleware::from_fn(guard::json_errors))
         .layer(guard::body_limit())
         .layer(axum::middleware::from_fn_with_state(guard, guard::guard))
+        // Outermost, so the guard's own refusals carry them too.
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONTENT_SECURITY_POLICY,
+            move |_: &Response| csp.header(),
+        ))
+        .layer(fixed_header(header::X_FRAME_OPTIONS, "DENY"))
+        .layer(fixed_header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(fixed_header(header::REFERRER_POLICY, "no-referrer"))
         .with_state(engine)
+}
+
+fn fixed_header(name: HeaderName, value: &'static str) -> SetResponseHeaderLayer<HeaderValue> {
+    SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))
+}
+
+/// The methods of the server function at this path (none: no such function).
+fn server_function_methods(path: &str) -> Vec<Method> {
+    server_fn::axum::server_fn_paths()
+        .filter(|(p, _)| *p == path)
+        .map(|(_, method)| method)
+        .collect()
 }
 
 /// Runs a dashboard server function with the engine in its context. An
@@ -51,6 +81,24 @@ async fn server_function(
     axum::extract::State(engine): axum::extract::State<AppState>,
     request: Request<Body>,
 ) -> Response {
+    let methods = server_function_methods(request.uri().path());
+    if methods.is_empty() {
+        return error::json_error(StatusCode::NOT_FOUND, "no such server function");
+    }
+    if !methods.contains(request.method()) {
+        return error::json_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "this server function takes another method",
+        );
+    }
+    // The whole body is read here, so one sent in chunks past the limit is
+    // a 413 and not a failure inside the server function.
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, guard::MAX_BODY_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(error) => return body_error(&error),
+    };
+    let request = Request::from_parts(parts, Body::from(bytes));
     let handle: DashboardHandle = engine;
     let response = leptos_axum::handle_server_fns_with_context(
         move || leptos::prelude::provide_context(handle.clone()),
@@ -77,4 +125,21 @@ async fn server_function(
         );
     }
     Response::from_parts(parts, Body::from(bytes))
+}
+
+/// A body that could not be read: too large, or broken off.
+fn body_error(error: &axum::Error) -> Response {
+    let too_large = std::iter::successors(Some(error as &dyn std::error::Error), |e| e.source())
+        .any(|e| e.is::<http_body_util::LengthLimitError>());
+    if too_large {
+        error::json_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "the request body is larger than 64 KiB",
+        )
+    } else {
+        error::json_error(
+            StatusCode::BAD_REQUEST,
+            "the request body could not be read",
+        )
+    }
 }

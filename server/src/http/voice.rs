@@ -1,26 +1,39 @@
 //! `GET /api/voice/ws`: Echo's WebSocket. The first message is `hello`;
 //! the answer is a `snapshot`; then messages flow both ways (SPEC §6).
+//! Frames and messages are capped at 64 KiB, and so is the number of
+//! sockets open at once.
 
 use std::sync::Arc;
 
 use app::protocol::{VoiceClientMessage, VoiceServerMessage};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::OwnedSemaphorePermit;
 
+use super::error::json_error;
 use super::AppState;
 use crate::engine::Engine;
+use crate::voice::{Starter, MAX_FRAME_BYTES};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/voice/ws", get(upgrade))
 }
 
 async fn upgrade(State(engine): State<AppState>, ws: WebSocketUpgrade) -> Response {
-    ws.max_message_size(64 * 1024)
-        .on_upgrade(move |socket| session(socket, engine))
+    let Some(permit) = engine.voice.admit_socket() else {
+        return json_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too many voice connections are open; close one and try again",
+        );
+    };
+    ws.max_frame_size(MAX_FRAME_BYTES)
+        .max_message_size(MAX_FRAME_BYTES)
+        .on_upgrade(move |socket| session(socket, engine, permit))
 }
 
 fn error_text(message: &str) -> Message {
@@ -39,7 +52,7 @@ fn parse(message: &Message) -> Option<Result<VoiceClientMessage, String>> {
     }
 }
 
-async fn session(mut socket: WebSocket, engine: Arc<Engine>) {
+async fn session(mut socket: WebSocket, engine: Arc<Engine>, permit: OwnedSemaphorePermit) {
     // The first message must be hello.
     let (conversation_id, saving) = loop {
         let Some(Ok(message)) = socket.recv().await else {
@@ -60,14 +73,31 @@ async fn session(mut socket: WebSocket, engine: Arc<Engine>) {
             None => {}
         }
     };
-    let conversation = match engine.voice.open(&engine, conversation_id, saving).await {
+    let conversation = match engine.voice.open(conversation_id, saving).await {
         Ok(conversation) => conversation,
         Err(e) => {
-            let _ = socket.send(error_text(&e)).await;
+            let _ = socket.send(error_text(&e.to_string())).await;
             return;
         }
     };
+    let starter: Starter = engine.clone();
     let mut outgoing = conversation.subscribe();
+    relay(&mut socket, &engine, &starter, &conversation, &mut outgoing).await;
+    drop(outgoing);
+    engine.voice.left(&conversation);
+    // The place is free before the peer sees the connection end.
+    drop(permit);
+    drop(socket);
+}
+
+/// Messages both ways until the window or the server goes.
+async fn relay(
+    socket: &mut WebSocket,
+    engine: &Engine,
+    starter: &Starter,
+    conversation: &Arc<crate::voice::Conversation>,
+    outgoing: &mut tokio::sync::broadcast::Receiver<Arc<str>>,
+) {
     if socket
         .send(Message::Text(conversation.snapshot().to_string().into()))
         .await
@@ -80,7 +110,7 @@ async fn session(mut socket: WebSocket, engine: Arc<Engine>) {
             incoming = socket.recv() => {
                 let Some(Ok(message)) = incoming else { break };
                 match parse(&message) {
-                    Some(Ok(message)) => conversation.handle(&engine, message).await,
+                    Some(Ok(message)) => conversation.handle(starter, message).await,
                     Some(Err(e)) if socket.send(error_text(&e)).await.is_err() => break,
                     Some(Err(_)) => {}
                     None if matches!(message, Message::Close(_)) => break,

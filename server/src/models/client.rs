@@ -120,10 +120,12 @@ impl ModelClient {
                 _ => messages.insert(0, json!({"role": "system", "content": guide})),
             }
         }
+        // Every request is capped, so one reply's event log is bounded.
         let mut body = json!({
             "model": self.settings.model,
             "messages": messages,
             "stream": true,
+            "max_tokens": self.settings.max_tokens,
         });
         if native || (in_template && described) {
             body["tools"] = Value::Array(turn.tools.to_vec());
@@ -388,6 +390,7 @@ mod tests {
             tool_format,
             tool_prompt,
             idle_timeout: Duration::from_secs(1),
+            max_tokens: 333,
         });
         let tools = crate::tools::offered(tool_format, crate::tools::Offer::CHAT);
         client.request_body(&TurnRequest {
@@ -399,6 +402,14 @@ mod tests {
             allow_calls,
             call_id_prefix: "t1_".into(),
         })
+    }
+
+    #[test]
+    fn every_request_carries_max_tokens() {
+        for format in [ToolFormat::Native, ToolFormat::Hermes, ToolFormat::None] {
+            assert_eq!(body(format, ToolPrompt::Imprint, true)["max_tokens"], 333);
+            assert_eq!(body(format, ToolPrompt::Template, false)["max_tokens"], 333);
+        }
     }
 
     #[test]

@@ -48,14 +48,22 @@ impl EventLog {
     }
 
     /// A cursor that yields the events after `after` (0: all), then waits
-    /// for new ones; it ends after `done`.
+    /// for new ones; it ends after `done`. An `after` beyond the log (a
+    /// resume from another reply, or a made-up id) replays nothing and
+    /// follows from the end, so it still ends at `done`.
     pub fn follow(self: &Arc<Self>, after: u64) -> Cursor {
+        let len = self.lock().len() as u64;
         Cursor {
             log: Arc::clone(self),
-            next: after,
+            next: after.min(len),
             len: self.len.subscribe(),
             finished: false,
         }
+    }
+
+    /// Whether `done` was published.
+    pub fn is_done(&self) -> bool {
+        self.lock().last().is_some_and(|e| e.event.is_done())
     }
 
     pub fn snapshot(&self) -> Vec<Arc<LoggedEvent>> {
@@ -172,6 +180,20 @@ mod tests {
         assert_eq!(seqs, vec![3, 4]);
         let mut at_end = log.follow(4);
         assert!(at_end.next().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn resuming_past_the_end_replays_nothing_and_follows_live_or_ends() {
+        let log = Arc::new(EventLog::default());
+        log.publish(token("a"));
+        let mut cursor = log.follow(1_000);
+        log.publish(token("b"));
+        assert_eq!(cursor.next().await.unwrap().event, token("b"));
+        log.publish(ReplyEvent::Done);
+        assert_eq!(cursor.next().await.unwrap().event, ReplyEvent::Done);
+        assert!(cursor.next().await.is_none());
+        let mut after_done = log.follow(u64::MAX);
+        assert!(after_done.next().await.is_none(), "ends at once after done");
     }
 
     #[test]

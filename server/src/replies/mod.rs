@@ -2,7 +2,9 @@
 //! reply's event log and stop scopes, and `stream_reply`, the tool loop.
 //!
 //! A reply belongs to the server, not to the connection that started it:
-//! it runs on its own task, and watchers come and go.
+//! it runs on its own task, and watchers come and go. That task is spawned
+//! with an [`EndGuard`], so even a panic ends the reply (`error`, then
+//! `done`) and frees its session.
 
 mod asking;
 mod grounded;
@@ -18,7 +20,8 @@ pub use stream::{stream_reply, ReplyEnv, ReplyJob, ToolSets};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use app::protocol::{ReplyPhase, ReplyState};
+use app::protocol::{DashboardEvent, ReplyEvent, ReplyPhase, ReplyState};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::ask::Waiters;
@@ -159,9 +162,104 @@ impl Replies {
     }
 }
 
+/// Ends its reply when dropped, if the reply's task did not: a panic in
+/// the tool loop unwinds through it, and so does an aborted task, so it
+/// cannot be skipped. Without it a panicking reply would hold its session
+/// (409 for every later message) and leave watchers waiting forever.
+pub struct EndGuard {
+    reply: Arc<Reply>,
+    replies: Arc<Replies>,
+    dashboard: broadcast::Sender<DashboardEvent>,
+}
+
+impl Drop for EndGuard {
+    fn drop(&mut self) {
+        if self.reply.log.is_done() {
+            return;
+        }
+        let error = "the reply failed inside Imprint; see the server log".to_string();
+        tracing::error!(reply = %self.reply.id, "a reply task ended without done");
+        self.reply.log.publish(ReplyEvent::Error {
+            error: error.clone(),
+        });
+        self.replies.finish(&self.reply);
+        let _ = self.dashboard.send(DashboardEvent::ReplyFinished {
+            session_id: self.reply.session_id.clone(),
+            reply_id: self.reply.id.clone(),
+            outcome: "error".into(),
+            error: Some(error),
+        });
+        self.reply.log.publish(ReplyEvent::Done);
+    }
+}
+
+/// Runs a reply's task under an [`EndGuard`].
+pub fn spawn_guarded<F>(
+    replies: &Arc<Replies>,
+    reply: &Arc<Reply>,
+    dashboard: broadcast::Sender<DashboardEvent>,
+    task: F,
+) -> tokio::task::JoinHandle<()>
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let guard = EndGuard {
+        reply: Arc::clone(reply),
+        replies: Arc::clone(replies),
+        dashboard,
+    };
+    tokio::spawn(async move {
+        let _guard = guard;
+        task.await;
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_reply_still_ends_with_error_then_done_and_frees_its_session() {
+        let replies = Arc::new(Replies::new(CancellationToken::new()));
+        let (dashboard, mut finished) = broadcast::channel(4);
+        let reply = replies.start("s").unwrap();
+        let mut cursor = reply.log.follow(0);
+        let task = spawn_guarded(&replies, &reply, dashboard, async {
+            panic!("a bug in the tool loop");
+        });
+        assert!(task.await.unwrap_err().is_panic());
+        let first = cursor.next().await.unwrap();
+        assert!(matches!(first.event, ReplyEvent::Error { .. }), "{first:?}");
+        assert_eq!(cursor.next().await.unwrap().event, ReplyEvent::Done);
+        assert!(cursor.next().await.is_none());
+        assert!(replies.get("s").is_none(), "the session is free");
+        assert!(replies.start("s").is_ok());
+        assert!(matches!(
+            finished.recv().await.unwrap(),
+            DashboardEvent::ReplyFinished { .. }
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_reply_that_ended_itself_is_left_alone() {
+        let replies = Arc::new(Replies::new(CancellationToken::new()));
+        let (dashboard, _) = broadcast::channel(4);
+        let reply = replies.start("s").unwrap();
+        let log = Arc::clone(&reply.log);
+        let ending = {
+            let (replies, reply) = (Arc::clone(&replies), Arc::clone(&reply));
+            async move {
+                reply.log.publish(ReplyEvent::Stopped);
+                replies.finish(&reply);
+                reply.log.publish(ReplyEvent::Done);
+            }
+        };
+        spawn_guarded(&replies, &reply, dashboard, ending)
+            .await
+            .unwrap();
+        let types: Vec<_> = log.snapshot().iter().map(|e| e.event.clone()).collect();
+        assert_eq!(types, vec![ReplyEvent::Stopped, ReplyEvent::Done]);
+    }
 
     #[test]
     fn one_reply_per_session() {
