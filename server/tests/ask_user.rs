@@ -256,7 +256,7 @@ async fn answers_get_the_documented_codes() {
             json!({"id": id}),
         )
         .await;
-    assert_eq!(missing.0, 422);
+    assert_eq!(missing.0, 400, "not the route's shape is a 400 (SPEC §4)");
     assert_eq!(
         server.session(&sid).await["reply"]["state"],
         "waiting",

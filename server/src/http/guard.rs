@@ -204,9 +204,7 @@ fn query_token(query: Option<&str>) -> Option<String> {
         .split('&')
         .filter_map(|pair| pair.split_once('='))
         .find(|(key, _)| *key == "token")
-        .map(|(_, value)| {
-            percent_decode_str(value).decode_utf8_lossy().into_owned()
-        })
+        .map(|(_, value)| percent_decode_str(value).decode_utf8_lossy().into_owned())
 }
 
 /// The query without its `token` parameter.
@@ -432,7 +430,10 @@ mod tests {
         let mut headers = HeaderMap::new();
         assert!(!guard.token_ok(&headers, None));
         assert!(guard.token_ok(&headers, Some("a=1&token=s3cret%2F%2B%3D")));
-        assert!(guard.token_ok(&headers, Some("token=s3cret/+=")), "pasted as is");
+        assert!(
+            guard.token_ok(&headers, Some("token=s3cret/+=")),
+            "pasted as is"
+        );
         assert!(!guard.token_ok(&headers, Some("token=wrong")));
         headers.insert(header::AUTHORIZATION, "Bearer s3cret/+=".parse().unwrap());
         assert!(guard.token_ok(&headers, None));
