@@ -127,9 +127,9 @@ fn ask_user_schema() -> Value {
         json!({
             "type": "object",
             "properties": {
-                "question": {"type": "string", "description": "the question, short"},
-                "options": {"type": "array", "items": {"type": "string"}, "description": "2 to 5 short choices"},
-                "allow_other": {"type": "boolean", "description": "whether the user may answer in their own words (default true)"}
+                "question": {"type": "string", "description": crate::ask::QUESTION_DESCRIPTION},
+                "options": {"type": "array", "items": {"type": "string"}, "description": crate::ask::OPTIONS_DESCRIPTION},
+                "allow_other": {"type": "boolean", "description": crate::ask::ALLOW_OTHER_DESCRIPTION}
             },
             "required": ["question"]
         }),
