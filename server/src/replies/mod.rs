@@ -4,8 +4,11 @@
 //! A reply belongs to the server, not to the connection that started it:
 //! it runs on its own task, and watchers come and go.
 
+mod asking;
+mod grounded;
 mod history;
 mod log;
+mod policy;
 mod stream;
 
 pub use history::history_to_messages;

@@ -1,0 +1,296 @@
+//! Asking the user during a reply: the model's `ask_user` call, Imprint's
+//! own question for a missing detail (asked once more when the answer
+//! cannot be read), and what a call does when no usable answer came.
+//!
+//! Every question goes through [`Run::pose`]: the waiter is registered
+//! before the `question` event, the writing slot is given up while it
+//! waits, and the research deadline moves by the time waited.
+
+use app::protocol::{DashboardEvent, Question, QuestionOrigin, ReplyEvent, Role};
+use serde_json::{json, Value};
+use tokio::time::Instant;
+
+use super::stream::{append, cut_result, Interrupt, Run};
+use crate::ask::{self, WaitOutcome};
+use crate::grounding::{self, Need};
+use crate::models::ToolCallRequest;
+use crate::store::NewMessage;
+use crate::tools::{self, ToolOutput, ASK_USER, LIST_PROJECTS, SEARCH};
+
+/// How a question ended, short of a stop.
+pub(super) enum Posed {
+    Answered(String),
+    TimedOut,
+}
+
+impl Run {
+    /// Runs the model's `ask_user` call: asks and waits. Returns the tool
+    /// output, the arguments and the content to store.
+    pub(super) async fn ask(
+        &mut self,
+        call: &ToolCallRequest,
+    ) -> Result<(ToolOutput, Value, String), Interrupt> {
+        let args = match ask::normalize(&call.arguments) {
+            Ok(args) => args,
+            Err(message) => {
+                let output = ToolOutput {
+                    text: format!("Error: {message}"),
+                    error: true,
+                    ..ToolOutput::default()
+                };
+                let content = output.text.clone();
+                return Ok((output, call.arguments.clone(), content));
+            }
+        };
+        if let Some(output) = self.policy.refuse_question(self.asked) {
+            let content = output.text.clone();
+            return Ok((output, call.arguments.clone(), content));
+        }
+        let question = self.new_question(
+            args.question,
+            args.options,
+            args.allow_other,
+            QuestionOrigin::Model,
+        );
+        let mut stored_args = question_args(&question);
+        let (output, content) = match self.pose(question).await? {
+            Posed::Answered(text) => {
+                stored_args["outcome"] = json!("answered");
+                let output = ToolOutput {
+                    text: format!("The user answered: {text}"),
+                    // An answer is progress, like a write.
+                    wrote: true,
+                    ..ToolOutput::default()
+                };
+                (output, text)
+            }
+            Posed::TimedOut => {
+                stored_args["outcome"] = json!("timeout");
+                let text = format!(
+                    "No answer came from the user within {}. Go on with your best assumption, and say what you assumed.",
+                    self.answer_wait()
+                );
+                let output = ToolOutput {
+                    text: text.clone(),
+                    ..ToolOutput::default()
+                };
+                (output, text)
+            }
+        };
+        Ok((output, stored_args, content))
+    }
+
+    /// "30 minutes": the answer timeout, as the model reads it.
+    fn answer_wait(&self) -> String {
+        let minutes = (self.env.answer_timeout.as_secs_f64() / 60.0)
+            .round()
+            .max(1.0);
+        format!("{minutes} minutes")
+    }
+
+    fn new_question(
+        &self,
+        text: String,
+        options: Vec<String>,
+        allow_other: bool,
+        origin: QuestionOrigin,
+    ) -> Question {
+        Question {
+            id: crate::ids::new_id("q"),
+            question: text,
+            options,
+            allow_other,
+            expires_at: chrono::Duration::from_std(self.env.answer_timeout)
+                .ok()
+                .and_then(|d| chrono::Utc::now().checked_add_signed(d))
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+            origin,
+        }
+    }
+
+    /// Puts a question to the user and waits for the answer, the timeout,
+    /// a stop or the end of the reply. The writing slot is given up while
+    /// it waits and the research deadline moves by the time waited. A stop
+    /// stores the unanswered question and interrupts the reply.
+    async fn pose(&mut self, question: Question) -> Result<Posed, Interrupt> {
+        self.asked += 1;
+        let question_id = question.id.clone();
+        let stored_args = question_args(&question);
+        // Registered before the event goes out, so an answer posted the
+        // moment the event arrives finds it.
+        let ticket = self.reply.waiters.register(question.clone());
+        self.reply.log.publish(ReplyEvent::Question(question));
+        let _ = self.env.dashboard.send(DashboardEvent::QuestionWaiting {
+            session_id: self.reply.session_id.clone(),
+            question_id: question_id.clone(),
+        });
+        // Not using the model while waiting: let other chats write.
+        self.release_slot();
+        let started = Instant::now();
+        let outcome = ticket
+            .wait(
+                self.reply.stop_token(),
+                self.reply.end_token(),
+                self.env.answer_timeout,
+            )
+            .await;
+        self.research.extend(started.elapsed());
+        let _ = self.env.dashboard.send(DashboardEvent::QuestionClosed {
+            session_id: self.reply.session_id.clone(),
+            question_id: question_id.clone(),
+        });
+        let posed = match outcome {
+            WaitOutcome::Answered(text) => {
+                self.reply.log.publish(ReplyEvent::Answer {
+                    id: question_id,
+                    text: text.clone(),
+                });
+                self.answers.push(text.clone());
+                Posed::Answered(text)
+            }
+            WaitOutcome::TimedOut => {
+                self.reply.log.publish(ReplyEvent::Unanswered {
+                    id: question_id,
+                    reason: "timeout".into(),
+                });
+                Posed::TimedOut
+            }
+            WaitOutcome::Stopped | WaitOutcome::ReplyEnded => {
+                self.reply.log.publish(ReplyEvent::Unanswered {
+                    id: question_id,
+                    reason: "stopped".into(),
+                });
+                let mut stored_args = stored_args;
+                stored_args["outcome"] = json!("stopped");
+                let row = NewMessage {
+                    role: Role::Tool,
+                    content: "No answer: the reply was stopped.".into(),
+                    tool_name: Some(ASK_USER.into()),
+                    tool_args: Some(stored_args),
+                    stopped: true,
+                };
+                if let Err(error) = append(&self.store, &self.reply.session_id, row).await {
+                    tracing::warn!(%error, "could not keep the unanswered question");
+                }
+                return Err(self.interrupted());
+            }
+        };
+        self.ensure_slot().await?;
+        Ok(posed)
+    }
+
+    /// Imprint's own question for a missing detail. An answer it cannot
+    /// read is asked once more, saying why. `None`: no usable answer (or
+    /// this caller cannot answer at all).
+    pub(super) async fn ask_for(
+        &mut self,
+        need: &Need,
+    ) -> Result<Option<grounding::Resolved>, Interrupt> {
+        if !tools::is_offered(&self.tools, ASK_USER) {
+            return Ok(None);
+        }
+        // One question per kind of detail in a reply: a model that calls
+        // again gets the same answer (or the same lack of one).
+        let kind = std::mem::discriminant(need);
+        if let Some((_, settled)) = self.settled.iter().find(|(k, _)| *k == kind) {
+            return Ok(settled.clone());
+        }
+        let resolved = self.ask_until_understood(need).await?;
+        self.settled.push((kind, resolved.clone()));
+        Ok(resolved)
+    }
+
+    async fn ask_until_understood(
+        &mut self,
+        need: &Need,
+    ) -> Result<Option<grounding::Resolved>, Interrupt> {
+        let mut text = need.question();
+        for _attempt in 0..2 {
+            let question =
+                self.new_question(text.clone(), need.options(), true, QuestionOrigin::Imprint);
+            let mut stored_args = question_args(&question);
+            let posed = self.pose(question).await?;
+            let (outcome, content, resolved) = match &posed {
+                Posed::Answered(answer) => match need.resolve(answer, chrono::Local::now()) {
+                    Ok(resolved) => ("answered", answer.clone(), Some(Ok(resolved))),
+                    Err(why) => ("answered", answer.clone(), Some(Err(why))),
+                },
+                Posed::TimedOut => (
+                    "timeout",
+                    format!(
+                        "No answer came from the user within {}.",
+                        self.answer_wait()
+                    ),
+                    None,
+                ),
+            };
+            stored_args["outcome"] = json!(outcome);
+            let row = NewMessage {
+                role: Role::Tool,
+                content,
+                tool_name: Some(ASK_USER.into()),
+                tool_args: Some(stored_args),
+                stopped: false,
+            };
+            append(&self.store, &self.reply.session_id, row)
+                .await
+                .map_err(Interrupt::Failed)?;
+            match resolved {
+                Some(Ok(resolved)) => return Ok(Some(resolved)),
+                Some(Err(why)) => text = format!("{why} {}", need.question()),
+                None => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The call when the user gave no usable detail: a write is not made
+    /// (and the model is told to say so); a read goes on with the stated
+    /// assumption of no project filter.
+    pub(super) async fn without_answer(
+        &self,
+        call: &ToolCallRequest,
+        need: &Need,
+    ) -> (ToolOutput, Value, String) {
+        let output = match (call.name.as_str(), need) {
+            (SEARCH | LIST_PROJECTS, _) => {
+                let mut args = call.arguments.clone();
+                if let Some(map) = args.as_object_mut() {
+                    map.remove("project");
+                }
+                let mut output = self.run_tool(&call.name, &args).await;
+                output.text = format!(
+                    "The user did not say which project, so this covers all projects. {}",
+                    output.text
+                );
+                let content = cut_result(&output.text);
+                return (output, args, content);
+            }
+            (_, Need::Time { .. }) => ToolOutput {
+                text: "No reminder was set: the user did not say when. Tell the user you did not set it, and that they can tell you when.".into(),
+                ..ToolOutput::default()
+            },
+            _ => ToolOutput {
+                text: "Nothing was stored: the user did not say which project. Tell the user you did not store it, and that they can tell you the project.".into(),
+                ..ToolOutput::default()
+            },
+        };
+        let content = output.text.clone();
+        (output, call.arguments.clone(), content)
+    }
+}
+
+/// A question as its `ask_user` history row stores it (the outcome is
+/// added when known).
+fn question_args(question: &Question) -> Value {
+    let mut args = json!({
+        "question": question.question,
+        "options": question.options,
+        "allow_other": question.allow_other,
+        "question_id": question.id,
+    });
+    if question.origin == QuestionOrigin::Imprint {
+        args["origin"] = json!("imprint");
+    }
+    args
+}

@@ -1,0 +1,139 @@
+//! Imprint's durable store: sessions and their messages, memories (with an
+//! FTS5 index), and reminders, in one SQLite database.
+//!
+//! rusqlite is blocking, so the [`Store`] owns one dedicated OS thread that
+//! holds the only `Connection`. Async callers send closures to it over a
+//! channel and await the answer on a `tokio::sync::oneshot`, so SQLite is
+//! never touched on the async runtime. `Store` is a cheap `Clone + Send +
+//! Sync` handle; when the last handle is dropped the thread ends and the
+//! connection closes.
+//!
+//! Every time stored is an RFC 3339 UTC string with millisecond precision
+//! (`2024-05-01T09:30:00.000Z`), so that text order is time order.
+//!
+//! This file is the worker thread and its handle; the typed methods live
+//! beside the tables they own: `sessions` (sessions and messages),
+//! `memories` (memories and their FTS5 search), `reminders`; `schema`
+//! holds the migrations and `time` the stored form of a time.
+
+mod memories;
+mod reminders;
+mod schema;
+mod sessions;
+mod time;
+
+use std::panic::AssertUnwindSafe;
+use std::path::Path;
+use std::sync::mpsc;
+
+use rusqlite::Connection;
+use tokio::sync::oneshot;
+
+pub use memories::{
+    Memory, MemoryHit, MemoryQuery, NewMemory, ProjectInfo, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT,
+};
+pub use sessions::{NewMessage, DEFAULT_CHANNEL, DEFAULT_TITLE, TITLE_MAX_CHARS};
+
+/// What can go wrong in the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The store's thread is gone (or a closure sent to it panicked).
+    #[error("the store is closed")]
+    Closed,
+    /// Bad input; the message names what is wrong.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn invalid(msg: impl Into<String>) -> StoreError {
+    StoreError::Invalid(msg.into())
+}
+
+type Job = Box<dyn FnOnce(&mut Connection) + Send + 'static>;
+
+/// The handle to the store's thread. Clone it freely.
+#[derive(Clone, Debug)]
+pub struct Store {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Store {
+    /// Opens (creating it and its parent folders if need be) the database
+    /// at `path` and brings its schema up to date. Blocks the calling thread
+    /// until the database is ready: call it at startup.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent() {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    invalid(format!("cannot create the folder {}: {e}", dir.display()))
+                })?;
+            }
+        }
+        let path = path.to_path_buf();
+        Self::start(move || Ok(Connection::open(&path)?))
+    }
+
+    /// A private database in memory, gone when the last handle is dropped.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        Self::start(|| Ok(Connection::open_in_memory()?))
+    }
+
+    fn start<O>(open: O) -> Result<Store, StoreError>
+    where
+        O: FnOnce() -> Result<Connection, StoreError> + Send + 'static,
+    {
+        let (jobs, queue) = mpsc::channel::<Job>();
+        let (ready_tx, ready_rx) = mpsc::sync_channel::<Result<(), StoreError>>(1);
+        std::thread::Builder::new()
+            .name("imprint-store".into())
+            .spawn(move || {
+                let opened = open().and_then(|mut conn| {
+                    schema::configure(&conn)?;
+                    schema::migrate(&mut conn)?;
+                    Ok(conn)
+                });
+                let mut conn = match opened {
+                    Ok(conn) => conn,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let _ = ready_tx.send(Ok(()));
+                drop(ready_tx);
+                // Ends when every `Store` (every sender) is dropped.
+                while let Ok(job) = queue.recv() {
+                    // A panicking closure must not take the store down: its
+                    // caller sees `Closed`, everyone else carries on.
+                    let _ = std::panic::catch_unwind(AssertUnwindSafe(|| job(&mut conn)));
+                    if !conn.is_autocommit() {
+                        // A closure left a transaction open: undo it.
+                        let _ = conn.execute_batch("ROLLBACK");
+                    }
+                }
+            })
+            .map_err(|_| StoreError::Closed)?;
+        ready_rx.recv().map_err(|_| StoreError::Closed)??;
+        Ok(Store { jobs })
+    }
+
+    /// Runs `f` on the store's thread with the connection and returns its
+    /// answer. The escape hatch for anything this module does not offer.
+    pub async fn call<R, F>(&self, f: F) -> Result<R, StoreError>
+    where
+        F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
+        R: Send + 'static,
+    {
+        let (tx, rx) = oneshot::channel();
+        let job: Job = Box::new(move |conn| {
+            let _ = tx.send(f(conn));
+        });
+        self.jobs.send(job).map_err(|_| StoreError::Closed)?;
+        rx.await.map_err(|_| StoreError::Closed)?
+    }
+}
+
+#[cfg(test)]
+mod tests;

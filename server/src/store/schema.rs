@@ -1,0 +1,112 @@
+//! The database's schema and how a connection is set up: WAL, foreign
+//! keys, a busy timeout, and the migrations applied in order at open.
+
+use std::time::Duration;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::{invalid, StoreError};
+
+/// How long a statement waits for a lock held by another connection.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The schema, one step per entry, applied in order at open. The database's
+/// `PRAGMA user_version` is the number of steps already applied. Never edit a
+/// released step: append a new one.
+pub(super) const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE sessions (
+    id         TEXT PRIMARY KEY NOT NULL,
+    title      TEXT NOT NULL,
+    channel    TEXT NOT NULL DEFAULT 'chat',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX sessions_by_activity ON sessions (updated_at DESC, created_at DESC);
+
+CREATE TABLE messages (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL,
+    role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+    content    TEXT NOT NULL,
+    tool_name  TEXT,
+    tool_args  TEXT,
+    stopped    INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+
+CREATE TABLE memories (
+    id         INTEGER PRIMARY KEY,
+    content    TEXT NOT NULL,
+    project    TEXT,
+    tags       TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL
+);
+CREATE INDEX memories_by_project ON memories (project, created_at);
+CREATE INDEX memories_by_time ON memories (created_at);
+
+CREATE VIRTUAL TABLE memories_fts USING fts5 (
+    content, project, tags,
+    content = 'memories',
+    content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts (rowid, content, project, tags)
+    VALUES (new.id, new.content, new.project, new.tags);
+END;
+CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, content, project, tags)
+    VALUES ('delete', old.id, old.content, old.project, old.tags);
+END;
+CREATE TRIGGER memories_fts_update AFTER UPDATE ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, content, project, tags)
+    VALUES ('delete', old.id, old.content, old.project, old.tags);
+    INSERT INTO memories_fts (rowid, content, project, tags)
+    VALUES (new.id, new.content, new.project, new.tags);
+END;
+
+CREATE TABLE reminders (
+    id         INTEGER PRIMARY KEY,
+    text       TEXT NOT NULL,
+    due_at     TEXT NOT NULL,
+    session_id TEXT REFERENCES sessions (id) ON DELETE SET NULL,
+    created_at TEXT NOT NULL,
+    done       INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX reminders_pending ON reminders (done, due_at);
+CREATE INDEX reminders_by_session ON reminders (session_id);
+"#];
+
+pub(super) fn configure(conn: &Connection) -> Result<(), StoreError> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Answers "wal" on a file, "memory" in memory.
+    let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(())
+}
+
+/// Applies the missing steps of [`MIGRATIONS`], each with its version bump in
+/// one transaction. Safe to run again, and against another process doing the
+/// same (the version is read under the write lock).
+pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    loop {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let version: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let applied = usize::try_from(version)
+            .map_err(|_| invalid(format!("bad database schema version {version}")))?;
+        if applied > MIGRATIONS.len() {
+            return Err(invalid(format!(
+                "the database's schema version {applied} is newer than this build's ({})",
+                MIGRATIONS.len()
+            )));
+        }
+        let Some(step) = MIGRATIONS.get(applied) else {
+            return Ok(());
+        };
+        tx.execute_batch(step)?;
+        tx.pragma_update(None, "user_version", version + 1)?;
+        tx.commit()?;
+    }
+}

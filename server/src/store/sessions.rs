@@ -1,0 +1,365 @@
+//! Sessions and their messages: creating, listing, renaming and deleting
+//! sessions, and appending messages (all or nothing, in order; the first
+//! user message names an untitled session).
+
+use app::protocol::{Message, Role, SessionSummary};
+use rusqlite::types::Type;
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde_json::Value;
+
+use super::time::{fmt_ts, next_now};
+use super::{invalid, Store, StoreError};
+
+/// The title of a session that has not been named yet.
+pub const DEFAULT_TITLE: &str = "New chat";
+
+/// The channel of a session created without one.
+pub const DEFAULT_CHANNEL: &str = "chat";
+
+/// Titles are cut to this many characters.
+pub const TITLE_MAX_CHARS: usize = 60;
+
+/// A message to append to a session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewMessage {
+    pub role: Role,
+    pub content: String,
+    pub tool_name: Option<String>,
+    pub tool_args: Option<Value>,
+    /// True for an assistant message cut short by a stop.
+    pub stopped: bool,
+}
+
+impl NewMessage {
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::plain(Role::User, content)
+    }
+
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::plain(Role::Assistant, content)
+    }
+
+    /// A tool row: its name, its arguments and (as content) its result.
+    pub fn tool(name: impl Into<String>, args: Value, content: impl Into<String>) -> Self {
+        Self {
+            role: Role::Tool,
+            content: content.into(),
+            tool_name: Some(name.into()),
+            tool_args: Some(args),
+            stopped: false,
+        }
+    }
+
+    fn plain(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+            tool_name: None,
+            tool_args: None,
+            stopped: false,
+        }
+    }
+}
+
+impl Store {
+    /// A new, empty session. A blank title gives [`DEFAULT_TITLE`]; a blank
+    /// channel gives [`DEFAULT_CHANNEL`].
+    pub async fn create_session(
+        &self,
+        title: Option<String>,
+        channel: &str,
+    ) -> Result<SessionSummary, StoreError> {
+        let title = title
+            .as_deref()
+            .and_then(clean_title)
+            .unwrap_or_else(|| DEFAULT_TITLE.to_owned());
+        let channel = match channel.trim() {
+            "" => DEFAULT_CHANNEL.to_owned(),
+            c => c.to_owned(),
+        };
+        self.call(move |conn| {
+            let id = uuid::Uuid::new_v4().to_string();
+            let now = fmt_ts(next_now());
+            conn.execute(
+                "INSERT INTO sessions (id, title, channel, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?4)",
+                params![id, title, channel, now],
+            )?;
+            Ok(SessionSummary {
+                id,
+                title,
+                created_at: now.clone(),
+                updated_at: now,
+                message_count: 0,
+                waiting: false,
+            })
+        })
+        .await
+    }
+
+    /// Every session, most recently active first. `waiting` is always false:
+    /// the caller knows which sessions wait for an answer.
+    pub async fn list_sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        self.call(|conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "{SUMMARY_SELECT} ORDER BY s.updated_at DESC, s.created_at DESC, s.rowid DESC"
+            ))?;
+            let rows = stmt.query_map([], summary_from_row)?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
+    /// A session and its messages in order, or `None` if there is no such
+    /// session.
+    pub async fn get_session(
+        &self,
+        id: &str,
+    ) -> Result<Option<(SessionSummary, Vec<Message>)>, StoreError> {
+        let id = id.to_owned();
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let Some(summary) = session_summary(&tx, &id)? else {
+                return Ok(None);
+            };
+            let messages = {
+                let mut stmt = tx.prepare_cached(
+                    "SELECT seq, role, content, tool_name, tool_args, created_at, stopped
+                     FROM messages WHERE session_id = ?1 ORDER BY seq",
+                )?;
+                let rows = stmt.query_map([&id], message_from_row)?;
+                rows.collect::<Result<Vec<_>, _>>()?
+            };
+            tx.commit()?;
+            Ok(Some((summary, messages)))
+        })
+        .await
+    }
+
+    /// Renames a session (trimmed, first line, cut to 60 characters). A blank
+    /// title is `Invalid`; an unknown session gives `None`. Does not count
+    /// as activity: `updated_at` is unchanged.
+    pub async fn rename_session(
+        &self,
+        id: &str,
+        title: &str,
+    ) -> Result<Option<SessionSummary>, StoreError> {
+        let title = clean_title(title).ok_or_else(|| invalid("the title must not be blank"))?;
+        let id = id.to_owned();
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let changed = tx.execute(
+                "UPDATE sessions SET title = ?2 WHERE id = ?1",
+                params![id, title],
+            )?;
+            if changed == 0 {
+                return Ok(None);
+            }
+            let summary = session_summary(&tx, &id)?;
+            tx.commit()?;
+            Ok(summary)
+        })
+        .await
+    }
+
+    /// Deletes a session and its messages (its reminders stay, detached).
+    /// False if there was no such session.
+    pub async fn delete_session(&self, id: &str) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        self.call(move |conn| Ok(conn.execute("DELETE FROM sessions WHERE id = ?1", [&id])? > 0))
+            .await
+    }
+
+    /// Appends one message (next seq) and bumps the session's `updated_at`.
+    /// While the title is still the default, the session's first user
+    /// message names it. An unknown session is `Invalid("unknown session")`.
+    pub async fn append_message(
+        &self,
+        session_id: &str,
+        message: NewMessage,
+    ) -> Result<Message, StoreError> {
+        let mut appended = self.append_messages(session_id, vec![message]).await?;
+        appended.pop().ok_or(StoreError::Closed)
+    }
+
+    /// Appends messages in order, all in one transaction: either all are
+    /// written or none is.
+    pub async fn append_messages(
+        &self,
+        session_id: &str,
+        messages: Vec<NewMessage>,
+    ) -> Result<Vec<Message>, StoreError> {
+        // Serialize the arguments before going to the store's thread.
+        let prepared = messages
+            .into_iter()
+            .map(|m| {
+                let args = m
+                    .tool_args
+                    .as_ref()
+                    .map(serde_json::to_string)
+                    .transpose()
+                    .map_err(|e| invalid(format!("tool arguments are not JSON: {e}")))?;
+                Ok((m, args))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let session_id = session_id.to_owned();
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let out = append_in(&tx, &session_id, prepared)?;
+            tx.commit()?;
+            Ok(out)
+        })
+        .await
+    }
+}
+
+/// The first non-blank line, trimmed and cut to [`TITLE_MAX_CHARS`]
+/// characters; `None` if there is none.
+fn clean_title(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let cut: String = line.chars().take(TITLE_MAX_CHARS).collect();
+    Some(cut.trim_end().to_owned())
+}
+
+const SUMMARY_SELECT: &str = "SELECT s.id, s.title, s.created_at, s.updated_at,
+        (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)
+     FROM sessions s";
+
+fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
+    Ok(SessionSummary {
+        id: row.get(0)?,
+        title: row.get(1)?,
+        created_at: row.get(2)?,
+        updated_at: row.get(3)?,
+        message_count: u64::try_from(row.get::<_, i64>(4)?).unwrap_or(0),
+        waiting: false,
+    })
+}
+
+fn session_summary(conn: &Connection, id: &str) -> rusqlite::Result<Option<SessionSummary>> {
+    conn.prepare_cached(&format!("{SUMMARY_SELECT} WHERE s.id = ?1"))?
+        .query_row([id], summary_from_row)
+        .optional()
+}
+
+pub(super) fn session_exists(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+        .exists([id])
+}
+
+fn role_str(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    }
+}
+
+fn parse_role(s: &str) -> Option<Role> {
+    match s {
+        "user" => Some(Role::User),
+        "assistant" => Some(Role::Assistant),
+        "tool" => Some(Role::Tool),
+        _ => None,
+    }
+}
+
+fn conversion_error(col: usize, msg: String) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(col, Type::Text, msg.into())
+}
+
+fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
+    let role: String = row.get(1)?;
+    let role =
+        parse_role(&role).ok_or_else(|| conversion_error(1, format!("bad role {role:?}")))?;
+    let tool_args = row
+        .get::<_, Option<String>>(4)?
+        .map(|text| serde_json::from_str(&text))
+        .transpose()
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(4, Type::Text, Box::new(e)))?;
+    Ok(Message {
+        seq: row.get(0)?,
+        role,
+        content: row.get(2)?,
+        tool_name: row.get(3)?,
+        tool_args,
+        created_at: row.get(5)?,
+        stopped: row.get(6)?,
+        html: None,
+    })
+}
+
+/// The body of `append_messages`, inside the caller's transaction.
+fn append_in(
+    conn: &Connection,
+    session_id: &str,
+    messages: Vec<(NewMessage, Option<String>)>,
+) -> Result<Vec<Message>, StoreError> {
+    let title: Option<String> = conn
+        .prepare_cached("SELECT title FROM sessions WHERE id = ?1")?
+        .query_row([session_id], |row| row.get(0))
+        .optional()?;
+    let Some(title) = title else {
+        return Err(invalid("unknown session"));
+    };
+    // The title is taken from the first user message with some text, and
+    // only while the session still has the default title.
+    let mut may_name = title == DEFAULT_TITLE
+        && !conn
+            .prepare_cached(
+                "SELECT 1 FROM messages WHERE session_id = ?1 AND role = 'user'
+                   AND trim(content, ' ' || char(9, 10, 13)) <> ''",
+            )?
+            .exists([session_id])?;
+    let mut seq: i64 = conn
+        .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?1")?
+        .query_row([session_id], |row| row.get(0))?;
+    let mut out = Vec::with_capacity(messages.len());
+    let mut last_at = None;
+    for (message, args_text) in messages {
+        seq += 1;
+        let created_at = fmt_ts(next_now());
+        conn.prepare_cached(
+            "INSERT INTO messages
+               (session_id, seq, role, content, tool_name, tool_args, stopped, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?
+        .execute(params![
+            session_id,
+            seq,
+            role_str(message.role),
+            message.content,
+            message.tool_name,
+            args_text,
+            message.stopped,
+            created_at,
+        ])?;
+        if may_name && message.role == Role::User {
+            if let Some(title) = clean_title(&message.content) {
+                conn.execute(
+                    "UPDATE sessions SET title = ?2 WHERE id = ?1",
+                    params![session_id, title],
+                )?;
+                may_name = false;
+            }
+        }
+        last_at = Some(created_at.clone());
+        out.push(Message {
+            seq,
+            role: message.role,
+            content: message.content,
+            tool_name: message.tool_name,
+            tool_args: message.tool_args,
+            created_at,
+            stopped: message.stopped,
+            html: None,
+        });
+    }
+    if let Some(at) = last_at {
+        conn.execute(
+            "UPDATE sessions SET updated_at = ?2 WHERE id = ?1",
+            params![session_id, at],
+        )?;
+    }
+    Ok(out)
+}

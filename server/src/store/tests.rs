@@ -1,0 +1,931 @@
+//! The store's tests: the worker thread, the schema, and each table group
+//! against a real SQLite database (in memory or in a temporary folder).
+
+use std::time::Duration;
+
+use app::protocol::{Role, SessionSummary};
+use chrono::{DateTime, TimeZone, Utc};
+use serde_json::json;
+
+use super::memories::{fts_query, MAX_QUERY_TERMS};
+use super::schema::{migrate, MIGRATIONS};
+use super::*;
+
+fn mem() -> Store {
+    Store::open_in_memory().expect("open in memory")
+}
+
+fn file_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open(&dir.path().join("nested/dir/imprint.db")).expect("open");
+    (dir, store)
+}
+
+fn memory(content: &str, project: Option<&str>, at: &str) -> NewMemory {
+    NewMemory {
+        content: content.into(),
+        project: project.map(Into::into),
+        tags: vec![],
+        created_at: Some(at.into()),
+    }
+}
+
+fn q(query: &str) -> MemoryQuery {
+    MemoryQuery {
+        query: query.into(),
+        ..Default::default()
+    }
+}
+
+async fn pragma<T: rusqlite::types::FromSql + Send + 'static>(store: &Store, name: &str) -> T {
+    let sql = format!("PRAGMA {name}");
+    store
+        .call(move |c| Ok(c.query_row(&sql, [], |r| r.get(0))?))
+        .await
+        .expect("pragma")
+}
+
+async fn count(store: &Store, sql: &'static str) -> i64 {
+    store
+        .call(move |c| Ok(c.query_row(sql, [], |r| r.get(0))?))
+        .await
+        .expect("count")
+}
+
+#[test]
+fn store_is_a_shareable_handle() {
+    fn check<T: Clone + Send + Sync + 'static>() {}
+    check::<Store>();
+}
+
+#[tokio::test]
+async fn migrations_are_idempotent_on_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a/b/imprint.db");
+    let store = Store::open(&path).unwrap();
+    let s = store.create_session(None, "chat").await.unwrap();
+    store
+        .append_message(&s.id, NewMessage::user("hello"))
+        .await
+        .unwrap();
+    store
+        .add_memory(memory("kept across opens", None, "2024-01-01"))
+        .await
+        .unwrap();
+    assert_eq!(
+        pragma::<i64>(&store, "user_version").await,
+        MIGRATIONS.len() as i64
+    );
+    drop(store);
+
+    for _ in 0..2 {
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            pragma::<i64>(&store, "user_version").await,
+            MIGRATIONS.len() as i64
+        );
+        let (summary, messages) = store.get_session(&s.id).await.unwrap().unwrap();
+        assert_eq!(summary.title, "hello");
+        assert_eq!(messages.len(), 1);
+        assert_eq!(store.search_memories(q("kept")).await.unwrap().len(), 1);
+        // Running the migrations again by hand changes nothing.
+        store.call(migrate).await.unwrap();
+        assert_eq!(count(&store, "SELECT COUNT(*) FROM memories").await, 1);
+    }
+}
+
+#[tokio::test]
+async fn a_newer_schema_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("imprint.db");
+    let store = Store::open(&path).unwrap();
+    store
+        .call(|c| Ok(c.pragma_update(None, "user_version", 99)?))
+        .await
+        .unwrap();
+    drop(store);
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(m) if m.contains("newer")));
+}
+
+#[tokio::test]
+async fn file_database_uses_wal_and_foreign_keys() {
+    let (_dir, store) = file_store();
+    assert_eq!(pragma::<String>(&store, "journal_mode").await, "wal");
+    assert_eq!(pragma::<i64>(&store, "foreign_keys").await, 1);
+    assert_eq!(pragma::<i64>(&store, "synchronous").await, 1); // NORMAL
+    assert_eq!(pragma::<i64>(&store, "busy_timeout").await, 5000);
+}
+
+#[tokio::test]
+async fn the_thread_ends_when_every_handle_is_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("imprint.db");
+    let store = Store::open(&path).unwrap();
+    let other = store.clone();
+    store.create_session(None, "chat").await.unwrap();
+    let wal = dir.path().join("imprint.db-wal");
+    assert!(wal.exists());
+    drop(store);
+    other.list_sessions().await.unwrap(); // still open through the clone
+    drop(other);
+    // Closing the last connection checkpoints and removes the WAL file.
+    let mut gone = false;
+    for _ in 0..200 {
+        if !wal.exists() {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(gone, "the connection was not closed");
+}
+
+#[tokio::test]
+async fn create_session_titles_and_channels() {
+    let store = mem();
+    let a = store.create_session(None, "chat").await.unwrap();
+    assert_eq!(a.title, DEFAULT_TITLE);
+    assert_eq!(a.message_count, 0);
+    assert!(!a.waiting);
+    assert_eq!(a.created_at, a.updated_at);
+    assert!(a.created_at.ends_with('Z') && a.created_at.len() == 24);
+    assert!(uuid::Uuid::parse_str(&a.id).is_ok());
+    let b = store
+        .create_session(Some("  \n ".into()), "")
+        .await
+        .unwrap();
+    assert_eq!(b.title, DEFAULT_TITLE);
+    let long = "x".repeat(100);
+    let c = store
+        .create_session(Some(format!("  {long}  ")), "telegram")
+        .await
+        .unwrap();
+    assert_eq!(c.title, "x".repeat(60));
+    let d = store
+        .create_session(Some(" Trip plans ".into()), "chat")
+        .await
+        .unwrap();
+    assert_eq!(d.title, "Trip plans");
+    let channels: Vec<String> = store
+        .call(|c| {
+            let mut stmt = c.prepare("SELECT channel FROM sessions ORDER BY rowid")?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+        .unwrap();
+    assert_eq!(channels, ["chat", "chat", "telegram", "chat"]);
+}
+
+#[tokio::test]
+async fn first_user_message_names_the_session() {
+    let store = mem();
+    let s = store.create_session(None, "chat").await.unwrap();
+    // Neither an assistant message nor a blank user message names it.
+    store
+        .append_message(&s.id, NewMessage::assistant("Hi! How can I help?"))
+        .await
+        .unwrap();
+    store
+        .append_message(&s.id, NewMessage::user("  \n\t\n"))
+        .await
+        .unwrap();
+    let (summary, _) = store.get_session(&s.id).await.unwrap().unwrap();
+    assert_eq!(summary.title, DEFAULT_TITLE);
+
+    store
+        .append_message(
+            &s.id,
+            NewMessage::user("\n\n   Plan the trip to Lyon   \nwith details\n"),
+        )
+        .await
+        .unwrap();
+    let (summary, _) = store.get_session(&s.id).await.unwrap().unwrap();
+    assert_eq!(summary.title, "Plan the trip to Lyon");
+
+    // Later user messages do not rename it.
+    store
+        .append_message(&s.id, NewMessage::user("something else"))
+        .await
+        .unwrap();
+    let (summary, _) = store.get_session(&s.id).await.unwrap().unwrap();
+    assert_eq!(summary.title, "Plan the trip to Lyon");
+}
+
+#[tokio::test]
+async fn long_and_non_ascii_titles_are_cut_on_char_boundaries() {
+    let store = mem();
+    let s = store.create_session(None, "chat").await.unwrap();
+    let text = "é🦀日".repeat(30); // 90 chars, many bytes each
+    store
+        .append_message(&s.id, NewMessage::user(text.clone()))
+        .await
+        .unwrap();
+    let (summary, _) = store.get_session(&s.id).await.unwrap().unwrap();
+    assert_eq!(summary.title.chars().count(), 60);
+    assert_eq!(summary.title, text.chars().take(60).collect::<String>());
+
+    // A cut that lands on a space does not leave it dangling.
+    let s = store.create_session(None, "chat").await.unwrap();
+    let text = format!("{} tail", "a".repeat(59));
+    store
+        .append_message(&s.id, NewMessage::user(text))
+        .await
+        .unwrap();
+    let (summary, _) = store.get_session(&s.id).await.unwrap().unwrap();
+    assert_eq!(summary.title, "a".repeat(59));
+}
+
+#[tokio::test]
+async fn a_renamed_session_keeps_its_title() {
+    let store = mem();
+    let s = store.create_session(None, "chat").await.unwrap();
+    let renamed = store
+        .rename_session(&s.id, "  My errands \n second line")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(renamed.title, "My errands");
+    assert_eq!(renamed.updated_at, s.updated_at);
+    store
+        .append_message(&s.id, NewMessage::user("buy milk"))
+        .await
+        .unwrap();
+    let (summary, _) = store.get_session(&s.id).await.unwrap().unwrap();
+    assert_eq!(summary.title, "My errands");
+
+    // Renamed back to the default after a user message: still not taken
+    // from later messages.
+    store.rename_session(&s.id, DEFAULT_TITLE).await.unwrap();
+    store
+        .append_message(&s.id, NewMessage::user("buy bread"))
+        .await
+        .unwrap();
+    let (summary, _) = store.get_session(&s.id).await.unwrap().unwrap();
+    assert_eq!(summary.title, DEFAULT_TITLE);
+
+    let err = store.rename_session(&s.id, "   ").await.unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)));
+    assert!(store.rename_session("nope", "x").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn messages_get_increasing_seqs_and_round_trip() {
+    let store = mem();
+    let s = store
+        .create_session(Some("t".into()), "chat")
+        .await
+        .unwrap();
+    let m1 = store
+        .append_message(&s.id, NewMessage::user("what is on today?"))
+        .await
+        .unwrap();
+    let mut tool = NewMessage::tool("calendar", json!({"day": "today"}), "2 events");
+    tool.content = "2 events".into();
+    let m2 = store.append_message(&s.id, tool).await.unwrap();
+    let mut reply = NewMessage::assistant("You have two");
+    reply.stopped = true;
+    let m3 = store.append_message(&s.id, reply).await.unwrap();
+    assert_eq!((m1.seq, m2.seq, m3.seq), (1, 2, 3));
+    assert!(m1.created_at < m2.created_at && m2.created_at < m3.created_at);
+
+    let (summary, messages) = store.get_session(&s.id).await.unwrap().unwrap();
+    assert_eq!(summary.message_count, 3);
+    assert_eq!(summary.updated_at, m3.created_at);
+    assert_eq!(messages, vec![m1, m2.clone(), m3.clone()]);
+    assert_eq!(m2.role, Role::Tool);
+    assert_eq!(m2.tool_name.as_deref(), Some("calendar"));
+    assert_eq!(m2.tool_args, Some(json!({"day": "today"})));
+    assert!(m3.stopped);
+
+    // Seqs are per session.
+    let other = store.create_session(None, "chat").await.unwrap();
+    let first = store
+        .append_message(&other.id, NewMessage::user("hi"))
+        .await
+        .unwrap();
+    assert_eq!(first.seq, 1);
+
+    let err = store
+        .append_message("no-such-session", NewMessage::user("hi"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(m) if m == "unknown session"));
+    assert!(store
+        .get_session("no-such-session")
+        .await
+        .unwrap()
+        .is_none());
+}
+
+#[tokio::test]
+async fn concurrent_appends_get_distinct_seqs() {
+    let store = mem();
+    let s = store.create_session(None, "chat").await.unwrap();
+    let mut tasks = Vec::new();
+    for i in 0..20 {
+        let store = store.clone();
+        let id = s.id.clone();
+        tasks.push(tokio::spawn(async move {
+            store
+                .append_message(&id, NewMessage::assistant(format!("m{i}")))
+                .await
+                .unwrap()
+                .seq
+        }));
+    }
+    let mut seqs = Vec::new();
+    for t in tasks {
+        seqs.push(t.await.unwrap());
+    }
+    seqs.sort();
+    assert_eq!(seqs, (1..=20).collect::<Vec<i64>>());
+}
+
+#[tokio::test]
+async fn sessions_are_listed_most_recent_first() {
+    let (_dir, store) = file_store();
+    let a = store
+        .create_session(Some("a".into()), "chat")
+        .await
+        .unwrap();
+    let b = store
+        .create_session(Some("b".into()), "chat")
+        .await
+        .unwrap();
+    let c = store
+        .create_session(Some("c".into()), "chat")
+        .await
+        .unwrap();
+    let ids = |list: Vec<SessionSummary>| list.into_iter().map(|s| s.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(store.list_sessions().await.unwrap()),
+        [c.id.clone(), b.id.clone(), a.id.clone()]
+    );
+    store
+        .append_message(&a.id, NewMessage::user("bump"))
+        .await
+        .unwrap();
+    let list = store.list_sessions().await.unwrap();
+    assert_eq!(list[0].message_count, 1);
+    assert_eq!(list[0].title, "a");
+    assert_eq!(ids(list), [a.id, c.id, b.id]);
+}
+
+#[tokio::test]
+async fn deleting_a_session_cascades() {
+    let (_dir, store) = file_store();
+    let s = store.create_session(None, "chat").await.unwrap();
+    let keep = store.create_session(None, "chat").await.unwrap();
+    store
+        .append_messages(
+            &s.id,
+            vec![NewMessage::user("one"), NewMessage::assistant("two")],
+        )
+        .await
+        .unwrap();
+    store
+        .append_message(&keep.id, NewMessage::user("kept"))
+        .await
+        .unwrap();
+    let due = Utc.with_ymd_and_hms(2030, 1, 1, 9, 0, 0).unwrap();
+    let r = store
+        .add_reminder("call mum", due, Some(s.id.clone()))
+        .await
+        .unwrap();
+    assert_eq!(r.session_id.as_deref(), Some(s.id.as_str()));
+
+    assert!(store.delete_session(&s.id).await.unwrap());
+    assert!(!store.delete_session(&s.id).await.unwrap());
+    assert!(store.get_session(&s.id).await.unwrap().is_none());
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM messages").await, 1);
+    let reminders = store.list_reminders().await.unwrap();
+    assert_eq!(reminders.len(), 1);
+    assert_eq!(reminders[0].session_id, None);
+    assert_eq!(store.list_sessions().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn append_messages_is_all_or_nothing() {
+    let store = mem();
+    let err = store
+        .append_messages(
+            "missing",
+            vec![NewMessage::user("a"), NewMessage::assistant("b")],
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(m) if m == "unknown session"));
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM messages").await, 0);
+
+    let s = store.create_session(None, "chat").await.unwrap();
+    // Make the second message of a batch fail inside the transaction.
+    store
+        .call(|c| {
+            c.execute_batch(
+                "CREATE TRIGGER boom BEFORE INSERT ON messages
+                     WHEN new.content = 'boom'
+                     BEGIN SELECT RAISE(ABORT, 'boom'); END;",
+            )?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let err = store
+        .append_messages(
+            &s.id,
+            vec![
+                NewMessage::user("first question"),
+                NewMessage::assistant("boom"),
+            ],
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Sqlite(_)));
+    let (summary, messages) = store.get_session(&s.id).await.unwrap().unwrap();
+    assert!(messages.is_empty());
+    assert_eq!(summary.title, DEFAULT_TITLE);
+    assert_eq!(summary.updated_at, s.updated_at);
+
+    let ok = store
+        .append_messages(
+            &s.id,
+            vec![
+                NewMessage::user("first question"),
+                NewMessage::assistant("answer"),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(ok.iter().map(|m| m.seq).collect::<Vec<_>>(), [1, 2]);
+    assert!(store
+        .append_messages(&s.id, vec![])
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+#[tokio::test]
+async fn add_memory_normalizes_and_validates() {
+    let store = mem();
+    let m = store
+        .add_memory(NewMemory {
+            content: "  likes green tea  ".into(),
+            project: Some("  ".into()),
+            tags: vec![" food ".into(), "".into(), "Food".into(), "drink".into()],
+            created_at: Some("2024-03-05".into()),
+        })
+        .await
+        .unwrap();
+    assert_eq!(m.content, "likes green tea");
+    assert_eq!(m.project, None);
+    assert_eq!(m.tags, ["food", "drink"]);
+    assert_eq!(m.created_at, "2024-03-05T00:00:00.000Z");
+
+    let m = store
+        .add_memory(memory("x", Some("p"), "2024-03-05T10:00:00+02:00"))
+        .await
+        .unwrap();
+    assert_eq!(m.created_at, "2024-03-05T08:00:00.000Z");
+    let m = store
+        .add_memory(memory("y", None, "2024-03-05T10:00:00.123456Z"))
+        .await
+        .unwrap();
+    assert_eq!(m.created_at, "2024-03-05T10:00:00.123Z");
+
+    let now = store
+        .add_memory(NewMemory {
+            content: "now".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(DateTime::parse_from_rfc3339(&now.created_at).is_ok());
+
+    for bad in [
+        "yesterday",
+        "2024-02-30",
+        "2024-3-5",
+        "20240305",
+        "+12024-01-01",
+    ] {
+        let err = store.add_memory(memory("z", None, bad)).await.unwrap_err();
+        assert!(
+            matches!(&err, StoreError::Invalid(m) if m.contains("created_at")),
+            "{bad}: {err}"
+        );
+    }
+    let err = store
+        .add_memory(memory(" \n ", None, "2024-01-01"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)));
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM memories").await, 3 + 1);
+}
+
+#[tokio::test]
+async fn search_ranks_the_more_relevant_memory_first() {
+    let store = mem();
+    store
+        .import_memories(vec![
+            memory("Went hiking in the Alps with Sam", None, "2024-01-01"),
+            memory(
+                "SQLite WAL mode lets readers run during a write; SQLite checkpoints the WAL",
+                Some("imprint"),
+                "2024-01-02",
+            ),
+            memory("Tried a new SQLite GUI", None, "2024-01-03"),
+            memory("Tomatoes need more sun in the garden", None, "2024-01-04"),
+        ])
+        .await
+        .unwrap();
+    let hits = store
+        .search_memories(q("sqlite wal checkpoint"))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 2);
+    assert!(hits[0].content.starts_with("SQLite WAL"));
+    assert_eq!(hits[0].project.as_deref(), Some("imprint"));
+    assert!(hits[1].content.contains("GUI"));
+
+    // Stemming and diacritics: "gardens" finds "garden", "Alpes" no,
+    // "hike" finds "hiking", "tomates" no; "sûn" finds "sun".
+    assert_eq!(store.search_memories(q("gardens")).await.unwrap().len(), 1);
+    assert_eq!(store.search_memories(q("hike")).await.unwrap().len(), 1);
+    assert_eq!(store.search_memories(q("sûn")).await.unwrap().len(), 1);
+    assert!(store
+        .search_memories(q("bicycle"))
+        .await
+        .unwrap()
+        .is_empty());
+
+    // Tags are searched too.
+    store
+        .add_memory(NewMemory {
+            content: "Bought a present".into(),
+            tags: vec!["birthday".into()],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let hits = store.search_memories(q("birthday")).await.unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].tags, ["birthday"]);
+}
+
+#[tokio::test]
+async fn search_filters_by_project_and_time() {
+    let (_dir, store) = file_store();
+    store
+        .import_memories(vec![
+            memory("note alpha", Some("Imprint"), "2024-05-01T08:00:00Z"),
+            memory("note beta", Some("imprint"), "2024-05-02T23:59:59.999Z"),
+            memory("note gamma", Some("Garden"), "2024-05-03T00:00:00Z"),
+            memory("note delta", None, "2024-05-04T12:00:00Z"),
+        ])
+        .await
+        .unwrap();
+    let contents = |hits: Vec<MemoryHit>| {
+        let mut c: Vec<String> = hits.into_iter().map(|h| h.content).collect();
+        c.sort();
+        c
+    };
+    let query = |project: Option<&str>, since: Option<&str>, until: Option<&str>| MemoryQuery {
+        query: "note".into(),
+        project: project.map(Into::into),
+        since: since.map(Into::into),
+        until: until.map(Into::into),
+        limit: None,
+    };
+
+    let hits = store
+        .search_memories(query(Some("IMPRINT"), None, None))
+        .await
+        .unwrap();
+    assert_eq!(contents(hits.clone()), ["note alpha", "note beta"]);
+    // The project keeps the spelling it was first stored with.
+    assert!(hits.iter().all(|h| h.project.as_deref() == Some("Imprint")));
+    assert!(store
+        .search_memories(query(Some("Impr"), None, None))
+        .await
+        .unwrap()
+        .is_empty());
+
+    // A plain-date until includes that whole day.
+    let hits = store
+        .search_memories(query(None, None, Some("2024-05-02")))
+        .await
+        .unwrap();
+    assert_eq!(contents(hits), ["note alpha", "note beta"]);
+    let hits = store
+        .search_memories(query(None, Some("2024-05-02"), Some("2024-05-03")))
+        .await
+        .unwrap();
+    assert_eq!(contents(hits), ["note beta", "note gamma"]);
+    // An RFC 3339 until is inclusive of that instant.
+    let hits = store
+        .search_memories(query(None, None, Some("2024-05-03T00:00:00Z")))
+        .await
+        .unwrap();
+    assert_eq!(contents(hits), ["note alpha", "note beta", "note gamma"]);
+    let hits = store
+        .search_memories(query(None, Some("2024-05-03T02:00:00+02:00"), None))
+        .await
+        .unwrap();
+    assert_eq!(contents(hits), ["note delta", "note gamma"]);
+    let hits = store
+        .search_memories(query(Some("garden"), Some("2024-05-04"), None))
+        .await
+        .unwrap();
+    assert!(hits.is_empty());
+
+    // Filters without a query list the newest first.
+    let hits = store
+        .search_memories(MemoryQuery {
+            project: Some("imprint".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        hits.iter().map(|h| h.content.as_str()).collect::<Vec<_>>(),
+        ["note beta", "note alpha"]
+    );
+
+    for (since, until) in [(Some("last week"), None), (None, Some("2024-13-01"))] {
+        let err = store
+            .search_memories(query(None, since, until))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Invalid(_)), "{err}");
+    }
+}
+
+#[tokio::test]
+async fn search_limit_defaults_to_10_and_caps_at_50() {
+    let store = mem();
+    let many = (0..60)
+        .map(|i| memory(&format!("coffee note {i}"), None, "2024-01-01"))
+        .collect();
+    assert_eq!(store.import_memories(many).await.unwrap(), 60);
+    assert_eq!(store.search_memories(q("coffee")).await.unwrap().len(), 10);
+    let mut query = q("coffee");
+    query.limit = Some(500);
+    assert_eq!(
+        store.search_memories(query.clone()).await.unwrap().len(),
+        50
+    );
+    query.limit = Some(3);
+    assert_eq!(store.search_memories(query.clone()).await.unwrap().len(), 3);
+    query.limit = Some(0);
+    assert!(store.search_memories(query).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn fts_syntax_in_queries_is_plain_text() {
+    let store = mem();
+    store
+        .add_memory(memory(
+            "Don't forget: the C++ talk (room 4) - bring the \"notes\" OR slides",
+            None,
+            "2024-01-01",
+        ))
+        .await
+        .unwrap();
+    for text in [
+        "\"",
+        "*",
+        "OR",
+        "(",
+        "-",
+        "AND",
+        "NOT",
+        "NEAR(",
+        "a OR",
+        "OR b",
+        "\"unterminated",
+        "foo\"bar",
+        "title:talk",
+        "^start",
+        "prefix*",
+        "-minus",
+        "(room",
+        "+",
+        "{col1 col2}: x",
+        "¹²³",
+        "🦀",
+        "",
+        "   ",
+        "a\u{0}b",
+        "NEAR(talk room, 2)",
+    ] {
+        let result = store.search_memories(q(text)).await;
+        assert!(result.is_ok(), "{text:?}: {result:?}");
+    }
+    let hits = store.search_memories(q("(room")).await.unwrap();
+    assert_eq!(hits.len(), 1);
+    let hits = store.search_memories(q("\"notes\"")).await.unwrap();
+    assert_eq!(hits.len(), 1);
+    let hits = store.search_memories(q("don't")).await.unwrap();
+    assert_eq!(hits.len(), 1);
+    let hits = store.search_memories(q("OR")).await.unwrap();
+    assert_eq!(hits.len(), 1); // the word "or" itself
+    assert!(store
+        .search_memories(q("-zebra*"))
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn fts_query_quotes_every_word() {
+    assert_eq!(fts_query("a b").as_deref(), Some("\"a\" OR \"b\""));
+    assert_eq!(
+        fts_query("say \"hi\"").as_deref(),
+        Some("\"say\" OR \"\"\"hi\"\"\"")
+    );
+    assert_eq!(fts_query("x X x").as_deref(), Some("\"x\""));
+    assert_eq!(fts_query(" - ( * \" "), None);
+    let long = (0..100)
+        .map(|i| format!("w{i}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert_eq!(
+        fts_query(&long).map(|q| q.matches(" OR ").count()),
+        Some(MAX_QUERY_TERMS - 1)
+    );
+}
+
+#[tokio::test]
+async fn import_is_all_or_nothing() {
+    let store = mem();
+    let err = store
+        .import_memories(vec![
+            memory("one", Some("p"), "2024-01-01"),
+            memory("two", Some("p"), "not a date"),
+            memory("three", Some("p"), "2024-01-03"),
+        ])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, StoreError::Invalid(m) if m.contains("memory 1") && m.contains("created_at")),
+        "{err}"
+    );
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM memories").await, 0);
+    assert!(store.list_projects().await.unwrap().is_empty());
+
+    // A failure inside the transaction rolls back the earlier rows too.
+    store
+        .call(|c| {
+            c.execute_batch(
+                "CREATE TRIGGER boom BEFORE INSERT ON memories
+                     WHEN new.content = 'boom'
+                     BEGIN SELECT RAISE(ABORT, 'boom'); END;",
+            )?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let err = store
+        .import_memories(vec![
+            memory("fine", None, "2024-01-01"),
+            memory("boom", None, "2024-01-02"),
+        ])
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Sqlite(_)));
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM memories").await, 0);
+    assert!(store.search_memories(q("fine")).await.unwrap().is_empty());
+
+    let n = store
+        .import_memories(vec![
+            memory("one", Some("p"), "2024-01-01"),
+            memory("two", Some("p"), "2024-01-02"),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(n, 2);
+    assert_eq!(store.search_memories(q("two")).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn projects_are_counted_with_their_time_ranges() {
+    let store = mem();
+    store
+        .import_memories(vec![
+            memory("a1", Some("Alpha"), "2024-01-10"),
+            memory("a2", Some("alpha"), "2024-03-01T12:00:00Z"),
+            memory("a3", Some(" ALPHA "), "2024-02-01"),
+            memory("b1", Some("Beta"), "2024-04-01"),
+            memory("g1", Some("Gamma"), "2023-06-01"),
+            memory("g2", Some("Gamma"), "2023-07-01"),
+            memory("n1", None, "2025-01-01"),
+        ])
+        .await
+        .unwrap();
+    let projects = store.list_projects().await.unwrap();
+    assert_eq!(
+        projects,
+        vec![
+            ProjectInfo {
+                name: "Beta".into(),
+                count: 1,
+                first_at: "2024-04-01T00:00:00.000Z".into(),
+                last_at: "2024-04-01T00:00:00.000Z".into(),
+            },
+            ProjectInfo {
+                name: "Alpha".into(),
+                count: 3,
+                first_at: "2024-01-10T00:00:00.000Z".into(),
+                last_at: "2024-03-01T12:00:00.000Z".into(),
+            },
+            ProjectInfo {
+                name: "Gamma".into(),
+                count: 2,
+                first_at: "2023-06-01T00:00:00.000Z".into(),
+                last_at: "2023-07-01T00:00:00.000Z".into(),
+            },
+        ]
+    );
+    // A later add joins the existing project whatever its case.
+    let m = store
+        .add_memory(memory("g3", Some("gAMMA"), "2026-01-01"))
+        .await
+        .unwrap();
+    assert_eq!(m.project.as_deref(), Some("Gamma"));
+    let projects = store.list_projects().await.unwrap();
+    assert_eq!(projects[0].name, "Gamma");
+    assert_eq!(projects[0].count, 3);
+}
+
+#[tokio::test]
+async fn reminders_are_taken_once_when_due() {
+    let (_dir, store) = file_store();
+    let t = |h: u32, m: u32| Utc.with_ymd_and_hms(2030, 6, 1, h, m, 0).unwrap();
+    assert_eq!(store.next_pending_due().await.unwrap(), None);
+    assert!(store.take_due(t(23, 0)).await.unwrap().is_empty());
+
+    let late = store
+        .add_reminder(String::from("late"), t(12, 0), None)
+        .await
+        .unwrap();
+    let early = store.add_reminder(" early ", t(9, 0), None).await.unwrap();
+    let mid = store.add_reminder("mid", t(10, 30), None).await.unwrap();
+    assert_eq!(early.text, "early");
+    assert_eq!(early.due_at, "2030-06-01T09:00:00.000Z");
+    assert!(!early.done);
+    assert_eq!(store.next_pending_due().await.unwrap(), Some(t(9, 0)));
+    let listed = store.list_reminders().await.unwrap();
+    assert_eq!(
+        listed.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [early.id, mid.id, late.id]
+    );
+
+    assert!(store.take_due(t(8, 59)).await.unwrap().is_empty());
+    let taken = store.take_due(t(10, 30)).await.unwrap();
+    assert_eq!(
+        taken.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [early.id, mid.id]
+    );
+    assert!(taken.iter().all(|r| r.done));
+    assert!(store.take_due(t(10, 30)).await.unwrap().is_empty());
+    assert_eq!(store.next_pending_due().await.unwrap(), Some(t(12, 0)));
+
+    let taken = store.take_due(t(23, 0)).await.unwrap();
+    assert_eq!(taken.len(), 1);
+    assert_eq!(taken[0].id, late.id);
+    assert_eq!(store.next_pending_due().await.unwrap(), None);
+    let listed = store.list_reminders().await.unwrap();
+    assert!(listed.iter().all(|r| r.done));
+    assert_eq!(listed.len(), 3);
+
+    let err = store
+        .add_reminder("x", t(1, 0), Some("missing".into()))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(m) if m == "unknown session"));
+    let err = store.add_reminder("  ", t(1, 0), None).await.unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)));
+}
+
+#[tokio::test]
+async fn a_panicking_call_does_not_close_the_store() {
+    let store = mem();
+    let err = store
+        .call(|_| -> Result<(), StoreError> { panic!("bug in a closure") })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Closed));
+    // A closure that leaves a transaction open has it rolled back.
+    store
+        .call(|c| {
+            c.execute_batch("BEGIN; INSERT INTO sessions VALUES ('x', 't', 'chat', '', '');")?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert!(store.list_sessions().await.unwrap().is_empty());
+    store.create_session(None, "chat").await.unwrap();
+    assert_eq!(store.list_sessions().await.unwrap().len(), 1);
+}

@@ -1,0 +1,103 @@
+//! Times as the store keeps them: RFC 3339 UTC with milliseconds, never
+//! two rows at the same moment; and the times a caller may give (an RFC
+//! 3339 time or a plain `YYYY-MM-DD` date).
+
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use rusqlite::types::Type;
+
+use super::{invalid, StoreError};
+
+static LAST_MILLIS: AtomicI64 = AtomicI64::new(0);
+
+/// Now, at millisecond precision, strictly later than any earlier call, so
+/// that rows written one after the other never tie on time.
+pub(super) fn next_now() -> DateTime<Utc> {
+    let now = Utc::now().timestamp_millis();
+    let prev = LAST_MILLIS
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
+            Some(now.max(last.saturating_add(1)))
+        })
+        .unwrap_or_else(|last| last);
+    let millis = now.max(prev.saturating_add(1));
+    DateTime::from_timestamp_millis(millis).unwrap_or_else(Utc::now)
+}
+
+/// The stored form of a time.
+pub(super) fn fmt_ts(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// `YYYY-MM-DD`, strictly.
+fn parse_plain_date(s: &str) -> Option<NaiveDate> {
+    let b = s.as_bytes();
+    let shape = b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+    if !shape {
+        return None;
+    }
+    NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
+}
+
+fn midnight(date: NaiveDate) -> DateTime<Utc> {
+    date.and_hms_opt(0, 0, 0)
+        .map(|dt| dt.and_utc())
+        .unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
+/// An RFC 3339 time or a plain date (midnight UTC), in the stored format.
+pub(super) fn parse_user_time(s: &str, what: &str) -> Result<String, StoreError> {
+    let s = s.trim();
+    if let Some(date) = parse_plain_date(s) {
+        return Ok(fmt_ts(midnight(date)));
+    }
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| fmt_ts(t.with_timezone(&Utc)))
+        .map_err(|_| {
+            invalid(format!(
+                "{what}: {s:?} is not a date (YYYY-MM-DD) or an RFC 3339 time"
+            ))
+        })
+}
+
+/// A search bound in the stored format. `since` is inclusive. `until` is
+/// returned as an exclusive bound: the day after a plain date, or one
+/// millisecond after a time (stored times have millisecond precision).
+pub(super) fn parse_bound(s: &str, what: &str, until: bool) -> Result<String, StoreError> {
+    let s = s.trim();
+    let bad = || {
+        invalid(format!(
+            "{what}: {s:?} is not a date (YYYY-MM-DD) or an RFC 3339 time"
+        ))
+    };
+    let t = if let Some(date) = parse_plain_date(s) {
+        let date = if until {
+            date.succ_opt().ok_or_else(bad)?
+        } else {
+            date
+        };
+        midnight(date)
+    } else {
+        let t = DateTime::parse_from_rfc3339(s)
+            .map_err(|_| bad())?
+            .with_timezone(&Utc);
+        if until {
+            let millis = t.timestamp_millis().saturating_add(1);
+            DateTime::from_timestamp_millis(millis).ok_or_else(bad)?
+        } else {
+            t
+        }
+    };
+    Ok(fmt_ts(t))
+}
+
+pub(super) fn parse_stored_ts(s: &str, col: usize) -> rusqlite::Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(col, Type::Text, Box::new(e)))
+}
