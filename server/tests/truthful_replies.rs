@@ -7,7 +7,7 @@ mod support;
 
 use chrono::{Duration, Local};
 use imprint::models::shown_text::shows_markup;
-use imprint::store::NewMemory;
+use imprint::store::{MemoryQuery, NewMemory};
 use serde_json::{json, Value};
 use support::*;
 
@@ -32,8 +32,22 @@ async fn answer(server: &TestServer, sid: &str, id: &Value, text: &str) {
     assert_eq!(status, 200, "{body}");
 }
 
+async fn memory_count(server: &TestServer) -> usize {
+    server
+        .running
+        .engine
+        .store
+        .search_memories(MemoryQuery::default())
+        .await
+        .unwrap()
+        .len()
+}
+
 fn results(events: &[Value]) -> Vec<&Value> {
-    events.iter().filter(|e| e["type"] == "tool_result").collect()
+    events
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .collect()
 }
 
 fn offered(request: &Value) -> Vec<String> {
@@ -103,15 +117,17 @@ async fn remind_me_to_call_anna_is_short_true_and_done() {
         assert!(later["row_id"].is_null(), "{later}");
     }
     assert!(!types(&rest).contains(&"question".to_string()), "{rest:?}");
-    let memories = server.get("/api/memories").await.1["memories"].clone();
-    assert_eq!(memories.as_array().unwrap().len(), 0);
+    assert_eq!(memory_count(&server).await, 0);
 
     // The reply ends when the job is done: the first turn of only
     // refused calls goes to the reserved answer, not to the iteration cap.
     let requests = server.standin.requests_for("call Anna");
     assert!(requests.len() <= 4, "{} model turns", requests.len());
     let last = requests.last().unwrap();
-    assert!(offered(last).is_empty(), "the reserved answer offers no tools");
+    assert!(
+        offered(last).is_empty(),
+        "the reserved answer offers no tools"
+    );
 
     // The answer shows no markup; with nothing readable left, Imprint
     // writes it from what was done.
@@ -165,14 +181,21 @@ async fn writes_are_offered_only_when_the_request_asks_for_them() {
         ("save that Anna likes tea", true, false),
     ] {
         let sid = server.create_session().await;
-        server.say(&sid, message).await;
-        server.watch(&sid, None).await.until_done().await;
+        server.converse(&sid, message).await;
         let trigger = &message[..9];
         let request = server.standin.requests_for(trigger).pop().unwrap();
         let tools = offered(&request);
         assert!(tools.contains(&"search".to_string()), "{tools:?}");
-        assert_eq!(tools.contains(&"store".to_string()), store, "{message}: {tools:?}");
-        assert_eq!(tools.contains(&"remind".to_string()), remind, "{message}: {tools:?}");
+        assert_eq!(
+            tools.contains(&"store".to_string()),
+            store,
+            "{message}: {tools:?}"
+        );
+        assert_eq!(
+            tools.contains(&"remind".to_string()),
+            remind,
+            "{message}: {tools:?}"
+        );
     }
 }
 
@@ -190,13 +213,11 @@ async fn a_write_that_was_not_asked_for_is_refused_and_reads_as_refused() {
     )
     .await;
     let sid = server.create_session().await;
-    server.say(&sid, "What do I know about tea?").await;
-    let events = server.watch(&sid, None).await.until_done().await;
+    let events = server.converse(&sid, "What do I know about tea?").await;
     let result = results(&events)[0];
     assert_eq!(result["status"], "refused", "{result}");
     assert!(result["row_id"].is_null());
-    let memories = server.get("/api/memories").await.1["memories"].clone();
-    assert!(memories.as_array().unwrap().is_empty());
+    assert_eq!(memory_count(&server).await, 0);
 }
 
 #[tokio::test]
@@ -205,7 +226,17 @@ async fn no_read_runs_twice_with_the_same_arguments() {
     let server = TestServer::start(
         vec![scenario(
             "List my projects",
-            vec![list(), list(), list(), list(), list(), list(), list(), list(), list()],
+            vec![
+                list(),
+                list(),
+                list(),
+                list(),
+                list(),
+                list(),
+                list(),
+                list(),
+                list(),
+            ],
         )],
         &[],
     )
@@ -222,15 +253,17 @@ async fn no_read_runs_twice_with_the_same_arguments() {
         .await
         .unwrap();
     let sid = server.create_session().await;
-    server.say(&sid, "List my projects.").await;
-    let events = server.watch(&sid, None).await.until_done().await;
+    let events = server.converse(&sid, "List my projects.").await;
     let statuses: Vec<&str> = results(&events)
         .iter()
         .map(|r| r["status"].as_str().unwrap())
         .collect();
     assert_eq!(statuses[0], "done");
     assert_eq!(results(&events)[0]["found"], 1);
-    assert!(statuses[1..].iter().all(|s| *s == "repeated"), "{statuses:?}");
+    assert!(
+        statuses[1..].iter().all(|s| *s == "repeated"),
+        "{statuses:?}"
+    );
     // A turn of only repeats ends research: no nine turns.
     assert!(statuses.len() <= 2, "{statuses:?}");
     assert_eq!(events.last().unwrap()["type"], "done");
@@ -261,7 +294,7 @@ async fn searching_a_project_for_notes_lists_its_memories_since_the_date() {
         server
             .running
             .engine
-        .store
+            .store
             .add_memory(NewMemory {
                 content: content.into(),
                 project: Some("Billing".into()),
@@ -272,10 +305,9 @@ async fn searching_a_project_for_notes_lists_its_memories_since_the_date() {
             .unwrap();
     }
     let sid = server.create_session().await;
-    server
-        .say(&sid, "Search project Billing for notes since 2026-11-01")
+    let events = server
+        .converse(&sid, "Search project Billing for notes since 2026-11-01")
         .await;
-    let events = server.watch(&sid, None).await.until_done().await;
     let found = results(&events)[0];
     assert_eq!(found["status"], "done");
     assert_eq!(found["found"], 2, "{found}");
@@ -291,7 +323,8 @@ async fn searching_a_project_for_notes_lists_its_memories_since_the_date() {
 async fn markup_in_any_format_never_reaches_the_user() {
     let outputs = [
         MANGLED.to_string(),
-        "Sure! <tool_call>\n{\"name\": \"ask_user\", \"arguments\": {\"question\": \"Anything else?\"".into(),
+        // (Unterminated: hermes still reads the search in it.)
+        "Sure! <tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"Anna".into(),
         "<tool_call><function=store><parameter=content>Call Anna</parameter>".into(),
         "{\"name\": \"store\", \"arguments\": {\"content\": \"x\"}} {\"name\": \"ask".into(),
     ];
@@ -301,7 +334,11 @@ async fn markup_in_any_format_never_reaches_the_user() {
             .enumerate()
             .map(|(i, output)| {
                 // Split mid-markup, as a stream does.
-                let cut = output.char_indices().nth(output.chars().count() / 3).unwrap().0;
+                let cut = output
+                    .char_indices()
+                    .nth(output.chars().count() / 3)
+                    .unwrap()
+                    .0;
                 scenario(
                     &format!("bad output {i}"),
                     vec![Turn::chunks(&[&output[..cut], &output[cut..]]); 14],
@@ -315,8 +352,7 @@ async fn markup_in_any_format_never_reaches_the_user() {
         };
         for i in 0..outputs.len() {
             let sid = server.create_session().await;
-            server.say(&sid, &format!("bad output {i}")).await;
-            let events = server.watch(&sid, None).await.until_done().await;
+            let events = server.converse(&sid, &format!("bad output {i}")).await;
             let shown = streamed_text(&events);
             assert!(!shows_markup(&shown), "{format} {i}: {shown}");
             for event in &events {

@@ -3,19 +3,26 @@
 //!
 //! A 0.5B model calls tools, but it also
 //! - answers "I'll remind you" without setting anything (one **nudge**);
-//! - repeats a write it already made (a **repeat** is not redone, and a
-//!   turn of nothing but repeats ends the tool loop);
+//! - repeats a write it already made, or a read with the same arguments
+//!   (a **repeat** is not redone);
+//! - goes on after the job is done, calling writes that were not asked
+//!   for and asking "anything else?" (once every write the request asked
+//!   for is made, a turn of only refused, unasked or repeated calls
+//!   **ends** the tool loop with the reserved answer);
 //! - writes dozens of calls in one turn (a **call cap** per turn);
 //! - asks again and again, or asks "anything else?" once the reminder is
 //!   set (a **question cap**);
-//! - writes nothing after its tools ran (a **fallback** answer in the
-//!   tools' own words).
+//! - writes nothing readable after its tools ran (a **fallback** answer
+//!   Imprint writes from what was done or found).
 
+use app::protocol::ToolStatus;
+use chrono::{DateTime, Local};
 use serde_json::Value;
 
+use super::own_answer;
 use crate::grounding;
 use crate::models::{ChatMessage, ToolCallRequest};
-use crate::tools::{self, ToolOutput};
+use crate::tools::{self, ToolOutput, WritesAsked};
 
 /// Calls run per model turn; more are dropped with a note (a small model
 /// may write dozens in one turn).
@@ -31,8 +38,8 @@ pub(super) struct SmallModelPolicy {
     /// The writes made so far (tool, arguments, result): a small model
     /// repeats a call it already made, and must not store it twice.
     writes: Vec<(String, Value, String)>,
-    /// Calls that repeated one of `writes`.
-    repeats: usize,
+    /// The reads made so far (tool, arguments, result): none runs twice.
+    reads: Vec<(String, Value, String)>,
     /// The model was reminded once to make the reminder it was asked for.
     nudged: bool,
     /// The last read that found something (for a model that then says
@@ -75,11 +82,6 @@ impl SmallModelPolicy {
         })
     }
 
-    /// How many calls so far repeated a write.
-    pub fn repeats(&self) -> usize {
-        self.repeats
-    }
-
     /// The output for a call that repeats a write this reply already made
     /// (counted as a repeat), or `None` if it is new.
     pub fn repeated_write(&mut self, name: &str, args: &Value) -> Option<ToolOutput> {
@@ -87,23 +89,55 @@ impl SmallModelPolicy {
             .writes
             .iter()
             .find(|(done_name, done, _)| done_name == name && same_write(name, done, args))?;
-        let output = ToolOutput {
+        Some(ToolOutput {
             text: format!("Already done, do not repeat it: {result}"),
+            status: ToolStatus::Repeated,
             ..ToolOutput::default()
-        };
-        self.repeats += 1;
-        Some(output)
+        })
+    }
+
+    /// The output for a read this reply already made with the same
+    /// arguments (its result again, not run twice), or `None`.
+    pub fn repeated_read(&self, name: &str, args: &Value) -> Option<ToolOutput> {
+        let (_, _, result) = self
+            .reads
+            .iter()
+            .find(|(done_name, done, _)| done_name == name && same_read(done, args))?;
+        Some(ToolOutput {
+            text: format!(
+                "Already done with the same arguments; do not repeat it. Its result: {result}"
+            ),
+            status: ToolStatus::Repeated,
+            ..ToolOutput::default()
+        })
     }
 
     /// Keeps what a call did: a write (against repeats, and as the
-    /// fallback answer) or what a read found.
+    /// fallback answer), a read (against repeats) and what it found.
     pub fn record(&mut self, name: &str, args: &Value, output: &ToolOutput) {
-        if output.wrote && !output.error {
+        if output.error {
+            return;
+        }
+        if output.wrote {
             self.writes
                 .push((name.to_string(), args.clone(), output.text.clone()));
-        } else if !output.error && !output.facts.is_empty() {
+            return;
+        }
+        self.reads
+            .push((name.to_string(), args.clone(), output.text.clone()));
+        if !output.facts.is_empty() {
             self.found = Some(output.text.clone());
         }
+    }
+
+    /// True once the job is done: every write the request asked for was
+    /// made, and the reply did something (a write, or a read).
+    pub fn job_done(&self, request: &str) -> bool {
+        let asked = WritesAsked::of(request);
+        let made = |tool: &str| self.writes.iter().any(|(name, _, _)| name == tool);
+        (!asked.save || made(tools::STORE))
+            && (!asked.remind || made(tools::REMIND))
+            && !(self.writes.is_empty() && self.reads.is_empty())
     }
 
     /// Why the model's `ask_user` is not asked, if it is not: the
@@ -121,26 +155,71 @@ impl SmallModelPolicy {
         };
         Some(ToolOutput {
             text,
+            status: ToolStatus::NotAsked,
             ..ToolOutput::default()
         })
     }
 
-    /// The answer for a model that wrote nothing after its tools ran: the
-    /// last write's result, else what the last search found.
-    pub fn fallback(&self) -> Option<String> {
-        self.writes
-            .last()
-            .map(|(_, _, result)| result.clone())
+    /// The answer for a model that wrote nothing readable after its tools
+    /// ran: what its writes did ("Done: reminder set for Tuesday 09:00 to
+    /// call Anna."), else what the last search found, else that its reads
+    /// found nothing.
+    pub fn fallback(&self, now: DateTime<Local>) -> Option<String> {
+        let writes: Vec<(String, Value)> = self
+            .writes
+            .iter()
+            .map(|(name, args, _)| (name.clone(), args.clone()))
+            .collect();
+        own_answer::from_writes(&writes, now)
+            .or_else(|| self.found.as_deref().map(own_answer::from_found))
             .or_else(|| {
-                self.found
-                    .as_ref()
-                    .map(|found| format!("Here is what I found:\n\n{found}"))
+                self.reads
+                    .last()
+                    .map(|(name, args, _)| own_answer::nothing_found(name, args))
             })
     }
 
     fn reminder_set(&self) -> bool {
         self.writes.iter().any(|(name, _, _)| name == tools::REMIND)
     }
+}
+
+/// True for a turn whose calls all did nothing: refused, not asked, or
+/// repeats (an empty turn is no such turn).
+pub(super) fn did_nothing(statuses: &[ToolStatus]) -> bool {
+    !statuses.is_empty()
+        && statuses.iter().all(|s| {
+            matches!(
+                s,
+                ToolStatus::Refused | ToolStatus::NotAsked | ToolStatus::Repeated
+            )
+        })
+}
+
+/// Whether two reads have the same arguments: blank and absent optional
+/// arguments are the same, and text compares without case or outer
+/// spaces ("Billing" and "billing ").
+fn same_read(a: &Value, b: &Value) -> bool {
+    let normal = |v: &Value| -> Vec<(String, String)> {
+        let mut pairs: Vec<(String, String)> = v
+            .as_object()
+            .map(|map| {
+                map.iter()
+                    .filter_map(|(k, v)| {
+                        let text = match v {
+                            Value::String(s) => s.trim().to_lowercase(),
+                            Value::Null => String::new(),
+                            other => other.to_string(),
+                        };
+                        (!text.is_empty()).then(|| (k.clone(), text))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        pairs.sort();
+        pairs
+    };
+    normal(a) == normal(b)
 }
 
 /// Whether two writes of one reply are the same: a reminder at the same
@@ -165,6 +244,76 @@ fn same_write(tool: &str, a: &Value, b: &Value) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn done(text: &str) -> ToolOutput {
+        ToolOutput {
+            text: text.into(),
+            ..ToolOutput::default()
+        }
+    }
+
+    #[test]
+    fn no_read_runs_twice_with_the_same_arguments() {
+        let mut policy = SmallModelPolicy::default();
+        policy.record(tools::LIST_PROJECTS, &json!({}), &done("Projects: Billing"));
+        let again = policy
+            .repeated_read(tools::LIST_PROJECTS, &json!({}))
+            .unwrap();
+        assert_eq!(again.status, ToolStatus::Repeated);
+        assert!(again.text.ends_with("Projects: Billing"), "{}", again.text);
+        policy.record(
+            tools::SEARCH,
+            &json!({"query": "tea", "project": "Home"}),
+            &done("1 memories found"),
+        );
+        assert!(policy
+            .repeated_read(
+                tools::SEARCH,
+                &json!({"project": "home ", "query": "Tea", "since": ""})
+            )
+            .is_some());
+        assert!(policy
+            .repeated_read(tools::SEARCH, &json!({"query": "tea"}))
+            .is_none());
+    }
+
+    #[test]
+    fn the_job_is_done_once_every_write_asked_for_is_made() {
+        let request = "Remind me to call Anna.";
+        let mut policy = SmallModelPolicy::default();
+        assert!(!policy.job_done(request));
+        policy.record(tools::SEARCH, &json!({"query": "Anna"}), &done("none"));
+        assert!(!policy.job_done(request), "the reminder is not set yet");
+        assert!(policy.refuse_question(0).is_none());
+        let set = ToolOutput {
+            text: "Reminder #1 set".into(),
+            wrote: true,
+            row_id: Some(1),
+            ..ToolOutput::default()
+        };
+        policy.record(
+            tools::REMIND,
+            &json!({"text": "Call Anna", "at": "2026-12-01T09:00"}),
+            &set,
+        );
+        assert!(policy.job_done(request));
+        let refused = policy.refuse_question(0).unwrap();
+        assert_eq!(refused.status, ToolStatus::NotAsked);
+        // A read request is done once something was read.
+        let mut reading = SmallModelPolicy::default();
+        assert!(!reading.job_done("List my projects."));
+        reading.record(tools::LIST_PROJECTS, &json!({}), &done("Projects: A"));
+        assert!(reading.job_done("List my projects."));
+    }
+
+    #[test]
+    fn a_turn_that_did_nothing() {
+        use ToolStatus::*;
+        assert!(did_nothing(&[Refused, NotAsked, Repeated]));
+        assert!(!did_nothing(&[Refused, Done]));
+        assert!(!did_nothing(&[Failed]));
+        assert!(!did_nothing(&[]));
+    }
 
     #[test]
     fn reminders_moments_apart_are_the_same_write() {

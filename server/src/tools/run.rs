@@ -1,5 +1,6 @@
 //! The tools' implementations over the store.
 
+use app::protocol::ToolStatus;
 use chrono::{DateTime, Local, NaiveDateTime, TimeZone, Utc};
 use serde_json::Value;
 
@@ -9,6 +10,9 @@ use crate::store::{MemoryQuery, NewMemory, Store, StoreError};
 /// What a tool call produced.
 #[derive(Debug, Default, PartialEq)]
 pub struct ToolOutput {
+    /// What became of the call (`tool_result`'s `status`); an `error`
+    /// output is `failed` whatever this says.
+    pub status: ToolStatus,
     /// The result as the model reads it.
     pub text: String,
     /// Keys of the facts the result carries (for the no-progress rule).
@@ -28,7 +32,17 @@ impl ToolOutput {
         Self {
             text: format!("Error: {}", message.into()),
             error: true,
+            status: ToolStatus::Failed,
             ..Self::default()
+        }
+    }
+
+    /// The call's status as the page reads it.
+    pub fn outcome(&self) -> ToolStatus {
+        if self.error {
+            ToolStatus::Failed
+        } else {
+            self.status
         }
     }
 }
