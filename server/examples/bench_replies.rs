@@ -77,7 +77,7 @@ use bench_support::{ms, Samples};
 use clap::Parser;
 use futures::StreamExt;
 use serde_json::{json, Value};
-use standin::{Call, Scenario, StandIn, Turn};
+use standin::{Scenario, StandIn, Turn};
 
 const WATCHERS: usize = 100;
 const WARMUP_TOKENS: usize = 200;
@@ -290,13 +290,7 @@ fn ask_first(trigger: &str, tokens: usize, delay_ms: u64) -> Scenario {
     Scenario {
         trigger: trigger.into(),
         turns: vec![
-            Turn {
-                calls: vec![Call {
-                    name: "ask_user".into(),
-                    arguments: json!({"question": "Go?", "options": ["Yes", "No"]}),
-                }],
-                ..Turn::default()
-            },
+            Turn::ask("Go?", &["Yes", "No"]),
             token_turn(tokens, delay_ms),
         ],
     }

@@ -51,7 +51,7 @@ use std::time::{Duration, Instant};
 use bench_support::{ms, Samples, SseReader};
 use futures::StreamExt;
 use serde_json::{json, Value};
-use standin::{Call, Scenario, StandIn, Turn};
+use standin::StandIn;
 
 const IN_FLIGHT: usize = 64;
 const ANSWERS: usize = 500;
@@ -80,20 +80,7 @@ async fn main() {
         bench_support::load_average()
     );
 
-    let standin = StandIn::start(vec![Scenario {
-        trigger: TRIGGER.into(),
-        turns: vec![
-            Turn {
-                calls: vec![Call {
-                    name: "ask_user".into(),
-                    arguments: json!({"question": "Which project?", "options": ["Imprint", "Billing"]}),
-                }],
-                ..Turn::default()
-            },
-            Turn::text("done"),
-        ],
-    }])
-    .await;
+    let standin = StandIn::start(vec![standin::which_project(TRIGGER, "done")]).await;
     let data = tempfile::tempdir().unwrap();
     let child = bench_support::Child::spawn(
         &binary,

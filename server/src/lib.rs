@@ -5,12 +5,14 @@
 //! - [`models`]: the OpenAI-compatible streaming client and the tool-markup parsers
 //! - [`tools`]: tool schemas, the offered set, and their implementations
 //! - [`research`]: a reply's research budget
+//! - [`iso8601`]: the one reader of ISO 8601 dates and date-times
 //! - [`grounding`]: details a tool call must take from the user's words (a reminder's time, "the project"), else Imprint asks
 //! - [`ask`]: asking the user: normalization, answer validation, the waiter
 //! - [`replies`]: the registry of running replies, event logs, `stream_reply`
 //! - [`reminders`]: the reminder timer
 //! - [`engine`]: the shared context; implements the dashboard's calls
 //! - [`markdown`]: assistant text to safe HTML, for history and finished replies
+//! - [`sse`]: the one reader of server-sent events (the model's stream, the tests')
 //! - [`http`]: routes, streams, the guard
 //! - [`import`]: `imprint import FILE.jsonl`
 
@@ -21,12 +23,14 @@ pub mod grounding;
 pub mod http;
 pub mod ids;
 pub mod import;
+pub mod iso8601;
 pub mod markdown;
 pub mod models;
 pub mod reminders;
 pub mod replies;
 pub mod research;
 pub mod serve;
+pub mod sse;
 pub mod store;
 pub mod tools;
 pub mod voice;

@@ -2,6 +2,7 @@
 
 mod support;
 
+use app::protocol::tool_names::REMIND;
 use serde_json::json;
 use support::*;
 
@@ -265,7 +266,7 @@ async fn a_reminder_fires_on_the_dashboard_stream() {
         vec![scenario(
             "remind me",
             vec![
-                Turn::call("remind", json!({"text": "stretch", "at": due})),
+                Turn::call(REMIND, json!({"text": "stretch", "at": due})),
                 Turn::text("Set."),
             ],
         )],

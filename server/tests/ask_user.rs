@@ -2,38 +2,18 @@
 
 mod support;
 
+use app::protocol::tool_names::{ASK_USER, SEARCH, STORE};
 use serde_json::{json, Value};
 use support::*;
 
-fn ask(question: &str, options: &[&str]) -> Turn {
-    Turn::call(
-        "ask_user",
-        json!({"question": question, "options": options}),
-    )
-}
-
-fn which_project() -> Scenario {
-    scenario(
-        "find my notes",
-        vec![
-            ask("Which project?", &["Imprint", "Billing"]),
-            Turn::text("Here are your notes."),
-        ],
-    )
-}
-
-async fn answer(server: &TestServer, sid: &str, id: &str, text: &str) -> (u16, Value) {
-    server
-        .post(
-            &format!("/api/chat/sessions/{sid}/answer"),
-            json!({"id": id, "answer": text}),
-        )
-        .await
+/// The ask scenario most tests here share.
+fn find_my_notes() -> Scenario {
+    standin::which_project("find my notes", "Here are your notes.")
 }
 
 #[tokio::test]
 async fn a_reply_pauses_on_the_question_and_resumes_with_a_chosen_option() {
-    let server = TestServer::start(vec![which_project()], &[]).await;
+    let server = TestServer::start(vec![find_my_notes()], &[]).await;
     let sid = server.create_session().await;
     server.say(&sid, "find my notes").await;
     let mut events = server.watch(&sid, None).await;
@@ -51,7 +31,7 @@ async fn a_reply_pauses_on_the_question_and_resumes_with_a_chosen_option() {
 
     let id = question["id"].as_str().unwrap();
     assert_eq!(
-        answer(&server, &sid, id, "billing").await,
+        server.answer(&sid, id, "billing").await,
         (200, json!({"ok": true}))
     );
     let rest = events.until_done().await;
@@ -93,7 +73,7 @@ async fn a_reply_pauses_on_the_question_and_resumes_with_a_chosen_option() {
             row["tool_name"].as_str(),
             row["content"].as_str()
         ),
-        (Some("tool"), Some("ask_user"), Some("Billing"))
+        (Some("tool"), Some(ASK_USER), Some("Billing"))
     );
     assert_eq!(row["tool_args"]["question"], "Which project?");
     assert_eq!(row["tool_args"]["options"], json!(["Imprint", "Billing"]));
@@ -102,18 +82,14 @@ async fn a_reply_pauses_on_the_question_and_resumes_with_a_chosen_option() {
 
 #[tokio::test]
 async fn an_answer_in_the_users_own_words_carries_on_and_later_turns_see_the_exchange() {
-    let server = TestServer::start(vec![which_project()], &[]).await;
+    let server = TestServer::start(vec![find_my_notes()], &[]).await;
     let sid = server.create_session().await;
     server.say(&sid, "find my notes").await;
     let mut events = server.watch(&sid, None).await;
     let question = events.until("question").await.pop().unwrap();
-    let (status, _) = answer(
-        &server,
-        &sid,
-        question["id"].as_str().unwrap(),
-        "  the garden one  ",
-    )
-    .await;
+    let (status, _) = server
+        .answer(&sid, question["id"].as_str().unwrap(), "  the garden one  ")
+        .await;
     assert_eq!(status, 200);
     let rest = events.until_done().await;
     assert_eq!(rest[0]["text"], "the garden one");
@@ -138,9 +114,9 @@ async fn the_other_calls_of_the_turn_run_as_usual() {
             "plan it",
             vec![
                 Turn::calls(&[
-                    ("store", json!({"content": "planning started"})),
-                    ("ask_user", json!({"question": "What time?"})),
-                    ("search", json!({"query": "planning"})),
+                    (STORE, json!({"content": "planning started"})),
+                    (ASK_USER, json!({"question": "What time?"})),
+                    (SEARCH, json!({"query": "planning"})),
                 ]),
                 Turn::text("Planned."),
             ],
@@ -159,7 +135,9 @@ async fn the_other_calls_of_the_turn_run_as_usual() {
         ["tool_call", "tool_result", "tool_call", "question"]
     );
     assert!(before[3]["options"].as_array().unwrap().is_empty());
-    answer(&server, &sid, before[3]["id"].as_str().unwrap(), "at nine").await;
+    server
+        .answer(&sid, before[3]["id"].as_str().unwrap(), "at nine")
+        .await;
     let rest = events.until_done().await;
     assert_eq!(
         types(&rest),
@@ -181,7 +159,7 @@ async fn the_other_calls_of_the_turn_run_as_usual() {
 
 #[tokio::test]
 async fn nobody_answering_goes_on_with_the_best_assumption() {
-    let server = TestServer::start(vec![which_project()], &["--answer-timeout-s", "0.2"]).await;
+    let server = TestServer::start(vec![find_my_notes()], &["--answer-timeout-s", "0.2"]).await;
     let sid = server.create_session().await;
     let reply = server.say(&sid, "find my notes").await;
     let events = server.watch_reply(&sid, &reply).await.until_done().await;
@@ -211,7 +189,7 @@ async fn nobody_answering_goes_on_with_the_best_assumption() {
 
 #[tokio::test]
 async fn a_stop_ends_the_wait_at_once_and_stops_the_reply() {
-    let server = TestServer::start(vec![which_project()], &[]).await;
+    let server = TestServer::start(vec![find_my_notes()], &[]).await;
     let sid = server.create_session().await;
     server.say(&sid, "find my notes").await;
     let mut events = server.watch(&sid, None).await;
@@ -225,7 +203,7 @@ async fn a_stop_ends_the_wait_at_once_and_stops_the_reply() {
     assert_eq!(rest[0]["reason"], "stopped");
     let id = question["id"].as_str().unwrap();
     assert_eq!(
-        answer(&server, &sid, id, "Billing").await.0,
+        server.answer(&sid, id, "Billing").await.0,
         404,
         "no reply any more"
     );
@@ -245,7 +223,7 @@ async fn answers_get_the_documented_codes() {
         "pick one",
         vec![
             Turn::call(
-                "ask_user",
+                ASK_USER,
                 json!({"question": "Which?", "options": ["Red", "Blue"], "allow_other": false}),
             ),
             Turn::text("ok"),
@@ -254,7 +232,7 @@ async fn answers_get_the_documented_codes() {
     let server = TestServer::start(vec![closed], &[]).await;
     let sid = server.create_session().await;
     assert_eq!(
-        answer(&server, &sid, "q_x", "hi").await.0,
+        server.answer(&sid, "q_x", "hi").await.0,
         404,
         "no reply is being written"
     );
@@ -262,14 +240,14 @@ async fn answers_get_the_documented_codes() {
     let mut events = server.watch(&sid, None).await;
     let question = events.until("question").await.pop().unwrap();
     let id = question["id"].as_str().unwrap();
-    assert_eq!(answer(&server, &sid, "q_other", "Red").await.0, 409);
-    let (status, body) = answer(&server, &sid, id, "   ").await;
+    assert_eq!(server.answer(&sid, "q_other", "Red").await.0, 409);
+    let (status, body) = server.answer(&sid, id, "   ").await;
     assert_eq!(
         (status, body["error"].as_str()),
         (400, Some("the answer is empty"))
     );
-    assert_eq!(answer(&server, &sid, id, &"x".repeat(2001)).await.0, 400);
-    let (status, body) = answer(&server, &sid, id, "Green").await;
+    assert_eq!(server.answer(&sid, id, &"x".repeat(2001)).await.0, 400);
+    let (status, body) = server.answer(&sid, id, "Green").await;
     assert_eq!(status, 400);
     assert!(body["error"].as_str().unwrap().contains("Red, Blue"));
     let missing = server
@@ -288,7 +266,7 @@ async fn answers_get_the_documented_codes() {
     // Several windows at once: exactly one wins.
     let attempts = (0..8).map(|i| {
         let text = if i % 2 == 0 { "Red" } else { "Blue" };
-        answer(&server, &sid, id, text)
+        server.answer(&sid, id, text)
     });
     let codes: Vec<u16> = futures::future::join_all(attempts)
         .await
@@ -298,7 +276,7 @@ async fn answers_get_the_documented_codes() {
     assert_eq!(codes.iter().filter(|c| **c == 200).count(), 1, "{codes:?}");
     assert_eq!(codes.iter().filter(|c| **c == 409).count(), 7, "{codes:?}");
     assert_eq!(
-        answer(&server, &sid, id, "Red").await.0 / 100,
+        server.answer(&sid, id, "Red").await.0 / 100,
         4,
         "answered: 409 now, 404 once done"
     );
@@ -307,7 +285,7 @@ async fn answers_get_the_documented_codes() {
 
 #[tokio::test]
 async fn a_watcher_that_comes_back_sees_the_question_and_can_answer() {
-    let server = TestServer::start(vec![which_project()], &[]).await;
+    let server = TestServer::start(vec![find_my_notes()], &[]).await;
     let sid = server.create_session().await;
     server.say(&sid, "find my notes").await;
     {
@@ -318,14 +296,14 @@ async fn a_watcher_that_comes_back_sees_the_question_and_can_answer() {
     let replayed = again.until("question").await;
     assert_eq!(types(&replayed), ["tool_call", "question"]);
     let id = replayed[1]["id"].as_str().unwrap();
-    assert_eq!(answer(&server, &sid, id, "Imprint").await.0, 200);
+    assert_eq!(server.answer(&sid, id, "Imprint").await.0, 200);
     let rest = again.until_done().await;
     assert_eq!(rest[rest.len() - 2]["text"], "Here are your notes.");
 }
 
 #[tokio::test]
 async fn a_waiting_reply_gives_up_its_slot_and_takes_it_back_after_the_answer() {
-    let server = TestServer::start(vec![which_project()], &["--writing-slots", "1"]).await;
+    let server = TestServer::start(vec![find_my_notes()], &["--writing-slots", "1"]).await;
     let (asking, other) = (server.create_session().await, server.create_session().await);
     server.say(&asking, "find my notes").await;
     let mut asking_events = server.watch(&asking, None).await;
@@ -335,20 +313,16 @@ async fn a_waiting_reply_gives_up_its_slot_and_takes_it_back_after_the_answer() 
     let events = server.converse(&other, "meanwhile").await;
     assert_eq!(events[events.len() - 2]["text"], "You said: meanwhile");
 
-    answer(
-        &server,
-        &asking,
-        question["id"].as_str().unwrap(),
-        "Imprint",
-    )
-    .await;
+    server
+        .answer(&asking, question["id"].as_str().unwrap(), "Imprint")
+        .await;
     let rest = asking_events.until_done().await;
     assert_eq!(rest[rest.len() - 2]["text"], "Here are your notes.");
 }
 
 #[tokio::test]
 async fn the_dashboard_stream_announces_waiting_and_closed_questions() {
-    let server = TestServer::start(vec![which_project()], &[]).await;
+    let server = TestServer::start(vec![find_my_notes()], &[]).await;
     let mut dashboard = server.dashboard_events().await;
     let sid = server.create_session().await;
     server.say(&sid, "find my notes").await;
@@ -356,7 +330,7 @@ async fn the_dashboard_stream_announces_waiting_and_closed_questions() {
     assert_eq!(waiting["session_id"], sid.as_str());
     let id = waiting["question_id"].as_str().unwrap().to_string();
     assert_eq!(
-        answer(&server, &sid, &id, "Billing").await.0,
+        server.answer(&sid, &id, "Billing").await.0,
         200,
         "answerable the moment it is announced"
     );
@@ -376,8 +350,8 @@ async fn bad_questions_go_back_to_the_model_and_odd_options_are_normalized() {
         vec![scenario(
             "odd",
             vec![
-                Turn::call("ask_user", json!({"question": "   "})),
-                Turn::call("ask_user", json!({"question": "Which?", "options": "- Alpha\n- Beta\n- alpha", "allow_other": false})),
+                Turn::call(ASK_USER, json!({"question": "   "})),
+                Turn::call(ASK_USER, json!({"question": "Which?", "options": "- Alpha\n- Beta\n- alpha", "allow_other": false})),
                 Turn::text("done"),
             ],
         )],
@@ -398,7 +372,9 @@ async fn bad_questions_go_back_to_the_model_and_odd_options_are_normalized() {
     );
     assert_eq!(seen[3]["options"], json!(["Alpha", "Beta"]));
     assert_eq!(seen[3]["allow_other"], false);
-    answer(&server, &sid, seen[3]["id"].as_str().unwrap(), "beta").await;
+    server
+        .answer(&sid, seen[3]["id"].as_str().unwrap(), "beta")
+        .await;
     assert_eq!(events.until_done().await[0]["text"], "Beta");
 }
 
@@ -408,9 +384,9 @@ async fn a_model_asking_again_and_again_is_stopped_after_two_questions() {
         vec![scenario(
             "ask away",
             vec![
-                ask("First?", &[]),
-                ask("Second?", &[]),
-                ask("Third?", &[]),
+                Turn::ask("First?", &[]),
+                Turn::ask("Second?", &[]),
+                Turn::ask("Third?", &[]),
                 Turn::text("Fine."),
             ],
         )],
@@ -422,7 +398,9 @@ async fn a_model_asking_again_and_again_is_stopped_after_two_questions() {
     let mut events = server.watch(&sid, None).await;
     for _ in 0..2 {
         let question = events.until("question").await.pop().unwrap();
-        answer(&server, &sid, question["id"].as_str().unwrap(), "yes").await;
+        server
+            .answer(&sid, question["id"].as_str().unwrap(), "yes")
+            .await;
     }
     let rest = events.until_done().await;
     assert!(!types(&rest).contains(&"question".to_string()), "{rest:?}");

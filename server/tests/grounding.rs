@@ -3,6 +3,7 @@
 
 mod support;
 
+use app::protocol::tool_names::{ASK_USER, REMIND, SEARCH, STORE};
 use chrono::{Duration, Local, Timelike};
 use imprint::store::NewMemory;
 use serde_json::{json, Value};
@@ -15,16 +16,6 @@ fn invented_time() -> String {
         .to_string()
 }
 
-async fn answer(server: &TestServer, sid: &str, id: &Value, text: &str) {
-    let (status, body) = server
-        .post(
-            &format!("/api/chat/sessions/{sid}/answer"),
-            json!({"id": id, "answer": text}),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
-}
-
 async fn reminders(server: &TestServer) -> Vec<Value> {
     let (_, list) = server.get("/api/reminders").await;
     list["reminders"].as_array().unwrap().clone()
@@ -35,7 +26,7 @@ fn invoice() -> Scenario {
         "send the invoice",
         vec![
             Turn::call(
-                "remind",
+                REMIND,
                 json!({"text": "Send the invoice", "at": invented_time()}),
             ),
             Turn::text("I will remind you."),
@@ -64,7 +55,9 @@ async fn an_invented_time_becomes_imprints_question_and_the_answer_sets_it() {
     // Nothing was stored on the guess while the question waits.
     assert!(reminders(&server).await.is_empty());
 
-    answer(&server, &sid, &question["id"], "Tomorrow, 09:00").await;
+    server
+        .answer_ok(&sid, &question["id"], "Tomorrow, 09:00")
+        .await;
     let rest = events.until_done().await;
     assert_eq!(
         types(&rest),
@@ -106,11 +99,11 @@ async fn an_invented_time_becomes_imprints_question_and_the_answer_sets_it() {
         .filter(|m| m["role"] == "tool")
         .collect();
     assert_eq!(tools.len(), 2, "{messages}");
-    assert_eq!(tools[0]["tool_name"], "ask_user");
+    assert_eq!(tools[0]["tool_name"], ASK_USER);
     assert_eq!(tools[0]["tool_args"]["origin"], "imprint");
     assert_eq!(tools[0]["tool_args"]["outcome"], "answered");
     assert_eq!(tools[0]["content"], "Tomorrow, 09:00");
-    assert_eq!(tools[1]["tool_name"], "remind");
+    assert_eq!(tools[1]["tool_name"], REMIND);
     assert!(tools[1]["tool_args"]["at"]
         .as_str()
         .unwrap()
@@ -124,10 +117,7 @@ async fn a_clear_request_goes_straight_through_at_the_users_time() {
             "call Anna",
             vec![
                 // The model's own date arithmetic is off by a day.
-                Turn::call(
-                    "remind",
-                    json!({"text": "Call Anna", "at": invented_time()}),
-                ),
+                Turn::call(REMIND, json!({"text": "Call Anna", "at": invented_time()})),
                 Turn::text("Set."),
             ],
         )],
@@ -167,7 +157,7 @@ async fn an_unreadable_answer_is_asked_again_once_then_nothing_is_written() {
     server.say(&sid, "Remind me to send the invoice").await;
     let mut events = server.watch(&sid, None).await;
     let first = events.until("question").await.pop().unwrap();
-    answer(&server, &sid, &first["id"], "whenever suits").await;
+    server.answer_ok(&sid, &first["id"], "whenever suits").await;
     let second = events.until("question").await.pop().unwrap();
     assert_ne!(second["id"], first["id"]);
     let text = second["question"].as_str().unwrap();
@@ -176,7 +166,7 @@ async fn an_unreadable_answer_is_asked_again_once_then_nothing_is_written() {
         "{text}"
     );
     assert_eq!(second["origin"], "imprint");
-    answer(&server, &sid, &second["id"], "no idea").await;
+    server.answer_ok(&sid, &second["id"], "no idea").await;
     let rest = events.until_done().await;
     let result = rest.iter().find(|e| e["type"] == "tool_result").unwrap()["result"]
         .as_str()
@@ -231,7 +221,7 @@ async fn stop_while_imprint_asks_stops_the_reply_and_writes_nothing() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|m| m["tool_name"] == "ask_user")
+        .find(|m| m["tool_name"] == ASK_USER)
         .expect("the question is kept in history");
     assert_eq!(asked["tool_args"]["outcome"], "stopped");
     assert_eq!(asked["tool_args"]["origin"], "imprint");
@@ -277,7 +267,7 @@ async fn the_project_among_several_becomes_a_question_with_recent_projects() {
             "from the project",
             vec![
                 // An invented project.
-                Turn::call("search", json!({"query": "notes", "project": "Notes"})),
+                Turn::call(SEARCH, json!({"query": "notes", "project": "Notes"})),
                 Turn::text("Here they are."),
             ],
         )],
@@ -295,7 +285,7 @@ async fn the_project_among_several_becomes_a_question_with_recent_projects() {
     assert_eq!(question["origin"], "imprint");
     assert_eq!(question["question"], "Which project do you mean?");
     assert_eq!(question["options"], json!(["Website", "Thesis", "Garden"]));
-    answer(&server, &sid, &question["id"], "website").await;
+    server.answer_ok(&sid, &question["id"], "website").await;
     let rest = events.until_done().await;
     // The model's invented project gives way to the user's answer.
     assert!(!types(&rest).contains(&"question".to_string()));
@@ -320,7 +310,7 @@ async fn a_search_in_the_project_asks_when_the_model_calls_it() {
         vec![scenario(
             "decide",
             vec![
-                Turn::call("search", json!({"query": "notes", "project": "Notes"})),
+                Turn::call(SEARCH, json!({"query": "notes", "project": "Notes"})),
                 Turn::text("Here."),
             ],
         )],
@@ -345,14 +335,14 @@ async fn a_project_the_user_never_mentioned_is_dropped_and_a_named_one_kept() {
             scenario(
                 "hosting",
                 vec![
-                    Turn::call("search", json!({"query": "hosting", "project": "Garden"})),
+                    Turn::call(SEARCH, json!({"query": "hosting", "project": "Garden"})),
                     Turn::text("Found it."),
                 ],
             ),
             scenario(
                 "garlic",
                 vec![
-                    Turn::call("search", json!({"query": "garlic", "project": "Website"})),
+                    Turn::call(SEARCH, json!({"query": "garlic", "project": "Website"})),
                     Turn::text("Found it."),
                 ],
             ),
@@ -377,7 +367,7 @@ async fn a_project_the_user_never_mentioned_is_dropped_and_a_named_one_kept() {
 
 #[tokio::test]
 async fn a_repeated_write_is_not_stored_twice_and_a_silent_model_still_reports_it() {
-    let call = |text: &str| Turn::call("remind", json!({"text": text, "at": invented_time()}));
+    let call = |text: &str| Turn::call(REMIND, json!({"text": text, "at": invented_time()}));
     let server = TestServer::start(
         vec![scenario(
             "call Anna",
@@ -424,8 +414,8 @@ async fn a_write_nobody_asked_for_is_refused_without_a_question() {
             "from the garden",
             vec![
                 Turn::calls(&[
-                    ("store", json!({"content": "garden notes"})),
-                    ("remind", json!({"text": "garden", "at": invented_time()})),
+                    (STORE, json!({"content": "garden notes"})),
+                    (REMIND, json!({"text": "garden", "at": invented_time()})),
                 ]),
                 Turn::text("Here."),
             ],
@@ -458,7 +448,7 @@ async fn a_write_nobody_asked_for_is_refused_without_a_question() {
 
 #[tokio::test]
 async fn imprint_asks_once_per_detail_in_a_reply_and_runs_at_most_four_calls_a_turn() {
-    let remind = || ("remind", json!({"text": "invoice", "at": invented_time()}));
+    let remind = || (REMIND, json!({"text": "invoice", "at": invented_time()}));
     let server = TestServer::start(
         vec![scenario(
             "the invoice",
@@ -468,11 +458,11 @@ async fn imprint_asks_once_per_detail_in_a_reply_and_runs_at_most_four_calls_a_t
                 // twice about the same detail.
                 Turn::calls(&[
                     remind(),
-                    ("search", json!({"query": "a"})),
-                    ("search", json!({"query": "b"})),
-                    ("search", json!({"query": "c"})),
-                    ("search", json!({"query": "d"})),
-                    ("search", json!({"query": "e"})),
+                    (SEARCH, json!({"query": "a"})),
+                    (SEARCH, json!({"query": "b"})),
+                    (SEARCH, json!({"query": "c"})),
+                    (SEARCH, json!({"query": "d"})),
+                    (SEARCH, json!({"query": "e"})),
                 ]),
                 Turn::text("Sorry."),
             ],
@@ -485,7 +475,7 @@ async fn imprint_asks_once_per_detail_in_a_reply_and_runs_at_most_four_calls_a_t
     let mut events = server.watch(&sid, None).await;
     for answer_text in ["hmm", "no idea"] {
         let question = events.until("question").await.pop().unwrap();
-        answer(&server, &sid, &question["id"], answer_text).await;
+        server.answer_ok(&sid, &question["id"], answer_text).await;
     }
     let rest = events.until_done().await;
     let t = types(&rest);
@@ -504,7 +494,7 @@ async fn a_model_that_forgets_to_set_the_reminder_is_nudged_once() {
             "stretch",
             vec![
                 Turn::text("Sure, I will remind you."),
-                Turn::call("remind", json!({"text": "stretch", "at": invented_time()})),
+                Turn::call(REMIND, json!({"text": "stretch", "at": invented_time()})),
                 Turn::text("Set."),
             ],
         )],
@@ -533,11 +523,8 @@ async fn once_the_reminder_is_set_the_models_question_is_not_asked() {
         vec![scenario(
             "call Anna",
             vec![
-                Turn::call(
-                    "remind",
-                    json!({"text": "Call Anna", "at": invented_time()}),
-                ),
-                Turn::call("ask_user", json!({"question": "Anything else?"})),
+                Turn::call(REMIND, json!({"text": "Call Anna", "at": invented_time()})),
+                Turn::call(ASK_USER, json!({"question": "Anything else?"})),
                 Turn::text("Done."),
             ],
         )],

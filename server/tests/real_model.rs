@@ -13,7 +13,7 @@
 
 mod support;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use support::*;
 
 async fn with_real_model() -> TestServer {
@@ -38,13 +38,7 @@ async fn follow(server: &TestServer, sid: &str, reply_id: &str, answer: &str) ->
     while let Some(event) = events.next_patient().await {
         let data = event.data;
         if data["type"] == "question" {
-            let (status, body) = server
-                .post(
-                    &format!("/api/chat/sessions/{sid}/answer"),
-                    json!({"id": data["id"], "answer": answer}),
-                )
-                .await;
-            assert_eq!(status, 200, "{body}");
+            server.answer_ok(sid, &data["id"], answer).await;
         }
         let done = data["type"] == "done";
         seen.push(data);

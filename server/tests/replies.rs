@@ -2,6 +2,7 @@
 
 mod support;
 
+use app::protocol::tool_names::{ASK_USER, SEARCH, STORE};
 use serde_json::json;
 use support::*;
 
@@ -191,10 +192,10 @@ async fn every_call_of_a_turn_runs_in_order_and_is_stored() {
             vec![
                 Turn::calls(&[
                     (
-                        "store",
+                        STORE,
                         json!({"content": "Anna's birthday is on 3 March", "project": "Family"}),
                     ),
-                    ("search", json!({"query": "birthday"})),
+                    (SEARCH, json!({"query": "birthday"})),
                 ]),
                 Turn::text("Saved, and I found it again."),
             ],
@@ -218,8 +219,8 @@ async fn every_call_of_a_turn_runs_in_order_and_is_stored() {
             "done"
         ]
     );
-    assert_eq!(events[0]["name"], "store");
-    assert_eq!(events[2]["name"], "search");
+    assert_eq!(events[0]["name"], STORE);
+    assert_eq!(events[2]["name"], SEARCH);
     assert!(events[3]["result"]
         .as_str()
         .unwrap()
@@ -243,7 +244,7 @@ async fn every_call_of_a_turn_runs_in_order_and_is_stored() {
         .map(|m| m["role"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(roles, ["user", "tool", "tool", "assistant"]);
-    assert_eq!(session["messages"][1]["tool_name"], "store");
+    assert_eq!(session["messages"][1]["tool_name"], STORE);
     assert_eq!(session["messages"][1]["tool_args"]["project"], "Family");
 }
 
@@ -253,8 +254,8 @@ async fn research_ends_in_a_reserved_answer_at_the_iteration_cap() {
         vec![scenario(
             "dig",
             vec![
-                Turn::call("store", json!({"content": "fact one"})),
-                Turn::call("store", json!({"content": "fact two"})),
+                Turn::call(STORE, json!({"content": "fact one"})),
+                Turn::call(STORE, json!({"content": "fact two"})),
                 Turn::text("From what I found: two facts."),
             ],
         )],
@@ -286,7 +287,7 @@ async fn research_ends_in_a_reserved_answer_at_the_iteration_cap() {
 #[tokio::test]
 async fn research_ends_when_turns_make_no_progress() {
     // Different searches each turn (a repeated one would not even run).
-    let search = |query: &str| Turn::call("search", json!({"query": query}));
+    let search = |query: &str| Turn::call(SEARCH, json!({"query": query}));
     let server = TestServer::start(
         vec![scenario(
             "loop",
@@ -310,7 +311,7 @@ async fn research_ends_when_turns_make_no_progress() {
 
 #[tokio::test]
 async fn research_ends_at_the_deadline() {
-    let mut slow = Turn::call("search", json!({"query": "x"}));
+    let mut slow = Turn::call(SEARCH, json!({"query": "x"}));
     slow.chunks = vec!["Looking.".into()];
     slow.delay_ms = 200;
     let server = TestServer::start(
@@ -440,7 +441,7 @@ async fn hermes_markup_split_across_chunks_becomes_a_tool_call_never_text() {
     let call = events.iter().find(|e| e["type"] == "tool_call").unwrap();
     assert_eq!(
         (call["name"].as_str(), call["args"]["query"].as_str()),
-        (Some("search"), Some("tea"))
+        (Some(SEARCH), Some("tea"))
     );
     let requests = server.standin.requests_for("tea");
     assert!(
@@ -466,7 +467,7 @@ async fn tool_format_none_offers_no_tools() {
     assert!(!request["messages"][0]["content"]
         .as_str()
         .unwrap()
-        .contains("ask_user"));
+        .contains(ASK_USER));
 }
 
 #[tokio::test]
@@ -521,8 +522,8 @@ async fn a_model_silent_after_a_search_shows_what_was_found() {
         vec![scenario(
             "birthday",
             vec![
-                Turn::call("store", json!({"content": "Anna's birthday is on 3 March"})),
-                Turn::call("search", json!({"query": "birthday"})),
+                Turn::call(STORE, json!({"content": "Anna's birthday is on 3 March"})),
+                Turn::call(SEARCH, json!({"query": "birthday"})),
                 Turn::text(""),
             ],
         )],
@@ -537,7 +538,7 @@ async fn a_model_silent_after_a_search_shows_what_was_found() {
     server.standin.add(scenario(
         "when is",
         vec![
-            Turn::call("search", json!({"query": "birthday"})),
+            Turn::call(SEARCH, json!({"query": "birthday"})),
             Turn::text(""),
         ],
     ));

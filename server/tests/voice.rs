@@ -2,6 +2,7 @@
 
 mod support;
 
+use app::protocol::tool_names::{ASK_USER, LIST_PROJECTS, SEARCH};
 use futures::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use support::*;
@@ -64,16 +65,7 @@ impl Echo {
 }
 
 fn ask(trigger: &str) -> Scenario {
-    scenario(
-        trigger,
-        vec![
-            Turn::call(
-                "ask_user",
-                json!({"question": "Which project?", "options": ["Imprint", "Billing"]}),
-            ),
-            Turn::text("Here are the notes."),
-        ],
-    )
+    standin::which_project(trigger, "Here are the notes.")
 }
 
 async fn waiting_question(echo: &mut Echo, text: &str) -> Value {
@@ -118,7 +110,7 @@ async fn echo_speaks_the_question_and_takes_the_next_utterance_as_the_answer() {
     assert_eq!(finished["text"], "Here are the notes.");
     let sid = snapshot["conversation_id"].as_str().unwrap();
     let session = server.session(sid).await;
-    assert_eq!(session["messages"][1]["tool_name"], "ask_user");
+    assert_eq!(session["messages"][1]["tool_name"], ASK_USER);
     assert_eq!(session["messages"][1]["content"], "Billing");
 }
 
@@ -230,7 +222,7 @@ async fn voice_is_read_only_but_offers_ask_user() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(names, ["search", "list_projects", "ask_user"]);
+    assert_eq!(names, [SEARCH, LIST_PROJECTS, ASK_USER]);
 }
 
 #[tokio::test]

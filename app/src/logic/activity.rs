@@ -9,6 +9,7 @@
 
 use serde_json::Value;
 
+use crate::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
 use crate::protocol::ToolStatus;
 
 /// One activity line.
@@ -55,10 +56,10 @@ fn arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
 /// The line of a call still running.
 pub fn running(name: &str) -> Activity {
     Activity::plain(match name {
-        "search" => "Searching memories…".to_string(),
-        "list_projects" => "Listing projects…".to_string(),
-        "store" => "Saving a memory…".to_string(),
-        "remind" => "Setting a reminder…".to_string(),
+        SEARCH => "Searching memories…".to_string(),
+        LIST_PROJECTS => "Listing projects…".to_string(),
+        STORE => "Saving a memory…".to_string(),
+        REMIND => "Setting a reminder…".to_string(),
         other => format!("Running {other}…"),
     })
 }
@@ -69,16 +70,16 @@ pub fn finished(name: &str, outcome: &Outcome) -> Option<Activity> {
     match outcome.status {
         ToolStatus::Done => done(name, &outcome.args, outcome.found),
         ToolStatus::Refused => Some(Activity::muted(match name {
-            "store" => "Not saved (you didn't ask to save)".to_string(),
-            "remind" => "No reminder set (you didn't ask for one)".to_string(),
+            STORE => "Not saved (you didn't ask to save)".to_string(),
+            REMIND => "No reminder set (you didn't ask for one)".to_string(),
             other => format!("Not run: {other}"),
         })),
         ToolStatus::Failed => Some(Activity::muted(match name {
-            "search" => "Search failed".to_string(),
-            "list_projects" => "Could not list projects".to_string(),
-            "store" => "Not saved".to_string(),
-            "remind" => "No reminder set".to_string(),
-            "ask_user" => return None,
+            SEARCH => "Search failed".to_string(),
+            LIST_PROJECTS => "Could not list projects".to_string(),
+            STORE => "Not saved".to_string(),
+            REMIND => "No reminder set".to_string(),
+            ASK_USER => return None,
             other => format!("{other} failed"),
         })),
         ToolStatus::Repeated | ToolStatus::NotAsked => None,
@@ -87,7 +88,7 @@ pub fn finished(name: &str, outcome: &Outcome) -> Option<Activity> {
 
 fn done(name: &str, args: &Value, found: Option<u64>) -> Option<Activity> {
     let text = match name {
-        "search" => {
+        SEARCH => {
             let mut scope = arg(args, "query")
                 .map(|q| format!(" for “{q}”"))
                 .unwrap_or_default();
@@ -102,17 +103,17 @@ fn done(name: &str, args: &Value, found: Option<u64>) -> Option<Activity> {
                 None => format!("Searched memories{scope}"),
             }
         }
-        "list_projects" => match found {
+        LIST_PROJECTS => match found {
             Some(0) => "No projects yet".to_string(),
             Some(1) => "Found 1 project".to_string(),
             Some(n) => format!("Found {n} projects"),
             None => "Listed projects".to_string(),
         },
-        "store" => match arg(args, "content") {
+        STORE => match arg(args, "content") {
             Some(content) => format!("Saved “{content}”"),
             None => "Saved a memory".to_string(),
         },
-        "remind" => {
+        REMIND => {
             let when = arg(args, "at")
                 .and_then(local_time)
                 .map(|t| format!(" for {t}"))
@@ -122,7 +123,7 @@ fn done(name: &str, args: &Value, found: Option<u64>) -> Option<Activity> {
                 None => format!("Reminder set{when}"),
             }
         }
-        "ask_user" => return None,
+        ASK_USER => return None,
         other => format!("Ran {other}"),
     };
     Some(Activity::plain(text))

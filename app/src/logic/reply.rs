@@ -10,6 +10,7 @@
 use serde_json::Value;
 
 use crate::logic::activity::{self, Activity, Outcome};
+use crate::protocol::tool_names::ASK_USER;
 use crate::protocol::{Message, Question, QuestionOrigin, ReplyEvent, Role, ToolStatus};
 
 /// The state of a question card.
@@ -65,7 +66,7 @@ impl ReplyItem {
             return None;
         };
         match outcome {
-            _ if name == "ask_user" => None,
+            _ if name == ASK_USER => None,
             None => Some(activity::running(name)),
             Some(outcome) => activity::finished(name, outcome),
         }
@@ -271,10 +272,10 @@ fn tool_item(m: &Message) -> ReplyItem {
         .get("question_id")
         .and_then(Value::as_str)
         .is_some_and(|id| !id.is_empty());
-    if name != "ask_user" || !posed {
+    if name != ASK_USER || !posed {
         let status = match (m.status, name.as_str()) {
             (Some(status), _) => status,
-            (None, "ask_user") => ToolStatus::NotAsked,
+            (None, ASK_USER) => ToolStatus::NotAsked,
             (None, _) => ToolStatus::Done,
         };
         return ReplyItem::Tool {

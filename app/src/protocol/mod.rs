@@ -5,6 +5,7 @@
 
 mod events;
 mod sessions;
+pub mod tool_names;
 mod voice;
 
 pub use events::*;

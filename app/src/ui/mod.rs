@@ -18,7 +18,7 @@ use leptos::prelude::*;
 pub fn App() -> impl IntoView {
     router::provide_router();
     theme::provide_theme();
-    streams::provide_dashboard_events();
+    streams::provide_dashboard_events(notifications::notify_if_hidden);
     echo::provide_echo();
     let location = expect_context::<router::Location>();
     let route = Memo::new(move |_| Route::of(&location.pathname.get()));

@@ -94,8 +94,10 @@ pub struct DueReminder {
     pub due_at: String,
 }
 
-/// Opens `/api/events` for the whole dashboard and provides its events.
-pub fn provide_dashboard_events() {
+/// Opens `/api/events` for the whole dashboard and provides its events;
+/// `on_due` is also told of each reminder as it comes due (the browser
+/// notification, which this module knows nothing of).
+pub fn provide_dashboard_events(on_due: impl Fn(&str) + 'static) {
     let (sessions_version, set_version) = signal(0u64);
     let due_reminders = RwSignal::new(Vec::new());
     provide_context(DashboardEvents {
@@ -122,7 +124,7 @@ pub fn provide_dashboard_events() {
             };
             match event {
                 DashboardEvent::ReminderDue { id, text, due_at } => {
-                    super::notifications::notify_if_hidden(&text);
+                    on_due(&text);
                     due_reminders.update(|list| list.push(DueReminder { id, text, due_at }));
                 }
                 _ => set_version.update(|v| *v += 1),

@@ -48,41 +48,39 @@ impl Samples {
     }
 }
 
-/// A server-sent event stream read message by message (data parsed as
-/// JSON; keep-alive comments skipped).
+/// A server-sent event stream read message by message with the server's
+/// own reader ([`imprint::sse`]), data parsed as JSON.
 pub struct SseReader {
     stream: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
-    buffer: Vec<u8>,
+    messages: imprint::sse::SseMessages,
+    ready: std::collections::VecDeque<Value>,
 }
 
 impl SseReader {
     pub fn new(response: reqwest::Response) -> Self {
         Self {
             stream: response.bytes_stream().boxed(),
-            buffer: Vec::new(),
+            messages: imprint::sse::SseMessages::default(),
+            ready: std::collections::VecDeque::new(),
         }
     }
 
     /// The next message's data, or None at the end of the stream.
     pub async fn next(&mut self) -> Option<Value> {
         loop {
-            if let Some(end) = find(&self.buffer, b"\n\n") {
-                let block: Vec<u8> = self.buffer.drain(..end + 2).collect();
-                let block = String::from_utf8_lossy(&block);
-                let data: String = block
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data:"))
-                    .map(str::trim_start)
-                    .collect();
-                if data.is_empty() {
-                    continue;
-                }
-                return Some(serde_json::from_str(&data).expect("an SSE data line is JSON"));
+            if let Some(message) = self.ready.pop_front() {
+                return Some(message);
             }
-            match self.stream.next().await {
-                Some(Ok(bytes)) => self.buffer.extend_from_slice(&bytes),
+            let bytes = match self.stream.next().await {
+                Some(Ok(bytes)) => bytes,
                 _ => return None,
-            }
+            };
+            let messages = self.messages.push(&bytes).into_iter();
+            self.ready.extend(
+                messages
+                    .filter(|m| !m.data.is_empty())
+                    .map(|m| serde_json::from_str(&m.data).expect("an SSE data line is JSON")),
+            );
         }
     }
 
@@ -95,10 +93,6 @@ impl SseReader {
         }
         panic!("the stream ended before a {kind} event");
     }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// The release `imprint` binary beside this example's folder

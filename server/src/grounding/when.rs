@@ -10,9 +10,9 @@
 //! "by" are read past: "in exactly 2 hours", "at about 9", "around noon".
 //! A bare number is not a time: "call 3 people" says nothing about when.
 
-use chrono::{
-    DateTime, Datelike, Duration, Local, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Weekday,
-};
+use chrono::{DateTime, Datelike, Duration, Local, NaiveDate, NaiveTime, TimeZone, Weekday};
+
+use crate::iso8601::{self, IsoTime};
 
 /// What the user's words fix about a moment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,21 +134,20 @@ fn next_at(time: NaiveTime, now: DateTime<Local>) -> Option<DateTime<Local>> {
 
 fn iso(words: &[String]) -> Option<Stated> {
     for (i, word) in words.iter().enumerate() {
-        if let Ok(t) = DateTime::parse_from_rfc3339(&word.to_uppercase()) {
-            return Some(Stated::At(t.with_timezone(&Local)));
-        }
-        for format in ["%Y-%m-%dt%H:%M:%S", "%Y-%m-%dt%H:%M"] {
-            if let Ok(naive) = NaiveDateTime::parse_from_str(word, format) {
-                return Local.from_local_datetime(&naive).earliest().map(Stated::At);
+        match iso8601::parse(word) {
+            Some(IsoTime::Exact(t)) => return Some(Stated::At(t.with_timezone(&Local))),
+            Some(IsoTime::Wall(t)) => {
+                return Local.from_local_datetime(&t).earliest().map(Stated::At)
             }
-        }
-        if let Ok(day) = NaiveDate::parse_from_str(word, "%Y-%m-%d") {
-            let rest = &words[i + 1..];
-            let part = part_of_day(rest);
-            return match clock_time(rest, part).or(part.map(Part::time)) {
-                Some(time) => local(day, time).map(Stated::At),
-                None => Some(Stated::Day(day)),
-            };
+            Some(IsoTime::Date(day)) => {
+                let rest = &words[i + 1..];
+                let part = part_of_day(rest);
+                return match clock_time(rest, part).or(part.map(Part::time)) {
+                    Some(time) => local(day, time).map(Stated::At),
+                    None => Some(Stated::Day(day)),
+                };
+            }
+            None => {}
         }
     }
     None

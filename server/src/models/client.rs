@@ -1,6 +1,6 @@
 //! The OpenAI-compatible chat completions client, streaming.
 //!
-//! Upstream bytes → SSE lines → deltas → (native tool calls | markup
+//! Upstream bytes → SSE lines ([`crate::sse`]) → deltas → (native tool calls | markup
 //! parser) → a channel of [`ModelEvent`]s. The producer task watches the
 //! stop token, so a stop drops the upstream request at once.
 
@@ -16,6 +16,7 @@ use super::markup::{MarkupEvent, MarkupFormat, MarkupParser};
 use super::shown_text::ShownText;
 use super::{prompt, ModelError, ModelEvent, ToolCallRequest, TurnRequest};
 use crate::config::{ModelSettings, ToolFormat, ToolPrompt};
+use crate::sse::{SseLine, SseLines};
 
 /// Reaches one configured model.
 #[derive(Clone)]
@@ -168,18 +169,13 @@ impl Producer {
     }
 
     async fn read(&mut self, request: reqwest::RequestBuilder) -> Result<(), ModelError> {
-        // A pooled keep-alive connection the model server has just closed
-        // fails before the request is read: one fresh try is safe.
-        let retry = request.try_clone();
-        let mut sent = tokio::time::timeout(self.idle, request.send())
+        // No retry here: a pooled connection the model server closed
+        // before the request was written is retried by hyper itself (its
+        // `retry_canceled_requests`, on by default); a request that may
+        // have been read is never sent twice.
+        let sent = tokio::time::timeout(self.idle, request.send())
             .await
             .map_err(|_| ModelError::Stalled(self.idle.as_secs()))?;
-        if let (Err(error), Some(retry)) = (&sent, retry) {
-            tracing::debug!(error = %short_cause(error), "retrying the model request once");
-            sent = tokio::time::timeout(self.idle, retry.send())
-                .await
-                .map_err(|_| ModelError::Stalled(self.idle.as_secs()))?;
-        }
         let response =
             sent.map_err(|e| ModelError::Unreachable(self.base_url.clone(), short_cause(&e)))?;
         let status = response.status();
@@ -191,7 +187,7 @@ impl Producer {
             });
         }
         let mut bytes = response.bytes_stream();
-        let mut lines = LineBuffer::default();
+        let mut lines = SseLines::default();
         loop {
             let chunk = tokio::time::timeout(self.idle, bytes.next())
                 .await
@@ -205,17 +201,20 @@ impl Producer {
                 }
             }
         }
-        if let Some(line) = lines.rest() {
+        if let Some(line) = lines.finish() {
             self.line(&line).await?;
         }
         self.finish().await
     }
 
     /// Handles one SSE line; true at `[DONE]`.
-    async fn line(&mut self, line: &str) -> Result<bool, ModelError> {
-        let Some(data) = line.strip_prefix("data:") else {
+    async fn line(&mut self, line: &SseLine) -> Result<bool, ModelError> {
+        let SseLine::Field { name, value: data } = line else {
             return Ok(false);
         };
+        if name != "data" {
+            return Ok(false);
+        }
         let data = data.trim();
         if data.is_empty() {
             return Ok(false);
@@ -368,35 +367,6 @@ impl Producer {
     }
 }
 
-/// Splits a byte stream into lines; keeps a partial line (and a partial
-/// UTF-8 character) for the next chunk.
-#[derive(Default)]
-struct LineBuffer {
-    pending: Vec<u8>,
-}
-
-impl LineBuffer {
-    fn push(&mut self, chunk: &[u8]) -> Vec<String> {
-        self.pending.extend_from_slice(chunk);
-        let mut lines = Vec::new();
-        while let Some(pos) = self.pending.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.pending.drain(..=pos).collect();
-            let line = String::from_utf8_lossy(&line);
-            lines.push(line.trim_end_matches(['\n', '\r']).to_string());
-        }
-        lines
-    }
-
-    fn rest(&mut self) -> Option<String> {
-        if self.pending.is_empty() {
-            return None;
-        }
-        let rest = String::from_utf8_lossy(&self.pending).trim().to_string();
-        self.pending.clear();
-        Some(rest)
-    }
-}
-
 /// The message of an error body (`{"error": {"message": …}}` or text).
 fn error_message(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
@@ -432,7 +402,9 @@ mod tests {
     use super::*;
     use crate::config::Provider;
     use crate::models::ChatMessage;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     fn body(tool_format: ToolFormat, tool_prompt: ToolPrompt, allow_calls: bool) -> Value {
         let client = ModelClient::new(ModelSettings {
@@ -475,19 +447,91 @@ mod tests {
         assert_eq!(templated["top_k"], 20);
     }
 
-    #[test]
-    fn lines_survive_any_split_including_inside_a_character() {
-        let input = "data: {\"a\":\"é\"}\n\ndata: [DONE]\n".as_bytes();
-        for split in 0..input.len() {
-            let mut buffer = LineBuffer::default();
-            let mut lines = buffer.push(&input[..split]);
-            lines.extend(buffer.push(&input[split..]));
-            assert_eq!(
-                lines,
-                vec!["data: {\"a\":\"é\"}", "", "data: [DONE]"],
-                "split {split}"
-            );
+    /// A model server that, like llama-server at the end of its
+    /// keep-alive, closes each connection after one response without
+    /// saying so (no `Connection: close`). Counts the requests it read.
+    async fn closing_server() -> (String, Arc<AtomicUsize>, mpsc::UnboundedReceiver<()>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let requests = Arc::new(AtomicUsize::new(0));
+        let (closed_tx, closed) = mpsc::unbounded_channel();
+        let seen = Arc::clone(&requests);
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                // The headers, then as many body bytes as they announce.
+                let complete = loop {
+                    let Ok(n) = socket.read(&mut buf).await else {
+                        break false;
+                    };
+                    if n == 0 {
+                        break false;
+                    }
+                    request.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&request).to_lowercase();
+                    let Some(end) = text.find("\r\n\r\n") else {
+                        continue;
+                    };
+                    let length = text
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|n| n.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break true;
+                    }
+                };
+                if complete {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                    let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n";
+                    let response = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = socket.write_all(response.as_bytes()).await;
+                }
+                drop(socket);
+                let _ = closed_tx.send(());
+            }
+        });
+        (url, requests, closed)
+    }
+
+    #[tokio::test]
+    async fn a_connection_the_model_server_closed_is_not_reused_and_no_request_is_sent_twice() {
+        let (url, requests, mut closed) = closing_server().await;
+        let client = ModelClient::new(ModelSettings {
+            provider: Provider::Local,
+            base_url: url,
+            model: "m".into(),
+            api_key: None,
+            tool_format: ToolFormat::Native,
+            tool_prompt: ToolPrompt::Imprint,
+            idle_timeout: Duration::from_secs(10),
+        });
+        for turn in 1..=3 {
+            let request = TurnRequest {
+                messages: vec![ChatMessage::User("hello".into())],
+                tools: Arc::new(Vec::new()),
+                allow_calls: false,
+                call_id_prefix: format!("t{turn}_"),
+            };
+            let mut events = client.stream_turn(request, CancellationToken::new());
+            let mut text = String::new();
+            while let Some(event) = events.recv().await {
+                match event {
+                    Ok(ModelEvent::Text(t)) => text.push_str(&t),
+                    Ok(other) => panic!("turn {turn}: unexpected {other:?}"),
+                    Err(error) => panic!("turn {turn} failed: {error}"),
+                }
+            }
+            assert_eq!(text, "hi", "turn {turn}");
+            // The server has closed this turn's connection before the next
+            // turn starts: the pooled connection is a closed one.
+            closed.recv().await.unwrap();
         }
+        assert_eq!(requests.load(Ordering::SeqCst), 3);
     }
 
     #[test]

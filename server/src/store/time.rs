@@ -8,6 +8,7 @@ use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use rusqlite::types::Type;
 
 use super::{invalid, StoreError};
+use crate::iso8601::{self, IsoTime};
 
 static LAST_MILLIS: AtomicI64 = AtomicI64::new(0);
 
@@ -29,21 +30,6 @@ pub(super) fn fmt_ts(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-/// `YYYY-MM-DD`, strictly.
-fn parse_plain_date(s: &str) -> Option<NaiveDate> {
-    let b = s.as_bytes();
-    let shape = b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
-    if !shape {
-        return None;
-    }
-    NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
-}
-
 fn midnight(date: NaiveDate) -> DateTime<Utc> {
     date.and_hms_opt(0, 0, 0)
         .map(|dt| dt.and_utc())
@@ -53,16 +39,17 @@ fn midnight(date: NaiveDate) -> DateTime<Utc> {
 /// An RFC 3339 time or a plain date (midnight UTC), in the stored format.
 pub(super) fn parse_user_time(s: &str, what: &str) -> Result<String, StoreError> {
     let s = s.trim();
-    if let Some(date) = parse_plain_date(s) {
-        return Ok(fmt_ts(midnight(date)));
+    match iso8601::parse(s) {
+        Some(IsoTime::Date(date)) => Ok(fmt_ts(midnight(date))),
+        Some(IsoTime::Exact(t)) => Ok(fmt_ts(t.with_timezone(&Utc))),
+        _ => Err(not_a_time(what, s)),
     }
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| fmt_ts(t.with_timezone(&Utc)))
-        .map_err(|_| {
-            invalid(format!(
-                "{what}: {s:?} is not a date (YYYY-MM-DD) or an RFC 3339 time"
-            ))
-        })
+}
+
+fn not_a_time(what: &str, s: &str) -> StoreError {
+    invalid(format!(
+        "{what}: {s:?} is not a date (YYYY-MM-DD) or an RFC 3339 time"
+    ))
 }
 
 /// A search bound in the stored format. `since` is inclusive. `until` is
@@ -70,34 +57,25 @@ pub(super) fn parse_user_time(s: &str, what: &str) -> Result<String, StoreError>
 /// millisecond after a time (stored times have millisecond precision).
 pub(super) fn parse_bound(s: &str, what: &str, until: bool) -> Result<String, StoreError> {
     let s = s.trim();
-    let bad = || {
-        invalid(format!(
-            "{what}: {s:?} is not a date (YYYY-MM-DD) or an RFC 3339 time"
-        ))
-    };
-    let t = if let Some(date) = parse_plain_date(s) {
-        let date = if until {
-            date.succ_opt().ok_or_else(bad)?
-        } else {
-            date
-        };
-        midnight(date)
-    } else {
-        let t = DateTime::parse_from_rfc3339(s)
-            .map_err(|_| bad())?
-            .with_timezone(&Utc);
-        if until {
+    let bad = || not_a_time(what, s);
+    let t = match iso8601::parse(s) {
+        Some(IsoTime::Date(date)) if until => midnight(date.succ_opt().ok_or_else(bad)?),
+        Some(IsoTime::Date(date)) => midnight(date),
+        Some(IsoTime::Exact(t)) if until => {
             let millis = t.timestamp_millis().saturating_add(1);
             DateTime::from_timestamp_millis(millis).ok_or_else(bad)?
-        } else {
-            t
         }
+        Some(IsoTime::Exact(t)) => t.with_timezone(&Utc),
+        _ => return Err(bad()),
     };
     Ok(fmt_ts(t))
 }
 
 pub(super) fn parse_stored_ts(s: &str, col: usize) -> rusqlite::Result<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(col, Type::Text, Box::new(e)))
+    iso8601::parse(s)
+        .and_then(|t| t.moment_in(&Utc))
+        .ok_or_else(|| {
+            let why = format!("{s:?} is not a stored time");
+            rusqlite::Error::FromSqlConversionFailure(col, Type::Text, why.into())
+        })
 }

@@ -10,11 +10,7 @@ use serde_json::{json, Value};
 
 use crate::config::ToolFormat;
 
-pub const SEARCH: &str = "search";
-pub const LIST_PROJECTS: &str = "list_projects";
-pub const STORE: &str = "store";
-pub const REMIND: &str = "remind";
-pub const ASK_USER: &str = "ask_user";
+pub use app::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
 
 /// Results handed to the model are cut to this many characters.
 pub const MAX_RESULT_CHARS: usize = 4000;

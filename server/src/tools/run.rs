@@ -1,10 +1,11 @@
 //! The tools' implementations over the store.
 
 use app::protocol::ToolStatus;
-use chrono::{DateTime, Local, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, Local, Utc};
 use serde_json::Value;
 
 use super::{LIST_PROJECTS, REMIND, SEARCH, STORE};
+use crate::iso8601::{self, IsoTime};
 use crate::store::{MemoryQuery, NewMemory, Store, StoreError};
 
 /// What a tool call produced.
@@ -288,31 +289,18 @@ async fn remind(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreErro
     })
 }
 
-/// An ISO 8601 date-time: with an offset, or without one (the user's local
-/// time).
+/// An ISO 8601 date-time (see [`crate::iso8601`]): with an offset, or
+/// without one (the user's local time). A date alone is not enough.
 pub fn parse_date_time(text: &str, now: DateTime<Local>) -> Result<DateTime<Utc>, String> {
     let text = text.trim();
-    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
-        return Ok(t.with_timezone(&Utc));
+    match iso8601::parse(text) {
+        Some(IsoTime::Date(_)) | None => Err(format!(
+            "`at` must be an ISO 8601 date-time such as 2026-12-01T09:00, not {text:?}"
+        )),
+        Some(t) => t
+            .moment_in(&now.timezone())
+            .ok_or_else(|| format!("{text} does not exist in the local time zone")),
     }
-    for format in [
-        "%Y-%m-%dT%H:%M:%S",
-        "%Y-%m-%dT%H:%M",
-        "%Y-%m-%d %H:%M:%S",
-        "%Y-%m-%d %H:%M",
-    ] {
-        if let Ok(naive) = NaiveDateTime::parse_from_str(text, format) {
-            return now
-                .timezone()
-                .from_local_datetime(&naive)
-                .earliest()
-                .map(|t| t.with_timezone(&Utc))
-                .ok_or_else(|| format!("{text} does not exist in the local time zone"));
-        }
-    }
-    Err(format!(
-        "`at` must be an ISO 8601 date-time such as 2026-12-01T09:00, not {text:?}"
-    ))
 }
 
 #[cfg(test)]

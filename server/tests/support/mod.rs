@@ -109,6 +109,21 @@ impl TestServer {
         read(request.send().await.unwrap()).await
     }
 
+    /// Posts an answer to a waiting question: the status and the body.
+    pub async fn answer(&self, sid: &str, id: impl serde::Serialize, text: &str) -> (u16, Value) {
+        self.post(
+            &format!("/api/chat/sessions/{sid}/answer"),
+            json!({"id": id, "answer": text}),
+        )
+        .await
+    }
+
+    /// Answers a waiting question, which must be taken (200).
+    pub async fn answer_ok(&self, sid: &str, id: impl serde::Serialize, text: &str) {
+        let (status, body) = self.answer(sid, id, text).await;
+        assert_eq!(status, 200, "{body}");
+    }
+
     pub async fn create_session(&self) -> String {
         let (status, body) = self.post("/api/chat/sessions", json!({})).await;
         assert_eq!(status, 201, "{body}");
@@ -187,10 +202,12 @@ async fn read(response: reqwest::Response) -> (u16, Value) {
     (status, body)
 }
 
-/// A server-sent event stream read line by line.
+/// A server-sent event stream, read with the server's own reader
+/// ([`imprint::sse`]).
 pub struct Events {
     stream: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
-    buffer: String,
+    messages: imprint::sse::SseMessages,
+    ready: std::collections::VecDeque<Sse>,
 }
 
 /// One SSE message: its id (if any) and its data as JSON.
@@ -204,7 +221,8 @@ impl Events {
     fn new(response: reqwest::Response) -> Self {
         Self {
             stream: response.bytes_stream().boxed(),
-            buffer: String::new(),
+            messages: imprint::sse::SseMessages::default(),
+            ready: std::collections::VecDeque::new(),
         }
     }
 
@@ -222,32 +240,29 @@ impl Events {
 
     async fn next_within(&mut self, limit: Duration) -> Option<Sse> {
         loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let block: String = self.buffer.drain(..end + 2).collect();
-                let mut id = None;
-                let mut data = String::new();
-                for line in block.lines() {
-                    if let Some(v) = line.strip_prefix("id:") {
-                        id = v.trim().parse().ok();
-                    } else if let Some(v) = line.strip_prefix("data:") {
-                        data.push_str(v.trim_start());
-                    }
-                }
-                if data.is_empty() {
-                    continue; // a keep-alive comment
-                }
-                return Some(Sse {
-                    id,
-                    data: serde_json::from_str(&data).unwrap(),
-                });
+            if let Some(message) = self.ready.pop_front() {
+                return Some(message);
             }
             let chunk = tokio::time::timeout(limit, self.stream.next())
                 .await
                 .unwrap_or_else(|_| panic!("no event within {} s", limit.as_secs()));
-            match chunk {
-                Some(Ok(bytes)) => self.buffer.push_str(&String::from_utf8_lossy(&bytes)),
-                _ => return None,
+            let (messages, end) = match chunk {
+                Some(Ok(bytes)) => (self.messages.push(&bytes), false),
+                _ => (self.messages.finish().into_iter().collect(), true),
+            };
+            // A message with empty data is a keep-alive.
+            let messages = messages.into_iter().filter(|m| !m.data.is_empty());
+            self.ready.extend(messages.map(Self::read));
+            if end {
+                return self.ready.pop_front();
             }
+        }
+    }
+
+    fn read(message: imprint::sse::SseMessage) -> Sse {
+        Sse {
+            id: message.id.and_then(|id| id.trim().parse().ok()),
+            data: serde_json::from_str(&message.data).unwrap(),
         }
     }
 

@@ -68,6 +68,13 @@ impl Turn {
     pub fn call(name: &str, arguments: Value) -> Self {
         Self::calls(&[(name, arguments)])
     }
+    /// The model's `ask_user` call with these options.
+    pub fn ask(question: &str, options: &[&str]) -> Self {
+        Self::call(
+            app::protocol::tool_names::ASK_USER,
+            json!({"question": question, "options": options}),
+        )
+    }
     pub fn calls(calls: &[(&str, Value)]) -> Self {
         Self {
             calls: calls
@@ -79,6 +86,18 @@ impl Turn {
                 .collect(),
             ..Self::default()
         }
+    }
+}
+
+/// The model asks "Which project?" (Imprint or Billing), then answers
+/// with `answer`: the ask scenario the tests and benchmarks share.
+pub fn which_project(trigger: &str, answer: &str) -> Scenario {
+    Scenario {
+        trigger: trigger.into(),
+        turns: vec![
+            Turn::ask("Which project?", &["Imprint", "Billing"]),
+            Turn::text(answer),
+        ],
     }
 }
 
