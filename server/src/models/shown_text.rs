@@ -482,6 +482,71 @@ mod tests {
         }
     }
 
+    /// Text as the model client shows it: the format's parser, then the
+    /// guard.
+    fn shown_through_the_parser(
+        text: &str,
+        format: super::super::markup::MarkupFormat,
+        rng: &mut Seeded,
+    ) -> String {
+        use super::super::markup::{MarkupEvent, MarkupParser};
+        let tools: Vec<serde_json::Value> = ["search", "list_projects", "store", "remind", "ask_user"]
+            .iter()
+            .map(|name| serde_json::json!({"type": "function", "function": {"name": name, "parameters": {}}}))
+            .collect();
+        let mut parser = MarkupParser::new(format, &tools);
+        let mut guard = ShownText::new();
+        let mut shown = String::new();
+        let mut show = |events: Vec<MarkupEvent>, guard: &mut ShownText, shown: &mut String| {
+            for event in events {
+                if let MarkupEvent::Text(text) = event {
+                    shown.push_str(&guard.push(&text));
+                }
+            }
+        };
+        let mut at = 0;
+        while at < text.len() {
+            let next = boundary(text, at + 1 + rng.below(9));
+            let next = if next <= at { text.len() } else { next };
+            show(parser.push(&text[at..next]), &mut guard, &mut shown);
+            at = next;
+        }
+        show(parser.finish(), &mut guard, &mut shown);
+        shown.push_str(&guard.finish());
+        shown
+    }
+
+    #[test]
+    fn through_each_format_s_parser_bad_outputs_never_show_markup() {
+        use super::super::markup::MarkupFormat;
+        let mut rng = Seeded(0xbad_0ff_5eed);
+        for _ in 0..150 {
+            for format in [MarkupFormat::Hermes, MarkupFormat::QwenXml] {
+                for bad in BAD_OUTPUTS {
+                    let cut = boundary(bad, rng.below(bad.len() + 1));
+                    for text in [
+                        bad.to_string(),
+                        bad[..cut].to_string(),
+                        format!("Ok. {bad} Done."),
+                    ] {
+                        let shown = shown_through_the_parser(&text, format, &mut rng);
+                        assert!(
+                            !shows_markup(&shown),
+                            "{format:?} {text:?} showed {shown:?}"
+                        );
+                    }
+                }
+                for text in PLAIN {
+                    assert_eq!(
+                        &shown_through_the_parser(text, format, &mut rng),
+                        text,
+                        "{format:?}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn plain_text_passes_unchanged_under_any_split() {
         let mut rng = Seeded(42);
