@@ -165,6 +165,49 @@ async fn remind_me_to_call_anna_is_short_true_and_done() {
 }
 
 #[tokio::test]
+async fn once_the_user_said_when_the_models_next_question_is_not_asked() {
+    let ask = |question: &str| {
+        Turn::call(
+            "ask_user",
+            json!({"question": question, "options": ["Yes", "No", "2 to 5 short choices"]}),
+        )
+    };
+    let server = TestServer::start(
+        vec![scenario(
+            "ring Anna",
+            vec![
+                ask("What time should I remind you?"),
+                ask("Do you want to call Anna?"),
+                Turn::call(
+                    "remind",
+                    json!({"text": "Ring Anna", "at": invented_time()}),
+                ),
+                Turn::text(MANGLED),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    server.say(&sid, "Remind me to ring Anna.").await;
+    let mut events = server.watch(&sid, None).await;
+    let question = events.until("question").await.pop().unwrap();
+    // The schema's own wording is no choice.
+    assert_eq!(question["options"], json!(["Yes", "No"]));
+    answer(&server, &sid, &question["id"], "Tomorrow, 09:00").await;
+    let rest = events.until_done().await;
+    assert!(!types(&rest).contains(&"question".to_string()), "{rest:?}");
+    let statuses: Vec<&str> = results(&rest)
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["done", "not_asked", "done"], "{rest:?}");
+    let answer = rest[rest.len() - 2]["text"].as_str().unwrap();
+    assert!(answer.starts_with("Done: reminder set for "), "{answer}");
+    assert!(answer.ends_with("09:00: Ring Anna."), "{answer}");
+}
+
+#[tokio::test]
 async fn writes_are_offered_only_when_the_request_asks_for_them() {
     let server = TestServer::start(
         vec![

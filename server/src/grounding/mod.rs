@@ -32,6 +32,13 @@ pub struct UserWords<'a> {
 
 impl UserWords<'_> {
     /// Latest first: an answer overrides the request.
+    /// True when the user's words (the request or an answer) say when:
+    /// a reminder asked for then needs no question.
+    pub fn state_a_time(&self, now: DateTime<Local>) -> bool {
+        self.latest_first()
+            .any(|text| when::stated(text, now).is_some())
+    }
+
     fn latest_first(&self) -> impl Iterator<Item = &str> {
         self.answers
             .iter()

@@ -42,7 +42,15 @@ impl Run {
                 return Ok((output, call.arguments.clone(), content));
             }
         };
-        if let Some(output) = self.policy.refuse_question(self.asked) {
+        // A reminder asked for whose time the user gave needs no question.
+        let time_given = grounding::asks_for_reminder(&self.request)
+            && tools::is_offered(&self.tools, tools::REMIND)
+            && grounding::UserWords {
+                request: &self.request,
+                answers: &self.answers,
+            }
+            .state_a_time(chrono::Local::now());
+        if let Some(output) = self.policy.refuse_question(self.asked, time_given) {
             let content = output.text.clone();
             return Ok((output, call.arguments.clone(), content));
         }
