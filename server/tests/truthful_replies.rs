@@ -208,6 +208,44 @@ async fn once_the_user_said_when_the_models_next_question_is_not_asked() {
 }
 
 #[tokio::test]
+async fn a_model_that_never_sets_the_reminder_gets_it_set_by_imprint() {
+    let server = TestServer::start(
+        vec![scenario(
+            "phone Anna",
+            vec![
+                Turn::text("Sure, I will remind you."),
+                Turn::text("Of course!"),
+                Turn::text("It is set."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    server.say(&sid, "Remind me to phone Anna.").await;
+    let mut events = server.watch(&sid, None).await;
+    let seen = events.until("question").await;
+    let question = seen.last().unwrap().clone();
+    assert_eq!(question["origin"], "imprint");
+    assert_eq!(
+        question["question"],
+        "What time should I remind you to phone Anna?"
+    );
+    answer(&server, &sid, &question["id"], "Tomorrow, 09:00").await;
+    let rest = events.until_done().await;
+    let set = results(&rest);
+    assert_eq!(set.len(), 1, "{rest:?}");
+    assert_eq!(
+        (set[0]["name"].as_str(), set[0]["status"].as_str()),
+        (Some("remind"), Some("done"))
+    );
+    assert_eq!(set[0]["args"]["text"], "Phone Anna");
+    let reminders = server.get("/api/reminders").await.1["reminders"].clone();
+    assert_eq!(reminders.as_array().unwrap().len(), 1);
+    assert_eq!(rest[rest.len() - 2]["type"], "assistant_message");
+}
+
+#[tokio::test]
 async fn writes_are_offered_only_when_the_request_asks_for_them() {
     let server = TestServer::start(
         vec![
@@ -220,7 +258,7 @@ async fn writes_are_offered_only_when_the_request_asks_for_them() {
     .await;
     for (message, store, remind) in [
         ("what do I know about tea?", false, false),
-        ("remind me to stretch", false, true),
+        ("remind me to stretch in 2 hours", false, true),
         ("save that Anna likes tea", true, false),
     ] {
         let sid = server.create_session().await;

@@ -42,6 +42,8 @@ pub(super) struct SmallModelPolicy {
     reads: Vec<(String, Value, String)>,
     /// The model was reminded once to make the reminder it was asked for.
     nudged: bool,
+    /// Imprint made the reminder call itself (once, after the nudge).
+    reminded_for_the_model: bool,
     /// The last read that found something (for a model that then says
     /// nothing).
     found: Option<String>,
@@ -68,6 +70,34 @@ impl SmallModelPolicy {
         Some(ChatMessage::User(
             "(Imprint: the user asked for a reminder and none is set. Call remind now with the text and the time the user gave.)".into(),
         ))
+    }
+
+    /// After the nudge, a model that still sets no reminder gets one set
+    /// for it: the `remind` call Imprint makes itself, with the text of
+    /// the user's request (its time is then grounded as any call's: from
+    /// the user's words, or Imprint's question). Once per reply.
+    pub fn reminder_for_the_model(
+        &mut self,
+        offered: &[Value],
+        request: &str,
+        details_asked: bool,
+    ) -> Option<ToolCallRequest> {
+        let still_forgotten = self.nudged
+            && !self.reminded_for_the_model
+            && tools::is_offered(offered, tools::REMIND)
+            && grounding::asks_for_reminder(request)
+            && !self.reminder_set()
+            && !details_asked;
+        if !still_forgotten {
+            return None;
+        }
+        let text = grounding::reminder_text(request)?;
+        self.reminded_for_the_model = true;
+        Some(ToolCallRequest {
+            id: "imprint_remind".into(),
+            name: tools::REMIND.into(),
+            arguments: serde_json::json!({ "text": text }),
+        })
     }
 
     /// Keeps the first [`MAX_CALLS_PER_TURN`] calls of a turn; the note

@@ -266,6 +266,19 @@ impl Run {
             let mut turn = self.turn(true).await?;
             if turn.calls.is_empty() && turn.malformed == 0 {
                 let details_asked = !self.settled.is_empty();
+                if let Some(call) =
+                    self.policy
+                        .reminder_for_the_model(&self.tools, &self.request, details_asked)
+                {
+                    // Nudged and still nothing set: Imprint makes the call.
+                    self.messages.push(ChatMessage::Assistant {
+                        content: turn.text,
+                        tool_calls: vec![call.clone()],
+                    });
+                    let (progress, _) = self.call(call).await?;
+                    self.research.finish_turn(progress);
+                    continue;
+                }
                 let Some(nudge) =
                     self.policy
                         .reminder_nudge(&self.tools, &self.request, details_asked)
