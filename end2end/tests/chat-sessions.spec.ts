@@ -118,7 +118,7 @@ test.describe('chat sessions', () => {
     await chat.startNewChat();
     await chat.say(trigger);
     await expect(chat.assistantMessages.last()).toContainText('Nothing about tea yet.');
-    await expect(chat.page.getByTestId('tool-activity')).toHaveText('Searched memories for “green tea”');
+    await expect(chat.page.getByTestId('tool-activity')).toHaveText('Nothing found for “green tea”');
   });
 
   test('should keep Shift+Enter as a new line in the message box', async ({ chat }) => {

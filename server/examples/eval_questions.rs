@@ -234,6 +234,11 @@ struct Outcome {
     seconds: f64,
     /// Reminders it stored, each with whether its time was the user's.
     reminders: Vec<(String, bool)>,
+    /// The answer shows tool-call markup.
+    markup_in_answer: bool,
+    /// Question cards the stored history draws for questions that were
+    /// never put to the user (cards minus questions posed).
+    cards_never_asked: usize,
 }
 
 #[tokio::main]
@@ -410,6 +415,8 @@ async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt) -> Outco
         end: "cut".into(),
         seconds: 0.0,
         reminders: Vec::new(),
+        markup_in_answer: false,
+        cards_never_asked: 0,
     };
     let mut answered = false;
     while let Some(event) = events.next().await {
@@ -442,7 +449,11 @@ async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt) -> Outco
                     .send()
                     .await;
             }
-            "assistant_message" => outcome.end = "answered".into(),
+            "assistant_message" => {
+                outcome.end = "answered".into();
+                outcome.markup_in_answer =
+                    imprint::models::shown_text::shows_markup(event["text"].as_str().unwrap_or(""));
+            }
             "error" => {
                 outcome.end = format!("error ({})", event["error"].as_str().unwrap_or("?"));
             }
@@ -452,6 +463,7 @@ async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt) -> Outco
         }
     }
     outcome.seconds = started.elapsed().as_secs_f64();
+    outcome.cards_never_asked = cards_never_asked(http, url, &sid, &outcome).await;
     let after = reminder_ids(http, url).await;
     let user_gave_time = prompt.kind == Kind::Clear || answered;
     for reminder in after.iter().filter(|r| !before.contains(r)) {
@@ -459,6 +471,39 @@ async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt) -> Outco
         outcome.reminders.push((due, user_gave_time));
     }
     outcome
+}
+
+/// Question cards the page draws from the session's history, beyond the
+/// questions the reply posed.
+async fn cards_never_asked(
+    http: &reqwest::Client,
+    url: &str,
+    sid: &str,
+    outcome: &Outcome,
+) -> usize {
+    let session: Option<app::protocol::Session> = match http
+        .get(format!("{url}/api/chat/sessions/{sid}"))
+        .send()
+        .await
+    {
+        Ok(response) => response.json().await.ok(),
+        Err(_) => None,
+    };
+    let Some(session) = session else {
+        return 0;
+    };
+    let cards = app::logic::reply::history_entries(&session.messages)
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                app::logic::reply::HistoryEntry::Item(
+                    app::logic::reply::ReplyItem::Question { .. }
+                )
+            )
+        })
+        .count();
+    cards.saturating_sub(outcome.asked_by_model + outcome.asked_by_imprint)
 }
 
 /// For the printout: each stored reminder, and whether it is due when the
@@ -549,6 +594,25 @@ fn summarize(results: &[(&Prompt, Outcome)]) {
     );
     let failed = results.iter().filter(|(_, o)| o.end != "answered").count();
     println!("replies without an answer (error, stop, cut): {failed}");
+    let mut clear_calls: Vec<usize> = results
+        .iter()
+        .filter(|(p, _)| p.kind == Kind::Clear)
+        .map(|(_, o)| o.tools.len())
+        .collect();
+    clear_calls.sort_unstable();
+    let median = |v: &[usize]| match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2] as f64,
+        n => (v[n / 2 - 1] + v[n / 2]) as f64 / 2.0,
+    };
+    println!(
+        "tool calls on a clear request: median {:.1}, max {}",
+        median(&clear_calls),
+        clear_calls.last().copied().unwrap_or(0)
+    );
+    let markup = results.iter().filter(|(_, o)| o.markup_in_answer).count();
+    let never_asked: usize = results.iter().map(|(_, o)| o.cards_never_asked).sum();
+    println!("answers with markup: {markup}; cards for questions never asked: {never_asked}");
     let seconds = Samples::new(results.iter().map(|(_, o)| o.seconds).collect());
     println!(
         "reply time: p50 {:.1} s, p95 {:.1} s, max {:.1} s, mean {:.1} s",

@@ -15,6 +15,14 @@ pub const MAX_OPTIONS: usize = 5;
 pub const MAX_OPTION_CHARS: usize = 80;
 pub const MAX_ANSWER_CHARS: usize = 2000;
 
+/// The `ask_user` schema's own words for its parameters. A small model
+/// copies them into its call ("options": ["2 to 5 short choices"]); an
+/// option made of them is no choice.
+pub const QUESTION_DESCRIPTION: &str = "the question, short";
+pub const OPTIONS_DESCRIPTION: &str = "2 to 5 short choices";
+pub const ALLOW_OTHER_DESCRIPTION: &str =
+    "whether the user may answer in their own words (default true)";
+
 /// `ask_user`'s arguments after normalization.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AskArgs {
@@ -43,7 +51,10 @@ pub fn normalize(args: &Value) -> Result<AskArgs, String> {
     let mut options: Vec<String> = Vec::new();
     for option in raw {
         let option = cut(option.trim(), MAX_OPTION_CHARS);
-        if !option.is_empty() && !options.iter().any(|o| o.eq_ignore_ascii_case(&option)) {
+        if !option.is_empty()
+            && !repeats_the_schema(&option)
+            && !options.iter().any(|o| o.eq_ignore_ascii_case(&option))
+        {
             options.push(option);
         }
     }
@@ -62,6 +73,44 @@ pub fn normalize(args: &Value) -> Result<AskArgs, String> {
         options,
         allow_other,
     })
+}
+
+/// Lower-case words of a text, punctuation dropped.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// True for an option that is the schema's wording (or a run of two or
+/// more of its words, "short choices") or a placeholder ("option 1",
+/// "choice A", "…") rather than a choice.
+fn repeats_the_schema(option: &str) -> bool {
+    let option = words(option);
+    match option.as_slice() {
+        [] => return true,
+        [first, rest @ ..]
+            if matches!(first.as_str(), "option" | "choice" | "options" | "choices")
+                && rest.len() <= 1
+                && rest.iter().all(|w| w.chars().count() <= 2) =>
+        {
+            return true
+        }
+        _ => {}
+    }
+    option.len() >= 2
+        && [
+            QUESTION_DESCRIPTION,
+            OPTIONS_DESCRIPTION,
+            ALLOW_OTHER_DESCRIPTION,
+        ]
+        .iter()
+        .any(|description| {
+            words(description)
+                .windows(option.len())
+                .any(|run| run == option.as_slice())
+        })
 }
 
 fn option_text(value: &Value) -> Option<String> {
@@ -317,6 +366,31 @@ mod tests {
         assert_eq!(a.options[2].chars().count(), 80);
         assert_eq!(a.options[3..], ["C".to_string(), "D".to_string()]);
         assert!(!a.allow_other);
+    }
+
+    #[test]
+    fn options_that_repeat_the_schema_are_dropped() {
+        let args = normalize(&json!({
+            "question": "Do you want to call Anna?",
+            "options": ["Yes", "2 to 5 short choices", "No", "Option 3", "short choices", "…"]
+        }))
+        .unwrap();
+        assert_eq!(args.options, vec!["Yes", "No"]);
+        // The schema's wording alone leaves no options: an open question.
+        let args = normalize(&json!({
+            "question": "When?",
+            "options": ["2 to 5 short choices", "Option A"],
+            "allow_other": false
+        }))
+        .unwrap();
+        assert!(args.options.is_empty() && args.allow_other);
+        // Real choices that share a word with the schema stay.
+        let args = normalize(&json!({
+            "question": "Which?",
+            "options": ["Short trip", "5 choices of tea", "Option B plan"]
+        }))
+        .unwrap();
+        assert_eq!(args.options.len(), 3);
     }
 
     #[test]

@@ -123,13 +123,7 @@ impl Engine {
             .replies
             .start(session_id)
             .map_err(|_| ApiError::conflict("a reply is already being written in this session"))?;
-        let user = NewMessage {
-            role: Role::User,
-            content: message.to_string(),
-            tool_name: None,
-            tool_args: None,
-            stopped: false,
-        };
+        let user = NewMessage::user(message);
         let stored = async {
             store.append_message(session_id, user).await?;
             store.get_session(session_id).await

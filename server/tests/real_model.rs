@@ -107,3 +107,57 @@ async fn an_ambiguous_request_asks_and_the_same_reply_finishes_after_the_answer(
         assert_eq!(due.format("%H:%M").to_string(), "10:00", "{reminder}");
     }
 }
+
+/// Issue 14: "Remind me to call Anna." → "Tomorrow, 09:00", three times in
+/// a row. Imprint's guards, not the model's luck: one reminder at the time
+/// chosen, one question, no markup anywhere, every call's status true.
+#[tokio::test]
+#[ignore = "needs the real local model: scripts/test.sh runs it"]
+async fn remind_me_to_call_anna_is_short_true_and_done_three_times() {
+    let server = with_real_model().await;
+    for run in 1..=3 {
+        let sid = server.create_session().await;
+        let reply_id = server.say(&sid, "Remind me to call Anna.").await;
+        let events = follow(&server, &sid, &reply_id, "Tomorrow, 09:00").await;
+        let questions = events.iter().filter(|e| e["type"] == "question").count();
+        assert_eq!(questions, 1, "run {run}: {events:?}");
+        assert_eq!(
+            events[events.len() - 2]["type"],
+            "assistant_message",
+            "run {run}: {events:?}"
+        );
+        // Tokens, answers and questions: nothing the page shows has markup.
+        for event in &events {
+            if let Some(text) = event["text"].as_str() {
+                assert!(
+                    !imprint::models::shown_text::shows_markup(text),
+                    "run {run}: {event}"
+                );
+            }
+        }
+        let set: Vec<&Value> = events
+            .iter()
+            .filter(|e| {
+                e["type"] == "tool_result" && e["name"] == "remind" && e["status"] == "done"
+            })
+            .collect();
+        assert_eq!(set.len(), 1, "run {run}: {events:?}");
+        let at = set[0]["args"]["at"].as_str().unwrap();
+        assert!(at.contains("T09:00"), "run {run}: {at}");
+    }
+    // Three runs, three reminders, each tomorrow at 09:00.
+    let (_, list) = server.get("/api/reminders").await;
+    let reminders = list["reminders"].as_array().unwrap();
+    assert_eq!(reminders.len(), 3, "{reminders:?}");
+    let tomorrow = chrono::Local::now().date_naive().succ_opt().unwrap();
+    for reminder in reminders {
+        let due = chrono::DateTime::parse_from_rfc3339(reminder["due_at"].as_str().unwrap())
+            .unwrap()
+            .with_timezone(&chrono::Local);
+        assert_eq!(
+            (due.date_naive(), due.format("%H:%M").to_string()),
+            (tomorrow, "09:00".to_string()),
+            "{reminder}"
+        );
+    }
+}

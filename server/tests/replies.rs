@@ -286,14 +286,15 @@ async fn research_ends_in_a_reserved_answer_at_the_iteration_cap() {
 
 #[tokio::test]
 async fn research_ends_when_turns_make_no_progress() {
-    let again = Turn::call(SEARCH, json!({"query": "nothing here"}));
+    // Different searches each turn (a repeated one would not even run).
+    let search = |query: &str| Turn::call(SEARCH, json!({"query": query}));
     let server = TestServer::start(
         vec![scenario(
             "loop",
             vec![
-                again.clone(),
-                again.clone(),
-                again,
+                search("nothing here"),
+                search("nothing there"),
+                search("still nothing"),
                 Turn::text("Nothing found."),
             ],
         )],

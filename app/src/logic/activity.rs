@@ -1,45 +1,178 @@
-//! Tool activity as one short line for people ("Searched memories for …").
+//! Tool activity as one short line for people ("Reminder set for Tue 1 Dec
+//! 09:00: Call Anna").
+//!
+//! A running call's line names no argument: while it runs (or waits on
+//! Imprint's question) its arguments are only the model's guess. A finished
+//! call's line is written from its result: the status the server gave, the
+//! arguments it ran with, what it found. Refused and failed calls get one
+//! muted line; repeats and questions that were not asked get none.
 
 use serde_json::Value;
 
-use crate::protocol::tool_names::{LIST_PROJECTS, REMIND, SEARCH, STORE};
+use crate::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
+use crate::protocol::ToolStatus;
+
+/// One activity line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Activity {
+    pub text: String,
+    /// Drawn quietly: the call did nothing.
+    pub muted: bool,
+}
+
+impl Activity {
+    fn plain(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            muted: false,
+        }
+    }
+
+    fn muted(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            muted: true,
+        }
+    }
+}
+
+/// What a finished call did, as the server reported it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub status: ToolStatus,
+    /// The arguments the call ran with.
+    pub args: Value,
+    /// How many memories or projects a read found.
+    pub found: Option<u64>,
+}
 
 fn arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
     args.get(key)
         .and_then(Value::as_str)
-        .filter(|s| !s.trim().is_empty())
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
 }
 
-/// What a tool call did (or is doing), in words.
-pub fn describe(name: &str, args: &Value, done: bool) -> String {
-    // (while running, once done, what): "Searching" / "Searched" "memories …".
-    let (running, finished, what) = match name {
+/// The line of a call still running.
+pub fn running(name: &str) -> Activity {
+    Activity::plain(match name {
+        SEARCH => "Searching memories…".to_string(),
+        LIST_PROJECTS => "Listing projects…".to_string(),
+        STORE => "Saving a memory…".to_string(),
+        REMIND => "Setting a reminder…".to_string(),
+        other => format!("Running {other}…"),
+    })
+}
+
+/// The line of a finished call, or `None` when it gets no line (a repeat,
+/// a question not asked, an `ask_user` call drawn as its card).
+pub fn finished(name: &str, outcome: &Outcome) -> Option<Activity> {
+    match outcome.status {
+        ToolStatus::Done => done(name, &outcome.args, outcome.found),
+        ToolStatus::Refused => Some(Activity::muted(match name {
+            STORE => "Not saved (you didn't ask to save)".to_string(),
+            REMIND => "No reminder set (you didn't ask for one)".to_string(),
+            other => format!("Not run: {other}"),
+        })),
+        ToolStatus::Failed => Some(Activity::muted(match name {
+            SEARCH => "Search failed".to_string(),
+            LIST_PROJECTS => "Could not list projects".to_string(),
+            STORE => "Not saved".to_string(),
+            REMIND => "No reminder set".to_string(),
+            ASK_USER => return None,
+            other => format!("{other} failed"),
+        })),
+        ToolStatus::Repeated | ToolStatus::NotAsked => None,
+    }
+}
+
+fn done(name: &str, args: &Value, found: Option<u64>) -> Option<Activity> {
+    let text = match name {
         SEARCH => {
-            let query = arg(args, "query").unwrap_or("…");
-            let project = arg(args, "project")
-                .map(|p| format!(" in {p}"))
+            let mut scope = arg(args, "query")
+                .map(|q| format!(" for “{q}”"))
                 .unwrap_or_default();
-            (
-                "Searching",
-                "Searched",
-                format!("memories for “{query}”{project}"),
-            )
+            if let Some(project) = arg(args, "project") {
+                scope.push_str(&format!(" in {project}"));
+            }
+            match found {
+                Some(0) if scope.is_empty() => "Nothing found".to_string(),
+                Some(0) => format!("Nothing found{scope}"),
+                Some(1) => format!("Found 1 memory{scope}"),
+                Some(n) => format!("Found {n} memories{scope}"),
+                None => format!("Searched memories{scope}"),
+            }
         }
-        LIST_PROJECTS => ("Listing", "Listed", "projects".into()),
-        STORE => {
-            let content = arg(args, "content").unwrap_or("a memory");
-            ("Saving", "Saved", format!("“{content}”"))
-        }
+        LIST_PROJECTS => match found {
+            Some(0) => "No projects yet".to_string(),
+            Some(1) => "Found 1 project".to_string(),
+            Some(n) => format!("Found {n} projects"),
+            None => "Listed projects".to_string(),
+        },
+        STORE => match arg(args, "content") {
+            Some(content) => format!("Saved “{content}”"),
+            None => "Saved a memory".to_string(),
+        },
         REMIND => {
-            let text = arg(args, "text").unwrap_or("a reminder");
-            let at = arg(args, "at")
-                .map(|a| format!(" for {a}"))
+            let when = arg(args, "at")
+                .and_then(local_time)
+                .map(|t| format!(" for {t}"))
                 .unwrap_or_default();
-            ("Setting", "Set", format!("a reminder{at}: {text}"))
+            match arg(args, "text") {
+                Some(text) => format!("Reminder set{when}: {text}"),
+                None => format!("Reminder set{when}"),
+            }
         }
-        other => ("Running", "Ran", other.to_string()),
+        ASK_USER => return None,
+        other => format!("Ran {other}"),
     };
-    format!("{} {what}", if done { finished } else { running })
+    Some(Activity::plain(text))
+}
+
+/// "Tue 1 Dec 09:00" from an ISO 8601 date-time, read as the wall-clock
+/// time it names (the server writes times in the user's zone).
+pub fn local_time(iso: &str) -> Option<String> {
+    let number = |range: std::ops::Range<usize>| -> Option<i64> {
+        let part = iso.get(range)?;
+        part.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
+    let (hour, minute) = (number(11..13)?, number(14..16)?);
+    let separators = [(4, b'-'), (7, b'-'), (13, b':')];
+    if separators
+        .iter()
+        .any(|&(i, c)| iso.as_bytes().get(i) != Some(&c))
+        || !matches!(iso.as_bytes().get(10), Some(b'T' | b't' | b' '))
+        || !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+    {
+        return None;
+    }
+    const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let weekday = WEEKDAYS[(days_from_civil(year, month, day) + 3).rem_euclid(7) as usize];
+    Some(format!(
+        "{weekday} {day} {} {hour:02}:{minute:02}",
+        MONTHS[(month - 1) as usize]
+    ))
+}
+
+/// Days since 1970-01-01 (a Thursday) of a proleptic Gregorian date
+/// (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_from_march = (month + 9) % 12;
+    let day_of_year = (153 * month_from_march + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
 }
 
 #[cfg(test)]
@@ -47,26 +180,169 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn outcome(status: ToolStatus, args: Value, found: Option<u64>) -> Outcome {
+        Outcome {
+            status,
+            args,
+            found,
+        }
+    }
+
+    fn line(name: &str, status: ToolStatus, args: Value, found: Option<u64>) -> Option<String> {
+        finished(name, &outcome(status, args, found)).map(|a| a.text)
+    }
+
     #[test]
-    fn describes_each_tool() {
-        assert_eq!(
-            describe(SEARCH, &json!({"query": "tea", "project": "Home"}), true),
-            "Searched memories for “tea” in Home"
-        );
-        assert_eq!(
-            describe(SEARCH, &json!({"query": "tea"}), false),
-            "Searching memories for “tea”"
-        );
-        assert_eq!(describe(LIST_PROJECTS, &json!({}), true), "Listed projects");
-        assert_eq!(
-            describe(
-                REMIND,
-                &json!({"text": "call Anna", "at": "2026-12-01T09:00"}),
-                true
+    fn a_set_reminder_says_when_from_the_arguments_it_ran_with() {
+        let done = finished(
+            "remind",
+            &outcome(
+                ToolStatus::Done,
+                json!({"text": "Call Anna", "at": "2026-12-01T09:00:00.000+01:00"}),
+                None,
             ),
-            "Set a reminder for 2026-12-01T09:00: call Anna"
+        )
+        .unwrap();
+        assert_eq!(done.text, "Reminder set for Tue 1 Dec 09:00: Call Anna");
+        assert!(!done.muted);
+    }
+
+    #[test]
+    fn a_running_call_names_no_guessed_argument() {
+        for name in ["search", "list_projects", "store", "remind"] {
+            let text = running(name).text;
+            assert!(text.ends_with('…'), "{text}");
+            assert!(!text.contains("2026") && !text.contains('“'), "{text}");
+        }
+        assert_eq!(running("remind").text, "Setting a reminder…");
+    }
+
+    #[test]
+    fn reads_say_what_they_found() {
+        let search = |found| line("search", ToolStatus::Done, json!({"query": "tea"}), found);
+        assert_eq!(search(Some(3)).unwrap(), "Found 3 memories for “tea”");
+        assert_eq!(search(Some(1)).unwrap(), "Found 1 memory for “tea”");
+        assert_eq!(search(Some(0)).unwrap(), "Nothing found for “tea”");
+        assert_eq!(search(None).unwrap(), "Searched memories for “tea”");
+        assert_eq!(
+            line(
+                "search",
+                ToolStatus::Done,
+                json!({"query": "", "project": "Billing"}),
+                Some(2)
+            )
+            .unwrap(),
+            "Found 2 memories in Billing"
         );
-        assert_eq!(describe(STORE, &json!({}), true), "Saved “a memory”");
-        assert_eq!(describe("mystery", &json!({}), true), "Ran mystery");
+        assert_eq!(
+            line("list_projects", ToolStatus::Done, json!({}), Some(4)).unwrap(),
+            "Found 4 projects"
+        );
+        assert_eq!(
+            line("list_projects", ToolStatus::Done, json!({}), Some(0)).unwrap(),
+            "No projects yet"
+        );
+    }
+
+    #[test]
+    fn refused_calls_get_one_muted_line_without_a_success_verb() {
+        for (name, expected) in [
+            ("store", "Not saved (you didn't ask to save)"),
+            ("remind", "No reminder set (you didn't ask for one)"),
+        ] {
+            let activity = finished(
+                name,
+                &outcome(
+                    ToolStatus::Refused,
+                    json!({"content": "Call Anna", "text": "Call Anna", "at": "2026-12-01T09:00"}),
+                    None,
+                ),
+            )
+            .unwrap();
+            assert_eq!(activity.text, expected);
+            assert!(activity.muted);
+            assert!(!activity.text.starts_with("Saved") && !activity.text.contains("set for"));
+        }
+        let failed = finished(
+            "remind",
+            &outcome(ToolStatus::Failed, json!({"at": "soon"}), None),
+        )
+        .unwrap();
+        assert!(failed.muted && failed.text == "No reminder set");
+    }
+
+    #[test]
+    fn repeats_and_questions_not_asked_get_no_line() {
+        assert_eq!(
+            line(
+                "store",
+                ToolStatus::Repeated,
+                json!({"content": "Call Anna"}),
+                None
+            ),
+            None
+        );
+        assert_eq!(
+            line(
+                "remind",
+                ToolStatus::Repeated,
+                json!({"text": "x", "at": "2026-12-01T09:00"}),
+                None
+            ),
+            None
+        );
+        assert_eq!(
+            line(
+                "ask_user",
+                ToolStatus::NotAsked,
+                json!({"question": "Do you want to call Anna?"}),
+                None
+            ),
+            None
+        );
+        assert_eq!(line("ask_user", ToolStatus::Done, json!({}), None), None);
+    }
+
+    #[test]
+    fn saved_memories_and_unknown_tools() {
+        assert_eq!(
+            line(
+                "store",
+                ToolStatus::Done,
+                json!({"content": "Anna likes tea"}),
+                None
+            )
+            .unwrap(),
+            "Saved “Anna likes tea”"
+        );
+        assert_eq!(
+            line("mystery", ToolStatus::Done, json!({}), None).unwrap(),
+            "Ran mystery"
+        );
+    }
+
+    #[test]
+    fn local_times_read_the_wall_clock_and_refuse_what_is_not_a_time() {
+        assert_eq!(
+            local_time("2026-12-01T09:00").as_deref(),
+            Some("Tue 1 Dec 09:00")
+        );
+        assert_eq!(
+            local_time("2027-02-28 18:30:00Z").as_deref(),
+            Some("Sun 28 Feb 18:30")
+        );
+        assert_eq!(
+            local_time("2000-01-01T00:00").as_deref(),
+            Some("Sat 1 Jan 00:00")
+        );
+        for bad in [
+            "tomorrow",
+            "2026-13-01T09:00",
+            "2026-12-01",
+            "2026-12-01T25:00",
+            "é",
+        ] {
+            assert_eq!(local_time(bad), None, "{bad}");
+        }
     }
 }

@@ -9,8 +9,9 @@
 
 use serde_json::Value;
 
+use crate::logic::activity::{self, Activity, Outcome};
 use crate::protocol::tool_names::ASK_USER;
-use crate::protocol::{Message, Question, QuestionOrigin, ReplyEvent, Role};
+use crate::protocol::{Message, Question, QuestionOrigin, ReplyEvent, Role, ToolStatus};
 
 /// The state of a question card.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,17 +42,40 @@ pub enum ReplyItem {
     /// Text written by the model (Markdown), and its HTML once the server
     /// rendered it: `None` while it streams (shown as plain text).
     Text { text: String, html: Option<String> },
-    /// A tool call; `result` once it finished.
+    /// A tool call; `result` (the text the model read) and `outcome` once
+    /// it finished.
     Tool {
         id: String,
         name: String,
         args: Value,
         result: Option<String>,
+        outcome: Option<Outcome>,
     },
     Question {
         question: Question,
         state: CardState,
     },
+}
+
+impl ReplyItem {
+    /// A tool item's activity line: `None` for other items and for calls
+    /// that get no line (repeats, questions not asked, `ask_user` calls,
+    /// which show as their cards).
+    pub fn activity(&self) -> Option<Activity> {
+        let ReplyItem::Tool { name, outcome, .. } = self else {
+            return None;
+        };
+        match outcome {
+            _ if name == ASK_USER => None,
+            None => Some(activity::running(name)),
+            Some(outcome) => activity::finished(name, outcome),
+        }
+    }
+
+    /// Whether the item shows at all.
+    pub fn is_drawn(&self) -> bool {
+        !matches!(self, ReplyItem::Tool { .. }) || self.activity().is_some()
+    }
 }
 
 /// How the reply stands.
@@ -103,18 +127,35 @@ impl ReplyView {
                     name,
                     args,
                     result: None,
+                    outcome: None,
                 });
             }
-            ReplyEvent::ToolResult { id, result, .. } => {
+            ReplyEvent::ToolResult {
+                id,
+                result,
+                status,
+                args: ran_with,
+                found,
+                ..
+            } => {
                 for item in self.items.iter_mut().rev() {
                     if let ReplyItem::Tool {
                         id: call,
+                        args,
                         result: slot,
+                        outcome,
                         ..
                     } = item
                     {
                         if *call == id {
                             *slot = Some(result);
+                            *outcome = Some(Outcome {
+                                status,
+                                // The arguments it ran with (a time the
+                                // user gave), else the call's own.
+                                args: ran_with.unwrap_or_else(|| args.clone()),
+                                found,
+                            });
                             break;
                         }
                     }
@@ -202,18 +243,22 @@ pub enum HistoryEntry {
 }
 
 /// Stored messages as the page shows them: tool rows become activity
-/// lines, `ask_user` rows answered (or unanswered) cards.
+/// lines (or nothing, for repeats), `ask_user` rows of questions that were
+/// posed answered (or unanswered) cards.
 pub fn history_entries(messages: &[Message]) -> Vec<HistoryEntry> {
     messages
         .iter()
-        .map(|m| match m.role {
-            Role::User => HistoryEntry::User(m.content.clone()),
-            Role::Assistant => HistoryEntry::Assistant {
+        .filter_map(|m| match m.role {
+            Role::User => Some(HistoryEntry::User(m.content.clone())),
+            Role::Assistant => Some(HistoryEntry::Assistant {
                 text: m.content.clone(),
                 html: m.html.clone(),
                 stopped: m.stopped,
-            },
-            Role::Tool => HistoryEntry::Item(tool_item(m)),
+            }),
+            Role::Tool => {
+                let item = tool_item(m);
+                item.is_drawn().then_some(HistoryEntry::Item(item))
+            }
         })
         .collect()
 }
@@ -221,10 +266,26 @@ pub fn history_entries(messages: &[Message]) -> Vec<HistoryEntry> {
 fn tool_item(m: &Message) -> ReplyItem {
     let name = m.tool_name.clone().unwrap_or_default();
     let args = m.tool_args.clone().unwrap_or(Value::Null);
-    if name != ASK_USER || args.get("question").is_none() {
+    // A question was posed only if its row carries the id it was asked
+    // under; a call Imprint did not ask is no card.
+    let posed = args
+        .get("question_id")
+        .and_then(Value::as_str)
+        .is_some_and(|id| !id.is_empty());
+    if name != ASK_USER || !posed {
+        let status = match (m.status, name.as_str()) {
+            (Some(status), _) => status,
+            (None, ASK_USER) => ToolStatus::NotAsked,
+            (None, _) => ToolStatus::Done,
+        };
         return ReplyItem::Tool {
             id: m.seq.to_string(),
             name,
+            outcome: Some(Outcome {
+                status,
+                args: args.clone(),
+                found: m.found,
+            }),
             args,
             result: Some(m.content.clone()),
         };
@@ -298,6 +359,10 @@ mod tests {
                 id: "c1".into(),
                 name: "search".into(),
                 result: "2 found".into(),
+                status: ToolStatus::Done,
+                row_id: None,
+                args: None,
+                found: Some(2),
             },
             ReplyEvent::ToolCall {
                 id: "c2".into(),
@@ -403,6 +468,9 @@ mod tests {
             created_at: String::new(),
             stopped: false,
             html: None,
+            status: None,
+            row_id: None,
+            found: None,
         };
         let entries = history_entries(&[row("B", "answered"), row("x", "timeout")]);
         let HistoryEntry::Item(ReplyItem::Question { question, state }) = &entries[0] else {
@@ -414,6 +482,217 @@ mod tests {
             panic!()
         };
         assert_eq!(*state, CardState::Unanswered("timeout".into()));
+    }
+
+    fn tool_row(name: &str, args: Value, status: Option<ToolStatus>) -> Message {
+        Message {
+            seq: 3,
+            role: Role::Tool,
+            content: "result".into(),
+            tool_name: Some(name.into()),
+            tool_args: Some(args),
+            created_at: String::new(),
+            stopped: false,
+            html: None,
+            status,
+            row_id: None,
+            found: None,
+        }
+    }
+
+    fn lines(items: &[ReplyItem]) -> Vec<String> {
+        items
+            .iter()
+            .filter_map(ReplyItem::activity)
+            .map(|a| a.text)
+            .collect()
+    }
+
+    fn cards(items: &[ReplyItem]) -> usize {
+        items
+            .iter()
+            .filter(|i| matches!(i, ReplyItem::Question { .. }))
+            .count()
+    }
+
+    /// The reply of issue 14 as its events came: the model's guessed time
+    /// while Imprint asked, then refused saves and questions not asked.
+    fn the_reminder_reply() -> Vec<ReplyEvent> {
+        let call = |id: &str, name: &str, args: Value| ReplyEvent::ToolCall {
+            id: id.into(),
+            name: name.into(),
+            args,
+        };
+        let result = |id: &str, name: &str, status, args: Option<Value>| ReplyEvent::ToolResult {
+            id: id.into(),
+            name: name.into(),
+            result: "…".into(),
+            status,
+            row_id: (status == ToolStatus::Done).then_some(7),
+            args,
+            found: None,
+        };
+        let mut imprint_question = question("q1");
+        imprint_question.question = "What time should I remind you to call Anna?".into();
+        imprint_question.origin = QuestionOrigin::Imprint;
+        let mut events = vec![
+            call(
+                "c1",
+                "remind",
+                json!({"text": "Call Anna", "at": "2026-12-01T09:00"}),
+            ),
+            ReplyEvent::Question(imprint_question),
+            ReplyEvent::Answer {
+                id: "q1".into(),
+                text: "Tomorrow, 09:00".into(),
+            },
+            result(
+                "c1",
+                "remind",
+                ToolStatus::Done,
+                Some(json!({"text": "Call Anna", "at": "2026-12-01T09:00:00.000+00:00"})),
+            ),
+        ];
+        for i in 0..4 {
+            let store = format!("s{i}");
+            let ask = format!("a{i}");
+            events.push(call(&store, "store", json!({"content": "Call Anna"})));
+            events.push(result(&store, "store", ToolStatus::Refused, None));
+            events.push(call(
+                &ask,
+                "ask_user",
+                json!({"question": "Do you want to call Anna?", "options": ["Yes", "No"]}),
+            ));
+            events.push(result(&ask, "ask_user", ToolStatus::NotAsked, None));
+        }
+        events
+    }
+
+    #[test]
+    fn a_call_waiting_on_imprints_question_shows_no_guessed_time() {
+        let mut view = ReplyView::default();
+        let events = the_reminder_reply();
+        for (i, e) in events.iter().take(2).cloned().enumerate() {
+            view.apply(i as u64 + 1, e);
+        }
+        assert_eq!(lines(&view.items), ["Setting a reminder…"]);
+        for (i, e) in events.into_iter().enumerate().skip(2) {
+            view.apply(i as u64 + 1, e);
+        }
+        let shown = lines(&view.items);
+        assert_eq!(
+            shown
+                .iter()
+                .filter(|l| l.starts_with("Reminder set"))
+                .count(),
+            1
+        );
+        assert_eq!(shown[0], "Reminder set for Tue 1 Dec 09:00: Call Anna");
+        assert!(shown.iter().all(|l| !l.starts_with("Saved")), "{shown:?}");
+        // One card: the question that was asked; the four not asked are none.
+        assert_eq!(cards(&view.items), 1);
+    }
+
+    #[test]
+    fn refused_and_repeated_calls_never_read_as_done() {
+        let mut view = ReplyView::default();
+        for (i, e) in the_reminder_reply().into_iter().enumerate() {
+            view.apply(i as u64 + 1, e);
+        }
+        let muted: Vec<_> = view
+            .items
+            .iter()
+            .filter_map(ReplyItem::activity)
+            .filter(|a| a.muted)
+            .collect();
+        assert_eq!(muted.len(), 4);
+        assert!(muted
+            .iter()
+            .all(|a| a.text == "Not saved (you didn't ask to save)"));
+        view.apply(
+            100,
+            ReplyEvent::ToolCall {
+                id: "r".into(),
+                name: "remind".into(),
+                args: json!({"text": "Call Anna", "at": "2026-12-01T09:00"}),
+            },
+        );
+        view.apply(
+            101,
+            ReplyEvent::ToolResult {
+                id: "r".into(),
+                name: "remind".into(),
+                result: "Already done".into(),
+                status: ToolStatus::Repeated,
+                row_id: None,
+                args: None,
+                found: None,
+            },
+        );
+        let repeat = view.items.last().unwrap();
+        assert!(!repeat.is_drawn() && repeat.activity().is_none());
+    }
+
+    #[test]
+    fn only_stored_questions_that_were_posed_are_cards() {
+        let posed = tool_row(
+            "ask_user",
+            json!({"question": "What time?", "options": [], "question_id": "q9", "outcome": "answered", "origin": "imprint"}),
+            Some(ToolStatus::Done),
+        );
+        let not_asked = tool_row(
+            "ask_user",
+            json!({"question": "Do you want to call Anna?", "options": ["Yes", "No"]}),
+            Some(ToolStatus::NotAsked),
+        );
+        // Stored before rows carried a status: no id, so never posed.
+        let old_not_asked = tool_row(
+            "ask_user",
+            json!({"question": "Do you want to call Anna?", "options": ["Yes", "No"]}),
+            None,
+        );
+        let refused_store = tool_row(
+            "store",
+            json!({"content": "Call Anna"}),
+            Some(ToolStatus::Refused),
+        );
+        let repeated = tool_row(
+            "remind",
+            json!({"text": "Call Anna", "at": "2026-12-01T09:00"}),
+            Some(ToolStatus::Repeated),
+        );
+        let set = tool_row(
+            "remind",
+            json!({"text": "Call Anna", "at": "2026-12-01T09:00:00.000+00:00"}),
+            Some(ToolStatus::Done),
+        );
+        let entries = history_entries(&[
+            posed,
+            not_asked,
+            old_not_asked,
+            refused_store,
+            repeated,
+            set,
+        ]);
+        let items: Vec<ReplyItem> = entries
+            .into_iter()
+            .map(|e| match e {
+                HistoryEntry::Item(item) => item,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(cards(&items), 1);
+        assert!(matches!(
+            &items[0],
+            ReplyItem::Question { question, state: CardState::Answered(_) } if question.id == "q9"
+        ));
+        assert_eq!(
+            lines(&items),
+            [
+                "Not saved (you didn't ask to save)",
+                "Reminder set for Tue 1 Dec 09:00: Call Anna"
+            ]
+        );
     }
 
     #[test]
@@ -485,6 +764,9 @@ mod tests {
             created_at: String::new(),
             stopped: false,
             html: html.map(str::to_string),
+            status: None,
+            row_id: None,
+            found: None,
         };
         let entries = history_entries(&[
             message(Role::User, "**hi**", None),

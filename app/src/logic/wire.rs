@@ -11,8 +11,8 @@
 use serde_json::{Map, Value};
 
 use crate::protocol::{
-    DashboardEvent, Question, QuestionOrigin, ReplyEvent, VoiceQuestion, VoiceServerMessage,
-    VoiceTurn,
+    DashboardEvent, Question, QuestionOrigin, ReplyEvent, ToolStatus, VoiceQuestion,
+    VoiceServerMessage, VoiceTurn,
 };
 
 type Object = Map<String, Value>;
@@ -96,6 +96,13 @@ pub fn reply_event(value: &Value) -> Option<ReplyEvent> {
             id: string(o, "id")?,
             name: string(o, "name")?,
             result: string(o, "result")?,
+            status: or_default(o, "status", ToolStatus::default(), |v| {
+                ToolStatus::parse(v.as_str()?)
+            })
+            .ok()?,
+            row_id: optional(o, "row_id", Value::as_i64).ok()?,
+            args: optional(o, "args", |v| Some(v.clone())).ok()?,
+            found: optional(o, "found", Value::as_u64).ok()?,
         },
         "question" => ReplyEvent::Question(question(o)?),
         "answer" => ReplyEvent::Answer {
@@ -247,6 +254,18 @@ mod tests {
             json!({"type": "tool_call", "id": "c1", "name": "search"}),
             json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none"}),
             json!({"type": "tool_result", "id": "c1", "result": "none"}),
+            json!({"type": "tool_result", "id": "c1", "name": "remind", "result": "set",
+                "status": "done", "row_id": 4, "args": {"at": "2026-12-01T09:00"}}),
+            json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none",
+                "status": "refused", "found": 0, "row_id": null, "args": null}),
+            json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none",
+                "status": "saved"}),
+            json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none",
+                "status": null}),
+            json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none",
+                "row_id": "4"}),
+            json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none",
+                "found": -1}),
             json!({"type": "question", "id": "q", "question": "When?"}),
             json!({"type": "question", "id": "q", "question": "Which?", "options": ["A", "B"],
                 "allow_other": false, "expires_at": "2026-11-30T10:00:00Z", "origin": "imprint"}),

@@ -34,6 +34,47 @@ fn default_true() -> bool {
     true
 }
 
+/// What became of a tool call (a `tool_result`'s `status`, and a tool
+/// row's): the page writes its line from this, never from the result's prose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// It ran: a read read, a write wrote, a question was posed.
+    #[default]
+    Done,
+    /// Imprint did not run it (the user did not ask for that write).
+    Refused,
+    /// The same write or read was already made in this reply.
+    Repeated,
+    /// An `ask_user` call Imprint did not put to the user.
+    NotAsked,
+    /// It ran and failed (bad arguments, an unknown tool, a store error).
+    Failed,
+}
+
+impl ToolStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolStatus::Done => "done",
+            ToolStatus::Refused => "refused",
+            ToolStatus::Repeated => "repeated",
+            ToolStatus::NotAsked => "not_asked",
+            ToolStatus::Failed => "failed",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "done" => ToolStatus::Done,
+            "refused" => ToolStatus::Refused,
+            "repeated" => ToolStatus::Repeated,
+            "not_asked" => ToolStatus::NotAsked,
+            "failed" => ToolStatus::Failed,
+            _ => return None,
+        })
+    }
+}
+
 /// One event of a reply. Every event is appended to the reply's log and
 /// sent to every watcher; `Done` is always last.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,10 +88,22 @@ pub enum ReplyEvent {
         name: String,
         args: Value,
     },
+    /// A call's result. `args` are the arguments it ran with (a grounded
+    /// time or project, not the model's guess); `row_id` is the memory or
+    /// reminder a write made; `found` how many memories or projects a read
+    /// found.
     ToolResult {
         id: String,
         name: String,
         result: String,
+        #[serde(default)]
+        status: ToolStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        row_id: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        args: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        found: Option<u64>,
     },
     Question(Question),
     Answer {
@@ -154,8 +207,39 @@ mod tests {
                 id: "c1".into(),
                 name: "search".into(),
                 result: "none".into(),
+                status: ToolStatus::Done,
+                row_id: None,
+                args: None,
+                found: Some(0),
             },
-            json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none"}),
+            json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none",
+                "status": "done", "found": 0}),
+        );
+        round_trip(
+            &ReplyEvent::ToolResult {
+                id: "c2".into(),
+                name: "remind".into(),
+                result: "Reminder #4 set".into(),
+                status: ToolStatus::Done,
+                row_id: Some(4),
+                args: Some(json!({"text": "Call Anna", "at": "2026-12-01T09:00"})),
+                found: None,
+            },
+            json!({"type": "tool_result", "id": "c2", "name": "remind", "result": "Reminder #4 set",
+                "status": "done", "row_id": 4, "args": {"text": "Call Anna", "at": "2026-12-01T09:00"}}),
+        );
+        round_trip(
+            &ReplyEvent::ToolResult {
+                id: "c3".into(),
+                name: "ask_user".into(),
+                result: "Not asked".into(),
+                status: ToolStatus::NotAsked,
+                row_id: None,
+                args: None,
+                found: None,
+            },
+            json!({"type": "tool_result", "id": "c3", "name": "ask_user", "result": "Not asked",
+                "status": "not_asked"}),
         );
         round_trip(
             &ReplyEvent::Answer {
@@ -207,6 +291,24 @@ mod tests {
                 "expires_at": "2026-11-30T10:00:00Z", "origin": "model"
             }),
         );
+    }
+
+    #[test]
+    fn tool_statuses_read_back_from_their_names() {
+        for status in [
+            ToolStatus::Done,
+            ToolStatus::Refused,
+            ToolStatus::Repeated,
+            ToolStatus::NotAsked,
+            ToolStatus::Failed,
+        ] {
+            assert_eq!(ToolStatus::parse(status.as_str()), Some(status));
+            assert_eq!(
+                serde_json::to_value(status).unwrap(),
+                json!(status.as_str())
+            );
+        }
+        assert_eq!(ToolStatus::parse("saved"), None);
     }
 
     #[test]

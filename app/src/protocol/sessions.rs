@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Question;
+use super::{Question, ToolStatus};
 
 /// `GET /api/chat/status`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,6 +58,16 @@ pub struct Message {
     /// absent for other roles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html: Option<String>,
+    /// A tool row's outcome, as its `tool_result` said (absent on other
+    /// rows and on rows stored before outcomes were kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ToolStatus>,
+    /// The memory or reminder a tool row's write made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_id: Option<i64>,
+    /// How many memories or projects a tool row's read found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -148,6 +158,9 @@ mod tests {
                 created_at: "t1".into(),
                 stopped: false,
                 html: None,
+                status: None,
+                row_id: None,
+                found: None,
             }],
             reply: Some(ReplyState {
                 id: "r1".into(),

@@ -32,6 +32,13 @@ pub struct UserWords<'a> {
 
 impl UserWords<'_> {
     /// Latest first: an answer overrides the request.
+    /// True when the user's words (the request or an answer) say when:
+    /// a reminder asked for then needs no question.
+    pub fn state_a_time(&self, now: DateTime<Local>) -> bool {
+        self.latest_first()
+            .any(|text| when::stated(text, now).is_some())
+    }
+
     fn latest_first(&self) -> impl Iterator<Item = &str> {
         self.answers
             .iter()
@@ -265,31 +272,45 @@ fn time_need(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Need 
 /// ("remind me to send the invoice" → "to send the invoice"), else from
 /// the reminder's text.
 fn about(request: &str, model_text: &str) -> String {
-    let clean = |s: &str| {
-        s.trim()
-            .trim_end_matches(['.', '!', '?', ' '])
-            .trim()
-            .to_string()
-    };
-    for source in [request, model_text] {
-        let lower = source.to_lowercase();
-        if let Some(i) = lower.find("remind me") {
-            let rest = clean(&source[i + "remind me".len()..]);
-            let lower_rest = rest.to_lowercase();
-            if ["to ", "about ", "of ", "that "]
-                .iter()
-                .any(|p| lower_rest.starts_with(p))
-            {
-                return rest;
-            }
-        }
+    if let Some(rest) = [request, model_text].into_iter().find_map(after_remind_me) {
+        return rest;
     }
-    let text = clean(model_text);
+    let text = clean_end(model_text);
     if text.is_empty() {
         "about this".to_string()
     } else {
         format!("about “{text}”")
     }
+}
+
+fn clean_end(s: &str) -> String {
+    s.trim()
+        .trim_end_matches(['.', '!', '?', ' '])
+        .trim()
+        .to_string()
+}
+
+/// "to send the invoice" from "… remind me to send the invoice.".
+fn after_remind_me(source: &str) -> Option<String> {
+    let lower = source.to_lowercase();
+    let i = lower.find("remind me")?;
+    let rest = clean_end(&source[i + "remind me".len()..]);
+    let lower_rest = rest.to_lowercase();
+    ["to ", "about ", "of ", "that "]
+        .iter()
+        .any(|p| lower_rest.starts_with(p))
+        .then_some(rest)
+}
+
+/// What to remind of, in the user's own words: "Remind me to call Anna."
+/// → "Call Anna"; `None` when the request does not say it that way.
+pub fn reminder_text(request: &str) -> Option<String> {
+    let about = after_remind_me(request)?;
+    let (_, what) = about.split_once(' ')?;
+    let what = what.trim();
+    let mut chars = what.chars();
+    let first = chars.next()?;
+    Some(first.to_uppercase().chain(chars).collect())
 }
 
 /// A few sensible moments from now, labelled.
@@ -441,6 +462,20 @@ fn mentions(text: &str, name: &str) -> bool {
 mod tests {
     use super::when::tests::now;
     use super::*;
+
+    #[test]
+    fn the_reminders_text_comes_from_the_request() {
+        assert_eq!(
+            reminder_text("Remind me to call Anna.").as_deref(),
+            Some("Call Anna")
+        );
+        assert_eq!(
+            reminder_text("please remind me about the dentist!").as_deref(),
+            Some("The dentist")
+        );
+        assert_eq!(reminder_text("Set a reminder"), None);
+        assert_eq!(reminder_text("remind me"), None);
+    }
     use serde_json::json;
 
     fn words(request: &str) -> UserWords<'_> {

@@ -6,8 +6,9 @@
 //! dates ("December 3", "3rd of December"); clock times ("at 9", "9am",
 //! "18:00", "9:30 pm", "noon", "midnight", "7 o'clock"); parts of the day
 //! ("this evening", "tomorrow morning"); and spans from now ("in 2 hours",
-//! "in half an hour", "in ten minutes"). A bare number is not a time:
-//! "call 3 people" says nothing about when.
+//! "in half an hour", "in ten minutes"). Filler words after "in", "at" or
+//! "by" are read past: "in exactly 2 hours", "at about 9", "around noon".
+//! A bare number is not a time: "call 3 people" says nothing about when.
 
 use chrono::{DateTime, Datelike, Duration, Local, NaiveDate, NaiveTime, TimeZone, Weekday};
 
@@ -38,7 +39,7 @@ impl Stated {
 /// Finds when the user's words say, or `None` when they say nothing about
 /// time.
 pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
-    let words = words(text);
+    let words = without_fillers(words(text));
     if let Some(t) = iso(&words) {
         return Some(t);
     }
@@ -76,6 +77,40 @@ fn words(text: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// Words that soften a time without changing it.
+const FILLERS: [&str; 10] = [
+    "exactly",
+    "about",
+    "around",
+    "approximately",
+    "approx",
+    "roughly",
+    "precisely",
+    "just",
+    "circa",
+    "somewhere",
+];
+
+/// Drops filler words right after "in", "at", "by", "within", "until" or
+/// "around" ("at about 9" is "at 9"). Elsewhere they stay: "remind me
+/// about the dentist" is no time.
+fn without_fillers(words: Vec<String>) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::with_capacity(words.len());
+    for word in words {
+        let after_anchor = kept.last().is_some_and(|prev| {
+            matches!(
+                prev.as_str(),
+                "in" | "at" | "by" | "within" | "until" | "around"
+            )
+        });
+        if after_anchor && FILLERS.contains(&word.as_str()) {
+            continue;
+        }
+        kept.push(word);
+    }
+    kept
 }
 
 fn clock(hour: u32, minute: u32) -> Option<NaiveTime> {
@@ -470,6 +505,37 @@ pub(super) mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn filler_words_are_read_past() {
+        let cases = [
+            (
+                "remind me in exactly 2 hours",
+                Some(Stated::At(now() + Duration::hours(2))),
+            ),
+            (
+                "in about 10 minutes",
+                Some(Stated::At(now() + Duration::minutes(10))),
+            ),
+            (
+                "in roughly half an hour",
+                Some(Stated::At(now() + Duration::minutes(30))),
+            ),
+            ("call Anna at about 9", at((2026, 12, 1), 9, 0)),
+            ("at around 7 pm", at((2026, 11, 30), 19, 0)),
+            ("tomorrow at approximately 14:30", at((2026, 12, 1), 14, 30)),
+            ("around noon", at((2026, 11, 30), 12, 0)),
+            ("tomorrow around noon", at((2026, 12, 1), 12, 0)),
+            ("around 9", at((2026, 12, 1), 9, 0)),
+            ("by about 5pm", at((2026, 11, 30), 17, 0)),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(stated(text, now()), expected, "{text}");
+        }
+        // Fillers elsewhere are still no time.
+        assert_eq!(stated("remind me about the dentist", now()), None);
+        assert_eq!(stated("remind me about 3 people", now()), None);
     }
 
     #[test]

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::markup::{MarkupEvent, MarkupFormat, MarkupParser};
+use super::shown_text::ShownText;
 use super::{prompt, ModelError, ModelEvent, ToolCallRequest, TurnRequest};
 use crate::config::{ModelSettings, ToolFormat, ToolPrompt};
 use crate::sse::{SseLine, SseLines};
@@ -84,6 +85,7 @@ impl ModelClient {
             base_url: self.settings.base_url.clone(),
             idle: self.settings.idle_timeout,
             parser,
+            shown: ShownText::new(),
             native_calls: BTreeMap::new(),
             call_counter: 0,
             call_id_prefix: turn.call_id_prefix.clone(),
@@ -154,6 +156,8 @@ struct Producer {
     base_url: String,
     idle: Duration,
     parser: Option<MarkupParser>,
+    /// Every text passes this last guard, whatever the tool format.
+    shown: ShownText,
     native_calls: BTreeMap<u64, NativeCall>,
     call_counter: u64,
     call_id_prefix: String,
@@ -246,7 +250,7 @@ impl Producer {
 
     async fn text(&mut self, text: &str) {
         match &mut self.parser {
-            None => self.send(ModelEvent::Text(text.to_string())).await,
+            None => self.show(text).await,
             Some(parser) => {
                 let events = parser.push(text);
                 self.send_markup(events).await;
@@ -290,6 +294,8 @@ impl Producer {
             let events = parser.finish();
             self.send_markup(events).await;
         }
+        let rest = self.shown.finish();
+        self.send_shown(rest).await;
         let calls = std::mem::take(&mut self.native_calls);
         for (_, call) in calls {
             if call.name.is_empty() {
@@ -316,10 +322,31 @@ impl Producer {
         Ok(())
     }
 
+    /// Text for the user, through the last markup guard.
+    async fn show(&mut self, text: &str) {
+        let shown = self.shown.push(text);
+        self.send_shown(shown).await;
+    }
+
+    /// Sends what the guard let through, and reports what it dropped as
+    /// markup that could not be read.
+    async fn send_shown(&mut self, shown: String) {
+        let dropped = self.shown.take_dropped();
+        if !shown.is_empty() {
+            self.send(ModelEvent::Text(shown)).await;
+        }
+        if !dropped.trim().is_empty() {
+            self.send(ModelEvent::Malformed(dropped)).await;
+        }
+    }
+
     async fn send_markup(&mut self, events: Vec<MarkupEvent>) {
         for event in events {
             let event = match event {
-                MarkupEvent::Text(text) => ModelEvent::Text(text),
+                MarkupEvent::Text(text) => {
+                    self.show(&text).await;
+                    continue;
+                }
                 MarkupEvent::Malformed(raw) => ModelEvent::Malformed(raw),
                 MarkupEvent::Call(call) => ModelEvent::ToolCall(ToolCallRequest {
                     id: self.next_id(),

@@ -6,7 +6,7 @@
 //! before the `question` event, the writing slot is given up while it
 //! waits, and the research deadline moves by the time waited.
 
-use app::protocol::{DashboardEvent, Question, QuestionOrigin, ReplyEvent, Role};
+use app::protocol::{DashboardEvent, Question, QuestionOrigin, ReplyEvent, ToolStatus};
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
@@ -14,7 +14,7 @@ use super::stream::{append, cut_result, Interrupt, Run};
 use crate::ask::{self, WaitOutcome};
 use crate::grounding::{self, Need};
 use crate::models::ToolCallRequest;
-use crate::store::NewMessage;
+use crate::store::{NewMessage, ToolOutcome};
 use crate::tools::{self, ToolOutput, ASK_USER, LIST_PROJECTS, SEARCH};
 
 /// How a question ended, short of a stop.
@@ -42,7 +42,15 @@ impl Run {
                 return Ok((output, call.arguments.clone(), content));
             }
         };
-        if let Some(output) = self.policy.refuse_question(self.asked) {
+        // A reminder asked for whose time the user gave needs no question.
+        let time_given = grounding::asks_for_reminder(&self.request)
+            && tools::is_offered(&self.tools, tools::REMIND)
+            && grounding::UserWords {
+                request: &self.request,
+                answers: &self.answers,
+            }
+            .state_a_time(self.env.clock.now());
+        if let Some(output) = self.policy.refuse_question(self.asked, time_given) {
             let content = output.text.clone();
             return Ok((output, call.arguments.clone(), content));
         }
@@ -162,13 +170,10 @@ impl Run {
                 });
                 let mut stored_args = stored_args;
                 stored_args["outcome"] = json!("stopped");
-                let row = NewMessage {
-                    role: Role::Tool,
-                    content: "No answer: the reply was stopped.".into(),
-                    tool_name: Some(ASK_USER.into()),
-                    tool_args: Some(stored_args),
-                    stopped: true,
-                };
+                let mut row =
+                    NewMessage::tool(ASK_USER, stored_args, "No answer: the reply was stopped.")
+                        .with_outcome(ToolOutcome::default());
+                row.stopped = true;
                 if let Err(error) = append(&self.store, &self.reply.session_id, row).await {
                     tracing::warn!(%error, "could not keep the unanswered question");
                 }
@@ -225,13 +230,9 @@ impl Run {
                 ),
             };
             stored_args["outcome"] = json!(outcome);
-            let row = NewMessage {
-                role: Role::Tool,
-                content,
-                tool_name: Some(ASK_USER.into()),
-                tool_args: Some(stored_args),
-                stopped: false,
-            };
+            // A question posed: `done`, its card shows its outcome.
+            let row = NewMessage::tool(ASK_USER, stored_args, content)
+                .with_outcome(ToolOutcome::default());
             append(&self.store, &self.reply.session_id, row)
                 .await
                 .map_err(Interrupt::Failed)?;
@@ -266,12 +267,15 @@ impl Run {
                 let content = cut_result(&output.text);
                 return (output, args, content);
             }
+            // The write could not be made: the detail it needs never came.
             (_, Need::Time { .. }) => ToolOutput {
                 text: "No reminder was set: the user did not say when. Tell the user you did not set it, and that they can tell you when.".into(),
+                status: ToolStatus::Failed,
                 ..ToolOutput::default()
             },
             _ => ToolOutput {
                 text: "Nothing was stored: the user did not say which project. Tell the user you did not store it, and that they can tell you the project.".into(),
+                status: ToolStatus::Failed,
                 ..ToolOutput::default()
             },
         };

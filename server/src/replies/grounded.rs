@@ -3,12 +3,13 @@
 //! question before the call runs; "the project" among several is settled
 //! before the model starts.
 
+use app::protocol::ToolStatus;
 use serde_json::Value;
 
 use super::stream::{cut_result, Interrupt, Run};
 use crate::grounding::{self, Verdict};
 use crate::models::{ChatMessage, ToolCallRequest};
-use crate::tools::{self, ToolOutput, ASK_USER, LIST_PROJECTS, SEARCH, STORE};
+use crate::tools::{self, ToolOutput, ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
 
 impl Run {
     /// "The project" among several, unnamed: Imprint asks which before
@@ -43,10 +44,22 @@ impl Run {
         call: &ToolCallRequest,
     ) -> Result<(ToolOutput, Value, String), Interrupt> {
         if !tools::is_offered(&self.tools, &call.name) {
-            let output = ToolOutput {
-                text: format!("Error: the tool `{}` is not available here", call.name),
-                error: true,
-                ..ToolOutput::default()
+            let output = if matches!(call.name.as_str(), STORE | REMIND) && !self.read_only {
+                // Left out of the offer because the user did not ask for it.
+                ToolOutput {
+                    text: format!(
+                        "Not done: the user did not ask for it, so `{}` is not offered. Do not call it again; answer the user.",
+                        call.name
+                    ),
+                    status: ToolStatus::Refused,
+                    ..ToolOutput::default()
+                }
+            } else {
+                ToolOutput {
+                    text: format!("Error: the tool `{}` is not available here", call.name),
+                    error: true,
+                    ..ToolOutput::default()
+                }
             };
             let content = cut_result(&output.text);
             return Ok((output, call.arguments.clone(), content));
@@ -72,6 +85,7 @@ impl Run {
             Verdict::Refuse(reason) => {
                 let output = ToolOutput {
                     text: format!("Not done: {reason}. Do not call it again; answer the user."),
+                    status: ToolStatus::Refused,
                     ..ToolOutput::default()
                 };
                 let content = output.text.clone();
@@ -85,6 +99,7 @@ impl Run {
         if let Some(output) = self
             .policy
             .repeated_write(&call.name, &args, self.env.clock.now())
+            .or_else(|| self.policy.repeated_read(&call.name, &args))
         {
             let content = output.text.clone();
             return Ok((output, args, content));

@@ -118,6 +118,9 @@ mod tests {
             created_at: String::new(),
             stopped: false,
             html: None,
+            status: None,
+            row_id: None,
+            found: None,
         }
     }
 

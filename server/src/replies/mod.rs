@@ -10,6 +10,7 @@ mod asking;
 mod grounded;
 mod history;
 mod log;
+mod own_answer;
 mod policy;
 mod stream;
 

@@ -3,20 +3,26 @@
 //!
 //! A 0.5B model calls tools, but it also
 //! - answers "I'll remind you" without setting anything (one **nudge**);
-//! - repeats a write it already made (a **repeat** is not redone, and a
-//!   turn of nothing but repeats ends the tool loop);
+//! - repeats a write it already made, or a read with the same arguments
+//!   (a **repeat** is not redone);
+//! - goes on after the job is done, calling writes that were not asked
+//!   for and asking "anything else?" (once every write the request asked
+//!   for is made, a turn of only refused, unasked or repeated calls
+//!   **ends** the tool loop with the reserved answer);
 //! - writes dozens of calls in one turn (a **call cap** per turn);
 //! - asks again and again, or asks "anything else?" once the reminder is
 //!   set (a **question cap**);
-//! - writes nothing after its tools ran (a **fallback** answer in the
-//!   tools' own words).
+//! - writes nothing readable after its tools ran (a **fallback** answer
+//!   Imprint writes from what was done or found).
 
+use app::protocol::ToolStatus;
 use chrono::{DateTime, Local};
 use serde_json::Value;
 
+use super::own_answer;
 use crate::grounding;
 use crate::models::{ChatMessage, ToolCallRequest};
-use crate::tools::{self, ToolOutput};
+use crate::tools::{self, ToolOutput, WritesAsked};
 
 /// Calls run per model turn; more are dropped with a note (a small model
 /// may write dozens in one turn).
@@ -32,10 +38,12 @@ pub(super) struct SmallModelPolicy {
     /// The writes made so far (tool, arguments, result): a small model
     /// repeats a call it already made, and must not store it twice.
     writes: Vec<(String, Value, String)>,
-    /// Calls that repeated one of `writes`.
-    repeats: usize,
+    /// The reads made so far (tool, arguments, result): none runs twice.
+    reads: Vec<(String, Value, String)>,
     /// The model was reminded once to make the reminder it was asked for.
     nudged: bool,
+    /// Imprint made the reminder call itself (once, after the nudge).
+    reminded_for_the_model: bool,
     /// The last read that found something (for a model that then says
     /// nothing).
     found: Option<String>,
@@ -64,6 +72,34 @@ impl SmallModelPolicy {
         ))
     }
 
+    /// After the nudge, a model that still sets no reminder gets one set
+    /// for it: the `remind` call Imprint makes itself, with the text of
+    /// the user's request (its time is then grounded as any call's: from
+    /// the user's words, or Imprint's question). Once per reply.
+    pub fn reminder_for_the_model(
+        &mut self,
+        offered: &[Value],
+        request: &str,
+        details_asked: bool,
+    ) -> Option<ToolCallRequest> {
+        let still_forgotten = self.nudged
+            && !self.reminded_for_the_model
+            && tools::is_offered(offered, tools::REMIND)
+            && grounding::asks_for_reminder(request)
+            && !self.reminder_set()
+            && !details_asked;
+        if !still_forgotten {
+            return None;
+        }
+        let text = grounding::reminder_text(request)?;
+        self.reminded_for_the_model = true;
+        Some(ToolCallRequest {
+            id: "imprint_remind".into(),
+            name: tools::REMIND.into(),
+            arguments: serde_json::json!({ "text": text }),
+        })
+    }
+
     /// Keeps the first [`MAX_CALLS_PER_TURN`] calls of a turn; the note
     /// for the model when more were dropped.
     pub fn cap_calls(calls: &mut Vec<ToolCallRequest>) -> Option<ChatMessage> {
@@ -74,11 +110,6 @@ impl SmallModelPolicy {
                 "(Imprint: only the first {MAX_CALLS_PER_TURN} tool calls of a turn run; {extra_calls} more were not run. Call only what you need.)"
             ))
         })
-    }
-
-    /// How many calls so far repeated a write.
-    pub fn repeats(&self) -> usize {
-        self.repeats
     }
 
     /// The output for a call that repeats a write this reply already made
@@ -93,31 +124,67 @@ impl SmallModelPolicy {
             .writes
             .iter()
             .find(|(done_name, done, _)| done_name == name && same_write(name, done, args, now))?;
-        let output = ToolOutput {
+        Some(ToolOutput {
             text: format!("Already done, do not repeat it: {result}"),
+            status: ToolStatus::Repeated,
             ..ToolOutput::default()
-        };
-        self.repeats += 1;
-        Some(output)
+        })
+    }
+
+    /// The output for a read this reply already made with the same
+    /// arguments (its result again, not run twice), or `None`.
+    pub fn repeated_read(&self, name: &str, args: &Value) -> Option<ToolOutput> {
+        let (_, _, result) = self
+            .reads
+            .iter()
+            .find(|(done_name, done, _)| done_name == name && same_read(done, args))?;
+        Some(ToolOutput {
+            text: format!(
+                "Already done with the same arguments; do not repeat it. Its result: {result}"
+            ),
+            status: ToolStatus::Repeated,
+            ..ToolOutput::default()
+        })
     }
 
     /// Keeps what a call did: a write (against repeats, and as the
-    /// fallback answer) or what a read found.
+    /// fallback answer), a read (against repeats) and what it found.
     pub fn record(&mut self, name: &str, args: &Value, output: &ToolOutput) {
-        if output.wrote && !output.error {
+        if output.error {
+            return;
+        }
+        if output.wrote {
             self.writes
                 .push((name.to_string(), args.clone(), output.text.clone()));
-        } else if !output.error && !output.facts.is_empty() {
+            return;
+        }
+        self.reads
+            .push((name.to_string(), args.clone(), output.text.clone()));
+        if !output.facts.is_empty() {
             self.found = Some(output.text.clone());
         }
     }
 
+    /// True once the job is done: every write the request asked for was
+    /// made, and the reply did something (a write, or a read).
+    pub fn job_done(&self, request: &str) -> bool {
+        let asked = WritesAsked::of(request);
+        let made = |tool: &str| self.writes.iter().any(|(name, _, _)| name == tool);
+        (!asked.save || made(tools::STORE))
+            && (!asked.remind || made(tools::REMIND))
+            && !(self.writes.is_empty() && self.reads.is_empty())
+    }
+
     /// Why the model's `ask_user` is not asked, if it is not: the
-    /// reminder asked for is set (small models ask "anything else?"), or
+    /// reminder asked for is set (small models ask "anything else?"), the
+    /// user already said what the reminder asked for needs (`time_given`:
+    /// a small model asks "Do you want to call Anna?" after the time), or
     /// the user already answered enough questions in this reply.
-    pub fn refuse_question(&self, asked: usize) -> Option<ToolOutput> {
+    pub fn refuse_question(&self, asked: usize, time_given: bool) -> Option<ToolOutput> {
         let text = if self.reminder_set() {
             "Not asked: what the user asked for is done. Do not ask; answer the user now.".into()
+        } else if time_given {
+            "Not asked: the user already said when. Do not ask; call remind now with the text and that time.".into()
         } else if asked >= MAX_MODEL_QUESTION_AFTER {
             format!(
                 "Not asked: the user already answered {asked} questions in this reply. Do not ask again; go on with what they said, and say what you assumed."
@@ -127,26 +194,71 @@ impl SmallModelPolicy {
         };
         Some(ToolOutput {
             text,
+            status: ToolStatus::NotAsked,
             ..ToolOutput::default()
         })
     }
 
-    /// The answer for a model that wrote nothing after its tools ran: the
-    /// last write's result, else what the last search found.
-    pub fn fallback(&self) -> Option<String> {
-        self.writes
-            .last()
-            .map(|(_, _, result)| result.clone())
+    /// The answer for a model that wrote nothing readable after its tools
+    /// ran: what its writes did ("Done: reminder set for Tuesday 09:00 to
+    /// call Anna."), else what the last search found, else that its reads
+    /// found nothing.
+    pub fn fallback(&self, now: DateTime<Local>) -> Option<String> {
+        let writes: Vec<(String, Value)> = self
+            .writes
+            .iter()
+            .map(|(name, args, _)| (name.clone(), args.clone()))
+            .collect();
+        own_answer::from_writes(&writes, now)
+            .or_else(|| self.found.as_deref().map(own_answer::from_found))
             .or_else(|| {
-                self.found
-                    .as_ref()
-                    .map(|found| format!("Here is what I found:\n\n{found}"))
+                self.reads
+                    .last()
+                    .map(|(name, args, _)| own_answer::nothing_found(name, args))
             })
     }
 
     fn reminder_set(&self) -> bool {
         self.writes.iter().any(|(name, _, _)| name == tools::REMIND)
     }
+}
+
+/// True for a turn whose calls all did nothing: refused, not asked, or
+/// repeats (an empty turn is no such turn).
+pub(super) fn did_nothing(statuses: &[ToolStatus]) -> bool {
+    !statuses.is_empty()
+        && statuses.iter().all(|s| {
+            matches!(
+                s,
+                ToolStatus::Refused | ToolStatus::NotAsked | ToolStatus::Repeated
+            )
+        })
+}
+
+/// Whether two reads have the same arguments: blank and absent optional
+/// arguments are the same, and text compares without case or outer
+/// spaces ("Billing" and "billing ").
+fn same_read(a: &Value, b: &Value) -> bool {
+    let normal = |v: &Value| -> Vec<(String, String)> {
+        let mut pairs: Vec<(String, String)> = v
+            .as_object()
+            .map(|map| {
+                map.iter()
+                    .filter_map(|(k, v)| {
+                        let text = match v {
+                            Value::String(s) => s.trim().to_lowercase(),
+                            Value::Null => String::new(),
+                            other => other.to_string(),
+                        };
+                        (!text.is_empty()).then(|| (k.clone(), text))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        pairs.sort();
+        pairs
+    };
+    normal(a) == normal(b)
 }
 
 /// Whether two writes of one reply are the same: a reminder at the same
@@ -171,6 +283,81 @@ fn same_write(tool: &str, a: &Value, b: &Value, now: DateTime<Local>) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn done(text: &str) -> ToolOutput {
+        ToolOutput {
+            text: text.into(),
+            ..ToolOutput::default()
+        }
+    }
+
+    #[test]
+    fn no_read_runs_twice_with_the_same_arguments() {
+        let mut policy = SmallModelPolicy::default();
+        policy.record(tools::LIST_PROJECTS, &json!({}), &done("Projects: Billing"));
+        let again = policy
+            .repeated_read(tools::LIST_PROJECTS, &json!({}))
+            .unwrap();
+        assert_eq!(again.status, ToolStatus::Repeated);
+        assert!(again.text.ends_with("Projects: Billing"), "{}", again.text);
+        policy.record(
+            tools::SEARCH,
+            &json!({"query": "tea", "project": "Home"}),
+            &done("1 memories found"),
+        );
+        assert!(policy
+            .repeated_read(
+                tools::SEARCH,
+                &json!({"project": "home ", "query": "Tea", "since": ""})
+            )
+            .is_some());
+        assert!(policy
+            .repeated_read(tools::SEARCH, &json!({"query": "tea"}))
+            .is_none());
+    }
+
+    #[test]
+    fn the_job_is_done_once_every_write_asked_for_is_made() {
+        let request = "Remind me to call Anna.";
+        let mut policy = SmallModelPolicy::default();
+        assert!(!policy.job_done(request));
+        policy.record(tools::SEARCH, &json!({"query": "Anna"}), &done("none"));
+        assert!(!policy.job_done(request), "the reminder is not set yet");
+        assert!(policy.refuse_question(0, false).is_none());
+        // Once the user said when, the model's question is noise.
+        assert_eq!(
+            policy.refuse_question(0, true).map(|o| o.status),
+            Some(ToolStatus::NotAsked)
+        );
+        let set = ToolOutput {
+            text: "Reminder #1 set".into(),
+            wrote: true,
+            row_id: Some(1),
+            ..ToolOutput::default()
+        };
+        policy.record(
+            tools::REMIND,
+            &json!({"text": "Call Anna", "at": "2026-12-01T09:00"}),
+            &set,
+        );
+        assert!(policy.job_done(request));
+        let refused = policy.refuse_question(0, false).unwrap();
+        assert_eq!(refused.status, ToolStatus::NotAsked);
+        // A read request is done once something was read.
+        let mut reading = SmallModelPolicy::default();
+        assert!(!reading.job_done("List my projects."));
+        reading.record(tools::LIST_PROJECTS, &json!({}), &done("Projects: A"));
+        assert!(reading.job_done("List my projects."));
+    }
+
+    #[test]
+    fn a_turn_that_did_nothing() {
+        use ToolStatus::*;
+        assert!(did_nothing(&[Refused, NotAsked, Repeated]));
+        assert!(!did_nothing(&[Refused, Done]));
+        assert!(!did_nothing(&[Failed]));
+        assert!(!did_nothing(&[]));
+    }
 
     #[test]
     fn reminders_moments_apart_are_the_same_write() {

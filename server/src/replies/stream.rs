@@ -10,18 +10,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use app::protocol::{DashboardEvent, ReplyEvent, Role};
+use app::protocol::{DashboardEvent, ReplyEvent, ToolStatus};
 use serde_json::Value;
 use tokio::sync::{broadcast, OwnedSemaphorePermit, Semaphore};
 
-use super::policy::SmallModelPolicy;
+use super::policy::{self, SmallModelPolicy};
 use super::{Replies, Reply};
 use crate::clock::Clock;
 use crate::grounding::{self, Need};
+use crate::models::shown_text::without_markup;
 use crate::models::{ChatMessage, ModelClient, ModelEvent, ToolCallRequest, TurnRequest};
 use crate::research::Research;
-use crate::store::{NewMessage, Store};
-use crate::tools::{self, run::ToolEnv, Offer, ToolOutput, ASK_USER, MAX_RESULT_CHARS};
+use crate::store::{NewMessage, Store, ToolOutcome};
+use crate::tools::{
+    self, run::ToolEnv, Offer, ToolOutput, WritesAsked, ASK_USER, MAX_RESULT_CHARS,
+};
 
 /// What every reply needs from the server.
 pub struct ReplyEnv {
@@ -40,34 +43,38 @@ pub struct ReplyEnv {
     pub clock: Clock,
 }
 
-/// The tool schemas for each kind of caller.
+/// The tool schemas for each kind of caller and each set of writes a
+/// request may ask for (16 sets, built once).
 pub struct ToolSets {
-    sets: [Arc<Vec<Value>>; 4],
+    sets: Vec<Arc<Vec<Value>>>,
 }
 
 impl ToolSets {
     pub fn new(format: crate::config::ToolFormat) -> Self {
-        let set = |read_only, can_answer| {
-            Arc::new(tools::offered(
-                format,
-                Offer {
-                    read_only,
-                    can_answer,
-                },
-            ))
-        };
-        Self {
-            sets: [
-                set(false, false),
-                set(false, true),
-                set(true, false),
-                set(true, true),
-            ],
-        }
+        let sets = (0..16usize)
+            .map(|index| {
+                let bit = |b: usize| index & (1 << b) != 0;
+                let offer = Offer {
+                    read_only: bit(3),
+                    can_answer: bit(2),
+                };
+                let writes = WritesAsked {
+                    save: bit(1),
+                    remind: bit(0),
+                };
+                Arc::new(tools::offered_for(format, offer, writes))
+            })
+            .collect();
+        Self { sets }
     }
 
-    pub fn get(&self, offer: Offer) -> Arc<Vec<Value>> {
-        let index = usize::from(offer.read_only) * 2 + usize::from(offer.can_answer);
+    /// The tools a caller may offer, with only the writes the request asks
+    /// for.
+    pub fn get(&self, offer: Offer, writes: WritesAsked) -> Arc<Vec<Value>> {
+        let index = usize::from(offer.read_only) * 8
+            + usize::from(offer.can_answer) * 4
+            + usize::from(writes.save) * 2
+            + usize::from(writes.remind);
         Arc::clone(&self.sets[index])
     }
 }
@@ -103,10 +110,12 @@ pub async fn stream_reply(job: ReplyJob) {
     let mut run = Run::new(job);
     let outcome = run.run().await;
     run.release_slot();
-    let text = run.text.trim().to_string();
+    // Markup never reaches the user, even in the stored answer.
+    let text = without_markup(&run.text);
     let session = reply.session_id.clone();
-    // A small model may write nothing after its tools ran (see the policy).
-    let fallback = run.policy.fallback();
+    // A small model may write nothing readable after its tools ran (see
+    // the policy): Imprint answers from what was done or found.
+    let fallback = run.policy.fallback(env.clock.now());
     let text = match (&outcome, text.is_empty(), fallback) {
         (Ok(()), true, Some(fallback)) => {
             reply.log.publish(ReplyEvent::Token {
@@ -156,13 +165,9 @@ pub async fn stream_reply(job: ReplyJob) {
 }
 
 fn assistant(text: &str, stopped: bool) -> NewMessage {
-    NewMessage {
-        role: Role::Assistant,
-        content: text.to_string(),
-        tool_name: None,
-        tool_args: None,
-        stopped,
-    }
+    let mut message = NewMessage::assistant(text);
+    message.stopped = stopped;
+    message
 }
 
 pub(super) async fn append(
@@ -196,6 +201,8 @@ pub(super) struct Run {
     pub(super) answers: Vec<String>,
     /// The guards against a small model's habits.
     pub(super) policy: SmallModelPolicy,
+    /// The caller allows no writes (writes are then not offered at all).
+    pub(super) read_only: bool,
     /// Questions put to the user in this reply (the model's and Imprint's).
     pub(super) asked: usize,
     /// The details Imprint asked for in this reply, and what came of it.
@@ -212,11 +219,6 @@ struct Turn {
 
 impl Run {
     fn new(job: ReplyJob) -> Self {
-        let tools = job.env.tool_sets.get(job.offer);
-        let mut messages = vec![ChatMessage::System(tools::system_prompt(
-            &tools,
-            job.env.clock.now(),
-        ))];
         let request = job
             .history
             .iter()
@@ -226,11 +228,19 @@ impl Run {
                 _ => None,
             })
             .unwrap_or_default();
+        // Writes the user did not ask for are not offered at all (rather
+        // than refused after the model made them).
+        let tools = job.env.tool_sets.get(job.offer, WritesAsked::of(&request));
+        let mut messages = vec![ChatMessage::System(tools::system_prompt(
+            &tools,
+            job.env.clock.now(),
+        ))];
         messages.extend(job.history);
         Self {
             request,
             answers: Vec::new(),
             policy: SmallModelPolicy::default(),
+            read_only: job.offer.read_only,
             asked: 0,
             settled: Vec::new(),
             research: Research::new(job.env.research_budget, job.env.max_tool_iters),
@@ -259,6 +269,19 @@ impl Run {
             let mut turn = self.turn(true).await?;
             if turn.calls.is_empty() && turn.malformed == 0 {
                 let details_asked = !self.settled.is_empty();
+                if let Some(call) =
+                    self.policy
+                        .reminder_for_the_model(&self.tools, &self.request, details_asked)
+                {
+                    // Nudged and still nothing set: Imprint makes the call.
+                    self.messages.push(ChatMessage::Assistant {
+                        content: turn.text,
+                        tool_calls: vec![call.clone()],
+                    });
+                    let (progress, _) = self.call(call).await?;
+                    self.research.finish_turn(progress);
+                    continue;
+                }
                 let Some(nudge) =
                     self.policy
                         .reminder_nudge(&self.tools, &self.request, details_asked)
@@ -280,14 +303,15 @@ impl Run {
                     content: turn.text,
                     tool_calls: turn.calls.clone(),
                 });
-                let calls = turn.calls.len();
-                let repeats_before = self.policy.repeats();
+                let mut statuses = Vec::with_capacity(turn.calls.len());
                 for call in turn.calls {
-                    progress |= self.call(call).await?;
+                    let (made_progress, status) = self.call(call).await?;
+                    progress |= made_progress;
+                    statuses.push(status);
                 }
-                if self.policy.repeats() - repeats_before == calls {
-                    // Only writes it already made: a small model looping.
-                    // What the user asked is done; answer now.
+                if policy::did_nothing(&statuses) && self.policy.job_done(&self.request) {
+                    // The job is done and the model only repeats, asks
+                    // or writes what was not asked: a small model looping.
                     return self
                         .reserved_answer("What the user asked for is done.")
                         .await;
@@ -368,8 +392,9 @@ impl Run {
     }
 
     /// Runs one call: publishes it, runs it, publishes and stores its
-    /// result, and hands it to the model. True if it made progress.
-    async fn call(&mut self, call: ToolCallRequest) -> Result<bool, Interrupt> {
+    /// result, and hands it to the model. Returns whether it made progress
+    /// and what became of it.
+    async fn call(&mut self, call: ToolCallRequest) -> Result<(bool, ToolStatus), Interrupt> {
         self.reply.log.publish(ReplyEvent::ToolCall {
             id: call.id.clone(),
             name: call.name.clone(),
@@ -382,18 +407,23 @@ impl Run {
                 self.grounded_run(&call).await?
             };
         let result = cut_result(&output.text);
+        // What happened, for the page: never the model's guess.
+        let outcome = ToolOutcome {
+            status: output.outcome(),
+            row_id: output.row_id,
+            found: output.found,
+        };
         self.reply.log.publish(ReplyEvent::ToolResult {
             id: call.id.clone(),
             name: call.name.clone(),
             result: result.clone(),
+            status: outcome.status,
+            row_id: outcome.row_id,
+            args: Some(stored_args.clone()),
+            found: outcome.found,
         });
-        let row = NewMessage {
-            role: Role::Tool,
-            content: stored_content,
-            tool_name: Some(call.name.clone()),
-            tool_args: Some(stored_args),
-            stopped: false,
-        };
+        let row =
+            NewMessage::tool(call.name.clone(), stored_args, stored_content).with_outcome(outcome);
         append(&self.store, &self.reply.session_id, row)
             .await
             .map_err(Interrupt::Failed)?;
@@ -402,7 +432,10 @@ impl Run {
             name: call.name,
             content: result,
         });
-        Ok(output.wrote || self.research.learn(output.facts))
+        // Refused, repeated and unasked calls are no progress.
+        let progress = outcome.status == ToolStatus::Done
+            && (output.wrote || self.research.learn(output.facts));
+        Ok((progress, outcome.status))
     }
 
     pub(super) async fn run_tool(&self, name: &str, args: &Value) -> ToolOutput {

@@ -32,7 +32,7 @@ use tokio::sync::oneshot;
 pub use memories::{
     Memory, MemoryHit, MemoryQuery, NewMemory, ProjectInfo, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT,
 };
-pub use sessions::{NewMessage, DEFAULT_CHANNEL, DEFAULT_TITLE, TITLE_MAX_CHARS};
+pub use sessions::{NewMessage, ToolOutcome, DEFAULT_CHANNEL, DEFAULT_TITLE, TITLE_MAX_CHARS};
 
 /// What can go wrong in the store.
 #[derive(Debug, thiserror::Error)]

@@ -13,7 +13,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// The schema, one step per entry, applied in order at open. The database's
 /// `PRAGMA user_version` is the number of steps already applied. Never edit a
 /// released step: append a new one.
-pub(super) const MIGRATIONS: &[&str] = &[r#"
+pub(super) const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE sessions (
     id         TEXT PRIMARY KEY NOT NULL,
     title      TEXT NOT NULL,
@@ -76,7 +77,15 @@ CREATE TABLE reminders (
 );
 CREATE INDEX reminders_pending ON reminders (done, due_at);
 CREATE INDEX reminders_by_session ON reminders (session_id);
-"#];
+"#,
+    // A tool row's outcome (SPEC 4: tool rows carry their tool_result's
+    // status), the row its write made and how many its read found.
+    r#"
+ALTER TABLE messages ADD COLUMN status TEXT;
+ALTER TABLE messages ADD COLUMN row_id INTEGER;
+ALTER TABLE messages ADD COLUMN found INTEGER;
+"#,
+];
 
 pub(super) fn configure(conn: &Connection) -> Result<(), StoreError> {
     conn.busy_timeout(BUSY_TIMEOUT)?;

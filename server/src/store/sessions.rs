@@ -2,7 +2,7 @@
 //! sessions, and appending messages (all or nothing, in order; the first
 //! user message names an untitled session).
 
-use app::protocol::{Message, Role, SessionSummary};
+use app::protocol::{Message, Role, SessionSummary, ToolStatus};
 use rusqlite::types::Type;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
@@ -28,6 +28,19 @@ pub struct NewMessage {
     pub tool_args: Option<Value>,
     /// True for an assistant message cut short by a stop.
     pub stopped: bool,
+    /// A tool row's outcome, as its `tool_result` told it.
+    pub outcome: Option<ToolOutcome>,
+}
+
+/// What became of a tool call, kept with its row so history shows what
+/// happened, not what the model asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolOutcome {
+    pub status: ToolStatus,
+    /// The memory or reminder a write made.
+    pub row_id: Option<i64>,
+    /// How many memories or projects a read found.
+    pub found: Option<u64>,
 }
 
 impl NewMessage {
@@ -47,7 +60,14 @@ impl NewMessage {
             tool_name: Some(name.into()),
             tool_args: Some(args),
             stopped: false,
+            outcome: None,
         }
+    }
+
+    /// This row with its call's outcome.
+    pub fn with_outcome(mut self, outcome: ToolOutcome) -> Self {
+        self.outcome = Some(outcome);
+        self
     }
 
     fn plain(role: Role, content: impl Into<String>) -> Self {
@@ -57,6 +77,7 @@ impl NewMessage {
             tool_name: None,
             tool_args: None,
             stopped: false,
+            outcome: None,
         }
     }
 }
@@ -124,7 +145,8 @@ impl Store {
             };
             let messages = {
                 let mut stmt = tx.prepare_cached(
-                    "SELECT seq, role, content, tool_name, tool_args, created_at, stopped
+                    "SELECT seq, role, content, tool_name, tool_args, created_at, stopped,
+                            status, row_id, found
                      FROM messages WHERE session_id = ?1 ORDER BY seq",
                 )?;
                 let rows = stmt.query_map([&id], message_from_row)?;
@@ -286,6 +308,13 @@ fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         created_at: row.get(5)?,
         stopped: row.get(6)?,
         html: None,
+        status: row
+            .get::<_, Option<String>>(7)?
+            .and_then(|status| ToolStatus::parse(&status)),
+        row_id: row.get(8)?,
+        found: row
+            .get::<_, Option<i64>>(9)?
+            .and_then(|n| u64::try_from(n).ok()),
     })
 }
 
@@ -321,8 +350,9 @@ fn append_in(
         let created_at = fmt_ts(next_now());
         conn.prepare_cached(
             "INSERT INTO messages
-               (session_id, seq, role, content, tool_name, tool_args, stopped, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+               (session_id, seq, role, content, tool_name, tool_args, stopped, created_at,
+                status, row_id, found)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?
         .execute(params![
             session_id,
@@ -333,6 +363,12 @@ fn append_in(
             args_text,
             message.stopped,
             created_at,
+            message.outcome.map(|o| o.status.as_str()),
+            message.outcome.and_then(|o| o.row_id),
+            message
+                .outcome
+                .and_then(|o| o.found)
+                .and_then(|n| i64::try_from(n).ok()),
         ])?;
         if may_name && message.role == Role::User {
             if let Some(title) = clean_title(&message.content) {
@@ -353,6 +389,9 @@ fn append_in(
             created_at,
             stopped: message.stopped,
             html: None,
+            status: message.outcome.map(|o| o.status),
+            row_id: message.outcome.and_then(|o| o.row_id),
+            found: message.outcome.and_then(|o| o.found),
         });
     }
     if let Some(at) = last_at {

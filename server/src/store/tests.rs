@@ -271,6 +271,49 @@ async fn a_renamed_session_keeps_its_title() {
 }
 
 #[tokio::test]
+async fn a_tool_rows_outcome_round_trips() {
+    let store = mem();
+    let s = store.create_session(None, "chat").await.unwrap();
+    let set = NewMessage::tool("remind", json!({"text": "Call Anna"}), "Reminder #4 set")
+        .with_outcome(ToolOutcome {
+            status: app::protocol::ToolStatus::Done,
+            row_id: Some(4),
+            found: None,
+        });
+    let refused =
+        NewMessage::tool("store", json!({"content": "x"}), "Not done").with_outcome(ToolOutcome {
+            status: app::protocol::ToolStatus::Refused,
+            row_id: None,
+            found: None,
+        });
+    let read =
+        NewMessage::tool("search", json!({"query": "tea"}), "3 found").with_outcome(ToolOutcome {
+            status: app::protocol::ToolStatus::Done,
+            row_id: None,
+            found: Some(3),
+        });
+    let appended = store
+        .append_messages(&s.id, vec![set, refused, read, NewMessage::user("hi")])
+        .await
+        .unwrap();
+    let (_, messages) = store.get_session(&s.id).await.unwrap().unwrap();
+    assert_eq!(messages, appended);
+    let outcomes: Vec<_> = messages
+        .iter()
+        .map(|m| (m.status, m.row_id, m.found))
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            (Some(app::protocol::ToolStatus::Done), Some(4), None),
+            (Some(app::protocol::ToolStatus::Refused), None, None),
+            (Some(app::protocol::ToolStatus::Done), None, Some(3)),
+            (None, None, None),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn messages_get_increasing_seqs_and_round_trip() {
     let store = mem();
     let s = store

@@ -31,14 +31,46 @@ impl Offer {
     };
 }
 
-/// The tool schemas offered to the model (OpenAI format).
+/// The writes a request asks for: a reply offers `store` only when the
+/// user asked to save, `remind` only when they asked to be reminded (a
+/// small model offered them stores and reminds unasked).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WritesAsked {
+    pub save: bool,
+    pub remind: bool,
+}
+
+impl WritesAsked {
+    pub const ALL: WritesAsked = WritesAsked {
+        save: true,
+        remind: true,
+    };
+
+    /// What the user's message asks for (the grounding word tests).
+    pub fn of(request: &str) -> Self {
+        Self {
+            save: crate::grounding::asks_to_save(request),
+            remind: crate::grounding::asks_for_reminder(request),
+        }
+    }
+}
+
+/// The tool schemas offered to the model (OpenAI format), every write
+/// included unless the caller is read-only.
 pub fn offered(format: ToolFormat, offer: Offer) -> Vec<Value> {
+    offered_for(format, offer, WritesAsked::ALL)
+}
+
+/// The tool schemas offered for a request: the writes it asks for only.
+pub fn offered_for(format: ToolFormat, offer: Offer, writes: WritesAsked) -> Vec<Value> {
     if format == ToolFormat::None {
         return Vec::new();
     }
     let mut tools = vec![search_schema(), list_projects_schema()];
-    if !offer.read_only {
+    if !offer.read_only && writes.save {
         tools.push(store_schema());
+    }
+    if !offer.read_only && writes.remind {
         tools.push(remind_schema());
     }
     if offer.can_answer {
@@ -129,9 +161,9 @@ fn ask_user_schema() -> Value {
         "Asks the user a short clarifying question and waits for the answer. Use it when the request is missing a detail that changes what you do and that search cannot settle.",
         parameters(
             json!({
-                "question": text("the question, short"),
-                "options": {"type": "array", "items": {"type": "string"}, "description": "2 to 5 short choices"},
-                "allow_other": {"type": "boolean", "description": "whether the user may answer in their own words (default true)"}
+                "question": text(crate::ask::QUESTION_DESCRIPTION),
+                "options": {"type": "array", "items": {"type": "string"}, "description": crate::ask::OPTIONS_DESCRIPTION},
+                "allow_other": {"type": "boolean", "description": crate::ask::ALLOW_OTHER_DESCRIPTION}
             }),
             &["question"],
         ),
@@ -154,7 +186,7 @@ pub fn system_prompt(tools: &[Value], now: chrono::DateTime<chrono::Local>) -> S
          - Search the user's memories before answering questions about their past, notes or projects; use list_projects to learn project names.\n\
          - Answer from what the tools return; say so when nothing was found.",
     );
-    if is_offered(tools, STORE) {
+    if is_offered(tools, STORE) || is_offered(tools, REMIND) {
         prompt.push_str("\n- Store a memory or set a reminder only when the user asks for it.");
     }
     if is_offered(tools, ASK_USER) {
@@ -200,6 +232,42 @@ mod tests {
         assert_eq!(names(&tools), vec![SEARCH, LIST_PROJECTS, STORE, REMIND]);
         let tools = offered(ToolFormat::Native, Offer::CHAT);
         assert!(names(&tools).contains(&ASK_USER.to_string()));
+    }
+
+    #[test]
+    fn writes_are_offered_only_when_the_request_asks_for_them() {
+        let for_request = |request: &str| {
+            names(&offered_for(
+                ToolFormat::Hermes,
+                Offer::CHAT,
+                WritesAsked::of(request),
+            ))
+        };
+        assert_eq!(
+            for_request("What do I know about tea?"),
+            vec![SEARCH, LIST_PROJECTS, ASK_USER]
+        );
+        assert_eq!(
+            for_request("Remind me to call Anna."),
+            vec![SEARCH, LIST_PROJECTS, REMIND, ASK_USER]
+        );
+        assert_eq!(
+            for_request("Save that Anna likes green tea"),
+            vec![SEARCH, LIST_PROJECTS, STORE, ASK_USER]
+        );
+        // Read-only callers get no write, asked or not.
+        let read_only = Offer {
+            read_only: true,
+            can_answer: true,
+        };
+        assert_eq!(
+            names(&offered_for(
+                ToolFormat::Native,
+                read_only,
+                WritesAsked::ALL
+            )),
+            vec![SEARCH, LIST_PROJECTS, ASK_USER]
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The tools' implementations over the store.
 
+use app::protocol::ToolStatus;
 use chrono::{DateTime, Local, Utc};
 use serde_json::Value;
 
@@ -10,6 +11,9 @@ use crate::store::{MemoryQuery, NewMemory, Store, StoreError};
 /// What a tool call produced.
 #[derive(Debug, Default, PartialEq)]
 pub struct ToolOutput {
+    /// What became of the call (`tool_result`'s `status`); an `error`
+    /// output is `failed` whatever this says.
+    pub status: ToolStatus,
     /// The result as the model reads it.
     pub text: String,
     /// Keys of the facts the result carries (for the no-progress rule).
@@ -18,6 +22,10 @@ pub struct ToolOutput {
     pub wrote: bool,
     /// The call failed (bad arguments, unknown tool).
     pub error: bool,
+    /// The memory or reminder a write made.
+    pub row_id: Option<i64>,
+    /// How many memories or projects a read found.
+    pub found: Option<u64>,
 }
 
 impl ToolOutput {
@@ -25,7 +33,17 @@ impl ToolOutput {
         Self {
             text: format!("Error: {}", message.into()),
             error: true,
+            status: ToolStatus::Failed,
             ..Self::default()
+        }
+    }
+
+    /// The call's status as the page reads it.
+    pub fn outcome(&self) -> ToolStatus {
+        if self.error {
+            ToolStatus::Failed
+        } else {
+            self.status
         }
     }
 }
@@ -70,10 +88,56 @@ fn text_arg(args: &Value, key: &str) -> Option<String> {
     }
 }
 
+/// Words that name the user's memories in general, not what is in them:
+/// a query of only these ("notes", "all my memories") matches no memory by
+/// its words, so it lists the newest ones that pass the filters.
+const GENERIC_WORDS: &[&str] = &[
+    "notes",
+    "note",
+    "memories",
+    "memory",
+    "everything",
+    "anything",
+    "all",
+    "any",
+    "my",
+    "the",
+    "of",
+    "stuff",
+    "things",
+    "thing",
+    "entries",
+    "entry",
+    "items",
+    "item",
+    "info",
+    "information",
+    "saved",
+    "stored",
+    "recent",
+    "latest",
+    "new",
+    "newest",
+    "*",
+];
+
+/// True when every word of the query is a generic one.
+pub fn is_generic_query(query: &str) -> bool {
+    let words: Vec<String> = query
+        .split(|c: char| !(c.is_alphanumeric() || c == '*'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    !words.is_empty() && words.iter().all(|w| GENERIC_WORDS.contains(&w.as_str()))
+}
+
 async fn search(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreError> {
-    let Some(query) = text_arg(args, "query") else {
+    let Some(asked) = text_arg(args, "query") else {
         return Ok(ToolOutput::error("search needs a `query`"));
     };
+    // An empty query lists the newest memories that pass the filters.
+    let generic = is_generic_query(&asked);
+    let query = if generic { String::new() } else { asked };
     let limit = args
         .get("limit")
         .and_then(|v| {
@@ -93,11 +157,20 @@ async fn search(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreErro
         .await?;
     if hits.is_empty() {
         return Ok(ToolOutput {
-            text: format!("No memories match \"{query}\"."),
+            text: if generic {
+                "No memories pass these filters.".to_string()
+            } else {
+                format!("No memories match \"{query}\".")
+            },
+            found: Some(0),
             ..ToolOutput::default()
         });
     }
-    let mut text = format!("{} memories found:", hits.len());
+    let mut text = if generic {
+        format!("{} memories found (the newest first):", hits.len())
+    } else {
+        format!("{} memories found:", hits.len())
+    };
     let mut facts = Vec::new();
     for hit in &hits {
         let project = hit.project.as_deref().unwrap_or("no project");
@@ -109,6 +182,7 @@ async fn search(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreErro
         facts.push(format!("memory:{}", hit.id));
     }
     Ok(ToolOutput {
+        found: Some(hits.len() as u64),
         text,
         facts,
         ..ToolOutput::default()
@@ -120,6 +194,7 @@ async fn list_projects(env: &ToolEnv<'_>) -> Result<ToolOutput, StoreError> {
     if projects.is_empty() {
         return Ok(ToolOutput {
             text: "There are no projects yet.".into(),
+            found: Some(0),
             ..ToolOutput::default()
         });
     }
@@ -136,6 +211,7 @@ async fn list_projects(env: &ToolEnv<'_>) -> Result<ToolOutput, StoreError> {
         facts.push(format!("project:{}:{}", p.name, p.count));
     }
     Ok(ToolOutput {
+        found: Some(projects.len() as u64),
         text,
         facts,
         ..ToolOutput::default()
@@ -176,7 +252,8 @@ async fn store(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreError
         ),
         facts: vec![format!("memory:{}", memory.id)],
         wrote: true,
-        error: false,
+        row_id: Some(memory.id),
+        ..ToolOutput::default()
     })
 }
 
@@ -209,7 +286,8 @@ async fn remind(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreErro
         ),
         facts: vec![format!("reminder:{}", reminder.id)],
         wrote: true,
-        error: false,
+        row_id: Some(reminder.id),
+        ..ToolOutput::default()
     })
 }
 
@@ -267,6 +345,70 @@ mod tests {
             "{}",
             projects.text
         );
+    }
+
+    #[tokio::test]
+    async fn a_query_of_only_generic_words_lists_the_filtered_memories_newest_first() {
+        let store = Store::open_in_memory().unwrap();
+        let env = env(&store);
+        for (content, project, day) in [
+            ("Invoice template agreed", "Billing", "2026-11-03"),
+            ("Old billing idea", "Billing", "2026-10-20"),
+            ("Tax rates for 2027", "Billing", "2026-11-20"),
+            ("Garden plan", "Home", "2026-11-10"),
+        ] {
+            store
+                .add_memory(NewMemory {
+                    content: content.into(),
+                    project: Some(project.into()),
+                    tags: Vec::new(),
+                    created_at: Some(day.into()),
+                })
+                .await
+                .unwrap();
+        }
+        for query in ["notes", "Memories", "everything", "all my notes"] {
+            let found = run_tool(
+                &env,
+                SEARCH,
+                &json!({"query": query, "project": "Billing", "since": "2026-11-01"}),
+            )
+            .await;
+            assert_eq!(found.found, Some(2), "{query}: {}", found.text);
+            let tax = found.text.find("Tax rates").unwrap();
+            let invoice = found.text.find("Invoice template").unwrap();
+            assert!(tax < invoice, "newest first: {}", found.text);
+            assert!(!found.text.contains("Old billing") && !found.text.contains("Garden"));
+        }
+        // A real word still searches by it.
+        let found = run_tool(&env, SEARCH, &json!({"query": "garden notes"})).await;
+        assert_eq!(found.found, Some(1), "{}", found.text);
+        let none = run_tool(
+            &env,
+            SEARCH,
+            &json!({"query": "notes", "project": "Home", "since": "2026-11-20"}),
+        )
+        .await;
+        assert_eq!(none.found, Some(0));
+        assert!(!is_generic_query("invoice") && !is_generic_query("  "));
+    }
+
+    #[tokio::test]
+    async fn writes_report_the_row_they_made() {
+        let store = Store::open_in_memory().unwrap();
+        let env = env(&store);
+        let stored = run_tool(&env, STORE, &json!({"content": "Anna likes tea"})).await;
+        let id = stored.row_id.expect("a memory id");
+        let found = run_tool(&env, SEARCH, &json!({"query": "tea"})).await;
+        assert!(found.text.contains(&format!("[{id}]")), "{}", found.text);
+        let reminded = run_tool(
+            &env,
+            REMIND,
+            &json!({"text": "call Anna", "at": "2099-05-01T09:30:00Z"}),
+        )
+        .await;
+        let reminders = store.list_reminders().await.unwrap();
+        assert_eq!(reminded.row_id, Some(reminders[0].id));
     }
 
     #[tokio::test]

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::composer::{Composer, ComposerMode};
-use super::items::{is_drawn, message_body, HistoryView};
+use super::items::{activity_line, message_body, HistoryView};
 use super::question_card::QuestionCard;
 use crate::api::{answer_question, get_session, send_message, stop_reply, ApiError};
 use crate::logic::reply::{history_entries, CardState, ReplyItem, ReplyStatus, ReplyView};
@@ -239,7 +239,7 @@ fn LiveReplyView(
                         .items
                         .iter()
                         .enumerate()
-                        .filter(|(_, item)| is_drawn(item))
+                        .filter(|(_, item)| item.is_drawn())
                         .map(|(i, item)| (i, item_kind(item)))
                         .collect::<Vec<_>>()
                 })
@@ -303,15 +303,9 @@ fn LiveItem(
             <div class="msg assistant" data-testid="assistant-message">{message_body(text, html)}</div>
         }
         .into_any(),
-        Some(ReplyItem::Tool { name, args, .. }) => view! {
-            <p class="activity" data-testid="tool-activity">
-                {move || {
-                    let done = matches!(item.get(), Some(ReplyItem::Tool { result: Some(_), .. }));
-                    crate::logic::activity::describe(&name, &args, done)
-                }}
-            </p>
+        Some(ReplyItem::Tool { .. }) => {
+            (move || item.get().and_then(|item| item.activity()).map(activity_line)).into_any()
         }
-        .into_any(),
         Some(ReplyItem::Question { question, .. }) => {
             let state = Signal::derive(move || match item.get() {
                 Some(ReplyItem::Question { state, .. }) => state,

@@ -3,9 +3,8 @@
 use leptos::prelude::*;
 
 use super::question_card::QuestionCard;
-use crate::logic::activity::describe;
+use crate::logic::activity::Activity;
 use crate::logic::reply::{HistoryEntry, ReplyItem};
-use crate::protocol::tool_names::ASK_USER;
 
 /// One stored message.
 #[component]
@@ -30,14 +29,10 @@ pub fn HistoryView(entry: HistoryEntry) -> impl IntoView {
             <QuestionCard question=question state=Signal::stored(state)/>
         }
         .into_any(),
-        HistoryEntry::Item(ReplyItem::Tool {
-            name, args, result, ..
-        }) => view! {
-            <p class="activity" data-testid="tool-activity" title=result.unwrap_or_default()>
-                {describe(&name, &args, true)}
-            </p>
-        }
-        .into_any(),
+        HistoryEntry::Item(item @ ReplyItem::Tool { .. }) => match item.activity() {
+            Some(activity) => activity_line(activity).into_any(),
+            None => ().into_any(),
+        },
         HistoryEntry::Item(ReplyItem::Text { text, html }) => view! {
             <div class="msg assistant">{message_body(text, html)}</div>
         }
@@ -54,8 +49,12 @@ pub fn message_body(text: String, html: Option<String>) -> AnyView {
     }
 }
 
-/// Whether a live item is drawn at all (an `ask_user` call is drawn as its
-/// question card instead).
-pub fn is_drawn(item: &ReplyItem) -> bool {
-    !matches!(item, ReplyItem::Tool { name, .. } if name == ASK_USER)
+/// One tool call's line; muted when the call did nothing.
+pub fn activity_line(activity: Activity) -> impl IntoView {
+    let class = if activity.muted {
+        "activity muted-activity"
+    } else {
+        "activity"
+    };
+    view! { <p class=class data-testid="tool-activity">{activity.text}</p> }
 }

@@ -1,0 +1,159 @@
+//! The answer Imprint writes itself when the model's text has nothing
+//! readable left (it was empty, or only markup): what the reply did, from
+//! its writes' arguments, or else what its last read found.
+
+use chrono::{DateTime, Local};
+use serde_json::Value;
+
+use crate::tools::{self, REMIND, STORE};
+
+/// Verbs a reminder's text may start with: "to call Anna" reads well, "to
+/// dentist appointment" does not.
+const VERBS: &[&str] = &[
+    "ask", "book", "bring", "buy", "call", "cancel", "check", "clean", "do", "email", "feed",
+    "finish", "get", "go", "make", "meet", "order", "pay", "phone", "pick", "prepare", "read",
+    "renew", "reply", "send", "submit", "take", "text", "visit", "water", "write",
+];
+
+/// "Done: reminder set for Tuesday 09:00 to call Anna." from the writes a
+/// reply made (tool name and the arguments it ran with); `None` when it
+/// made none.
+pub fn from_writes(writes: &[(String, Value)], now: DateTime<Local>) -> Option<String> {
+    let parts: Vec<String> = writes
+        .iter()
+        .filter_map(|(tool, args)| match tool.as_str() {
+            REMIND => Some(reminder(args, now)),
+            STORE => Some(match text(args, "content") {
+                Some(content) => format!("saved “{content}”"),
+                None => "saved a memory".to_string(),
+            }),
+            _ => None,
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("Done: {}.", parts.join("; ")))
+}
+
+/// What a read found, for a model that then said nothing.
+pub fn from_found(found: &str) -> String {
+    format!("Here is what I found:\n\n{found}")
+}
+
+/// A read that found nothing, for a model that then said nothing.
+pub fn nothing_found(tool: &str, args: &Value) -> String {
+    if tool == tools::LIST_PROJECTS {
+        return "You have no projects yet.".to_string();
+    }
+    match text(args, "query").filter(|q| !tools::run::is_generic_query(q)) {
+        Some(query) => format!("I found nothing in your memories for “{query}”."),
+        None => "I found no memories that match.".to_string(),
+    }
+}
+
+fn text<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+fn reminder(args: &Value, now: DateTime<Local>) -> String {
+    let when = text(args, "at")
+        .and_then(|at| tools::run::parse_date_time(at, now).ok())
+        .map(|due| format!(" for {}", moment(due.with_timezone(&Local), now)))
+        .unwrap_or_default();
+    let Some(what) = text(args, "text").map(|t| t.trim_end_matches('.')) else {
+        return format!("reminder set{when}");
+    };
+    let first = what
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
+    if VERBS.contains(&first.as_str()) {
+        let mut chars = what.chars();
+        let lowered: String = chars
+            .next()
+            .map(|c| c.to_lowercase().chain(chars).collect())
+            .unwrap_or_default();
+        format!("reminder set{when} to {lowered}")
+    } else {
+        format!("reminder set{when}: {what}")
+    }
+}
+
+/// "Tuesday 09:00" within the week ahead, "Tuesday 8 December 09:00"
+/// further on.
+fn moment(due: DateTime<Local>, now: DateTime<Local>) -> String {
+    let days_ahead = (due.date_naive() - now.date_naive()).num_days();
+    if (0..7).contains(&days_ahead) {
+        due.format("%A %H:%M").to_string()
+    } else {
+        due.format("%A %-d %B %H:%M").to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use serde_json::json;
+
+    /// Monday 2026-11-30, 10:40 local time.
+    fn now() -> DateTime<Local> {
+        Local.with_ymd_and_hms(2026, 11, 30, 10, 40, 0).unwrap()
+    }
+
+    #[test]
+    fn a_set_reminder_reads_as_the_issue_wants() {
+        let writes = [(
+            REMIND.to_string(),
+            json!({"text": "Call Anna", "at": "2026-12-01T09:00"}),
+        )];
+        assert_eq!(
+            from_writes(&writes, now()).unwrap(),
+            "Done: reminder set for Tuesday 09:00 to call Anna."
+        );
+    }
+
+    #[test]
+    fn reads_that_found_nothing_say_so() {
+        assert_eq!(
+            nothing_found(tools::SEARCH, &json!({"query": "green tea"})),
+            "I found nothing in your memories for “green tea”."
+        );
+        assert_eq!(
+            nothing_found(
+                tools::SEARCH,
+                &json!({"query": "notes", "project": "Billing"})
+            ),
+            "I found no memories that match."
+        );
+        assert_eq!(
+            nothing_found(tools::LIST_PROJECTS, &json!({})),
+            "You have no projects yet."
+        );
+    }
+
+    #[test]
+    fn several_writes_and_texts_that_are_no_verb() {
+        let writes = [
+            (
+                REMIND.to_string(),
+                json!({"text": "Dentist appointment", "at": "2026-12-10T14:30"}),
+            ),
+            (
+                STORE.to_string(),
+                json!({"content": "Anna likes green tea"}),
+            ),
+        ];
+        assert_eq!(
+            from_writes(&writes, now()).unwrap(),
+            "Done: reminder set for Thursday 10 December 14:30: Dentist appointment; saved “Anna likes green tea”."
+        );
+        assert_eq!(from_writes(&[], now()), None);
+        assert_eq!(
+            from_writes(&[("search".into(), json!({"query": "x"}))], now()),
+            None
+        );
+    }
+}

@@ -1,0 +1,449 @@
+//! Issue 14 through real HTTP: a stand-in model replays what the built-in
+//! model did ("Remind me to call Anna." → 130 s, false "Saved" lines,
+//! cards for questions never asked, markup as the answer), and Imprint's
+//! guards keep the page short, true and done.
+
+mod support;
+
+use chrono::{Duration, Local};
+use imprint::models::shown_text::shows_markup;
+use imprint::store::{MemoryQuery, NewMemory};
+use serde_json::{json, Value};
+use support::*;
+
+/// The final message of the reply in the issue.
+const MANGLED: &str =
+    r#"{"name": "ask {"name": "ask_user", "arguments": {"name": "ask_user", "arguments":"#;
+
+/// A time the user never gave, as a small model writes it.
+fn invented_time() -> String {
+    (Local::now() + Duration::days(1))
+        .format("%Y-%m-%dT09:00")
+        .to_string()
+}
+
+async fn answer(server: &TestServer, sid: &str, id: &Value, text: &str) {
+    let (status, body) = server
+        .post(
+            &format!("/api/chat/sessions/{sid}/answer"),
+            json!({"id": id, "answer": text}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+}
+
+async fn memory_count(server: &TestServer) -> usize {
+    server
+        .running
+        .engine
+        .store
+        .search_memories(MemoryQuery::default())
+        .await
+        .unwrap()
+        .len()
+}
+
+fn results(events: &[Value]) -> Vec<&Value> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .collect()
+}
+
+fn offered(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The model of the issue: a guessed time, then (once the reminder is
+/// set) refused saves and questions that are not asked, and markup as its
+/// last word.
+fn anna() -> Scenario {
+    let store = || ("store", json!({"content": "Call Anna"}));
+    let ask = || {
+        (
+            "ask_user",
+            json!({"question": "Do you want to call Anna?", "options": ["Yes", "No"]}),
+        )
+    };
+    let mut turns = vec![Turn::call(
+        "remind",
+        json!({"text": "Call Anna", "at": invented_time()}),
+    )];
+    for _ in 0..6 {
+        turns.push(Turn::calls(&[store()]));
+        turns.push(Turn::calls(&[ask()]));
+    }
+    turns.push(Turn::text(MANGLED));
+    scenario("call Anna", turns)
+}
+
+#[tokio::test]
+async fn remind_me_to_call_anna_is_short_true_and_done() {
+    let server = TestServer::start(vec![anna()], &[]).await;
+    let sid = server.create_session().await;
+    server.say(&sid, "Remind me to call Anna.").await;
+    let mut events = server.watch(&sid, None).await;
+    let seen = events.until("question").await;
+    let question = seen.last().unwrap().clone();
+    assert_eq!(question["origin"], "imprint");
+    // The model's guessed time is in its call, never in a result.
+    assert!(results(&seen).is_empty(), "{seen:?}");
+    answer(&server, &sid, &question["id"], "Tomorrow, 09:00").await;
+    let rest = events.until_done().await;
+
+    let reminders = server.get("/api/reminders").await.1["reminders"].clone();
+    let reminders = reminders.as_array().unwrap();
+    assert_eq!(reminders.len(), 1, "{reminders:?}");
+    let set = results(&rest);
+    assert_eq!(set[0]["name"], "remind");
+    assert_eq!(set[0]["status"], "done");
+    assert_eq!(set[0]["row_id"], reminders[0]["id"]);
+    assert!(
+        set[0]["args"]["at"].as_str().unwrap().contains("T09:00"),
+        "{}",
+        set[0]
+    );
+    // Nothing after the reminder reads as done, and no question is posed.
+    for later in &set[1..] {
+        assert_ne!(later["status"], "done", "{later}");
+        assert!(later["row_id"].is_null(), "{later}");
+    }
+    assert!(!types(&rest).contains(&"question".to_string()), "{rest:?}");
+    assert_eq!(memory_count(&server).await, 0);
+
+    // The reply ends when the job is done: the first turn of only
+    // refused calls goes to the reserved answer, not to the iteration cap.
+    let requests = server.standin.requests_for("call Anna");
+    assert!(requests.len() <= 4, "{} model turns", requests.len());
+    let last = requests.last().unwrap();
+    assert!(
+        offered(last).is_empty(),
+        "the reserved answer offers no tools"
+    );
+
+    // The answer shows no markup; with nothing readable left, Imprint
+    // writes it from what was done.
+    let answer = rest
+        .iter()
+        .find(|e| e["type"] == "assistant_message")
+        .unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!shows_markup(&answer), "{answer}");
+    assert!(!shows_markup(&streamed_text(&rest)), "{rest:?}");
+    assert!(answer.starts_with("Done: reminder set for "), "{answer}");
+    assert!(answer.contains("09:00 to call Anna."), "{answer}");
+
+    // History: each tool row carries its status; the refused ask_user
+    // rows have no question id (the page draws no card for them).
+    let messages = server.session(&sid).await["messages"].clone();
+    let tools: Vec<&Value> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .collect();
+    assert_eq!(tools[0]["tool_args"]["question_id"], question["id"]);
+    assert_eq!(tools[1]["tool_name"], "remind");
+    assert_eq!(tools[1]["status"], "done");
+    assert_eq!(tools[1]["row_id"], reminders[0]["id"]);
+    for row in &tools[2..] {
+        assert_ne!(row["status"], "done", "{row}");
+        assert!(row["tool_args"].get("question_id").is_none(), "{row}");
+    }
+    let last_message = messages.as_array().unwrap().last().unwrap();
+    assert_eq!(last_message["content"], answer);
+}
+
+#[tokio::test]
+async fn once_the_user_said_when_the_models_next_question_is_not_asked() {
+    let ask = |question: &str| {
+        Turn::call(
+            "ask_user",
+            json!({"question": question, "options": ["Yes", "No", "2 to 5 short choices"]}),
+        )
+    };
+    let server = TestServer::start(
+        vec![scenario(
+            "ring Anna",
+            vec![
+                ask("What time should I remind you?"),
+                ask("Do you want to call Anna?"),
+                Turn::call(
+                    "remind",
+                    json!({"text": "Ring Anna", "at": invented_time()}),
+                ),
+                Turn::text(MANGLED),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    server.say(&sid, "Remind me to ring Anna.").await;
+    let mut events = server.watch(&sid, None).await;
+    let question = events.until("question").await.pop().unwrap();
+    // The schema's own wording is no choice.
+    assert_eq!(question["options"], json!(["Yes", "No"]));
+    answer(&server, &sid, &question["id"], "Tomorrow, 09:00").await;
+    let rest = events.until_done().await;
+    assert!(!types(&rest).contains(&"question".to_string()), "{rest:?}");
+    let statuses: Vec<&str> = results(&rest)
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["done", "not_asked", "done"], "{rest:?}");
+    let answer = rest[rest.len() - 2]["text"].as_str().unwrap();
+    assert!(answer.starts_with("Done: reminder set for "), "{answer}");
+    assert!(answer.ends_with("09:00: Ring Anna."), "{answer}");
+}
+
+#[tokio::test]
+async fn a_model_that_never_sets_the_reminder_gets_it_set_by_imprint() {
+    let server = TestServer::start(
+        vec![scenario(
+            "phone Anna",
+            vec![
+                Turn::text("Sure, I will remind you."),
+                Turn::text("Of course!"),
+                Turn::text("It is set."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    server.say(&sid, "Remind me to phone Anna.").await;
+    let mut events = server.watch(&sid, None).await;
+    let seen = events.until("question").await;
+    let question = seen.last().unwrap().clone();
+    assert_eq!(question["origin"], "imprint");
+    assert_eq!(
+        question["question"],
+        "What time should I remind you to phone Anna?"
+    );
+    answer(&server, &sid, &question["id"], "Tomorrow, 09:00").await;
+    let rest = events.until_done().await;
+    let set = results(&rest);
+    assert_eq!(set.len(), 1, "{rest:?}");
+    assert_eq!(
+        (set[0]["name"].as_str(), set[0]["status"].as_str()),
+        (Some("remind"), Some("done"))
+    );
+    assert_eq!(set[0]["args"]["text"], "Phone Anna");
+    let reminders = server.get("/api/reminders").await.1["reminders"].clone();
+    assert_eq!(reminders.as_array().unwrap().len(), 1);
+    assert_eq!(rest[rest.len() - 2]["type"], "assistant_message");
+}
+
+#[tokio::test]
+async fn writes_are_offered_only_when_the_request_asks_for_them() {
+    let server = TestServer::start(
+        vec![
+            scenario("what do I know", vec![Turn::text("Little.")]),
+            scenario("remind me", vec![Turn::text("When?")]),
+            scenario("save that", vec![Turn::text("Saved?")]),
+        ],
+        &[],
+    )
+    .await;
+    for (message, store, remind) in [
+        ("what do I know about tea?", false, false),
+        ("remind me to stretch in 2 hours", false, true),
+        ("save that Anna likes tea", true, false),
+    ] {
+        let sid = server.create_session().await;
+        server.converse(&sid, message).await;
+        let trigger = &message[..9];
+        let request = server.standin.requests_for(trigger).pop().unwrap();
+        let tools = offered(&request);
+        assert!(tools.contains(&"search".to_string()), "{tools:?}");
+        assert_eq!(
+            tools.contains(&"store".to_string()),
+            store,
+            "{message}: {tools:?}"
+        );
+        assert_eq!(
+            tools.contains(&"remind".to_string()),
+            remind,
+            "{message}: {tools:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_write_that_was_not_asked_for_is_refused_and_reads_as_refused() {
+    let server = TestServer::start(
+        vec![scenario(
+            "about tea",
+            vec![
+                Turn::call("store", json!({"content": "Anna likes tea"})),
+                Turn::text("I found nothing about tea."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "What do I know about tea?").await;
+    let result = results(&events)[0];
+    assert_eq!(result["status"], "refused", "{result}");
+    assert!(result["row_id"].is_null());
+    assert_eq!(memory_count(&server).await, 0);
+}
+
+#[tokio::test]
+async fn no_read_runs_twice_with_the_same_arguments() {
+    let list = || Turn::call("list_projects", json!({}));
+    let server = TestServer::start(
+        vec![scenario(
+            "List my projects",
+            vec![
+                list(),
+                list(),
+                list(),
+                list(),
+                list(),
+                list(),
+                list(),
+                list(),
+                list(),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    server
+        .running
+        .engine
+        .store
+        .add_memory(NewMemory {
+            content: "Invoice template".into(),
+            project: Some("Billing".into()),
+            ..NewMemory::default()
+        })
+        .await
+        .unwrap();
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "List my projects.").await;
+    let statuses: Vec<&str> = results(&events)
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses[0], "done");
+    assert_eq!(results(&events)[0]["found"], 1);
+    assert!(
+        statuses[1..].iter().all(|s| *s == "repeated"),
+        "{statuses:?}"
+    );
+    // A turn of only repeats ends research: no nine turns.
+    assert!(statuses.len() <= 2, "{statuses:?}");
+    assert_eq!(events.last().unwrap()["type"], "done");
+    assert!(types(&events).contains(&"assistant_message".to_string()));
+}
+
+#[tokio::test]
+async fn searching_a_project_for_notes_lists_its_memories_since_the_date() {
+    let server = TestServer::start(
+        vec![scenario(
+            "Search project Billing",
+            vec![
+                Turn::call(
+                    "search",
+                    json!({"query": "notes", "project": "Billing", "since": "2026-11-01"}),
+                ),
+                Turn::text("Two notes."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    for (content, day) in [
+        ("Invoice template agreed", "2026-11-03"),
+        ("Old pricing idea", "2026-10-02"),
+        ("Tax rates for 2027", "2026-11-20"),
+    ] {
+        server
+            .running
+            .engine
+            .store
+            .add_memory(NewMemory {
+                content: content.into(),
+                project: Some("Billing".into()),
+                created_at: Some(day.into()),
+                ..NewMemory::default()
+            })
+            .await
+            .unwrap();
+    }
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Search project Billing for notes since 2026-11-01")
+        .await;
+    let found = results(&events)[0];
+    assert_eq!(found["status"], "done");
+    assert_eq!(found["found"], 2, "{found}");
+    let text = found["result"].as_str().unwrap();
+    assert!(
+        text.find("Tax rates").unwrap() < text.find("Invoice template").unwrap(),
+        "newest first: {text}"
+    );
+    assert!(!types(&events).contains(&"question".to_string()));
+}
+
+#[tokio::test]
+async fn markup_in_any_format_never_reaches_the_user() {
+    let outputs = [
+        MANGLED.to_string(),
+        // (Unterminated: hermes still reads the search in it.)
+        "Sure! <tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"Anna".into(),
+        "<tool_call><function=store><parameter=content>Call Anna</parameter>".into(),
+        "{\"name\": \"store\", \"arguments\": {\"content\": \"x\"}} {\"name\": \"ask".into(),
+    ];
+    for format in ["hermes", "qwen-xml", "native"] {
+        let scenarios: Vec<Scenario> = outputs
+            .iter()
+            .enumerate()
+            .map(|(i, output)| {
+                // Split mid-markup, as a stream does.
+                let cut = output
+                    .char_indices()
+                    .nth(output.chars().count() / 3)
+                    .unwrap()
+                    .0;
+                scenario(
+                    &format!("bad output {i}"),
+                    vec![Turn::chunks(&[&output[..cut], &output[cut..]]); 14],
+                )
+            })
+            .collect();
+        let server = if format == "native" {
+            TestServer::start(scenarios, &[]).await
+        } else {
+            TestServer::start_with_format(scenarios, format).await
+        };
+        for i in 0..outputs.len() {
+            let sid = server.create_session().await;
+            let events = server.converse(&sid, &format!("bad output {i}")).await;
+            let shown = streamed_text(&events);
+            assert!(!shows_markup(&shown), "{format} {i}: {shown}");
+            for event in &events {
+                if let Some(text) = event["text"].as_str() {
+                    assert!(!shows_markup(text), "{format} {i}: {event}");
+                }
+            }
+            let session = server.session(&sid).await.to_string();
+            assert!(!session.contains("<tool_call>"), "{format} {i}: {session}");
+            assert_eq!(events.last().unwrap()["type"], "done");
+        }
+    }
+}
