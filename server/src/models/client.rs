@@ -520,6 +520,7 @@ mod tests {
             tool_format: ToolFormat::Native,
             tool_prompt: ToolPrompt::Imprint,
             idle_timeout: Duration::from_secs(10),
+            max_tokens: 2048,
         });
         for turn in 1..=3 {
             let request = TurnRequest {
