@@ -48,7 +48,7 @@ test('should show one true reminder line, one card and an answer without markup'
     expect(texts).toContain("Not saved (you didn't ask to save)");
     await expect(page.locator('.muted-activity')).toHaveCount(1);
     await expect(chat.questionCard).toHaveCount(1);
-    await expect(chat.assistantMessages.last()).toHaveText(/^Done: reminder set for .* 09:00 to call Anna\.$/);
+    await expect(chat.assistantMessages.last()).toHaveText(/^Done: reminder set for .* 09:00 to call Anna\.\s*$/);
     const all = await chat.conversation.innerText();
     expect(all).not.toContain('{"name"');
     expect(all).not.toContain('<tool_call>');
