@@ -125,12 +125,7 @@ impl Store {
         };
         let since = bound(&query.since, "since", false)?;
         let until = bound(&query.until, "until", true)?;
-        let project = query
-            .project
-            .as_deref()
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(str::to_owned);
+        let project = project_name(query.project.as_deref());
         let fts = fts_query(&query.query);
         if limit == 0 {
             return Ok(Vec::new());
@@ -210,6 +205,14 @@ impl Store {
     }
 }
 
+/// A project name as given: trimmed, and none when blank.
+fn project_name(given: Option<&str>) -> Option<String> {
+    given
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+}
+
 /// A checked [`NewMemory`]: trimmed text, clean tags, a stored-format time.
 struct ValidMemory {
     content: String,
@@ -225,12 +228,7 @@ impl ValidMemory {
         if content.is_empty() {
             return Err(invalid("the memory's content must not be blank"));
         }
-        let project = m
-            .project
-            .as_deref()
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(str::to_owned);
+        let project = project_name(m.project.as_deref());
         let mut seen = HashSet::new();
         let tags: Vec<String> = m
             .tags
