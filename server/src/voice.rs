@@ -60,7 +60,7 @@ impl VoiceHub {
     /// Joins the conversation `id`, or starts a new one.
     pub async fn open(
         &self,
-        engine: &Engine,
+        engine: &Arc<Engine>,
         id: Option<String>,
         saving: bool,
     ) -> Result<Arc<Conversation>, String> {
@@ -68,9 +68,14 @@ impl VoiceHub {
             if let Some(existing) = self.lock().get(id) {
                 return Ok(Arc::clone(existing));
             }
-            // A stored voice conversation from before: carry it on.
+            // A stored voice conversation from before: carry it on, with
+            // the reply it had open (restored after a restart) if any.
             if let Ok(Some(_)) = engine.store.get_session(id).await {
-                return Ok(self.insert(engine.store.clone(), id.clone(), true));
+                let conversation = self.insert(engine.store.clone(), id.clone(), true);
+                if let Some(reply) = engine.replies.get(id) {
+                    conversation.adopt(engine, reply);
+                }
+                return Ok(conversation);
             }
         }
         let store = if saving {
@@ -194,7 +199,9 @@ impl Conversation {
                     self.heard(engine, text.trim().to_string()).await;
                 }
             }
-            VoiceClientMessage::Answer { question_id, text } => self.answer(&question_id, &text),
+            VoiceClientMessage::Answer { question_id, text } => {
+                self.answer(&question_id, &text).await
+            }
             VoiceClientMessage::Stop => self.stop(),
             VoiceClientMessage::Speaking { text } => self.remember_spoken(&text),
         }
@@ -216,7 +223,7 @@ impl Conversation {
                 question_id: question.id.clone(),
                 text: answer.clone(),
             });
-            return self.answer(&question.id, &answer);
+            return self.answer(&question.id, &answer).await;
         }
         let busy = {
             let mut state = self.lock();
@@ -234,10 +241,10 @@ impl Conversation {
         }
     }
 
-    fn answer(&self, question_id: &str, text: &str) {
+    async fn answer(&self, question_id: &str, text: &str) {
         let reply = self.lock().turn.as_ref().map(|t| Arc::clone(&t.reply));
         let result = match reply {
-            Some(reply) => reply.waiters.answer(question_id, text),
+            Some(reply) => reply.answer(question_id, text).await,
             None => Err(AnswerError::NotWaiting),
         };
         match result {
@@ -286,6 +293,33 @@ impl Conversation {
             let engine = Arc::clone(engine);
             tokio::spawn(async move { conversation.forward(&engine, reply).await });
         })
+    }
+
+    /// Takes on a reply that is already running in this conversation (one
+    /// restored after a restart), with its waiting question and speech.
+    fn adopt(self: &Arc<Self>, engine: &Arc<Engine>, reply: Arc<Reply>) {
+        {
+            let mut state = self.lock();
+            if state.turn.is_some() {
+                return;
+            }
+            let question = reply.waiters.current().map(|q| VoiceQuestion {
+                speech: question_speech(&q.question, &q.options, q.allow_other),
+                id: q.id,
+                question: q.question,
+                options: q.options,
+                allow_other: q.allow_other,
+            });
+            state.turn = Some(Turn {
+                reply: Arc::clone(&reply),
+                text: String::new(),
+                reply_text: String::new(),
+                question,
+            });
+        }
+        let conversation = Arc::clone(self);
+        let engine = Arc::clone(engine);
+        tokio::spawn(async move { conversation.forward(&engine, reply).await });
     }
 
     /// Relays a turn's reply events to the windows, stops a turn that goes

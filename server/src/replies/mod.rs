@@ -5,23 +5,27 @@
 //! it runs on its own task, and watchers come and go.
 
 mod asking;
+mod checkpoint;
 mod grounded;
 mod history;
 mod log;
 mod policy;
 mod stream;
 
+pub use checkpoint::Checkpoint;
 pub use history::history_to_messages;
 pub use log::{Cursor, EventLog, LoggedEvent};
-pub use stream::{stream_reply, ReplyEnv, ReplyJob, ToolSets};
+pub use stream::{resume_reply, stream_reply, ReplyEnv, ReplyJob, ToolSets};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use app::protocol::{ReplyPhase, ReplyState};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
-use crate::ask::Waiters;
+use crate::ask::{AnswerError, Waiters};
+use crate::store::Store;
 
 /// One reply being written.
 pub struct Reply {
@@ -29,6 +33,8 @@ pub struct Reply {
     pub session_id: String,
     pub log: Arc<EventLog>,
     pub waiters: Arc<Waiters>,
+    /// Where the reply's history and resumable state are written.
+    pub store: Store,
     /// The user's stop. A child of `end`.
     stop: CancellationToken,
     /// The end of the reply for any other reason (session deleted, server
@@ -43,6 +49,23 @@ impl Reply {
 
     pub fn end(&self) {
         self.end.cancel();
+    }
+
+    /// Delivers an answer to a waiting question, after storing it: an
+    /// answer that was accepted survives a crash before the reply goes on.
+    /// Exactly one of several concurrent answers is accepted.
+    pub async fn answer(&self, question_id: &str, text: &str) -> Result<String, AnswerError> {
+        let claimed = self.waiters.claim(question_id, text)?;
+        if let Err(error) = self
+            .store
+            .save_answer(&self.id, question_id, claimed.text())
+            .await
+        {
+            tracing::error!(%error, "could not store an answer");
+            self.waiters.unclaim(claimed);
+            return Err(AnswerError::Unsaved);
+        }
+        claimed.deliver()
     }
 
     pub fn stop_token(&self) -> &CancellationToken {
@@ -80,6 +103,8 @@ pub struct Replies {
     by_session: Mutex<HashMap<String, Arc<Reply>>>,
     recent: Mutex<VecDeque<Arc<Reply>>>,
     shutdown: CancellationToken,
+    /// Every reply task, so a shutdown can wait for each to save its state.
+    tasks: TaskTracker,
 }
 
 impl Replies {
@@ -88,26 +113,67 @@ impl Replies {
             by_session: Mutex::new(HashMap::new()),
             recent: Mutex::new(VecDeque::new()),
             shutdown,
+            tasks: TaskTracker::new(),
         }
     }
 
     /// Registers a new reply for the session, unless one is being written.
-    pub fn start(&self, session_id: &str) -> Result<Arc<Reply>, Busy> {
+    pub fn start(&self, session_id: &str, store: &Store) -> Result<Arc<Reply>, Busy> {
+        self.register(session_id, crate::ids::new_id("r"), store, 0)
+    }
+
+    /// Registers a reply restored after a restart: its own id, and its
+    /// events going on after the last one it stored.
+    pub fn restore(
+        &self,
+        session_id: &str,
+        reply_id: String,
+        store: &Store,
+        last_seq: u64,
+    ) -> Result<Arc<Reply>, Busy> {
+        self.register(session_id, reply_id, store, last_seq)
+    }
+
+    fn register(
+        &self,
+        session_id: &str,
+        id: String,
+        store: &Store,
+        last_seq: u64,
+    ) -> Result<Arc<Reply>, Busy> {
         let mut map = self.lock();
         if map.contains_key(session_id) {
             return Err(Busy);
         }
         let end = self.shutdown.child_token();
         let reply = Arc::new(Reply {
-            id: crate::ids::new_id("r"),
+            id,
             session_id: session_id.to_string(),
-            log: Arc::new(EventLog::default()),
+            log: Arc::new(EventLog::continuing_after(last_seq)),
             waiters: Arc::new(Waiters::default()),
+            store: store.clone(),
             stop: end.child_token(),
             end,
         });
         map.insert(session_id.to_string(), Arc::clone(&reply));
         Ok(reply)
+    }
+
+    /// Runs a reply's task, tracked so a shutdown can wait for it.
+    pub fn spawn<F>(&self, task: F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.tasks.spawn(task);
+    }
+
+    /// After the shutdown token: waits until every reply task has saved
+    /// what it must (a waiting question stays stored, a reply being
+    /// written is kept marked interrupted), at most `limit`. True if all
+    /// finished in time.
+    pub async fn settle(&self, limit: std::time::Duration) -> bool {
+        self.tasks.close();
+        tokio::time::timeout(limit, self.tasks.wait()).await.is_ok()
     }
 
     pub fn get(&self, session_id: &str) -> Option<Arc<Reply>> {
@@ -145,6 +211,14 @@ impl Replies {
             .cloned()
     }
 
+    /// The questions waiting now, with their sessions.
+    pub fn waiting_questions(&self) -> Vec<(String, app::protocol::Question)> {
+        self.lock()
+            .values()
+            .filter_map(|r| r.waiters.current().map(|q| (r.session_id.clone(), q)))
+            .collect()
+    }
+
     /// Sessions whose reply waits for an answer.
     pub fn waiting_sessions(&self) -> Vec<String> {
         self.lock()
@@ -163,27 +237,31 @@ impl Replies {
 mod tests {
     use super::*;
 
+    fn store() -> Store {
+        Store::open_in_memory().unwrap()
+    }
+
     #[test]
     fn one_reply_per_session() {
         let replies = Replies::new(CancellationToken::new());
-        let first = replies.start("s1").unwrap();
-        assert_eq!(replies.start("s1").err(), Some(Busy));
-        assert!(replies.start("s2").is_ok());
+        let first = replies.start("s1", &store()).unwrap();
+        assert_eq!(replies.start("s1", &store()).err(), Some(Busy));
+        assert!(replies.start("s2", &store()).is_ok());
         replies.finish(&first);
         assert!(replies.get("s1").is_none());
-        assert!(replies.start("s1").is_ok());
+        assert!(replies.start("s1", &store()).is_ok());
     }
 
     #[test]
     fn finished_replies_stay_findable_by_id_for_a_while() {
         let replies = Replies::new(CancellationToken::new());
-        let first = replies.start("s").unwrap();
+        let first = replies.start("s", &store()).unwrap();
         replies.finish(&first);
         assert!(replies.get("s").is_none());
         assert_eq!(replies.find("s", &first.id).unwrap().id, first.id);
         assert!(replies.find("other", &first.id).is_none());
         for _ in 0..RECENT_REPLIES {
-            let r = replies.start("t").unwrap();
+            let r = replies.start("t", &store()).unwrap();
             replies.finish(&r);
         }
         assert!(
@@ -195,18 +273,27 @@ mod tests {
     #[test]
     fn finishing_an_old_reply_leaves_a_newer_one() {
         let replies = Replies::new(CancellationToken::new());
-        let old = replies.start("s").unwrap();
+        let old = replies.start("s", &store()).unwrap();
         replies.finish(&old);
-        let new = replies.start("s").unwrap();
+        let new = replies.start("s", &store()).unwrap();
         replies.finish(&old);
         assert_eq!(replies.get("s").unwrap().id, new.id);
+    }
+
+    #[test]
+    fn a_restored_reply_keeps_its_id_and_goes_on_after_its_stored_seq() {
+        let replies = Replies::new(CancellationToken::new());
+        let reply = replies.restore("s", "r-old".into(), &store(), 12).unwrap();
+        assert_eq!(replies.get("s").unwrap().id, "r-old");
+        assert_eq!(reply.log.last_seq(), 12);
+        assert!(replies.restore("s", "r-other".into(), &store(), 0).is_err());
     }
 
     #[test]
     fn shutdown_ends_and_stops_every_reply() {
         let shutdown = CancellationToken::new();
         let replies = Replies::new(shutdown.clone());
-        let reply = replies.start("s").unwrap();
+        let reply = replies.start("s", &store()).unwrap();
         shutdown.cancel();
         assert!(reply.end_token().is_cancelled() && reply.stop_token().is_cancelled());
     }

@@ -13,7 +13,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// The schema, one step per entry, applied in order at open. The database's
 /// `PRAGMA user_version` is the number of steps already applied. Never edit a
 /// released step: append a new one.
-pub(super) const MIGRATIONS: &[&str] = &[r#"
+pub(super) const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE sessions (
     id         TEXT PRIMARY KEY NOT NULL,
     title      TEXT NOT NULL,
@@ -76,7 +77,27 @@ CREATE TABLE reminders (
 );
 CREATE INDEX reminders_pending ON reminders (done, due_at);
 CREATE INDEX reminders_by_session ON reminders (session_id);
-"#];
+"#,
+    r#"
+-- How an assistant message that did not finish normally ended (SPEC §4);
+-- older rows keep `stopped`, read as `ended = 'stopped'`.
+ALTER TABLE messages ADD COLUMN ended TEXT;
+ALTER TABLE messages ADD COLUMN error TEXT;
+
+-- Replies being written or waiting for the user: nothing a user was told
+-- about is lost when Imprint stops (see store::open_replies).
+CREATE TABLE open_replies (
+    reply_id    TEXT PRIMARY KEY NOT NULL,
+    session_id  TEXT NOT NULL UNIQUE REFERENCES sessions (id) ON DELETE CASCADE,
+    text        TEXT NOT NULL DEFAULT '',
+    checkpoint  TEXT,
+    question_id TEXT,
+    answer      TEXT,
+    last_seq    INTEGER NOT NULL DEFAULT 0,
+    started_at  TEXT NOT NULL
+);
+"#,
+];
 
 pub(super) fn configure(conn: &Connection) -> Result<(), StoreError> {
     conn.busy_timeout(BUSY_TIMEOUT)?;

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod binary;
 pub mod standin;
 
 use std::time::Duration;
@@ -176,7 +177,7 @@ impl TestServer {
     }
 }
 
-async fn read(response: reqwest::Response) -> (u16, Value) {
+pub async fn read(response: reqwest::Response) -> (u16, Value) {
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
     let body = if text.is_empty() {
@@ -201,7 +202,7 @@ pub struct Sse {
 }
 
 impl Events {
-    fn new(response: reqwest::Response) -> Self {
+    pub fn new(response: reqwest::Response) -> Self {
         Self {
             stream: response.bytes_stream().boxed(),
             buffer: String::new(),

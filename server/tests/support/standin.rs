@@ -44,6 +44,12 @@ pub struct Turn {
     pub status: Option<u16>,
     /// Send a line that is not JSON after the chunks.
     pub garbage: bool,
+    /// Close the connection with neither a `finish_reason` nor `[DONE]`
+    /// after the chunks, and after only the first half of each call: a
+    /// stream cut off mid-answer.
+    pub cut_off: bool,
+    /// The `finish_reason` sent at the end (default `stop`).
+    pub finish_reason: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -154,6 +160,11 @@ impl StandIn {
 
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
+    }
+
+    /// Plays these scenarios from now on, instead of the earlier ones.
+    pub fn replace(&self, scenarios: Vec<Scenario>) {
+        *self.shared.scenarios.lock().unwrap() = scenarios;
     }
 
     pub fn add(&self, scenario: Scenario) {
@@ -332,6 +343,9 @@ async fn stream_turn(
         send!(chunk(
             json!({"tool_calls": [{"index": index, "id": format!("sc_{index}"), "type": "function", "function": {"name": call.name, "arguments": first}}]})
         ));
+        if turn.cut_off {
+            continue;
+        }
         send!(chunk(
             json!({"tool_calls": [{"index": index, "function": {"arguments": second}}]})
         ));
@@ -344,6 +358,13 @@ async fn stream_turn(
         tx.closed().await;
         return;
     }
-    send!(Bytes::from_static(b"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"));
+    if turn.cut_off {
+        // The body ends here, as when a model server dies mid-answer.
+        guard.finished = true;
+        return;
+    }
+    let reason = turn.finish_reason.as_deref().unwrap_or("stop");
+    let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]});
+    send!(Bytes::from(format!("data: {end}\n\ndata: [DONE]\n\n")));
     guard.finished = true;
 }
