@@ -189,7 +189,7 @@ impl Engine {
                     .map_err(|e| tracing::warn!(reply = %row.reply_id, error = %e, "unreadable reply state"))
                     .ok()
             });
-            match checkpoint {
+            match checkpoint.filter(Checkpoint::is_current) {
                 Some(checkpoint) => match self.resume(&row, checkpoint) {
                     Ok(()) => restored.resumed += 1,
                     Err(()) => interrupted.push(row),

@@ -456,3 +456,96 @@ async fn sigterm_keeps_waiting_questions_and_marks_writing_replies_interrupted()
     assert_eq!(history[1]["ended"], "interrupted");
     imprint.kill().await;
 }
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Echo's socket on the binary: sends `hello`, returns the snapshot.
+async fn echo(imprint: &Binary, hello: Value) -> (Socket, Value) {
+    use futures::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let url = format!("{}/api/voice/ws", imprint.url.replace("http://", "ws://"));
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    socket
+        .send(Message::Text(hello.to_string().into()))
+        .await
+        .unwrap();
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("a voice message within 10 s")
+            .expect("the socket is open")
+            .unwrap();
+        if let Message::Text(text) = message {
+            let value: Value = serde_json::from_str(text.as_str()).unwrap();
+            if value["type"] == "snapshot" {
+                return (socket, value);
+            }
+        }
+    }
+}
+
+/// Types into Echo and reads until its question.
+async fn typed_until_question(socket: &mut Socket, text: &str) -> Value {
+    use futures::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let typed = json!({"type": "typed", "text": text});
+    socket
+        .send(Message::Text(typed.to_string().into()))
+        .await
+        .unwrap();
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("a voice message within 10 s")
+            .expect("the socket is open")
+            .unwrap();
+        if let Message::Text(text) = message {
+            let value: Value = serde_json::from_str(text.as_str()).unwrap();
+            if value["type"] == "question" {
+                return value;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn echos_saved_question_survives_a_kill_with_its_speech_and_an_unsaved_one_does_not() {
+    let standin = StandIn::start(vec![ask_project()]).await;
+    let data = tempfile::tempdir().unwrap();
+    let imprint = Binary::start(data.path(), &standin.base_url(), &[]).await;
+    let (mut saved, snapshot) = echo(&imprint, json!({"type": "hello"})).await;
+    let conversation = snapshot["conversation_id"].as_str().unwrap().to_string();
+    let question = typed_until_question(&mut saved, "What are the plans of the project?").await;
+    let (mut unsaved, snapshot) = echo(&imprint, json!({"type": "hello", "saving": false})).await;
+    let unsaved_id = snapshot["conversation_id"].as_str().unwrap().to_string();
+    typed_until_question(&mut unsaved, "What are the plans of the project?").await;
+    drop((saved, unsaved));
+    imprint.kill().await;
+
+    let imprint = Binary::start(data.path(), &standin.base_url(), &[]).await;
+    let (_socket, snapshot) = echo(
+        &imprint,
+        json!({"type": "hello", "conversation_id": conversation}),
+    )
+    .await;
+    assert_eq!(snapshot["conversation_id"], conversation.as_str());
+    let waiting = &snapshot["turn"]["question"];
+    assert_eq!(waiting["id"], question["id"], "{snapshot}");
+    assert_eq!(
+        waiting["speech"],
+        "Which project? You can say Imprint or Billing, or something else."
+    );
+    assert_eq!(
+        imprint.session(&conversation).await["reply"]["state"],
+        "waiting"
+    );
+    // Nothing of the unsaved conversation was stored.
+    let (status, _) = imprint
+        .get(&format!("/api/chat/sessions/{unsaved_id}"))
+        .await;
+    assert_eq!(status, 404);
+    let (_, list) = imprint.get("/api/chat/sessions").await;
+    assert_eq!(list["sessions"].as_array().unwrap().len(), 1);
+    imprint.kill().await;
+}

@@ -51,6 +51,11 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
+    /// Written by this build's shape (an older one is not resumed).
+    pub fn is_current(&self) -> bool {
+        self.version == VERSION
+    }
+
     pub fn offer(&self) -> Offer {
         Offer {
             read_only: self.read_only,
@@ -92,4 +97,79 @@ pub struct Asking {
     pub kind: NeedKind,
     pub attempt: usize,
     pub text: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::protocol::QuestionOrigin;
+    use serde_json::json;
+
+    #[test]
+    fn a_checkpoint_reads_back_as_it_was_written() {
+        let call = ToolCallRequest {
+            id: "t1_call_1".into(),
+            name: "ask_user".into(),
+            arguments: json!({"question": "Which project?"}),
+        };
+        let saved = Checkpoint {
+            version: VERSION,
+            read_only: false,
+            can_answer: true,
+            messages: vec![
+                ChatMessage::System("You are Imprint.".into()),
+                ChatMessage::User("plans?".into()),
+                ChatMessage::Assistant {
+                    content: "Let me check.".into(),
+                    tool_calls: vec![call.clone()],
+                },
+                ChatMessage::Tool {
+                    call_id: "t0".into(),
+                    name: "search".into(),
+                    content: "2 found".into(),
+                },
+            ],
+            research: SavedResearch {
+                left_ms: 1234,
+                iterations: 1,
+                max_iterations: 12,
+                turns_without_progress: 0,
+                seen: vec!["memory:1".into()],
+            },
+            request: "plans?".into(),
+            answers: vec!["Billing".into()],
+            policy: json!({"writes": [], "repeats": 0, "nudged": false, "found": null}),
+            asked: 1,
+            settled: vec![(NeedKind::Project, Some(Resolved::Project("Billing".into())))],
+            turns: 1,
+            text: "Let me check.".into(),
+            step: Step::Calls(PendingCalls {
+                calls: vec![call],
+                in_turn: 1,
+                repeats_before: 0,
+                progress: false,
+                cap_note: Some(ChatMessage::User("(Imprint: only the first 4)".into())),
+                malformed: 0,
+            }),
+            asking: Some(Asking {
+                kind: NeedKind::Time,
+                attempt: 1,
+                text: "What time?".into(),
+            }),
+            question: Some(Question {
+                id: "q1".into(),
+                question: "Which project?".into(),
+                options: vec!["Imprint".into(), "Billing".into()],
+                allow_other: true,
+                expires_at: Some("2026-11-30T18:00:00.000Z".into()),
+                origin: QuestionOrigin::Model,
+            }),
+        };
+        let text = serde_json::to_string(&saved).unwrap();
+        let read: Checkpoint = serde_json::from_str(&text).unwrap();
+        assert_eq!(read, saved);
+        assert!(read.is_current());
+        let settle: Step = serde_json::from_value(json!({"at": "settle"})).unwrap();
+        assert_eq!(settle, Step::Settle);
+    }
 }

@@ -369,6 +369,7 @@ impl Run {
             replies: job.replies,
         }
     }
+
     /// A run rebuilt from its stored state. Registers the waiting question
     /// and posts it again in the reply's log (which goes on after the last
     /// stored `seq`), unless its answer was stored or it expired.

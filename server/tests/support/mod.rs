@@ -307,5 +307,6 @@ pub fn scenario(trigger: &str, turns: Vec<Turn>) -> Scenario {
     Scenario {
         trigger: trigger.to_string(),
         turns,
+        once: false,
     }
 }

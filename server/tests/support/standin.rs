@@ -26,6 +26,11 @@ use tokio::sync::watch;
 pub struct Scenario {
     pub trigger: String,
     pub turns: Vec<Turn>,
+    /// Played for one request only, then forgotten: a later scenario with
+    /// the same trigger answers the same conversation differently (a
+    /// retry, say).
+    #[serde(default)]
+    pub once: bool,
 }
 
 /// One model turn.
@@ -256,14 +261,17 @@ async fn completions(State(state): State<AppState>, Json(request): Json<Value>) 
         state.shared.requests.lock().unwrap().push(request.clone());
     }
     state.counters.requests.send_modify(|n| *n += 1);
-    let scenario = state
-        .shared
-        .scenarios
-        .lock()
-        .unwrap()
-        .iter()
-        .find(|s| !s.trigger.is_empty() && user.contains(&s.trigger))
-        .cloned();
+    let scenario = {
+        let mut scenarios = state.shared.scenarios.lock().unwrap();
+        let found = scenarios
+            .iter()
+            .position(|s| !s.trigger.is_empty() && user.contains(&s.trigger));
+        match found {
+            Some(i) if scenarios[i].once => Some(scenarios.remove(i)),
+            Some(i) => Some(scenarios[i].clone()),
+            None => None,
+        }
+    };
     let turn = match scenario {
         Some(s) => s
             .turns
