@@ -82,6 +82,8 @@ pub trait Dashboard: Send + Sync + 'static {
         answer: String,
     ) -> Result<(), ApiError>;
     async fn stop(&self, sid: String) -> Result<(), ApiError>;
+    /// Answers the session's last user message again, as a new reply.
+    async fn retry(&self, sid: String) -> Result<ReplyStarted, ApiError>;
     async fn list_reminders(&self) -> Result<ReminderList, ApiError>;
 }
 
@@ -142,6 +144,11 @@ pub async fn answer_question(
 #[server(endpoint = "dashboard/stop")]
 pub async fn stop_reply(sid: String) -> Result<(), ApiError> {
     dashboard()?.stop(sid).await
+}
+
+#[server(endpoint = "dashboard/retry")]
+pub async fn retry_reply(sid: String) -> Result<ReplyStarted, ApiError> {
+    dashboard()?.retry(sid).await
 }
 
 #[server(endpoint = "dashboard/list_reminders")]

@@ -293,6 +293,7 @@ fn ask_first(trigger: &str, tokens: usize, delay_ms: u64) -> Scenario {
             Turn::ask("Go?", &["Yes", "No"]),
             token_turn(tokens, delay_ms),
         ],
+        once: false,
     }
 }
 
@@ -480,10 +481,12 @@ async fn token_latency(
             Scenario {
                 trigger: "warmup-direct".into(),
                 turns: vec![token_turn(WARMUP_TOKENS, delay_ms)],
+                once: false,
             },
             Scenario {
                 trigger: "measure-direct".into(),
                 turns: vec![token_turn(tokens, delay_ms)],
+                once: false,
             },
             ask_first("warmup-imprint", WARMUP_TOKENS, delay_ms),
             ask_first("measure-imprint", tokens, delay_ms),

@@ -39,7 +39,15 @@
 //!    the stand-in has received (and parsed) the reply's next chat request
 //!    (`StandIn::wait_for_requests`, woken by the stand-in's handler). The
 //!    reply is then read to its `done` before the next answer, so answers
-//!    do not overlap with the previous reply's end.
+//!    do not overlap with the previous reply's end. Each answer is stored
+//!    before its 200 (issue 15), so this includes that write.
+//! 5. Restart: SIGKILL (nothing saved on the way out), then the binary is
+//!    started again on the same data directory, where every reply still
+//!    waiting is restored. Start time: spawn to the `imprint listening on`
+//!    line, restore included; then the CPU over a short idle interval
+//!    while the restored replies wait, the answer → next model request
+//!    figures for 100 restored replies, and the time from SIGTERM to exit
+//!    with the rest still waiting (they stay stored).
 
 #[path = "../tests/support/standin.rs"]
 mod standin;
@@ -82,19 +90,16 @@ async fn main() {
 
     let standin = StandIn::start(vec![standin::which_project(TRIGGER, "done")]).await;
     let data = tempfile::tempdir().unwrap();
-    let child = bench_support::Child::spawn(
-        &binary,
-        &[
-            ("IMPRINT_ADDR", "127.0.0.1:0".into()),
-            ("IMPRINT_DATA_DIR", data.path().to_str().unwrap().into()),
-            ("IMPRINT_DIST_DIR", "/nonexistent/dist".into()),
-            ("IMPRINT_CHAT_PROVIDER", "openai".into()),
-            ("IMPRINT_CHAT_BASE_URL", standin.base_url()),
-            ("IMPRINT_CHAT_MODEL", "standin".into()),
-            ("IMPRINT_WRITING_SLOTS", IN_FLIGHT.to_string()),
-        ],
-    )
-    .await;
+    let env = [
+        ("IMPRINT_ADDR", "127.0.0.1:0".into()),
+        ("IMPRINT_DATA_DIR", data.path().to_str().unwrap().into()),
+        ("IMPRINT_DIST_DIR", "/nonexistent/dist".into()),
+        ("IMPRINT_CHAT_PROVIDER", "openai".into()),
+        ("IMPRINT_CHAT_BASE_URL", standin.base_url()),
+        ("IMPRINT_CHAT_MODEL", "standin".into()),
+        ("IMPRINT_WRITING_SLOTS", IN_FLIGHT.to_string()),
+    ];
+    let child = bench_support::Child::spawn(&binary, &env).await;
     let pid = child.pid;
     let url = child.url.clone();
     let rss_before = bench_support::rss_kib(pid);
@@ -140,47 +145,25 @@ async fn main() {
     let per_reply = (rss_waiting as f64 - rss_before as f64) / count as f64;
 
     // 4. Answer → next model request, one at a time.
-    let http = reqwest::Client::new();
     let answers = ANSWERS.min(count);
-    let before = standin.requests().len();
-    let mut latencies = Vec::with_capacity(answers);
-    let mut round_trips = Vec::with_capacity(answers);
-    for (i, w) in waiting.iter().take(answers).enumerate() {
-        let body = json!({"id": w.question, "answer": "Imprint"});
-        let answer = http
-            .post(format!("{url}/api/chat/sessions/{}/answer", w.sid))
-            .json(&body);
-        let sent = Instant::now();
-        let (status, asked) = tokio::join!(
-            async {
-                let response = answer.send().await.expect("the answer is posted");
-                let status = response.status().as_u16();
-                let _ = response.bytes().await;
-                (status, Instant::now())
-            },
-            async {
-                standin.wait_for_requests(before + i + 1).await;
-                Instant::now()
-            }
-        );
-        let (status, answered) = status;
-        assert_eq!(status, 200, "the answer is taken");
-        latencies.push(ms(asked - sent));
-        round_trips.push(ms(answered - sent));
-        // Let this reply end before the next answer.
-        let response = http
-            .get(format!(
-                "{url}/api/chat/sessions/{}/reply?reply_id={}",
-                w.sid, w.reply_id
-            ))
-            .send()
-            .await
-            .expect("the reply stream opens");
-        let end = SseReader::new(response).until("done").await;
-        assert_eq!(end["type"], "done");
-    }
-    drop(http);
+    let (latencies, round_trips) = answer_each(&standin, &url, &waiting[..answers]).await;
+
+    // 5. Restart after a crash, with the rest still waiting.
+    child.kill().await;
+    let restored = count - answers;
+    let child = bench_support::Child::spawn(&binary, &env).await;
+    let url = child.url.clone();
+    let restart_in = child.started_in;
+    let idle_after = Duration::from_secs(seconds.min(10));
+    let cpu_start_after = bench_support::cpu_time(child.pid);
+    tokio::time::sleep(idle_after).await;
+    let cpu_after = bench_support::cpu_time(child.pid).saturating_sub(cpu_start_after);
+    let after = (count - answers).min(100);
+    let (restored_latencies, _) =
+        answer_each(&standin, &url, &waiting[answers..answers + after]).await;
+    let terminated = Instant::now();
     child.stop().await;
+    let terminate_took = terminated.elapsed();
 
     let first = latencies.first().copied().unwrap_or(f64::NAN);
     let latencies = Samples::new(latencies);
@@ -246,6 +229,78 @@ async fn main() {
             "missed"
         }
     );
+    println!("Restart after SIGKILL with {restored} replies waiting");
+    println!(
+        "  start (spawn → listening, restore included): {:.1} ms; target ≤ 1 s ({})",
+        ms(restart_in),
+        if restart_in <= Duration::from_secs(1) {
+            "met"
+        } else {
+            "missed"
+        }
+    );
+    println!(
+        "  CPU while they wait again, over {:.0} s: {:.3} s",
+        idle_after.as_secs_f64(),
+        cpu_after.as_secs_f64()
+    );
+    let restored_latencies = Samples::new(restored_latencies);
+    println!(
+        "  answer → next model request for {} restored replies: p50 {:.3} ms, p99 {:.3} ms",
+        restored_latencies.len(),
+        restored_latencies.pct(50.0),
+        restored_latencies.pct(99.0)
+    );
+    println!(
+        "  SIGTERM → exit with {} still waiting (they stay stored): {:.1} ms",
+        restored - after,
+        ms(terminate_took)
+    );
+}
+
+/// Answers each reply's question, one at a time; returns the times from
+/// sending the answer to the stand-in receiving the next model request,
+/// and the answer's round trips (ms).
+async fn answer_each(standin: &StandIn, url: &str, waiting: &[Waiting]) -> (Vec<f64>, Vec<f64>) {
+    let http = reqwest::Client::new();
+    let before = standin.requests().len();
+    let mut latencies = Vec::with_capacity(waiting.len());
+    let mut round_trips = Vec::with_capacity(waiting.len());
+    for (i, w) in waiting.iter().enumerate() {
+        let body = json!({"id": w.question, "answer": "Imprint"});
+        let answer = http
+            .post(format!("{url}/api/chat/sessions/{}/answer", w.sid))
+            .json(&body);
+        let sent = Instant::now();
+        let (status, asked) = tokio::join!(
+            async {
+                let response = answer.send().await.expect("the answer is posted");
+                let status = response.status().as_u16();
+                let _ = response.bytes().await;
+                (status, Instant::now())
+            },
+            async {
+                standin.wait_for_requests(before + i + 1).await;
+                Instant::now()
+            }
+        );
+        let (status, answered) = status;
+        assert_eq!(status, 200, "the answer is taken");
+        latencies.push(ms(asked - sent));
+        round_trips.push(ms(answered - sent));
+        // Let this reply end before the next answer.
+        let response = http
+            .get(format!(
+                "{url}/api/chat/sessions/{}/reply?reply_id={}",
+                w.sid, w.reply_id
+            ))
+            .send()
+            .await
+            .expect("the reply stream opens");
+        let end = SseReader::new(response).until("done").await;
+        assert_eq!(end["type"], "done");
+    }
+    (latencies, round_trips)
 }
 
 /// Creates a session whose reply waits on its question.

@@ -182,6 +182,9 @@ pub enum AnswerError {
     NotWaiting,
     #[error("{0}")]
     Invalid(String),
+    /// The answer could not be stored, so it was not taken.
+    #[error("the answer could not be saved; try again")]
+    Unsaved,
 }
 
 /// Checks an answer against its question; returns the text to hand on
@@ -259,15 +262,27 @@ impl Waiters {
     /// Delivers an answer. Exactly one of several concurrent answers wins;
     /// the others find no question waiting.
     pub fn answer(&self, id: &str, text: &str) -> Result<String, AnswerError> {
+        self.claim(id, text)?.deliver()
+    }
+
+    /// Takes a valid answer for the question `id` out of the waiting ones
+    /// without delivering it yet (it is stored first). Exactly one of
+    /// several concurrent answers gets the claim.
+    pub fn claim(&self, id: &str, text: &str) -> Result<Claimed, AnswerError> {
         let mut pending = self.lock();
         let entry = pending.get(id).ok_or(AnswerError::NotWaiting)?;
         let text = validate_answer(&entry.question, text)?;
         let entry = pending.remove(id).ok_or(AnswerError::NotWaiting)?;
-        entry
-            .answer
-            .send(text.clone())
-            .map_err(|_| AnswerError::NotWaiting)?;
-        Ok(text)
+        Ok(Claimed { entry, text })
+    }
+
+    /// Puts a claimed question back (its answer could not be stored), if
+    /// its reply still waits for it.
+    pub fn unclaim(&self, claimed: Claimed) {
+        if !claimed.entry.answer.is_closed() {
+            let id = claimed.entry.question.id.clone();
+            self.lock().insert(id, claimed.entry);
+        }
     }
 
     /// The question waiting now, if any.
@@ -279,6 +294,28 @@ impl Waiters {
         // A panic while holding this lock cannot leave the map inconsistent
         // (single inserts and removes), so a poisoned lock is still usable.
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// An answer taken for its question, not delivered yet.
+pub struct Claimed {
+    entry: Pending,
+    text: String,
+}
+
+impl Claimed {
+    /// The answer as it will be handed on (a choice in its own spelling).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Wakes the waiting reply with the answer.
+    pub fn deliver(self) -> Result<String, AnswerError> {
+        self.entry
+            .answer
+            .send(self.text.clone())
+            .map_err(|_| AnswerError::NotWaiting)?;
+        Ok(self.text)
     }
 }
 

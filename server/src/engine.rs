@@ -14,11 +14,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::models::ModelClient;
+use crate::models::{ChatMessage, ModelClient};
 use crate::replies::{
-    history_to_messages, stream_reply, Replies, Reply, ReplyEnv, ReplyJob, ToolSets,
+    history_to_messages, resume_reply, stream_reply, Checkpoint, Replies, Reply, ReplyEnv,
+    ReplyJob, ToolSets,
 };
-use crate::store::{NewMessage, Store, StoreError};
+use crate::store::{NewMessage, OpenReply, Store, StoreError};
 use crate::tools::Offer;
 
 pub struct Engine {
@@ -56,6 +57,7 @@ impl Engine {
             dashboard: dashboard.clone(),
             reminder_added: Arc::new(move || wake.notify_one()),
             clock: Clock::default(),
+            shutdown: shutdown.clone(),
         });
         let voice = crate::voice::VoiceHub::new(
             store.clone(),
@@ -121,11 +123,13 @@ impl Engine {
         }
         let reply = self
             .replies
-            .start(session_id)
+            .start(session_id, store)
             .map_err(|_| ApiError::conflict("a reply is already being written in this session"))?;
         let user = NewMessage::user(message);
+        // The user's message and the open reply are one write: a crash
+        // after it leaves a reply to mark, never a message with no trace.
         let stored = async {
-            store.append_message(session_id, user).await?;
+            store.open_reply(session_id, &reply.id, Some(user)).await?;
             store.get_session(session_id).await
         }
         .await;
@@ -140,6 +144,42 @@ impl Engine {
                 return Err(store_error(e));
             }
         };
+        self.run_reply(store, reply.clone(), offer, history);
+        Ok(reply)
+    }
+
+    /// Answers the session's last user message again as a new reply,
+    /// whatever became of the last one (so it also regenerates).
+    pub async fn retry_reply(&self, session_id: &str) -> Result<Arc<Reply>, ApiError> {
+        let (_, messages) = self
+            .store
+            .get_session(session_id)
+            .await
+            .map_err(store_error)?
+            .ok_or_else(|| ApiError::not_found("no such session"))?;
+        let Some(last_user) = messages.iter().rposition(|m| m.role == Role::User) else {
+            return Err(ApiError::not_found("this chat has no message to answer"));
+        };
+        let reply = self
+            .replies
+            .start(session_id, &self.store)
+            .map_err(|_| ApiError::conflict("a reply is already being written in this session"))?;
+        if let Err(e) = self.store.open_reply(session_id, &reply.id, None).await {
+            self.replies.abandon(&reply);
+            return Err(store_error(e));
+        }
+        // The same request: the conversation up to that message, without
+        // what the earlier attempt wrote after it.
+        let history = history_to_messages(&messages[..=last_user]);
+        self.run_reply(&self.store, reply.clone(), Offer::CHAT, history);
+        Ok(reply)
+    }
+
+    fn run_reply(&self, store: &Store, reply: Arc<Reply>, offer: Offer, history: Vec<ChatMessage>) {
+        let _ = self.dashboard.send(DashboardEvent::ReplyStarted {
+            session_id: reply.session_id.clone(),
+            reply_id: reply.id.clone(),
+        });
         let job = ReplyJob {
             env: Arc::clone(&self.reply_env),
             replies: Arc::clone(&self.replies),
@@ -148,17 +188,64 @@ impl Engine {
             offer,
             history,
         };
-        let _ = self.dashboard.send(DashboardEvent::ReplyStarted {
-            session_id: session_id.to_string(),
-            reply_id: reply.id.clone(),
-        });
         crate::replies::spawn_guarded(
             &self.replies,
             &reply,
             self.dashboard.clone(),
             stream_reply(job),
         );
-        Ok(reply)
+    }
+
+    /// At start, before serving: every reply that was open when Imprint
+    /// stopped either waits again for its question (resumed from its
+    /// stored state, answered at once if the answer was stored) or, if it
+    /// was writing, is kept with its text, marked interrupted.
+    pub async fn restore(&self) -> Result<Restored, StoreError> {
+        let open = self.store.open_replies().await?;
+        let mut restored = Restored::default();
+        let mut interrupted = Vec::new();
+        for row in open {
+            let checkpoint = row.checkpoint.as_deref().and_then(|json| {
+                serde_json::from_str::<Checkpoint>(json)
+                    .map_err(|e| tracing::warn!(reply = %row.reply_id, error = %e, "unreadable reply state"))
+                    .ok()
+            });
+            match checkpoint.filter(Checkpoint::is_current) {
+                Some(checkpoint) => match self.resume(&row, checkpoint) {
+                    Ok(()) => restored.resumed += 1,
+                    Err(()) => interrupted.push(row),
+                },
+                None => interrupted.push(row),
+            }
+        }
+        restored.interrupted = interrupted.len();
+        self.store.interrupt_replies(interrupted).await?;
+        Ok(restored)
+    }
+
+    fn resume(&self, row: &OpenReply, checkpoint: Checkpoint) -> Result<(), ()> {
+        let reply = self
+            .replies
+            .restore(
+                &row.session_id,
+                row.reply_id.clone(),
+                &self.store,
+                row.last_seq,
+            )
+            .map_err(|_| ())?;
+        let job = ReplyJob {
+            env: Arc::clone(&self.reply_env),
+            replies: Arc::clone(&self.replies),
+            reply: Arc::clone(&reply),
+            store: self.store.clone(),
+            offer: checkpoint.offer(),
+            history: Vec::new(),
+        };
+        // Registers the question (or takes the stored answer) now, so the
+        // session shows it waiting from the first request on.
+        let task = resume_reply(job, checkpoint, row.answer.clone());
+        crate::replies::spawn_guarded(&self.replies, &reply, self.dashboard.clone(), task);
+        Ok(())
     }
 
     fn reply(&self, session_id: &str) -> Result<Arc<Reply>, ApiError> {
@@ -190,6 +277,15 @@ impl crate::voice::ReplyStarter for Engine {
     ) -> Result<Arc<Reply>, ApiError> {
         Engine::start_reply_in(self, store, session_id, message, offer).await
     }
+}
+
+/// What [`Engine::restore`] found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Restored {
+    /// Replies waiting again (or going on with a stored answer).
+    pub resumed: usize,
+    /// Replies that were being written: kept, marked interrupted.
+    pub interrupted: usize,
 }
 
 /// Store faults are the server's; bad input is the caller's.
@@ -317,18 +413,27 @@ impl Dashboard for Engine {
     ) -> Result<(), ApiError> {
         use crate::ask::AnswerError;
         let reply = self.reply(&sid)?;
-        match reply.waiters.answer(&question_id, &answer) {
+        // Stored before the 200: see `Reply::answer`.
+        match reply.answer(&question_id, &answer).await {
             Ok(_) => Ok(()),
             Err(AnswerError::NotWaiting) => {
                 Err(ApiError::conflict("no question with that id is waiting"))
             }
             Err(AnswerError::Invalid(message)) => Err(ApiError::bad_request(message)),
+            Err(error @ AnswerError::Unsaved) => Err(ApiError::internal(error.to_string())),
         }
     }
 
     async fn stop(&self, sid: String) -> Result<(), ApiError> {
         self.reply(&sid)?.stop();
         Ok(())
+    }
+
+    async fn retry(&self, sid: String) -> Result<ReplyStarted, ApiError> {
+        let reply = self.retry_reply(&sid).await?;
+        Ok(ReplyStarted {
+            reply_id: reply.id.clone(),
+        })
     }
 
     async fn list_reminders(&self) -> Result<ReminderList, ApiError> {

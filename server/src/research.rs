@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 /// Model turns in a row without progress before research ends.
@@ -80,6 +81,45 @@ impl Research {
     }
 }
 
+/// Research as it stands, to carry across a restart: the time left
+/// rather than the deadline (an instant means nothing to another process).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedResearch {
+    pub left_ms: u64,
+    pub iterations: u32,
+    pub max_iterations: u32,
+    pub turns_without_progress: u32,
+    pub seen: Vec<String>,
+}
+
+impl Research {
+    pub fn save(&self) -> SavedResearch {
+        let mut seen: Vec<String> = self.seen.iter().cloned().collect();
+        seen.sort();
+        SavedResearch {
+            left_ms: self
+                .deadline
+                .saturating_duration_since(Instant::now())
+                .as_millis() as u64,
+            iterations: self.iterations,
+            max_iterations: self.max_iterations,
+            turns_without_progress: self.turns_without_progress,
+            seen,
+        }
+    }
+
+    /// Research resumed now with the time it had left.
+    pub fn restore(saved: SavedResearch) -> Self {
+        Self {
+            deadline: Instant::now() + Duration::from_millis(saved.left_ms),
+            iterations: saved.iterations,
+            max_iterations: saved.max_iterations,
+            turns_without_progress: saved.turns_without_progress,
+            seen: saved.seen.into_iter().collect(),
+        }
+    }
+}
+
 impl Exhausted {
     /// The note the model reads before its reserved answer.
     pub fn note(self) -> &'static str {
@@ -124,6 +164,25 @@ mod tests {
             research.finish_turn(false);
         }
         assert_eq!(research.exhausted(), Some(Exhausted::NoProgress));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn saved_research_resumes_with_the_time_it_had_left() {
+        let mut research = Research::new(Duration::from_secs(300), 12);
+        research.finish_turn(false);
+        research.learn(["memory:1".to_string()]);
+        tokio::time::advance(Duration::from_secs(100)).await;
+        let saved = research.save();
+        assert_eq!(saved.left_ms, 200_000);
+        // A restart hours later: the time down does not count.
+        tokio::time::advance(Duration::from_secs(7200)).await;
+        let restored = Research::restore(saved.clone());
+        assert_eq!(restored.save(), saved);
+        assert!(!Research::restore(saved).learn(["memory:1".to_string()]));
+        tokio::time::advance(Duration::from_secs(199)).await;
+        assert_eq!(restored.exhausted(), None);
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert_eq!(restored.exhausted(), Some(Exhausted::Deadline));
     }
 
     #[test]

@@ -1,8 +1,12 @@
-//! Running the server: bind, print where, serve until SIGINT/SIGTERM, then
-//! end every stream and reply and drain connections.
+//! Running the server: bind, restore the replies that were open when it
+//! last stopped, serve until SIGINT/SIGTERM, then end every stream and
+//! reply (waiting questions stay stored, replies being written are kept
+//! marked interrupted) and drain connections, within 2 s.
 
+use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -23,6 +27,8 @@ pub enum ServeError {
     },
     #[error("cannot open an in-memory database: {0}")]
     Ephemeral(StoreError),
+    #[error("cannot restore the replies that were open: {0}")]
+    Restore(StoreError),
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: SocketAddr,
@@ -55,6 +61,14 @@ pub async fn start(config: Config) -> Result<Running, ServeError> {
     let dist = config.dist_dir();
     let shutdown = CancellationToken::new();
     let engine = Engine::new(config, store.clone(), ephemeral, shutdown.clone());
+    let restored = engine.restore().await.map_err(ServeError::Restore)?;
+    if restored != Default::default() {
+        tracing::info!(
+            waiting = restored.resumed,
+            interrupted = restored.interrupted,
+            "restored the replies open when Imprint last stopped"
+        );
+    }
     crate::reminders::spawn_timer(
         store,
         Arc::clone(&engine.reminders_changed),
@@ -67,10 +81,29 @@ pub async fn start(config: Config) -> Result<Running, ServeError> {
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);
     });
+    let stopping = shutdown.clone();
+    let replies = Arc::clone(&engine.replies);
     let task = tokio::spawn(async move {
-        axum::serve(listener, app)
+        let server = axum::serve(listener, app)
             .with_graceful_shutdown(async move { until.cancelled().await })
-            .await
+            .into_future();
+        // Replies save their state as soon as the token is cancelled, in
+        // parallel with the connections draining; neither may hold the
+        // exit past the grace period.
+        let result = tokio::select! {
+            result = server => result,
+            _ = async {
+                stopping.cancelled().await;
+                tokio::time::sleep(DRAIN_LIMIT).await;
+            } => {
+                tracing::warn!("connections still open at shutdown were cut");
+                Ok(())
+            }
+        };
+        if !replies.settle(SAVE_LIMIT).await {
+            tracing::warn!("a reply did not save its state in time");
+        }
+        result
     });
     Ok(Running {
         addr,
@@ -79,6 +112,11 @@ pub async fn start(config: Config) -> Result<Running, ServeError> {
         task,
     })
 }
+
+/// How long open connections may take to close after a shutdown signal.
+const DRAIN_LIMIT: Duration = Duration::from_millis(1200);
+/// How much longer replies may take to save their state after that.
+const SAVE_LIMIT: Duration = Duration::from_millis(600);
 
 /// Resolves on SIGINT or SIGTERM.
 pub async fn shutdown_signal() {

@@ -151,7 +151,9 @@ impl VoiceHub {
             if let Some(existing) = self.lock().get(id) {
                 return Ok(Arc::clone(existing));
             }
-            // A stored voice conversation from before: carry it on.
+            // A stored voice conversation from before: carry it on (the
+            // caller adopts the reply it had open, restored after a
+            // restart, if any).
             if self.store.get_session(id).await?.is_some() {
                 return self.insert(self.store.clone(), id.clone(), true, true);
             }
@@ -355,7 +357,9 @@ impl Conversation {
                     self.heard(starter, text.trim().to_string()).await;
                 }
             }
-            VoiceClientMessage::Answer { question_id, text } => self.answer(&question_id, &text),
+            VoiceClientMessage::Answer { question_id, text } => {
+                self.answer(&question_id, &text).await
+            }
             VoiceClientMessage::Stop => self.stop(),
             VoiceClientMessage::Speaking { text } => self.remember_spoken(&text),
         }
@@ -377,7 +381,7 @@ impl Conversation {
                 question_id: question.id.clone(),
                 text: answer.clone(),
             });
-            return self.answer(&question.id, &answer);
+            return self.answer(&question.id, &answer).await;
         }
         enum Next {
             Start,
@@ -405,10 +409,10 @@ impl Conversation {
         }
     }
 
-    fn answer(&self, question_id: &str, text: &str) {
+    async fn answer(&self, question_id: &str, text: &str) {
         let reply = self.lock().turn.as_ref().map(|t| Arc::clone(&t.reply));
         let result = match reply {
-            Some(reply) => reply.waiters.answer(question_id, text),
+            Some(reply) => reply.answer(question_id, text).await,
             None => Err(AnswerError::NotWaiting),
         };
         match result {
@@ -473,6 +477,33 @@ impl Conversation {
             let starter = Arc::clone(starter);
             tokio::spawn(async move { conversation.forward(&starter, reply).await });
         })
+    }
+
+    /// Takes on a reply that is already running in this conversation (one
+    /// restored after a restart), with its waiting question and speech.
+    pub fn adopt(self: &Arc<Self>, starter: &Starter, reply: Arc<Reply>) {
+        {
+            let mut state = self.lock();
+            if state.turn.is_some() {
+                return;
+            }
+            let question = reply.waiters.current().map(|q| VoiceQuestion {
+                speech: question_speech(&q.question, &q.options, q.allow_other),
+                id: q.id,
+                question: q.question,
+                options: q.options,
+                allow_other: q.allow_other,
+            });
+            state.turn = Some(Turn {
+                reply: Arc::clone(&reply),
+                text: String::new(),
+                reply_text: String::new(),
+                question,
+            });
+        }
+        let conversation = Arc::clone(self);
+        let starter = Arc::clone(starter);
+        tokio::spawn(async move { conversation.forward(&starter, reply).await });
     }
 
     /// Relays a turn's reply events to the windows, stops a turn that goes

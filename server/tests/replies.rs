@@ -150,7 +150,7 @@ async fn stop_ends_a_reply_mid_stream_keeps_its_text_and_aborts_the_model() {
         (last["role"].as_str(), last["content"].as_str()),
         (Some("assistant"), Some("Partial answer"))
     );
-    assert_eq!(last["stopped"], true);
+    assert_eq!(last["ended"], "stopped");
     let (status, _) = server
         .post(&format!("/api/chat/sessions/{sid}/stop"), json!({}))
         .await;

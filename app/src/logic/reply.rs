@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::logic::activity::{self, Activity, Outcome};
 use crate::protocol::tool_names::ASK_USER;
-use crate::protocol::{Message, Question, QuestionOrigin, ReplyEvent, Role, ToolStatus};
+use crate::protocol::{Ended, Message, Question, QuestionOrigin, ReplyEvent, Role, ToolStatus};
 
 /// The state of a question card.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -161,10 +161,23 @@ impl ReplyView {
                     }
                 }
             }
-            ReplyEvent::Question(question) => self.items.push(ReplyItem::Question {
-                question,
-                state: CardState::Waiting,
-            }),
+            // A reply restored after a restart poses its question again:
+            // the same card waits again rather than a second one.
+            ReplyEvent::Question(question) => {
+                let same = self.items.iter_mut().find_map(|item| match item {
+                    ReplyItem::Question { question: q, state } if q.id == question.id => {
+                        Some(state)
+                    }
+                    _ => None,
+                });
+                match same {
+                    Some(state) => *state = CardState::Waiting,
+                    None => self.items.push(ReplyItem::Question {
+                        question,
+                        state: CardState::Waiting,
+                    }),
+                }
+            }
             ReplyEvent::Answer { id, text } => self.close_card(&id, CardState::Answered(text)),
             ReplyEvent::Unanswered { id, reason } => {
                 self.close_card(&id, CardState::Unanswered(reason))
@@ -237,9 +250,36 @@ pub enum HistoryEntry {
     Assistant {
         text: String,
         html: Option<String>,
-        stopped: bool,
+        /// How it ended when it did not finish normally, and the error.
+        ended: Option<Ended>,
+        error: Option<String>,
     },
     Item(ReplyItem),
+}
+
+/// What the page says under a reply that did not finish normally.
+pub fn ending_note(ended: Ended, error: Option<&str>) -> String {
+    match ended {
+        Ended::Stopped => "Stopped.".into(),
+        Ended::Interrupted => "Imprint stopped while writing this reply.".into(),
+        Ended::CutOff => "The model's answer was cut off.".into(),
+        Ended::Length => "The model reached its length limit: the answer may be unfinished.".into(),
+        Ended::Error => match error {
+            Some(error) if !error.is_empty() => format!("The reply failed: {error}"),
+            _ => "The reply failed.".into(),
+        },
+    }
+}
+
+/// Whether the page offers Retry under stored history: the last message
+/// is a reply that did not finish normally, or a user message nothing
+/// answered.
+pub fn offers_retry(messages: &[Message]) -> bool {
+    match messages.iter().rev().find(|m| m.role != Role::Tool) {
+        Some(m) if m.role == Role::User => true,
+        Some(m) => m.ended.is_some(),
+        None => false,
+    }
 }
 
 /// Stored messages as the page shows them: tool rows become activity
@@ -253,7 +293,8 @@ pub fn history_entries(messages: &[Message]) -> Vec<HistoryEntry> {
             Role::Assistant => Some(HistoryEntry::Assistant {
                 text: m.content.clone(),
                 html: m.html.clone(),
-                stopped: m.stopped,
+                ended: m.ended,
+                error: m.error.clone(),
             }),
             Role::Tool => {
                 let item = tool_item(m);
@@ -466,7 +507,8 @@ mod tests {
                 json!({"question": "Which?", "options": ["A", "B"], "allow_other": false, "question_id": "q", "outcome": outcome}),
             ),
             created_at: String::new(),
-            stopped: false,
+            ended: None,
+            error: None,
             html: None,
             status: None,
             row_id: None,
@@ -492,7 +534,8 @@ mod tests {
             tool_name: Some(name.into()),
             tool_args: Some(args),
             created_at: String::new(),
-            stopped: false,
+            ended: None,
+            error: None,
             html: None,
             status,
             row_id: None,
@@ -762,7 +805,8 @@ mod tests {
             tool_name: None,
             tool_args: None,
             created_at: String::new(),
-            stopped: false,
+            ended: None,
+            error: None,
             html: html.map(str::to_string),
             status: None,
             row_id: None,
@@ -783,12 +827,107 @@ mod tests {
             HistoryEntry::Assistant {
                 text: "**Hello**".into(),
                 html: Some("<p><strong>Hello</strong></p>".into()),
-                stopped: false
+                ended: None,
+                error: None,
             }
         );
         assert!(matches!(
             &entries[2],
             HistoryEntry::Assistant { html: None, .. }
         ));
+    }
+
+    fn assistant(ended: Option<Ended>) -> Message {
+        Message {
+            seq: 2,
+            role: Role::Assistant,
+            content: "w0".into(),
+            tool_name: None,
+            tool_args: None,
+            created_at: String::new(),
+            ended,
+            error: ended
+                .filter(|e| *e == Ended::Error)
+                .map(|_| "the model answered 503".into()),
+            html: None,
+            status: None,
+            row_id: None,
+            found: None,
+        }
+    }
+
+    fn user() -> Message {
+        Message {
+            role: Role::User,
+            ended: None,
+            error: None,
+            ..assistant(None)
+        }
+    }
+
+    #[test]
+    fn a_question_posed_again_after_a_restart_is_the_same_card() {
+        let mut view = ReplyView::default();
+        view.apply(1, ReplyEvent::Question(question("q1")));
+        view.apply(2, ReplyEvent::Question(question("q1")));
+        assert_eq!(view.items.len(), 1);
+        assert_eq!(view.waiting_question().map(|q| q.id.as_str()), Some("q1"));
+        view.apply(
+            3,
+            ReplyEvent::Answer {
+                id: "q1".into(),
+                text: "Billing".into(),
+            },
+        );
+        assert!(view.waiting_question().is_none());
+    }
+
+    #[test]
+    fn a_stored_ending_is_kept_with_its_error_and_says_what_happened() {
+        let entries = history_entries(&[user(), assistant(Some(Ended::Error))]);
+        let HistoryEntry::Assistant { ended, error, .. } = &entries[1] else {
+            panic!("{entries:?}")
+        };
+        assert_eq!(*ended, Some(Ended::Error));
+        assert_eq!(
+            ending_note(Ended::Error, error.as_deref()),
+            "The reply failed: the model answered 503"
+        );
+        assert_eq!(
+            ending_note(Ended::Interrupted, None),
+            "Imprint stopped while writing this reply."
+        );
+        assert_eq!(ending_note(Ended::Stopped, None), "Stopped.");
+        assert!(ending_note(Ended::CutOff, None).contains("cut off"));
+        assert!(ending_note(Ended::Length, None).contains("length limit"));
+    }
+
+    #[test]
+    fn retry_is_offered_after_a_marked_reply_or_an_unanswered_message_only() {
+        for ended in [
+            Ended::Interrupted,
+            Ended::Error,
+            Ended::CutOff,
+            Ended::Stopped,
+        ] {
+            assert!(offers_retry(&[user(), assistant(Some(ended))]), "{ended:?}");
+        }
+        assert!(offers_retry(&[user()]), "a message nothing answered");
+        assert!(
+            !offers_retry(&[user(), assistant(None)]),
+            "a finished answer"
+        );
+        assert!(!offers_retry(&[]));
+        let tool = Message {
+            role: Role::Tool,
+            tool_name: Some("search".into()),
+            ..user()
+        };
+        assert!(offers_retry(&[
+            user(),
+            tool.clone(),
+            assistant(Some(Ended::Interrupted))
+        ]));
+        assert!(offers_retry(&[user(), tool]), "tool rows and no answer");
     }
 }

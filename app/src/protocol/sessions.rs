@@ -51,9 +51,13 @@ pub struct Message {
     pub tool_name: Option<String>,
     pub tool_args: Option<Value>,
     pub created_at: String,
-    /// True for an assistant message cut short by a stop.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub stopped: bool,
+    /// How an assistant message that did not finish normally ended;
+    /// absent for a finished answer (and for other roles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<Ended>,
+    /// With `ended: "error"`: what went wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     /// An assistant message's Markdown rendered to safe HTML by the server;
     /// absent for other roles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,6 +72,48 @@ pub struct Message {
     /// How many memories or projects a tool row's read found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found: Option<u64>,
+}
+
+/// How a reply that did not finish normally ended (SPEC §4). Whatever
+/// text was written is kept with the mark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ended {
+    /// The user stopped it.
+    Stopped,
+    /// Imprint stopped (a crash, a shutdown) while writing it.
+    Interrupted,
+    /// The model's stream broke off mid-answer.
+    CutOff,
+    /// The model hit its token limit: the text is its answer, unfinished.
+    Length,
+    /// The model failed (unreachable, an HTTP error, a stall).
+    Error,
+}
+
+impl Ended {
+    /// The stored name (the wire name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ended::Stopped => "stopped",
+            Ended::Interrupted => "interrupted",
+            Ended::CutOff => "cut_off",
+            Ended::Length => "length",
+            Ended::Error => "error",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        [
+            Ended::Stopped,
+            Ended::Interrupted,
+            Ended::CutOff,
+            Ended::Length,
+            Ended::Error,
+        ]
+        .into_iter()
+        .find(|e| e.as_str() == name)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,7 +202,8 @@ mod tests {
                 tool_name: Some("ask_user".into()),
                 tool_args: Some(json!({"question": "Which?"})),
                 created_at: "t1".into(),
-                stopped: false,
+                ended: None,
+                error: None,
                 html: None,
                 status: None,
                 row_id: None,
@@ -205,6 +252,33 @@ mod tests {
             .unwrap(),
             json!({"reply_id": "r"})
         );
+    }
+
+    #[test]
+    fn an_unfinished_message_carries_its_ending_and_error() {
+        let message = Message {
+            seq: 2,
+            role: Role::Assistant,
+            content: "w0".into(),
+            tool_name: None,
+            tool_args: None,
+            created_at: "t".into(),
+            ended: Some(Ended::Error),
+            error: Some("the model at x cannot be reached".into()),
+            html: None,
+            status: None,
+            row_id: None,
+            found: None,
+        };
+        let value = serde_json::to_value(&message).unwrap();
+        assert_eq!(value["ended"], "error");
+        assert_eq!(value["error"], "the model at x cannot be reached");
+        for ended in ["stopped", "interrupted", "cut_off", "length", "error"] {
+            let parsed: Ended = serde_json::from_value(json!(ended)).unwrap();
+            assert_eq!(parsed.as_str(), ended);
+            assert_eq!(Ended::parse(ended), Some(parsed));
+        }
+        assert_eq!(Ended::parse("finished"), None);
     }
 
     #[test]

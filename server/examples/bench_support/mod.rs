@@ -180,6 +180,13 @@ impl Child {
         }
     }
 
+    /// SIGKILL (a crash: nothing is saved on the way out), then waits for
+    /// the exit.
+    pub async fn kill(mut self) {
+        let _ = self.child.start_kill();
+        let _ = self.child.wait().await;
+    }
+
     /// SIGTERM (a graceful stop), then waits for the exit.
     pub async fn stop(mut self) {
         let _ = tokio::process::Command::new("kill")

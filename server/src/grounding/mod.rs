@@ -76,7 +76,22 @@ pub enum Need {
 /// The projects offered as options at most.
 const MAX_PROJECT_OPTIONS: usize = 4;
 
+/// Which kind of detail a [`Need`] is: a reply asks once per kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NeedKind {
+    Time,
+    Project,
+}
+
 impl Need {
+    pub fn kind(&self) -> NeedKind {
+        match self {
+            Need::Time { .. } => NeedKind::Time,
+            Need::Project { .. } => NeedKind::Project,
+        }
+    }
+
     pub fn question(&self) -> String {
         match self {
             Need::Time { about, .. } => format!("What time should I remind you {about}?"),
@@ -123,8 +138,9 @@ impl Need {
     }
 }
 
-/// A detail the user gave.
-#[derive(Clone, Debug, PartialEq)]
+/// A detail the user gave (stored with a waiting reply's state).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Resolved {
     Time(DateTime<Local>),
     Project(String),

@@ -22,6 +22,7 @@ pub fn router() -> Router<AppState> {
         .route("/chat/sessions/{sid}/messages", post(message))
         .route("/chat/sessions/{sid}/answer", post(answer))
         .route("/chat/sessions/{sid}/stop", post(stop))
+        .route("/chat/sessions/{sid}/retry", post(retry))
         .route("/reminders", get(reminders))
 }
 
@@ -96,6 +97,11 @@ async fn answer(
 async fn stop(State(engine): State<AppState>, Path(sid): Path<String>) -> ApiResult {
     engine.stop(sid).await?;
     ok(StatusCode::OK, app::protocol::Ok::default())
+}
+
+/// The last user message answered again as a new reply (SPEC §4).
+async fn retry(State(engine): State<AppState>, Path(sid): Path<String>) -> ApiResult {
+    ok(StatusCode::ACCEPTED, engine.retry(sid).await?)
 }
 
 async fn reminders(State(engine): State<AppState>) -> ApiResult {

@@ -85,10 +85,25 @@ async fn dashboard_events(
     State(engine): State<AppState>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let shutdown = engine.shutdown.clone();
-    let stream = BroadcastStream::new(engine.dashboard.subscribe())
+    let live = BroadcastStream::new(engine.dashboard.subscribe())
         // A watcher too slow to keep up misses events rather than stalling
         // the others; every event here is also readable from the API.
-        .filter_map(|event| futures::future::ready(event.ok()))
+        .filter_map(|event| futures::future::ready(event.ok()));
+    // A page that connects late (or after a restart) first learns what
+    // waits now; subscribed first, so nothing falls in between.
+    let waiting: Vec<_> = engine
+        .replies
+        .waiting_questions()
+        .into_iter()
+        .map(
+            |(session_id, question)| app::protocol::DashboardEvent::QuestionWaiting {
+                session_id,
+                question_id: question.id,
+            },
+        )
+        .collect();
+    let stream = futures::stream::iter(waiting)
+        .chain(live)
         .map(|event| {
             let json = serde_json::to_string(&event).unwrap_or_default();
             Ok(Event::default().data(json))

@@ -81,6 +81,11 @@ async fn session(mut socket: WebSocket, engine: Arc<Engine>, permit: OwnedSemaph
         }
     };
     let starter: Starter = engine.clone();
+    // A reply restored after a restart in this conversation: Echo takes
+    // it on with its waiting question.
+    if let Some(reply) = engine.replies.get(&conversation.id) {
+        conversation.adopt(&starter, reply);
+    }
     let mut outgoing = conversation.subscribe();
     relay(&mut socket, &engine, &starter, &conversation, &mut outgoing).await;
     drop(outgoing);

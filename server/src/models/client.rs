@@ -89,6 +89,7 @@ impl ModelClient {
             native_calls: BTreeMap::new(),
             call_counter: 0,
             call_id_prefix: turn.call_id_prefix.clone(),
+            finish_reason: None,
         };
         tokio::spawn(async move {
             tokio::select! {
@@ -161,6 +162,9 @@ struct Producer {
     native_calls: BTreeMap<u64, NativeCall>,
     call_counter: u64,
     call_id_prefix: String,
+    /// The `finish_reason` the model gave, if any: a stream that ends with
+    /// neither it nor `[DONE]` was cut off, not finished.
+    finish_reason: Option<String>,
 }
 
 impl Producer {
@@ -204,7 +208,15 @@ impl Producer {
             }
         }
         if let Some(line) = lines.finish() {
-            self.line(&line).await?;
+            if self.line(&line).await? {
+                return self.finish().await;
+            }
+        }
+        if self.finish_reason.is_none() {
+            // The connection ended mid-answer: the text already sent is
+            // kept by the reply, but it is not an answer, and no
+            // half-written call runs (held markup is dropped, not shown).
+            return Err(ModelError::CutOff);
         }
         self.finish().await
     }
@@ -231,6 +243,12 @@ impl Producer {
                 status: 502,
                 message: error_message(&error.to_string()),
             });
+        }
+        if let Some(reason) = chunk
+            .pointer("/choices/0/finish_reason")
+            .and_then(Value::as_str)
+        {
+            self.finish_reason = Some(reason.to_string());
         }
         let Some(delta) = chunk.pointer("/choices/0/delta") else {
             return Ok(false);
@@ -296,6 +314,9 @@ impl Producer {
         }
         let rest = self.shown.finish();
         self.send_shown(rest).await;
+        if self.finish_reason.as_deref() == Some("length") {
+            self.send(ModelEvent::LengthLimit).await;
+        }
         let calls = std::mem::take(&mut self.native_calls);
         for (_, call) in calls {
             if call.name.is_empty() {

@@ -9,10 +9,13 @@ pub mod shown_text;
 pub use client::ModelClient;
 pub use prompt::render_tools_for_markup;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One message of a model request.
-#[derive(Clone, Debug, PartialEq)]
+/// One message of a model request. Serializable: a waiting reply stores
+/// the messages it sent so far, to resume after a restart.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ChatMessage {
     System(String),
     User(String),
@@ -28,7 +31,7 @@ pub enum ChatMessage {
 }
 
 /// A tool call the model asked for.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallRequest {
     pub id: String,
     pub name: String,
@@ -46,6 +49,9 @@ pub enum ModelEvent {
     ToolCall(ToolCallRequest),
     /// Tool markup the parser could not read (never shown to the user).
     Malformed(String),
+    /// The model stopped at its token limit (`finish_reason: "length"`):
+    /// the text is its answer, but not all it meant to write. Last.
+    LengthLimit,
 }
 
 /// Why a model turn failed. The message is shown to the user.
@@ -59,6 +65,9 @@ pub enum ModelError {
     Stalled(u64),
     #[error("the model sent a stream Imprint cannot read: {0}")]
     Garbage(String),
+    /// The stream ended with neither a `finish_reason` nor `[DONE]`.
+    #[error("the model's answer was cut off")]
+    CutOff,
 }
 
 /// One model turn: the conversation so far and the tools offered.

@@ -2,15 +2,18 @@
 //! own question for a missing detail (asked once more when the answer
 //! cannot be read), and what a call does when no usable answer came.
 //!
-//! Every question goes through [`Run::pose`]: the waiter is registered
-//! before the `question` event, the writing slot is given up while it
-//! waits, and the research deadline moves by the time waited.
+//! Every question goes through [`Run::pose`]: the reply's state is stored
+//! and the waiter registered before the `question` event, the writing
+//! slot is given up while it waits, and the research deadline moves by
+//! the time waited. A reply restored after a restart takes up its stored
+//! question there.
 
 use app::protocol::{DashboardEvent, Question, QuestionOrigin, ReplyEvent, ToolStatus};
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
-use super::stream::{append, cut_result, Interrupt, Run};
+use super::checkpoint::Asking;
+use super::stream::{append, cut_result, Interrupt, ResumedWait, Run};
 use crate::ask::{self, WaitOutcome};
 use crate::grounding::{self, Need};
 use crate::models::ToolCallRequest;
@@ -60,8 +63,9 @@ impl Run {
             args.allow_other,
             QuestionOrigin::Model,
         );
+        let (posed, question) = self.pose(question).await?;
         let mut stored_args = question_args(&question);
-        let (output, content) = match self.pose(question).await? {
+        let (output, content) = match posed {
             Posed::Answered(text) => {
                 stored_args["outcome"] = json!("answered");
                 let output = ToolOutput {
@@ -117,32 +121,58 @@ impl Run {
     }
 
     /// Puts a question to the user and waits for the answer, the timeout,
-    /// a stop or the end of the reply. The writing slot is given up while
-    /// it waits and the research deadline moves by the time waited. A stop
-    /// stores the unanswered question and interrupts the reply.
-    async fn pose(&mut self, question: Question) -> Result<Posed, Interrupt> {
+    /// a stop or the end of the reply. The reply's state is stored before
+    /// anyone sees the question; a restored reply takes up its stored
+    /// question instead. The writing slot is given up while it waits and
+    /// the research deadline moves by the time waited. A stop stores the
+    /// unanswered question and interrupts the reply; a shutdown leaves it
+    /// stored, to wait again after the restart. Returns how it ended and
+    /// the question actually posed.
+    async fn pose(&mut self, question: Question) -> Result<(Posed, Question), Interrupt> {
+        let (question, wait) = match self.resumed.take() {
+            Some(resumed) => (resumed.question, resumed.wait),
+            None => {
+                let state = self.saved_state(Some(&question));
+                if let Err(error) = self.store.save_reply_state(&self.reply.id, state).await {
+                    tracing::error!(%error, "could not store a waiting reply");
+                    return Err(Interrupt::failure("the question could not be saved".into()));
+                }
+                self.checkpointed = true;
+                // Registered before the event goes out, so an answer posted
+                // the moment the event arrives finds it.
+                let ticket = self.reply.waiters.register(question.clone());
+                self.reply
+                    .log
+                    .publish(ReplyEvent::Question(question.clone()));
+                let _ = self.env.dashboard.send(DashboardEvent::QuestionWaiting {
+                    session_id: self.reply.session_id.clone(),
+                    question_id: question.id.clone(),
+                });
+                (
+                    question,
+                    ResumedWait::Waiting(ticket, self.env.answer_timeout),
+                )
+            }
+        };
         self.asked += 1;
         let question_id = question.id.clone();
         let stored_args = question_args(&question);
-        // Registered before the event goes out, so an answer posted the
-        // moment the event arrives finds it.
-        let ticket = self.reply.waiters.register(question.clone());
-        self.reply.log.publish(ReplyEvent::Question(question));
-        let _ = self.env.dashboard.send(DashboardEvent::QuestionWaiting {
-            session_id: self.reply.session_id.clone(),
-            question_id: question_id.clone(),
-        });
         // Not using the model while waiting: let other chats write.
         self.release_slot();
         let started = Instant::now();
-        let outcome = ticket
-            .wait(
-                self.reply.stop_token(),
-                self.reply.end_token(),
-                self.env.answer_timeout,
-            )
-            .await;
+        let outcome = match wait {
+            ResumedWait::Waiting(ticket, timeout) => {
+                ticket
+                    .wait(self.reply.stop_token(), self.reply.end_token(), timeout)
+                    .await
+            }
+            ResumedWait::Answered(text) => WaitOutcome::Answered(text),
+            ResumedWait::Expired => WaitOutcome::TimedOut,
+        };
         self.research.extend(started.elapsed());
+        if outcome == WaitOutcome::ReplyEnded && self.env.shutdown.is_cancelled() {
+            return Err(Interrupt::Shutdown);
+        }
         let _ = self.env.dashboard.send(DashboardEvent::QuestionClosed {
             session_id: self.reply.session_id.clone(),
             question_id: question_id.clone(),
@@ -170,10 +200,11 @@ impl Run {
                 });
                 let mut stored_args = stored_args;
                 stored_args["outcome"] = json!("stopped");
-                let mut row =
+                // The card's `outcome: "stopped"` says it; `ended` marks
+                // assistant messages only (SPEC §4).
+                let row =
                     NewMessage::tool(ASK_USER, stored_args, "No answer: the reply was stopped.")
                         .with_outcome(ToolOutcome::default());
-                row.stopped = true;
                 if let Err(error) = append(&self.store, &self.reply.session_id, row).await {
                     tracing::warn!(%error, "could not keep the unanswered question");
                 }
@@ -181,7 +212,7 @@ impl Run {
             }
         };
         self.ensure_slot().await?;
-        Ok(posed)
+        Ok((posed, question))
     }
 
     /// Imprint's own question for a missing detail. An answer it cannot
@@ -196,25 +227,35 @@ impl Run {
         }
         // One question per kind of detail in a reply: a model that calls
         // again gets the same answer (or the same lack of one).
-        let kind = std::mem::discriminant(need);
+        let kind = need.kind();
         if let Some((_, settled)) = self.settled.iter().find(|(k, _)| *k == kind) {
             return Ok(settled.clone());
         }
-        let resolved = self.ask_until_understood(need).await?;
-        self.settled.push((kind, resolved.clone()));
-        Ok(resolved)
+        self.ask_until_understood(need).await
     }
 
+    /// Asks for the detail, once more when the answer cannot be read.
+    /// What came of it is settled (and stored with the question's row),
+    /// so a restored reply does not ask it again.
     async fn ask_until_understood(
         &mut self,
         need: &Need,
     ) -> Result<Option<grounding::Resolved>, Interrupt> {
-        let mut text = need.question();
-        for _attempt in 0..2 {
+        let kind = need.kind();
+        let (mut attempt, mut text) = match &self.asking {
+            Some(asking) if asking.kind == kind => (asking.attempt, asking.text.clone()),
+            _ => (0, need.question()),
+        };
+        while attempt < 2 {
+            self.asking = Some(Asking {
+                kind,
+                attempt,
+                text: text.clone(),
+            });
             let question =
                 self.new_question(text.clone(), need.options(), true, QuestionOrigin::Imprint);
+            let (posed, question) = self.pose(question).await?;
             let mut stored_args = question_args(&question);
-            let posed = self.pose(question).await?;
             let (outcome, content, resolved) = match &posed {
                 Posed::Answered(answer) => match need.resolve(answer, self.env.clock.now()) {
                     Ok(resolved) => ("answered", answer.clone(), Some(Ok(resolved))),
@@ -233,15 +274,34 @@ impl Run {
             // A question posed: `done`, its card shows its outcome.
             let row = NewMessage::tool(ASK_USER, stored_args, content)
                 .with_outcome(ToolOutcome::default());
-            append(&self.store, &self.reply.session_id, row)
-                .await
-                .map_err(Interrupt::Failed)?;
-            match resolved {
-                Some(Ok(resolved)) => return Ok(Some(resolved)),
-                Some(Err(why)) => text = format!("{why} {}", need.question()),
-                None => return Ok(None),
+            let settled = match resolved {
+                Some(Ok(resolved)) => Some(Some(resolved)),
+                Some(Err(why)) if attempt == 0 => {
+                    attempt += 1;
+                    text = format!("{why} {}", need.question());
+                    None
+                }
+                Some(Err(_)) | None => Some(None),
+            };
+            match settled {
+                Some(resolved) => {
+                    self.asking = None;
+                    self.settled.push((kind, resolved.clone()));
+                    self.append_step(vec![row]).await?;
+                    return Ok(resolved);
+                }
+                None => {
+                    self.asking = Some(Asking {
+                        kind,
+                        attempt,
+                        text: text.clone(),
+                    });
+                    self.append_step(vec![row]).await?;
+                }
             }
         }
+        self.asking = None;
+        self.settled.push((kind, None));
         Ok(None)
     }
 

@@ -16,6 +16,9 @@ pub fn history_to_messages(history: &[Message]) -> Vec<ChatMessage> {
         let message = &history[index];
         match message.role {
             Role::User => messages.push(ChatMessage::User(message.content.clone())),
+            // A reply that failed before writing anything left only its
+            // mark: nothing for the model to read.
+            Role::Assistant if message.content.trim().is_empty() => {}
             Role::Assistant => messages.push(ChatMessage::Assistant {
                 content: message.content.clone(),
                 tool_calls: Vec::new(),
@@ -116,7 +119,8 @@ mod tests {
             tool_name: tool.as_ref().map(|t| t.0.to_string()),
             tool_args: tool.map(|t| t.1),
             created_at: String::new(),
-            stopped: false,
+            ended: None,
+            error: None,
             html: None,
             status: None,
             row_id: None,
@@ -204,5 +208,18 @@ mod tests {
         assert!(
             matches!(&messages[2], ChatMessage::Tool { content, .. } if content.starts_with("The user chose"))
         );
+    }
+
+    #[test]
+    fn a_failed_reply_that_wrote_nothing_is_left_out() {
+        let history = vec![
+            row(1, Role::User, "hello", None),
+            row(2, Role::Assistant, "", None),
+            row(3, Role::User, "hello again", None),
+            row(4, Role::Assistant, "half an answ", None),
+        ];
+        let messages = history_to_messages(&history);
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert_eq!(messages[1], ChatMessage::User("hello again".into()));
     }
 }

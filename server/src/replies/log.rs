@@ -17,6 +17,10 @@ pub struct LoggedEvent {
 }
 
 pub struct EventLog {
+    /// The sequence number before the first event: 0, or for a reply
+    /// restored after a restart the last one it had stored, so its events
+    /// go on from there.
+    base: u64,
     events: Mutex<Vec<Arc<LoggedEvent>>>,
     /// The number of events; watchers wake when it changes.
     len: watch::Sender<u64>,
@@ -24,14 +28,25 @@ pub struct EventLog {
 
 impl Default for EventLog {
     fn default() -> Self {
-        Self {
-            events: Mutex::new(Vec::new()),
-            len: watch::Sender::new(0),
-        }
+        Self::continuing_after(0)
     }
 }
 
 impl EventLog {
+    /// A log whose first event gets `seq + 1`.
+    pub fn continuing_after(seq: u64) -> Self {
+        Self {
+            base: seq,
+            events: Mutex::new(Vec::new()),
+            len: watch::Sender::new(seq),
+        }
+    }
+
+    /// The sequence number of the last event (the base when empty).
+    pub fn last_seq(&self) -> u64 {
+        self.base + self.lock().len() as u64
+    }
+
     /// Appends an event and wakes the watchers; returns its sequence number.
     pub fn publish(&self, event: ReplyEvent) -> u64 {
         let json: Arc<str> = serde_json::to_string(&event)
@@ -39,7 +54,7 @@ impl EventLog {
             .into();
         let seq = {
             let mut events = self.lock();
-            let seq = events.len() as u64 + 1;
+            let seq = self.base + events.len() as u64 + 1;
             events.push(Arc::new(LoggedEvent { seq, event, json }));
             seq
         };
@@ -52,10 +67,11 @@ impl EventLog {
     /// resume from another reply, or a made-up id) replays nothing and
     /// follows from the end, so it still ends at `done`.
     pub fn follow(self: &Arc<Self>, after: u64) -> Cursor {
-        let len = self.lock().len() as u64;
+        let last = self.last_seq();
         Cursor {
             log: Arc::clone(self),
-            next: after.min(len),
+            // Events before a restart are gone: start at the first kept.
+            next: after.clamp(self.base, last),
             len: self.len.subscribe(),
             finished: false,
         }
@@ -70,7 +86,9 @@ impl EventLog {
         self.lock().clone()
     }
 
-    fn get(&self, index: u64) -> Option<Arc<LoggedEvent>> {
+    /// The event with sequence number `seq + 1`.
+    fn get(&self, seq: u64) -> Option<Arc<LoggedEvent>> {
+        let index = seq.checked_sub(self.base)?;
         self.lock().get(index as usize).cloned()
     }
 
@@ -94,7 +112,7 @@ impl Cursor {
         if self.finished {
             return None;
         }
-        if self.next > 0
+        if self.next > self.log.base
             && self
                 .log
                 .get(self.next - 1)
@@ -194,6 +212,31 @@ mod tests {
         assert!(cursor.next().await.is_none());
         let mut after_done = log.follow(u64::MAX);
         assert!(after_done.next().await.is_none(), "ends at once after done");
+    }
+
+    #[tokio::test]
+    async fn a_restored_log_goes_on_after_its_stored_seq() {
+        let log = Arc::new(EventLog::continuing_after(7));
+        assert_eq!(log.last_seq(), 7);
+        assert_eq!(log.publish(token("again")), 8);
+        log.publish(ReplyEvent::Done);
+        // A page that saw up to 7 before the restart gets 8 on.
+        let mut resumed = log.follow(7);
+        assert_eq!(resumed.next().await.unwrap().seq, 8);
+        assert_eq!(resumed.next().await.unwrap().seq, 9);
+        assert!(resumed.next().await.is_none());
+        // One that saw less gets every event kept; one that saw 8, the rest.
+        assert_eq!(log.follow(0).next().await.unwrap().seq, 8);
+        assert_eq!(log.follow(8).next().await.unwrap().seq, 9);
+    }
+
+    #[tokio::test]
+    async fn a_page_that_saw_past_the_stored_seq_gets_the_restored_events() {
+        // Before the crash the page saw up to 12; the reply stored 7.
+        let log = Arc::new(EventLog::continuing_after(7));
+        let mut resumed = log.follow(12);
+        log.publish(token("the question again"));
+        assert_eq!(resumed.next().await.unwrap().seq, 8);
     }
 
     #[test]

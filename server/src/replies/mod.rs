@@ -7,6 +7,7 @@
 //! `done`) and frees its session.
 
 mod asking;
+mod checkpoint;
 mod grounded;
 mod history;
 mod log;
@@ -14,9 +15,10 @@ mod own_answer;
 mod policy;
 mod stream;
 
+pub use checkpoint::Checkpoint;
 pub use history::history_to_messages;
 pub use log::{Cursor, EventLog, LoggedEvent};
-pub use stream::{stream_reply, ReplyEnv, ReplyJob, ToolSets};
+pub use stream::{resume_reply, stream_reply, ReplyEnv, ReplyJob, ToolSets};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -24,8 +26,10 @@ use std::sync::{Arc, Mutex};
 use app::protocol::{DashboardEvent, ReplyEvent, ReplyPhase, ReplyState};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
-use crate::ask::Waiters;
+use crate::ask::{AnswerError, Waiters};
+use crate::store::Store;
 
 /// One reply being written.
 pub struct Reply {
@@ -33,6 +37,8 @@ pub struct Reply {
     pub session_id: String,
     pub log: Arc<EventLog>,
     pub waiters: Arc<Waiters>,
+    /// Where the reply's history and resumable state are written.
+    pub store: Store,
     /// The user's stop. A child of `end`.
     stop: CancellationToken,
     /// The end of the reply for any other reason (session deleted, server
@@ -47,6 +53,23 @@ impl Reply {
 
     pub fn end(&self) {
         self.end.cancel();
+    }
+
+    /// Delivers an answer to a waiting question, after storing it: an
+    /// answer that was accepted survives a crash before the reply goes on.
+    /// Exactly one of several concurrent answers is accepted.
+    pub async fn answer(&self, question_id: &str, text: &str) -> Result<String, AnswerError> {
+        let claimed = self.waiters.claim(question_id, text)?;
+        if let Err(error) = self
+            .store
+            .save_answer(&self.id, question_id, claimed.text())
+            .await
+        {
+            tracing::error!(%error, "could not store an answer");
+            self.waiters.unclaim(claimed);
+            return Err(AnswerError::Unsaved);
+        }
+        claimed.deliver()
     }
 
     pub fn stop_token(&self) -> &CancellationToken {
@@ -84,6 +107,8 @@ pub struct Replies {
     by_session: Mutex<HashMap<String, Arc<Reply>>>,
     recent: Mutex<VecDeque<Arc<Reply>>>,
     shutdown: CancellationToken,
+    /// Every reply task, so a shutdown can wait for each to save its state.
+    tasks: TaskTracker,
 }
 
 impl Replies {
@@ -92,26 +117,59 @@ impl Replies {
             by_session: Mutex::new(HashMap::new()),
             recent: Mutex::new(VecDeque::new()),
             shutdown,
+            tasks: TaskTracker::new(),
         }
     }
 
     /// Registers a new reply for the session, unless one is being written.
-    pub fn start(&self, session_id: &str) -> Result<Arc<Reply>, Busy> {
+    pub fn start(&self, session_id: &str, store: &Store) -> Result<Arc<Reply>, Busy> {
+        self.register(session_id, crate::ids::new_id("r"), store, 0)
+    }
+
+    /// Registers a reply restored after a restart: its own id, and its
+    /// events going on after the last one it stored.
+    pub fn restore(
+        &self,
+        session_id: &str,
+        reply_id: String,
+        store: &Store,
+        last_seq: u64,
+    ) -> Result<Arc<Reply>, Busy> {
+        self.register(session_id, reply_id, store, last_seq)
+    }
+
+    fn register(
+        &self,
+        session_id: &str,
+        id: String,
+        store: &Store,
+        last_seq: u64,
+    ) -> Result<Arc<Reply>, Busy> {
         let mut map = self.lock();
         if map.contains_key(session_id) {
             return Err(Busy);
         }
         let end = self.shutdown.child_token();
         let reply = Arc::new(Reply {
-            id: crate::ids::new_id("r"),
+            id,
             session_id: session_id.to_string(),
-            log: Arc::new(EventLog::default()),
+            log: Arc::new(EventLog::continuing_after(last_seq)),
             waiters: Arc::new(Waiters::default()),
+            store: store.clone(),
             stop: end.child_token(),
             end,
         });
         map.insert(session_id.to_string(), Arc::clone(&reply));
         Ok(reply)
+    }
+
+    /// After the shutdown token: waits until every reply task has saved
+    /// what it must (a waiting question stays stored, a reply being
+    /// written is kept marked interrupted), at most `limit`. True if all
+    /// finished in time.
+    pub async fn settle(&self, limit: std::time::Duration) -> bool {
+        self.tasks.close();
+        tokio::time::timeout(limit, self.tasks.wait()).await.is_ok()
     }
 
     pub fn get(&self, session_id: &str) -> Option<Arc<Reply>> {
@@ -149,6 +207,14 @@ impl Replies {
             .cloned()
     }
 
+    /// The questions waiting now, with their sessions.
+    pub fn waiting_questions(&self) -> Vec<(String, app::protocol::Question)> {
+        self.lock()
+            .values()
+            .filter_map(|r| r.waiters.current().map(|q| (r.session_id.clone(), q)))
+            .collect()
+    }
+
     /// Sessions whose reply waits for an answer.
     pub fn waiting_sessions(&self) -> Vec<String> {
         self.lock()
@@ -167,15 +233,19 @@ impl Replies {
 /// the tool loop unwinds through it, and so does an aborted task, so it
 /// cannot be skipped. Without it a panicking reply would hold its session
 /// (409 for every later message) and leave watchers waiting forever.
+/// A task that ran to its end disarms it: a reply left by a shutdown ends
+/// without `done` on purpose (its stored state resumes after the restart).
 pub struct EndGuard {
     reply: Arc<Reply>,
     replies: Arc<Replies>,
     dashboard: broadcast::Sender<DashboardEvent>,
+    /// The task returned instead of panicking or being dropped.
+    returned: bool,
 }
 
 impl Drop for EndGuard {
     fn drop(&mut self) {
-        if self.reply.log.is_done() {
+        if self.returned || self.reply.log.is_done() {
             return;
         }
         let error = "the reply failed inside Imprint; see the server log".to_string();
@@ -194,7 +264,8 @@ impl Drop for EndGuard {
     }
 }
 
-/// Runs a reply's task under an [`EndGuard`].
+/// Runs a reply's task under an [`EndGuard`], tracked so a shutdown can
+/// wait for it.
 pub fn spawn_guarded<F>(
     replies: &Arc<Replies>,
     reply: &Arc<Reply>,
@@ -208,10 +279,13 @@ where
         reply: Arc::clone(reply),
         replies: Arc::clone(replies),
         dashboard,
+        returned: false,
     };
-    tokio::spawn(async move {
-        let _guard = guard;
+    replies.tasks.spawn(async move {
+        // The whole guard moves in (not only the field set below).
+        let mut guard = guard;
         task.await;
+        guard.returned = true;
     })
 }
 
@@ -219,11 +293,15 @@ where
 mod tests {
     use super::*;
 
+    fn store() -> Store {
+        Store::open_in_memory().unwrap()
+    }
+
     #[tokio::test]
     async fn a_panicking_reply_still_ends_with_error_then_done_and_frees_its_session() {
         let replies = Arc::new(Replies::new(CancellationToken::new()));
         let (dashboard, mut finished) = broadcast::channel(4);
-        let reply = replies.start("s").unwrap();
+        let reply = replies.start("s", &store()).unwrap();
         let mut cursor = reply.log.follow(0);
         let task = spawn_guarded(&replies, &reply, dashboard, async {
             panic!("a bug in the tool loop");
@@ -234,7 +312,7 @@ mod tests {
         assert_eq!(cursor.next().await.unwrap().event, ReplyEvent::Done);
         assert!(cursor.next().await.is_none());
         assert!(replies.get("s").is_none(), "the session is free");
-        assert!(replies.start("s").is_ok());
+        assert!(replies.start("s", &store()).is_ok());
         assert!(matches!(
             finished.recv().await.unwrap(),
             DashboardEvent::ReplyFinished { .. }
@@ -245,7 +323,7 @@ mod tests {
     async fn a_reply_that_ended_itself_is_left_alone() {
         let replies = Arc::new(Replies::new(CancellationToken::new()));
         let (dashboard, _) = broadcast::channel(4);
-        let reply = replies.start("s").unwrap();
+        let reply = replies.start("s", &store()).unwrap();
         let log = Arc::clone(&reply.log);
         let ending = {
             let (replies, reply) = (Arc::clone(&replies), Arc::clone(&reply));
@@ -265,24 +343,24 @@ mod tests {
     #[test]
     fn one_reply_per_session() {
         let replies = Replies::new(CancellationToken::new());
-        let first = replies.start("s1").unwrap();
-        assert_eq!(replies.start("s1").err(), Some(Busy));
-        assert!(replies.start("s2").is_ok());
+        let first = replies.start("s1", &store()).unwrap();
+        assert_eq!(replies.start("s1", &store()).err(), Some(Busy));
+        assert!(replies.start("s2", &store()).is_ok());
         replies.finish(&first);
         assert!(replies.get("s1").is_none());
-        assert!(replies.start("s1").is_ok());
+        assert!(replies.start("s1", &store()).is_ok());
     }
 
     #[test]
     fn finished_replies_stay_findable_by_id_for_a_while() {
         let replies = Replies::new(CancellationToken::new());
-        let first = replies.start("s").unwrap();
+        let first = replies.start("s", &store()).unwrap();
         replies.finish(&first);
         assert!(replies.get("s").is_none());
         assert_eq!(replies.find("s", &first.id).unwrap().id, first.id);
         assert!(replies.find("other", &first.id).is_none());
         for _ in 0..RECENT_REPLIES {
-            let r = replies.start("t").unwrap();
+            let r = replies.start("t", &store()).unwrap();
             replies.finish(&r);
         }
         assert!(
@@ -294,18 +372,27 @@ mod tests {
     #[test]
     fn finishing_an_old_reply_leaves_a_newer_one() {
         let replies = Replies::new(CancellationToken::new());
-        let old = replies.start("s").unwrap();
+        let old = replies.start("s", &store()).unwrap();
         replies.finish(&old);
-        let new = replies.start("s").unwrap();
+        let new = replies.start("s", &store()).unwrap();
         replies.finish(&old);
         assert_eq!(replies.get("s").unwrap().id, new.id);
+    }
+
+    #[test]
+    fn a_restored_reply_keeps_its_id_and_goes_on_after_its_stored_seq() {
+        let replies = Replies::new(CancellationToken::new());
+        let reply = replies.restore("s", "r-old".into(), &store(), 12).unwrap();
+        assert_eq!(replies.get("s").unwrap().id, "r-old");
+        assert_eq!(reply.log.last_seq(), 12);
+        assert!(replies.restore("s", "r-other".into(), &store(), 0).is_err());
     }
 
     #[test]
     fn shutdown_ends_and_stops_every_reply() {
         let shutdown = CancellationToken::new();
         let replies = Replies::new(shutdown.clone());
-        let reply = replies.start("s").unwrap();
+        let reply = replies.start("s", &store()).unwrap();
         shutdown.cancel();
         assert!(reply.end_token().is_cancelled() && reply.stop_token().is_cancelled());
     }

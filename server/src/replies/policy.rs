@@ -32,8 +32,8 @@ pub(super) const MAX_CALLS_PER_TURN: usize = 4;
 /// is not asked any more (Imprint's own are one per detail).
 const MAX_MODEL_QUESTION_AFTER: usize = 2;
 
-/// What the policy keeps of one reply.
-#[derive(Default)]
+/// What the policy keeps of one reply (stored with a waiting reply).
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct SmallModelPolicy {
     /// The writes made so far (tool, arguments, result): a small model
     /// repeats a call it already made, and must not store it twice.

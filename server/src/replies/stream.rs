@@ -10,18 +10,23 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use app::protocol::{DashboardEvent, ReplyEvent, ToolStatus};
+use app::protocol::{DashboardEvent, Ended, Question, ReplyEvent, ToolStatus};
 use serde_json::Value;
 use tokio::sync::{broadcast, OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
 
+use super::checkpoint::{self, Asking, Checkpoint, PendingCalls, Step};
 use super::policy::{self, SmallModelPolicy};
 use super::{Replies, Reply};
+use crate::ask::Ticket;
 use crate::clock::Clock;
-use crate::grounding::{self, Need};
+use crate::grounding::{self, NeedKind};
 use crate::models::shown_text::without_markup;
-use crate::models::{ChatMessage, ModelClient, ModelEvent, ToolCallRequest, TurnRequest};
+use crate::models::{
+    ChatMessage, ModelClient, ModelError, ModelEvent, ToolCallRequest, TurnRequest,
+};
 use crate::research::Research;
-use crate::store::{NewMessage, Store, ToolOutcome};
+use crate::store::{NewMessage, SavedState, Store, ToolOutcome};
 use crate::tools::{
     self, run::ToolEnv, Offer, ToolOutput, WritesAsked, ASK_USER, MAX_RESULT_CHARS,
 };
@@ -41,6 +46,8 @@ pub struct ReplyEnv {
     pub reminder_added: Arc<dyn Fn() + Send + Sync>,
     /// "Now", for every date a reply works out.
     pub clock: Clock,
+    /// The server's shutdown: a reply ended by it keeps what it stored.
+    pub shutdown: CancellationToken,
 }
 
 /// The tool schemas for each kind of caller and each set of writes a
@@ -95,19 +102,59 @@ pub struct ReplyJob {
 /// Why the loop ended before an answer.
 #[derive(Debug)]
 pub(super) enum Interrupt {
+    /// The user stopped the reply.
     Stopped,
+    /// The reply's session was deleted.
     Ended,
-    Failed(String),
+    /// Imprint is shutting down: a reply that can resume stays stored.
+    Shutdown,
+    /// The model or the store failed; `ended` is how history marks it.
+    Failed { error: String, ended: Ended },
+}
+
+impl Interrupt {
+    pub(super) fn failure(error: String) -> Self {
+        Interrupt::Failed {
+            error,
+            ended: Ended::Error,
+        }
+    }
+
+    fn model(error: ModelError) -> Self {
+        let ended = match error {
+            ModelError::CutOff => Ended::CutOff,
+            _ => Ended::Error,
+        };
+        Interrupt::Failed {
+            error: error.to_string(),
+            ended,
+        }
+    }
 }
 
 /// Runs the reply to its end: the answer, a stop, or a failure. Always
-/// ends the log with `done`, after the reply has left the registry.
+/// ends the log with `done`, after the reply has left the registry (but
+/// for a shutdown, which ends every stream anyway).
 pub async fn stream_reply(job: ReplyJob) {
-    let reply = Arc::clone(&job.reply);
-    let replies = Arc::clone(&job.replies);
-    let env = Arc::clone(&job.env);
-    let store = job.store.clone();
-    let mut run = Run::new(job);
+    drive(Run::new(job)).await
+}
+
+/// A reply restored at start from its stored state. Its question is
+/// registered (or its stored answer taken) before this returns, so the
+/// session shows it waiting from the first request on.
+pub fn resume_reply(
+    job: ReplyJob,
+    checkpoint: Checkpoint,
+    answer: Option<String>,
+) -> impl std::future::Future<Output = ()> + Send {
+    drive(Run::restore(job, checkpoint, answer))
+}
+
+async fn drive(mut run: Run) {
+    let reply = Arc::clone(&run.reply);
+    let replies = Arc::clone(&run.replies);
+    let env = Arc::clone(&run.env);
+    let store = run.store.clone();
     let outcome = run.run().await;
     run.release_slot();
     // Markup never reaches the user, even in the stored answer.
@@ -125,27 +172,70 @@ pub async fn stream_reply(job: ReplyJob) {
         }
         _ => text,
     };
+    let close = |message: Option<NewMessage>| {
+        let store = store.clone();
+        let (session, reply_id) = (session.clone(), reply.id.clone());
+        async move {
+            store
+                .close_reply(&session, &reply_id, message.into_iter().collect())
+                .await
+                .map_err(|e| {
+                    tracing::error!(error = %e, "could not store the end of a reply");
+                    "the reply could not be saved".to_string()
+                })
+        }
+    };
     let final_event = match outcome {
-        Ok(()) if text.is_empty() => ReplyEvent::Error {
-            error: "the model gave no answer".into(),
-        },
-        Ok(()) => match append(&store, &session, assistant(&text, false)).await {
-            Ok(()) => ReplyEvent::AssistantMessage {
-                html: Some(crate::markdown::to_html(&text)),
-                text,
-            },
-            Err(error) => ReplyEvent::Error { error },
-        },
-        Err(interrupt) => {
-            if !text.is_empty() {
-                if let Err(error) = append(&store, &session, assistant(&text, true)).await {
-                    tracing::warn!(%error, "could not keep the stopped reply's text");
+        Ok(()) if text.is_empty() => {
+            let error = "the model gave no answer".to_string();
+            let kept = assistant("", Some(Ended::Error), Some(error.clone()));
+            if let Err(e) = close(Some(kept)).await {
+                tracing::warn!(error = %e, "could not keep the failed reply");
+            }
+            ReplyEvent::Error { error }
+        }
+        Ok(()) => {
+            let ended = run.length_limited.then_some(Ended::Length);
+            match close(Some(assistant(&text, ended, None))).await {
+                Ok(()) => ReplyEvent::AssistantMessage {
+                    html: Some(crate::markdown::to_html(&text)),
+                    text,
+                },
+                Err(error) => ReplyEvent::Error { error },
+            }
+        }
+        Err(Interrupt::Shutdown) => {
+            // A reply that can resume (it waits, or was answered and waits
+            // for its turn) stays as stored; one being written is kept
+            // with its text, marked interrupted.
+            if !run.checkpointed {
+                let kept = assistant(&text, Some(Ended::Interrupted), None);
+                if let Err(e) = close(Some(kept)).await {
+                    tracing::warn!(error = %e, "could not keep the interrupted reply");
                 }
             }
-            match interrupt {
-                Interrupt::Stopped | Interrupt::Ended => ReplyEvent::Stopped,
-                Interrupt::Failed(error) => ReplyEvent::Error { error },
+            replies.finish(&reply);
+            return;
+        }
+        // The session is gone, and its open reply with it.
+        Err(Interrupt::Ended) => ReplyEvent::Stopped,
+        Err(Interrupt::Stopped) => {
+            let kept = (!text.is_empty()).then(|| assistant(&text, Some(Ended::Stopped), None));
+            if let Err(e) = close(kept).await {
+                tracing::warn!(error = %e, "could not keep the stopped reply's text");
             }
+            ReplyEvent::Stopped
+        }
+        Err(Interrupt::Failed { error, ended }) => {
+            let kept = assistant(
+                &text,
+                Some(ended),
+                (ended == Ended::Error).then(|| error.clone()),
+            );
+            if let Err(e) = close(Some(kept)).await {
+                tracing::warn!(error = %e, "could not keep the failed reply");
+            }
+            ReplyEvent::Error { error }
         }
     };
     let (outcome, error) = match &final_event {
@@ -164,10 +254,12 @@ pub async fn stream_reply(job: ReplyJob) {
     reply.log.publish(ReplyEvent::Done);
 }
 
-fn assistant(text: &str, stopped: bool) -> NewMessage {
-    let mut message = NewMessage::assistant(text);
-    message.stopped = stopped;
-    message
+fn assistant(text: &str, ended: Option<Ended>, error: Option<String>) -> NewMessage {
+    NewMessage {
+        ended,
+        error,
+        ..NewMessage::assistant(text)
+    }
 }
 
 pub(super) async fn append(
@@ -187,6 +279,7 @@ pub(super) async fn append(
 
 pub(super) struct Run {
     pub(super) env: Arc<ReplyEnv>,
+    replies: Arc<Replies>,
     pub(super) store: Store,
     pub(super) reply: Arc<Reply>,
     pub(super) messages: Vec<ChatMessage>,
@@ -206,8 +299,39 @@ pub(super) struct Run {
     /// Questions put to the user in this reply (the model's and Imprint's).
     pub(super) asked: usize,
     /// The details Imprint asked for in this reply, and what came of it.
-    pub(super) settled: Vec<(std::mem::Discriminant<Need>, Option<grounding::Resolved>)>,
+    pub(super) settled: Vec<(NeedKind, Option<grounding::Resolved>)>,
     turns: u32,
+    /// Before the first model turn (Imprint may ask which project).
+    settling: bool,
+    /// The current turn's calls not finished yet.
+    pending: Option<PendingCalls>,
+    /// Imprint's own question across its attempts.
+    pub(super) asking: Option<Asking>,
+    /// The reply's resumable state is stored (from its question until
+    /// its next model request).
+    pub(super) checkpointed: bool,
+    /// A restored reply's question, to take up where the step asks it.
+    pub(super) resumed: Option<Resumed>,
+    /// The first pending call was started before a restart: its
+    /// `tool_call` event is not sent again.
+    replaying_call: bool,
+    /// The last model turn stopped at the model's token limit.
+    length_limited: bool,
+}
+
+/// A restored question and how its wait goes on.
+pub(super) struct Resumed {
+    pub(super) question: Question,
+    pub(super) wait: ResumedWait,
+}
+
+pub(super) enum ResumedWait {
+    /// Registered at restore; waits for the time it has left.
+    Waiting(Ticket, Duration),
+    /// The answer was stored before the restart.
+    Answered(String),
+    /// It expired while Imprint was down.
+    Expired,
 }
 
 /// One finished model turn.
@@ -252,12 +376,172 @@ impl Run {
             permit: None,
             text: String::new(),
             turns: 0,
+            settling: true,
+            pending: None,
+            asking: None,
+            checkpointed: false,
+            resumed: None,
+            replaying_call: false,
+            length_limited: false,
+            replies: job.replies,
+        }
+    }
+
+    /// A run rebuilt from its stored state. Registers the waiting question
+    /// and posts it again in the reply's log (which goes on after the last
+    /// stored `seq`), unless its answer was stored or it expired.
+    fn restore(job: ReplyJob, saved: Checkpoint, answer: Option<String>) -> Self {
+        let tools = job
+            .env
+            .tool_sets
+            .get(saved.offer(), WritesAsked::of(&saved.request));
+        let policy: SmallModelPolicy = serde_json::from_value(saved.policy).unwrap_or_default();
+        let resumed = saved.question.map(|question| {
+            let left = question
+                .expires_at
+                .as_deref()
+                .and_then(|at| chrono::DateTime::parse_from_rfc3339(at).ok())
+                .map(|at| {
+                    (at.with_timezone(&chrono::Utc) - chrono::Utc::now())
+                        .to_std()
+                        .unwrap_or_default()
+                })
+                .unwrap_or(job.env.answer_timeout);
+            let wait = match answer {
+                Some(text) => ResumedWait::Answered(text),
+                None if left.is_zero() => ResumedWait::Expired,
+                None => {
+                    let ticket = job.reply.waiters.register(question.clone());
+                    ResumedWait::Waiting(ticket, left)
+                }
+            };
+            job.reply
+                .log
+                .publish(ReplyEvent::Question(question.clone()));
+            let _ = job.env.dashboard.send(DashboardEvent::QuestionWaiting {
+                session_id: job.reply.session_id.clone(),
+                question_id: question.id.clone(),
+            });
+            Resumed { question, wait }
+        });
+        let (settling, pending) = match saved.step {
+            Step::Settle => (true, None),
+            Step::Calls(pending) => (false, Some(pending)),
+        };
+        Self {
+            request: saved.request,
+            answers: saved.answers,
+            policy,
+            read_only: saved.read_only,
+            asked: saved.asked,
+            settled: saved.settled,
+            research: Research::restore(saved.research),
+            replaying_call: pending.as_ref().is_some_and(|p| !p.calls.is_empty()),
+            env: job.env,
+            replies: job.replies,
+            store: job.store,
+            reply: job.reply,
+            messages: saved.messages,
+            tools,
+            permit: None,
+            text: saved.text,
+            turns: saved.turns,
+            settling,
+            pending,
+            asking: saved.asking,
+            checkpointed: true,
+            resumed,
+            length_limited: false,
+        }
+    }
+
+    /// The reply's state now, as stored to resume it; `question`: the one
+    /// about to be posed.
+    pub(super) fn saved_state(&self, question: Option<&Question>) -> SavedState {
+        let offer = self.offer();
+        let saved = Checkpoint {
+            version: checkpoint::VERSION,
+            read_only: offer.read_only,
+            can_answer: offer.can_answer,
+            messages: self.messages.clone(),
+            research: self.research.save(),
+            request: self.request.clone(),
+            answers: self.answers.clone(),
+            policy: serde_json::to_value(&self.policy).unwrap_or_default(),
+            asked: self.asked,
+            settled: self.settled.clone(),
+            turns: self.turns,
+            text: self.text.clone(),
+            step: match (&self.pending, self.settling) {
+                (Some(pending), _) => Step::Calls(pending.clone()),
+                _ => Step::Settle,
+            },
+            asking: self.asking.clone(),
+            question: question.cloned(),
+        };
+        let last_seq = self.reply.log.last_seq() + u64::from(question.is_some());
+        SavedState {
+            checkpoint: serde_json::to_string(&saved).unwrap_or_default(),
+            question_id: question.map(|q| q.id.clone()),
+            last_seq,
+        }
+    }
+
+    /// Which tools this reply was offered (read back from its set).
+    fn offer(&self) -> Offer {
+        Offer {
+            read_only: self.read_only,
+            can_answer: tools::is_offered(&self.tools, ASK_USER),
+        }
+    }
+
+    /// Appends history rows of the current step; while the reply's state is
+    /// stored, the state after the step is stored with them, in one write.
+    pub(super) async fn append_step(&mut self, rows: Vec<NewMessage>) -> Result<(), Interrupt> {
+        let session = self.reply.session_id.clone();
+        let result = if self.checkpointed {
+            let state = self.saved_state(None);
+            self.store
+                .append_reply_step(&session, &self.reply.id, rows, Some(state))
+                .await
+        } else {
+            self.store.append_messages(&session, rows).await.map(|_| ())
+        };
+        result.map_err(|e| {
+            tracing::error!(error = %e, "could not store a message");
+            Interrupt::failure("the reply could not be saved".into())
+        })
+    }
+
+    /// The reply writes again (a model request is on its way): its stored
+    /// state is no longer how to resume it.
+    fn leave_checkpoint(&mut self) {
+        if let Some(resumed) = self.resumed.take() {
+            // The step that asked took another path after the restart.
+            tracing::warn!(question = %resumed.question.id, "a restored question was not asked again");
+            self.reply.log.publish(ReplyEvent::Unanswered {
+                id: resumed.question.id,
+                reason: "stopped".into(),
+            });
+        }
+        if self.checkpointed {
+            self.store.drop_reply_state(&self.reply.id);
+            self.checkpointed = false;
         }
     }
 
     async fn run(&mut self) -> Result<(), Interrupt> {
-        self.settle_the_project().await?;
+        if self.settling {
+            self.settle_the_project().await?;
+            self.settling = false;
+        }
         loop {
+            if self.pending.is_some() {
+                if self.run_pending().await? {
+                    return Ok(());
+                }
+                continue;
+            }
             let exhausted = if self.tools.is_empty() {
                 None
             } else {
@@ -278,8 +562,17 @@ impl Run {
                         content: turn.text,
                         tool_calls: vec![call.clone()],
                     });
-                    let (progress, _) = self.call(call).await?;
-                    self.research.finish_turn(progress);
+                    // Run as a turn's pending call, so a question its
+                    // grounding asks resumes it after a restart.
+                    self.pending = Some(PendingCalls {
+                        calls: vec![call],
+                        in_turn: 1,
+                        statuses: Vec::new(),
+                        progress: false,
+                        cap_note: None,
+                        malformed: 0,
+                        by_imprint: true,
+                    });
                     continue;
                 }
                 let Some(nudge) =
@@ -296,35 +589,54 @@ impl Run {
                 self.research.finish_turn(false);
                 continue;
             }
-            let mut progress = false;
             let cap_note = SmallModelPolicy::cap_calls(&mut turn.calls);
             if !turn.calls.is_empty() {
                 self.messages.push(ChatMessage::Assistant {
                     content: turn.text,
                     tool_calls: turn.calls.clone(),
                 });
-                let mut statuses = Vec::with_capacity(turn.calls.len());
-                for call in turn.calls {
-                    let (made_progress, status) = self.call(call).await?;
-                    progress |= made_progress;
-                    statuses.push(status);
-                }
-                if policy::did_nothing(&statuses) && self.policy.job_done(&self.request) {
-                    // The job is done and the model only repeats, asks
-                    // or writes what was not asked: a small model looping.
-                    return self
-                        .reserved_answer("What the user asked for is done.")
-                        .await;
-                }
             }
-            self.messages.extend(cap_note);
-            if turn.malformed > 0 {
-                self.messages.push(ChatMessage::User(
-                    "(Imprint: a tool call you wrote could not be read. Write it again exactly in the format given, or answer without it.)".into(),
-                ));
-            }
-            self.research.finish_turn(progress);
+            // The turn's calls run from here; its state goes with a
+            // question's stored state, so a restart resumes mid-turn.
+            self.pending = Some(PendingCalls {
+                in_turn: turn.calls.len(),
+                calls: turn.calls,
+                statuses: Vec::new(),
+                progress: false,
+                cap_note,
+                malformed: turn.malformed,
+                by_imprint: false,
+            });
         }
+    }
+
+    /// Runs the turn's calls still pending, then closes the turn. True
+    /// when the reply has answered (a small model repeating itself).
+    async fn run_pending(&mut self) -> Result<bool, Interrupt> {
+        while let Some(call) = self.pending.as_ref().and_then(|p| p.calls.first().cloned()) {
+            self.call(call).await?;
+        }
+        let Some(pending) = self.pending.take() else {
+            return Ok(false);
+        };
+        if !pending.by_imprint
+            && policy::did_nothing(&pending.statuses)
+            && self.policy.job_done(&self.request)
+        {
+            // The job is done and the model only repeats, asks or writes
+            // what was not asked: a small model looping.
+            self.reserved_answer("What the user asked for is done.")
+                .await?;
+            return Ok(true);
+        }
+        self.messages.extend(pending.cap_note);
+        if pending.malformed > 0 {
+            self.messages.push(ChatMessage::User(
+                "(Imprint: a tool call you wrote could not be read. Write it again exactly in the format given, or answer without it.)".into(),
+            ));
+        }
+        self.research.finish_turn(pending.progress);
+        Ok(false)
     }
 
     /// One last turn without tools, told to answer from what it found.
@@ -339,6 +651,8 @@ impl Run {
     /// (tools neither described nor run, markup still kept from the user).
     async fn turn(&mut self, allow_calls: bool) -> Result<Turn, Interrupt> {
         self.ensure_slot().await?;
+        self.leave_checkpoint();
+        self.length_limited = false;
         self.turns += 1;
         let request = TurnRequest {
             messages: self.messages.clone(),
@@ -366,15 +680,19 @@ impl Run {
                 Some(Ok(ModelEvent::Text(text))) => {
                     turn.text.push_str(&text);
                     self.text.push_str(&text);
+                    // Queued before it is shown: if Imprint dies now, the
+                    // text shown so far is kept, marked interrupted.
+                    self.store.add_reply_text(&self.reply.id, &text);
                     self.reply.log.publish(ReplyEvent::Token { text });
                 }
+                Some(Ok(ModelEvent::LengthLimit)) => self.length_limited = true,
                 Some(Ok(ModelEvent::ToolCall(call))) if allow_calls => turn.calls.push(call),
                 Some(Ok(ModelEvent::ToolCall(_))) => {}
                 Some(Ok(ModelEvent::Malformed(raw))) => {
                     tracing::debug!(%raw, "unreadable tool markup");
                     turn.malformed += usize::from(allow_calls);
                 }
-                Some(Err(error)) => return Err(Interrupt::Failed(error.to_string())),
+                Some(Err(error)) => return Err(Interrupt::model(error)),
             }
         }
         if self.reply.stop_token().is_cancelled() {
@@ -384,7 +702,9 @@ impl Run {
     }
 
     pub(super) fn interrupted(&self) -> Interrupt {
-        if self.reply.end_token().is_cancelled() {
+        if self.env.shutdown.is_cancelled() {
+            Interrupt::Shutdown
+        } else if self.reply.end_token().is_cancelled() {
             Interrupt::Ended
         } else {
             Interrupt::Stopped
@@ -392,14 +712,16 @@ impl Run {
     }
 
     /// Runs one call: publishes it, runs it, publishes and stores its
-    /// result, and hands it to the model. Returns whether it made progress
-    /// and what became of it.
-    async fn call(&mut self, call: ToolCallRequest) -> Result<(bool, ToolStatus), Interrupt> {
-        self.reply.log.publish(ReplyEvent::ToolCall {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            args: call.arguments.clone(),
-        });
+    /// result, and hands it to the model, and notes it in the turn's
+    /// pending calls (its progress and what became of it).
+    async fn call(&mut self, call: ToolCallRequest) -> Result<(), Interrupt> {
+        if !std::mem::take(&mut self.replaying_call) {
+            self.reply.log.publish(ReplyEvent::ToolCall {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                args: call.arguments.clone(),
+            });
+        }
         let (output, stored_args, stored_content) =
             if call.name == ASK_USER && tools::is_offered(&self.tools, ASK_USER) {
                 self.ask(&call).await?
@@ -424,9 +746,6 @@ impl Run {
         });
         let row =
             NewMessage::tool(call.name.clone(), stored_args, stored_content).with_outcome(outcome);
-        append(&self.store, &self.reply.session_id, row)
-            .await
-            .map_err(Interrupt::Failed)?;
         self.messages.push(ChatMessage::Tool {
             call_id: call.id,
             name: call.name,
@@ -435,7 +754,12 @@ impl Run {
         // Refused, repeated and unasked calls are no progress.
         let progress = outcome.status == ToolStatus::Done
             && (output.wrote || self.research.learn(output.facts));
-        Ok((progress, outcome.status))
+        if let Some(pending) = self.pending.as_mut() {
+            pending.calls.remove(0);
+            pending.progress |= progress;
+            pending.statuses.push(outcome.status);
+        }
+        self.append_step(vec![row]).await
     }
 
     pub(super) async fn run_tool(&self, name: &str, args: &Value) -> ToolOutput {

@@ -1,5 +1,6 @@
 //! Imprint's durable store: sessions and their messages, memories (with an
-//! FTS5 index), and reminders, in one SQLite database.
+//! FTS5 index), reminders, and the replies open now, in one SQLite
+//! database.
 //!
 //! rusqlite is blocking, so the [`Store`] owns one dedicated OS thread that
 //! holds the only `Connection`. Async callers send closures to it over a
@@ -13,10 +14,13 @@
 //!
 //! This file is the worker thread and its handle; the typed methods live
 //! beside the tables they own: `sessions` (sessions and messages),
-//! `memories` (memories and their FTS5 search), `reminders`; `schema`
-//! holds the migrations and `time` the stored form of a time.
+//! `memories` (memories and their FTS5 search), `reminders`,
+//! `open_replies` (what a reply being written or waiting keeps, so nothing
+//! is lost when Imprint stops); `schema` holds the migrations and `time`
+//! the stored form of a time.
 
 mod memories;
+mod open_replies;
 mod reminders;
 mod schema;
 mod sessions;
@@ -32,6 +36,7 @@ use tokio::sync::oneshot;
 pub use memories::{
     Memory, MemoryHit, MemoryQuery, NewMemory, ProjectInfo, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT,
 };
+pub use open_replies::{OpenReply, SavedState};
 pub use sessions::{NewMessage, ToolOutcome, DEFAULT_CHANNEL, DEFAULT_TITLE, TITLE_MAX_CHARS};
 
 /// What can go wrong in the store.
@@ -132,6 +137,21 @@ impl Store {
         });
         self.jobs.send(job).map_err(|_| StoreError::Closed)?;
         rx.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// Queues `f` on the store's thread without waiting for it. Jobs run
+    /// in the order they were sent, so anything asked of the store later
+    /// sees its effect; a failure is logged.
+    pub fn enqueue<F>(&self, f: F)
+    where
+        F: FnOnce(&mut Connection) -> Result<(), StoreError> + Send + 'static,
+    {
+        let job: Job = Box::new(move |conn| {
+            if let Err(error) = f(conn) {
+                tracing::warn!(%error, "a queued store write failed");
+            }
+        });
+        let _ = self.jobs.send(job);
     }
 }
 

@@ -85,6 +85,25 @@ ALTER TABLE messages ADD COLUMN status TEXT;
 ALTER TABLE messages ADD COLUMN row_id INTEGER;
 ALTER TABLE messages ADD COLUMN found INTEGER;
 "#,
+    r#"
+-- How an assistant message that did not finish normally ended (SPEC §4);
+-- older rows keep `stopped`, read as `ended = 'stopped'`.
+ALTER TABLE messages ADD COLUMN ended TEXT;
+ALTER TABLE messages ADD COLUMN error TEXT;
+
+-- Replies being written or waiting for the user: nothing a user was told
+-- about is lost when Imprint stops (see store::open_replies).
+CREATE TABLE open_replies (
+    reply_id    TEXT PRIMARY KEY NOT NULL,
+    session_id  TEXT NOT NULL UNIQUE REFERENCES sessions (id) ON DELETE CASCADE,
+    text        TEXT NOT NULL DEFAULT '',
+    checkpoint  TEXT,
+    question_id TEXT,
+    answer      TEXT,
+    last_seq    INTEGER NOT NULL DEFAULT 0,
+    started_at  TEXT NOT NULL
+);
+"#,
 ];
 
 pub(super) fn configure(conn: &Connection) -> Result<(), StoreError> {

@@ -2,7 +2,7 @@
 //! sessions, and appending messages (all or nothing, in order; the first
 //! user message names an untitled session).
 
-use app::protocol::{Message, Role, SessionSummary, ToolStatus};
+use app::protocol::{Ended, Message, Role, SessionSummary, ToolStatus};
 use rusqlite::types::Type;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
@@ -26,8 +26,10 @@ pub struct NewMessage {
     pub content: String,
     pub tool_name: Option<String>,
     pub tool_args: Option<Value>,
-    /// True for an assistant message cut short by a stop.
-    pub stopped: bool,
+    /// How an assistant message that did not finish normally ended.
+    pub ended: Option<Ended>,
+    /// With `ended: Error`: what went wrong.
+    pub error: Option<String>,
     /// A tool row's outcome, as its `tool_result` told it.
     pub outcome: Option<ToolOutcome>,
 }
@@ -59,7 +61,8 @@ impl NewMessage {
             content: content.into(),
             tool_name: Some(name.into()),
             tool_args: Some(args),
-            stopped: false,
+            ended: None,
+            error: None,
             outcome: None,
         }
     }
@@ -76,7 +79,8 @@ impl NewMessage {
             content: content.into(),
             tool_name: None,
             tool_args: None,
-            stopped: false,
+            ended: None,
+            error: None,
             outcome: None,
         }
     }
@@ -146,7 +150,7 @@ impl Store {
             let messages = {
                 let mut stmt = tx.prepare_cached(
                     "SELECT seq, role, content, tool_name, tool_args, created_at, stopped,
-                            status, row_id, found
+                            ended, error, status, row_id, found
                      FROM messages WHERE session_id = ?1 ORDER BY seq",
                 )?;
                 let rows = stmt.query_map([&id], message_from_row)?;
@@ -211,19 +215,7 @@ impl Store {
         session_id: &str,
         messages: Vec<NewMessage>,
     ) -> Result<Vec<Message>, StoreError> {
-        // Serialize the arguments before going to the store's thread.
-        let prepared = messages
-            .into_iter()
-            .map(|m| {
-                let args = m
-                    .tool_args
-                    .as_ref()
-                    .map(serde_json::to_string)
-                    .transpose()
-                    .map_err(|e| invalid(format!("tool arguments are not JSON: {e}")))?;
-                Ok((m, args))
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
+        let prepared = prepare(messages)?;
         let session_id = session_id.to_owned();
         self.call(move |conn| {
             let tx = conn.transaction()?;
@@ -233,6 +225,25 @@ impl Store {
         })
         .await
     }
+}
+
+/// Messages with their arguments serialized, before going to the store's
+/// thread.
+pub(super) fn prepare(
+    messages: Vec<NewMessage>,
+) -> Result<Vec<(NewMessage, Option<String>)>, StoreError> {
+    messages
+        .into_iter()
+        .map(|m| {
+            let args = m
+                .tool_args
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()
+                .map_err(|e| invalid(format!("tool arguments are not JSON: {e}")))?;
+            Ok((m, args))
+        })
+        .collect()
 }
 
 /// The first non-blank line, trimmed and cut to [`TITLE_MAX_CHARS`]
@@ -306,20 +317,32 @@ fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         tool_name: row.get(3)?,
         tool_args,
         created_at: row.get(5)?,
-        stopped: row.get(6)?,
+        ended: ended_from_row(row)?,
+        error: row.get(8)?,
         html: None,
         status: row
-            .get::<_, Option<String>>(7)?
+            .get::<_, Option<String>>(9)?
             .and_then(|status| ToolStatus::parse(&status)),
-        row_id: row.get(8)?,
+        row_id: row.get(10)?,
         found: row
-            .get::<_, Option<i64>>(9)?
+            .get::<_, Option<i64>>(11)?
             .and_then(|n| u64::try_from(n).ok()),
     })
 }
 
+/// `ended`, or for a row older than that column, `stopped`.
+fn ended_from_row(row: &Row<'_>) -> rusqlite::Result<Option<Ended>> {
+    match row.get::<_, Option<String>>(7)? {
+        Some(name) => Ended::parse(&name)
+            .map(Some)
+            .ok_or_else(|| conversion_error(7, format!("bad ending {name:?}"))),
+        None if row.get::<_, bool>(6)? => Ok(Some(Ended::Stopped)),
+        None => Ok(None),
+    }
+}
+
 /// The body of `append_messages`, inside the caller's transaction.
-fn append_in(
+pub(super) fn append_in(
     conn: &Connection,
     session_id: &str,
     messages: Vec<(NewMessage, Option<String>)>,
@@ -351,8 +374,8 @@ fn append_in(
         conn.prepare_cached(
             "INSERT INTO messages
                (session_id, seq, role, content, tool_name, tool_args, stopped, created_at,
-                status, row_id, found)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                ended, error, status, row_id, found)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?
         .execute(params![
             session_id,
@@ -361,8 +384,10 @@ fn append_in(
             message.content,
             message.tool_name,
             args_text,
-            message.stopped,
+            message.ended == Some(Ended::Stopped),
             created_at,
+            message.ended.map(Ended::as_str),
+            message.error,
             message.outcome.map(|o| o.status.as_str()),
             message.outcome.and_then(|o| o.row_id),
             message
@@ -387,7 +412,8 @@ fn append_in(
             tool_name: message.tool_name,
             tool_args: message.tool_args,
             created_at,
-            stopped: message.stopped,
+            ended: message.ended,
+            error: message.error,
             html: None,
             status: message.outcome.map(|o| o.status),
             row_id: message.outcome.and_then(|o| o.row_id),

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use app::protocol::{Role, SessionSummary};
+use app::protocol::{Ended, Role, SessionSummary};
 use chrono::{DateTime, TimeZone, Utc};
 use serde_json::json;
 
@@ -328,7 +328,7 @@ async fn messages_get_increasing_seqs_and_round_trip() {
     tool.content = "2 events".into();
     let m2 = store.append_message(&s.id, tool).await.unwrap();
     let mut reply = NewMessage::assistant("You have two");
-    reply.stopped = true;
+    reply.ended = Some(Ended::Stopped);
     let m3 = store.append_message(&s.id, reply).await.unwrap();
     assert_eq!((m1.seq, m2.seq, m3.seq), (1, 2, 3));
     assert!(m1.created_at < m2.created_at && m2.created_at < m3.created_at);
@@ -340,7 +340,7 @@ async fn messages_get_increasing_seqs_and_round_trip() {
     assert_eq!(m2.role, Role::Tool);
     assert_eq!(m2.tool_name.as_deref(), Some("calendar"));
     assert_eq!(m2.tool_args, Some(json!({"day": "today"})));
-    assert!(m3.stopped);
+    assert_eq!(m3.ended, Some(Ended::Stopped));
 
     // Seqs are per session.
     let other = store.create_session(None, "chat").await.unwrap();

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod binary;
 pub mod standin;
 
 use std::time::Duration;
@@ -197,7 +198,7 @@ impl TestServer {
     }
 }
 
-async fn read(response: reqwest::Response) -> (u16, Value) {
+pub async fn read(response: reqwest::Response) -> (u16, Value) {
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
     let body = if text.is_empty() {
@@ -224,7 +225,7 @@ pub struct Sse {
 }
 
 impl Events {
-    fn new(response: reqwest::Response) -> Self {
+    pub fn new(response: reqwest::Response) -> Self {
         Self {
             stream: response.bytes_stream().boxed(),
             messages: imprint::sse::SseMessages::default(),
@@ -338,5 +339,6 @@ pub fn scenario(trigger: &str, turns: Vec<Turn>) -> Scenario {
     Scenario {
         trigger: trigger.to_string(),
         turns,
+        once: false,
     }
 }

@@ -26,6 +26,11 @@ use tokio::sync::watch;
 pub struct Scenario {
     pub trigger: String,
     pub turns: Vec<Turn>,
+    /// Played for one request only, then forgotten: a later scenario with
+    /// the same trigger answers the same conversation differently (a
+    /// retry, say).
+    #[serde(default)]
+    pub once: bool,
 }
 
 /// One model turn.
@@ -44,6 +49,12 @@ pub struct Turn {
     pub status: Option<u16>,
     /// Send a line that is not JSON after the chunks.
     pub garbage: bool,
+    /// Close the connection with neither a `finish_reason` nor `[DONE]`
+    /// after the chunks, and after only the first half of each call: a
+    /// stream cut off mid-answer.
+    pub cut_off: bool,
+    /// The `finish_reason` sent at the end (default `stop`).
+    pub finish_reason: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -98,6 +109,7 @@ pub fn which_project(trigger: &str, answer: &str) -> Scenario {
             Turn::ask("Which project?", &["Imprint", "Billing"]),
             Turn::text(answer),
         ],
+        once: false,
     }
 }
 
@@ -173,6 +185,11 @@ impl StandIn {
 
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
+    }
+
+    /// Plays these scenarios from now on, instead of the earlier ones.
+    pub fn replace(&self, scenarios: Vec<Scenario>) {
+        *self.shared.scenarios.lock().unwrap() = scenarios;
     }
 
     pub fn add(&self, scenario: Scenario) {
@@ -263,14 +280,17 @@ async fn completions(State(state): State<AppState>, Json(request): Json<Value>) 
         state.shared.requests.lock().unwrap().push(request.clone());
     }
     state.counters.requests.send_modify(|n| *n += 1);
-    let scenario = state
-        .shared
-        .scenarios
-        .lock()
-        .unwrap()
-        .iter()
-        .find(|s| !s.trigger.is_empty() && user.contains(&s.trigger))
-        .cloned();
+    let scenario = {
+        let mut scenarios = state.shared.scenarios.lock().unwrap();
+        let found = scenarios
+            .iter()
+            .position(|s| !s.trigger.is_empty() && user.contains(&s.trigger));
+        match found {
+            Some(i) if scenarios[i].once => Some(scenarios.remove(i)),
+            Some(i) => Some(scenarios[i].clone()),
+            None => None,
+        }
+    };
     let turn = match scenario {
         Some(s) => s
             .turns
@@ -347,6 +367,9 @@ async fn stream_turn(
         send!(chunk(
             json!({"tool_calls": [{"index": index, "id": format!("sc_{index}"), "type": "function", "function": {"name": call.name, "arguments": first}}]})
         ));
+        if turn.cut_off {
+            continue;
+        }
         send!(chunk(
             json!({"tool_calls": [{"index": index, "function": {"arguments": second}}]})
         ));
@@ -359,6 +382,13 @@ async fn stream_turn(
         tx.closed().await;
         return;
     }
-    send!(Bytes::from_static(b"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"));
+    if turn.cut_off {
+        // The body ends here, as when a model server dies mid-answer.
+        guard.finished = true;
+        return;
+    }
+    let reason = turn.finish_reason.as_deref().unwrap_or("stop");
+    let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]});
+    send!(Bytes::from(format!("data: {end}\n\ndata: [DONE]\n\n")));
     guard.finished = true;
 }

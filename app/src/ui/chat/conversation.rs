@@ -9,8 +9,10 @@ use leptos::task::spawn_local;
 use super::composer::{Composer, ComposerMode};
 use super::items::{activity_line, message_body, HistoryView};
 use super::question_card::QuestionCard;
-use crate::api::{answer_question, get_session, send_message, stop_reply, ApiError};
-use crate::logic::reply::{history_entries, CardState, ReplyItem, ReplyStatus, ReplyView};
+use crate::api::{answer_question, get_session, retry_reply, send_message, stop_reply, ApiError};
+use crate::logic::reply::{
+    history_entries, offers_retry, CardState, ReplyItem, ReplyStatus, ReplyView,
+};
 use crate::protocol::{Role, Session};
 use crate::ui::streams::{follow_reply, DashboardEvents};
 
@@ -151,6 +153,23 @@ pub fn Conversation(id: String) -> impl IntoView {
             let _ = stop_reply(sid.get_value()).await;
         });
     };
+    // The same request again, as a new reply.
+    let retry = move |_| {
+        send_error.set(None);
+        spawn_local(async move {
+            match retry_reply(sid.get_value()).await {
+                Ok(started) => {
+                    follow(started.reply_id);
+                    load(None);
+                }
+                Err(e) => send_error.set(Some(e.message)),
+            }
+        });
+    };
+    let retryable = move || {
+        live.with(Option::is_none)
+            && session.with(|s| matches!(s, Some(Ok(s)) if offers_retry(&s.messages)))
+    };
 
     // Follow the reply at the bottom unless the user scrolled up.
     let scroller = NodeRef::<html::Div>::new();
@@ -213,6 +232,11 @@ pub fn Conversation(id: String) -> impl IntoView {
             </header>
             <div class="messages" node_ref=scroller on:scroll=on_scroll data-testid="messages">
                 {history}
+                <Show when=retryable>
+                    <div class="retry-row">
+                        <button class="retry" data-testid="retry" on:click=retry>"↻ Retry"</button>
+                    </div>
+                </Show>
                 <Show when=move || live.with(Option::is_some)>
                     <LiveReplyView live=live answer=answer card_error=card_error/>
                 </Show>

@@ -4,7 +4,8 @@ use leptos::prelude::*;
 
 use super::question_card::QuestionCard;
 use crate::logic::activity::Activity;
-use crate::logic::reply::{HistoryEntry, ReplyItem};
+use crate::logic::reply::{ending_note, HistoryEntry, ReplyItem};
+use crate::protocol::Ended;
 
 /// One stored message.
 #[component]
@@ -17,11 +18,17 @@ pub fn HistoryView(entry: HistoryEntry) -> impl IntoView {
         HistoryEntry::Assistant {
             text,
             html,
-            stopped,
+            ended,
+            error,
         } => view! {
             <div class="msg assistant" data-testid="assistant-message">
-                {message_body(text, html)}
-                {stopped.then(|| view! { <p class="msg-note">"Stopped."</p> })}
+                {(!text.is_empty()).then(|| message_body(text, html))}
+                {ended.map(|ended| view! {
+                    <p class="msg-note" class:error=ended == Ended::Error
+                        data-testid="reply-ended" data-ended=ended.as_str()>
+                        {ending_note(ended, error.as_deref())}
+                    </p>
+                })}
             </div>
         }
         .into_any(),
