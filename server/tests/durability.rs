@@ -267,7 +267,9 @@ async fn a_reply_killed_mid_stream_is_kept_marked_interrupted_and_retry_answers_
         .post(&format!("/api/chat/sessions/{sid}/retry"), json!({}))
         .await;
     assert_eq!(status, 202, "{body}");
-    let seen = imprint.watch(&sid, None).await.until_done().await;
+    // By id: a fast reply may have ended before the stream is asked for.
+    let reply_id = body["reply_id"].as_str().unwrap();
+    let seen = imprint.watch_reply(&sid, reply_id).await.until_done().await;
     assert_eq!(seen[seen.len() - 2]["text"], "Once upon a time.");
     let session = imprint.session(&sid).await;
     assert_eq!(roles(&session), ["user", "assistant", "assistant"]);
