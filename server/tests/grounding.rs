@@ -375,8 +375,13 @@ async fn a_repeated_write_is_not_stored_twice_and_a_silent_model_still_reports_i
     .await;
     server.set_now(now());
     let sid = server.create_session().await;
+    // The request also asks to save a note, so the job is not done after
+    // the reminder and the model's repeat still reaches the guard.
     let events = server
-        .converse(&sid, "Remind me tomorrow at 9 to call Anna")
+        .converse(
+            &sid,
+            "Remind me tomorrow at 9 to call Anna, and save a note that she moved",
+        )
         .await;
     assert_eq!(reminders(&server).await.len(), 1);
     let results: Vec<&str> = events
@@ -397,11 +402,11 @@ async fn a_repeated_write_is_not_stored_twice_and_a_silent_model_still_reports_i
     let text = answer["text"].as_str().unwrap();
     assert!(text.starts_with("Done: reminder set for "), "{text}");
     assert!(text.ends_with(" 09:00 to call Anna."), "{text}");
-    // After the repeat, the model was told to answer, without tools.
+    // After the repeat, the model read that it was already done.
     let requests = server.standin.requests_for("call Anna");
     assert_eq!(requests.len(), 3);
     let last = requests[2].to_string();
-    assert!(last.contains("What the user asked for is done."), "{last}");
+    assert!(last.contains("Already done, do not repeat it"), "{last}");
 }
 
 #[tokio::test]
@@ -530,8 +535,13 @@ async fn once_the_reminder_is_set_the_models_question_is_not_asked() {
     .await;
     server.set_now(now());
     let sid = server.create_session().await;
+    // The request also asks to save a note, so the job is not done after
+    // the reminder and the model's question still reaches the guard.
     let events = server
-        .converse(&sid, "Remind me tomorrow at 9 to call Anna")
+        .converse(
+            &sid,
+            "Remind me tomorrow at 9 to call Anna, and save a note that she moved",
+        )
         .await;
     assert!(
         !types(&events).contains(&"question".to_string()),

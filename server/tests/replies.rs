@@ -254,8 +254,8 @@ async fn research_ends_in_a_reserved_answer_at_the_iteration_cap() {
         vec![scenario(
             "dig",
             vec![
-                Turn::call(STORE, json!({"content": "fact one"})),
-                Turn::call(STORE, json!({"content": "fact two"})),
+                Turn::call(SEARCH, json!({"query": "fact one"})),
+                Turn::call(SEARCH, json!({"query": "fact two"})),
                 Turn::text("From what I found: two facts."),
             ],
         )],
@@ -263,9 +263,8 @@ async fn research_ends_in_a_reserved_answer_at_the_iteration_cap() {
     )
     .await;
     let sid = server.create_session().await;
-    let events = server
-        .converse(&sid, "dig deep and remember the facts")
-        .await;
+    // Reads: a write the request asked for would end research by itself.
+    let events = server.converse(&sid, "dig deep for the facts").await;
     assert_eq!(
         events[events.len() - 2]["text"],
         "From what I found: two facts."

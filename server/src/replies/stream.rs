@@ -619,12 +619,15 @@ impl Run {
         let Some(pending) = self.pending.take() else {
             return Ok(false);
         };
-        if !pending.by_imprint
-            && policy::did_nothing(&pending.statuses)
-            && self.policy.job_done(&self.request)
-        {
-            // The job is done and the model only repeats, asks or writes
-            // what was not asked: a small model looping.
+        let asked = WritesAsked::of(&self.request);
+        let job_done = self.policy.job_done(&self.request);
+        // Every write the request asked for is made: research is over (a
+        // small model goes on listing and searching after it). Or the job
+        // is done and the model only repeats, asks or writes what was not
+        // asked: a small model looping.
+        let writes_done = (asked.save || asked.remind) && job_done;
+        let looping = !pending.by_imprint && policy::did_nothing(&pending.statuses) && job_done;
+        if writes_done || looping {
             self.reserved_answer("What the user asked for is done.")
                 .await?;
             return Ok(true);
