@@ -11,7 +11,7 @@ use server_fn::codec::JsonEncoding;
 use server_fn::error::{FromServerFnError, ServerFnErrorErr};
 
 use crate::protocol::{
-    ChatStatus, ReminderList, ReplyStarted, Session, SessionList, SessionSummary,
+    ChatStatus, QuestionList, ReminderList, ReplyStarted, Session, SessionList, SessionSummary,
 };
 
 /// A failed call: the HTTP status it maps to and a message for the user.
@@ -75,12 +75,17 @@ pub trait Dashboard: Send + Sync + 'static {
     async fn rename_session(&self, sid: String, title: String) -> Result<SessionSummary, ApiError>;
     async fn delete_session(&self, sid: String) -> Result<(), ApiError>;
     async fn send_message(&self, sid: String, message: String) -> Result<ReplyStarted, ApiError>;
+    /// An answer, or "You decide" when `you_decide` (then `answer` is
+    /// not needed).
     async fn answer(
         &self,
         sid: String,
         question_id: String,
-        answer: String,
+        answer: Option<String>,
+        you_decide: bool,
     ) -> Result<(), ApiError>;
+    /// Every question waiting now, oldest first.
+    async fn list_questions(&self) -> Result<QuestionList, ApiError>;
     async fn stop(&self, sid: String) -> Result<(), ApiError>;
     /// Answers the session's last user message again, as a new reply.
     async fn retry(&self, sid: String) -> Result<ReplyStarted, ApiError>;
@@ -136,9 +141,17 @@ pub async fn send_message(sid: String, message: String) -> Result<ReplyStarted, 
 pub async fn answer_question(
     sid: String,
     question_id: String,
-    answer: String,
+    answer: Option<String>,
+    you_decide: bool,
 ) -> Result<(), ApiError> {
-    dashboard()?.answer(sid, question_id, answer).await
+    dashboard()?
+        .answer(sid, question_id, answer, you_decide)
+        .await
+}
+
+#[server(endpoint = "dashboard/list_questions")]
+pub async fn list_questions() -> Result<QuestionList, ApiError> {
+    dashboard()?.list_questions().await
 }
 
 #[server(endpoint = "dashboard/stop")]

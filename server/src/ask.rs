@@ -1,6 +1,7 @@
 //! Asking the user: the `ask_user` arguments' normalization, answer
-//! validation, and the waiter a reply parks on until the answer, a stop,
-//! the end of the reply or the single answer timeout wakes it.
+//! validation ("You decide" included), and the waiter a reply parks on
+//! until the answer, a stop, the end of the reply or the single answer
+//! timeout wakes it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -215,10 +216,74 @@ pub fn validate_answer(question: &Question, answer: &str) -> Result<String, Answ
     Ok(answer.to_string())
 }
 
+/// What "You decide" sounds like when typed or spoken instead of pressed.
+const LEAVE_IT_TO_IMPRINT: [&str; 4] = [
+    "you decide",
+    "up to you",
+    "whatever you think",
+    "you choose",
+];
+
+/// True when an answer is just "you decide", "up to you", "whatever you
+/// think" or "you choose", ignoring case and punctuation.
+pub fn leaves_it_to_imprint(answer: &str) -> bool {
+    let words: String = answer
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
+    LEAVE_IT_TO_IMPRINT.contains(&words.as_str())
+}
+
+/// What the user gave a waiting question.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UserAnswer {
+    /// An answer (a choice in the option's own spelling, or own words).
+    Text(String),
+    /// "You decide": the choice is left to Imprint.
+    LeftToImprint,
+}
+
+impl UserAnswer {
+    /// The answer as the store keeps it until its reply acts on it: "You
+    /// decide" is kept as words that read back as the same choice.
+    pub fn stored(&self) -> &str {
+        match self {
+            UserAnswer::Text(text) => text,
+            UserAnswer::LeftToImprint => "you decide",
+        }
+    }
+
+    /// Reads an answer the store kept (see [`UserAnswer::stored`]).
+    pub fn from_stored(text: &str) -> Self {
+        if leaves_it_to_imprint(text) {
+            UserAnswer::LeftToImprint
+        } else {
+            UserAnswer::Text(text.to_owned())
+        }
+    }
+
+    /// How the answer is shown back (Echo's `answered`).
+    pub fn shown(&self) -> String {
+        match self {
+            UserAnswer::Text(text) => text.clone(),
+            UserAnswer::LeftToImprint => "Left to Imprint".into(),
+        }
+    }
+}
+
 /// How a wait ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WaitOutcome {
     Answered(String),
+    /// The user chose "You decide".
+    LeftToImprint,
     TimedOut,
     /// The user stopped the reply.
     Stopped,
@@ -236,7 +301,9 @@ pub struct Waiters {
 
 struct Pending {
     question: Question,
-    answer: oneshot::Sender<String>,
+    /// When it started waiting, for listing the oldest first.
+    since: std::time::Instant,
+    answer: oneshot::Sender<UserAnswer>,
 }
 
 impl Waiters {
@@ -249,6 +316,7 @@ impl Waiters {
             id.clone(),
             Pending {
                 question,
+                since: std::time::Instant::now(),
                 answer: tx,
             },
         );
@@ -259,21 +327,32 @@ impl Waiters {
         }
     }
 
-    /// Delivers an answer. Exactly one of several concurrent answers wins;
-    /// the others find no question waiting.
-    pub fn answer(&self, id: &str, text: &str) -> Result<String, AnswerError> {
-        self.claim(id, text)?.deliver()
+    /// Delivers an answer; one that is just "you decide" (or the like)
+    /// leaves the choice to Imprint, whatever the options. Exactly one of
+    /// several concurrent answers wins; the others find no question waiting.
+    pub fn answer(&self, id: &str, text: &str) -> Result<UserAnswer, AnswerError> {
+        self.claim(id, Some(text))?.deliver()
+    }
+
+    /// "You decide" on a waiting question.
+    pub fn leave_to_imprint(&self, id: &str) -> Result<UserAnswer, AnswerError> {
+        self.claim(id, None)?.deliver()
     }
 
     /// Takes a valid answer for the question `id` out of the waiting ones
-    /// without delivering it yet (it is stored first). Exactly one of
-    /// several concurrent answers gets the claim.
-    pub fn claim(&self, id: &str, text: &str) -> Result<Claimed, AnswerError> {
+    /// without delivering it yet (it is stored first). `None` is "You
+    /// decide" pressed. Exactly one of several concurrent answers gets the
+    /// claim.
+    pub fn claim(&self, id: &str, given: Option<&str>) -> Result<Claimed, AnswerError> {
         let mut pending = self.lock();
         let entry = pending.get(id).ok_or(AnswerError::NotWaiting)?;
-        let text = validate_answer(&entry.question, text)?;
+        let answer = match given {
+            None => UserAnswer::LeftToImprint,
+            Some(text) if leaves_it_to_imprint(text) => UserAnswer::LeftToImprint,
+            Some(text) => UserAnswer::Text(validate_answer(&entry.question, text)?),
+        };
         let entry = pending.remove(id).ok_or(AnswerError::NotWaiting)?;
-        Ok(Claimed { entry, text })
+        Ok(Claimed { entry, answer })
     }
 
     /// Puts a claimed question back (its answer could not be stored), if
@@ -290,6 +369,14 @@ impl Waiters {
         self.lock().values().next().map(|p| p.question.clone())
     }
 
+    /// Every question waiting, with when it started waiting.
+    pub fn waiting(&self) -> Vec<(std::time::Instant, Question)> {
+        self.lock()
+            .values()
+            .map(|p| (p.since, p.question.clone()))
+            .collect()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
         // A panic while holding this lock cannot leave the map inconsistent
         // (single inserts and removes), so a poisoned lock is still usable.
@@ -300,22 +387,22 @@ impl Waiters {
 /// An answer taken for its question, not delivered yet.
 pub struct Claimed {
     entry: Pending,
-    text: String,
+    answer: UserAnswer,
 }
 
 impl Claimed {
-    /// The answer as it will be handed on (a choice in its own spelling).
-    pub fn text(&self) -> &str {
-        &self.text
+    /// The answer as it will be handed on.
+    pub fn answer(&self) -> &UserAnswer {
+        &self.answer
     }
 
     /// Wakes the waiting reply with the answer.
-    pub fn deliver(self) -> Result<String, AnswerError> {
+    pub fn deliver(self) -> Result<UserAnswer, AnswerError> {
         self.entry
             .answer
-            .send(self.text.clone())
+            .send(self.answer.clone())
             .map_err(|_| AnswerError::NotWaiting)?;
-        Ok(self.text)
+        Ok(self.answer)
     }
 }
 
@@ -323,7 +410,7 @@ impl Claimed {
 pub struct Ticket {
     id: String,
     waiters: Arc<Waiters>,
-    answer: oneshot::Receiver<String>,
+    answer: oneshot::Receiver<UserAnswer>,
 }
 
 impl Ticket {
@@ -340,7 +427,8 @@ impl Ticket {
             _ = end.cancelled() => WaitOutcome::ReplyEnded,
             _ = stop.cancelled() => WaitOutcome::Stopped,
             answer = &mut self.answer => match answer {
-                Ok(text) => WaitOutcome::Answered(text),
+                Ok(UserAnswer::Text(text)) => WaitOutcome::Answered(text),
+                Ok(UserAnswer::LeftToImprint) => WaitOutcome::LeftToImprint,
                 Err(_) => WaitOutcome::ReplyEnded,
             },
             _ = tokio::time::sleep(timeout) => WaitOutcome::TimedOut,
@@ -471,12 +559,75 @@ mod tests {
         let waiters = Arc::new(Waiters::default());
         let ticket = waiters.register(question(&[], true));
         assert!(waiters.current().is_some());
-        assert_eq!(waiters.answer("q1", "first"), Ok("first".into()));
+        assert_eq!(
+            waiters.answer("q1", "first"),
+            Ok(UserAnswer::Text("first".into()))
+        );
         assert_eq!(waiters.answer("q1", "second"), Err(AnswerError::NotWaiting));
         let (stop, end) = (CancellationToken::new(), CancellationToken::new());
         let outcome = ticket.wait(&stop, &end, Duration::from_secs(60)).await;
         assert_eq!(outcome, WaitOutcome::Answered("first".into()));
         assert!(waiters.current().is_none());
+    }
+
+    #[test]
+    fn you_decide_in_words_ignores_case_and_punctuation() {
+        for text in [
+            "you decide",
+            "Up to you!",
+            "  Whatever you think.",
+            "You choose",
+            "YOU, DECIDE",
+        ] {
+            assert!(leaves_it_to_imprint(text), "{text:?}");
+        }
+        for text in ["I decide", "up to you and me", "Billing", "", "you"] {
+            assert!(!leaves_it_to_imprint(text), "{text:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn you_decide_wakes_the_wait_even_for_a_closed_choice() {
+        let waiters = Arc::new(Waiters::default());
+        let ticket = waiters.register(question(&["Imprint", "Billing"], false));
+        assert_eq!(
+            waiters.answer("q1", "Up to you."),
+            Ok(UserAnswer::LeftToImprint)
+        );
+        let (stop, end) = (CancellationToken::new(), CancellationToken::new());
+        assert_eq!(
+            ticket.wait(&stop, &end, Duration::from_secs(60)).await,
+            WaitOutcome::LeftToImprint
+        );
+        assert!(waiters.waiting().is_empty());
+    }
+
+    #[test]
+    fn a_stored_answer_reads_back_as_the_same_choice() {
+        for answer in [
+            UserAnswer::LeftToImprint,
+            UserAnswer::Text("Tomorrow 09:00".into()),
+            UserAnswer::Text("the garden one".into()),
+        ] {
+            assert_eq!(UserAnswer::from_stored(answer.stored()), answer);
+        }
+    }
+
+    #[tokio::test]
+    async fn the_button_leaves_it_to_imprint_once() {
+        let waiters = Arc::new(Waiters::default());
+        let ticket = waiters.register(question(&[], true));
+        assert_eq!(waiters.waiting().len(), 1);
+        assert_eq!(
+            waiters.leave_to_imprint("q1"),
+            Ok(UserAnswer::LeftToImprint)
+        );
+        assert_eq!(waiters.leave_to_imprint("q1"), Err(AnswerError::NotWaiting));
+        let (stop, end) = (CancellationToken::new(), CancellationToken::new());
+        assert_eq!(
+            ticket.wait(&stop, &end, Duration::from_secs(60)).await,
+            WaitOutcome::LeftToImprint
+        );
     }
 
     #[tokio::test]

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use app::api::{ApiError, Dashboard};
 use app::protocol::{
-    ChatStatus, DashboardEvent, ReminderList, ReplyStarted, Role, Session, SessionList,
-    SessionSummary,
+    ChatStatus, DashboardEvent, QuestionList, ReminderList, ReplyStarted, Role, Session,
+    SessionList, SessionSummary, WaitingQuestion,
 };
 use tokio::sync::{broadcast, Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
@@ -409,12 +409,19 @@ impl Dashboard for Engine {
         &self,
         sid: String,
         question_id: String,
-        answer: String,
+        answer: Option<String>,
+        you_decide: bool,
     ) -> Result<(), ApiError> {
         use crate::ask::AnswerError;
         let reply = self.reply(&sid)?;
+        // No answer and no "You decide" is an empty answer.
+        let given = if you_decide {
+            None
+        } else {
+            Some(answer.as_deref().unwrap_or_default())
+        };
         // Stored before the 200: see `Reply::answer`.
-        match reply.answer(&question_id, &answer).await {
+        match reply.answer(&question_id, given).await {
             Ok(_) => Ok(()),
             Err(AnswerError::NotWaiting) => {
                 Err(ApiError::conflict("no question with that id is waiting"))
@@ -422,6 +429,34 @@ impl Dashboard for Engine {
             Err(AnswerError::Invalid(message)) => Err(ApiError::bad_request(message)),
             Err(error @ AnswerError::Unsaved) => Err(ApiError::internal(error.to_string())),
         }
+    }
+
+    async fn list_questions(&self) -> Result<QuestionList, ApiError> {
+        let waiting = self.replies.waiting_questions();
+        if waiting.is_empty() {
+            return Ok(QuestionList {
+                questions: Vec::new(),
+            });
+        }
+        // Titles from both stores: a voice conversation with saving off
+        // lives only in the in-memory one.
+        let mut titles = std::collections::HashMap::new();
+        for store in [&self.ephemeral, &self.store] {
+            for session in store.list_sessions().await.map_err(store_error)? {
+                titles.insert(session.id, session.title);
+            }
+        }
+        let questions = waiting
+            .into_iter()
+            .map(|(session_id, question)| {
+                let title = titles
+                    .get(&session_id)
+                    .cloned()
+                    .unwrap_or_else(|| "Echo".to_string());
+                WaitingQuestion::new(session_id, title, question)
+            })
+            .collect();
+        Ok(QuestionList { questions })
     }
 
     async fn stop(&self, sid: String) -> Result<(), ApiError> {

@@ -412,13 +412,13 @@ impl Conversation {
     async fn answer(&self, question_id: &str, text: &str) {
         let reply = self.lock().turn.as_ref().map(|t| Arc::clone(&t.reply));
         let result = match reply {
-            Some(reply) => reply.answer(question_id, text).await,
+            Some(reply) => reply.answer(question_id, Some(text)).await,
             None => Err(AnswerError::NotWaiting),
         };
         match result {
             Ok(answer) => self.send(VoiceServerMessage::Answered {
                 question_id: question_id.into(),
-                text: answer,
+                text: answer.shown(),
             }),
             Err(error) => self.send(VoiceServerMessage::AnswerRejected {
                 question_id: question_id.into(),

@@ -175,7 +175,7 @@ async fn nobody_answering_goes_on_with_the_best_assumption() {
             "done"
         ]
     );
-    assert_eq!(events[2]["reason"], "timeout");
+    assert_eq!(events[2]["reason"], "timed_out");
     let result = events[3]["result"].as_str().unwrap();
     assert!(
         result.contains("No answer came") && result.contains("best assumption"),
@@ -183,7 +183,7 @@ async fn nobody_answering_goes_on_with_the_best_assumption() {
     );
     let session = server.session(&sid).await;
     let row = &session["messages"][1];
-    assert_eq!(row["tool_args"]["outcome"], "timeout");
+    assert_eq!(row["tool_args"]["outcome"], "timed_out");
     assert!(row["content"].as_str().unwrap().contains("No answer came"));
 }
 
@@ -256,7 +256,11 @@ async fn answers_get_the_documented_codes() {
             json!({"id": id}),
         )
         .await;
-    assert_eq!(missing.0, 400, "not the route's shape is a 400 (SPEC §4)");
+    // No answer and no "You decide": an empty answer.
+    assert_eq!(
+        (missing.0, missing.1["error"].as_str()),
+        (400, Some("the answer is empty"))
+    );
     assert_eq!(
         server.session(&sid).await["reply"]["state"],
         "waiting",

@@ -410,7 +410,7 @@ async fn a_question_that_expired_while_imprint_was_down_goes_on_with_the_best_as
         .until_done()
         .await;
     let unanswered = seen.iter().find(|e| e["type"] == "unanswered").unwrap();
-    assert_eq!(unanswered["reason"], "timeout");
+    assert_eq!(unanswered["reason"], "timed_out");
     let requests = standin.requests_for("plans of the project");
     assert_eq!(requests.len(), 2);
     let told = requests[1]["messages"].as_array().unwrap().last().unwrap()["content"]
@@ -419,7 +419,7 @@ async fn a_question_that_expired_while_imprint_was_down_goes_on_with_the_best_as
         .to_string();
     assert!(told.contains("No answer came"), "{told}");
     let history = messages(&imprint.session(&sid).await);
-    assert_eq!(history[1]["tool_args"]["outcome"], "timeout");
+    assert_eq!(history[1]["tool_args"]["outcome"], "timed_out");
     imprint.kill().await;
 }
 

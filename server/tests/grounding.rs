@@ -190,7 +190,7 @@ async fn nobody_answering_stores_no_reminder_and_the_reply_says_so() {
             "done"
         ]
     );
-    assert_eq!(events[2]["reason"], "timeout");
+    assert_eq!(events[2]["reason"], "timed_out");
     assert!(events[3]["result"]
         .as_str()
         .unwrap()

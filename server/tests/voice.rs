@@ -327,3 +327,36 @@ async fn bad_messages_get_an_error_not_a_closed_socket() {
     echo.send(json!({"type": "dance"})).await;
     echo.until("error").await;
 }
+
+#[tokio::test]
+async fn a_spoken_up_to_you_leaves_the_choice_to_the_model() {
+    let server = TestServer::start(vec![ask("choose for me")], &[]).await;
+    let (mut echo, snapshot) = Echo::connect(&server, json!({"type": "hello"})).await;
+    let question = waiting_question(&mut echo, "choose for me please").await;
+    echo.send(json!({"type": "utterance", "text": "Up to you.", "confidence": 0.9}))
+        .await;
+    let answered = echo.until("answered").await.pop().unwrap();
+    assert_eq!(answered["question_id"], question["id"]);
+    assert_eq!(answered["text"], "Left to Imprint");
+    let closed = echo.until("unanswered").await.pop().unwrap();
+    assert_eq!(
+        (closed["id"].clone(), closed["reason"].as_str()),
+        (question["id"].clone(), Some("left_to_imprint"))
+    );
+    let result = echo.until("tool_result").await.pop().unwrap();
+    assert!(
+        result["result"]
+            .as_str()
+            .unwrap()
+            .starts_with("The user left the choice to you"),
+        "{result}"
+    );
+    echo.until("done").await;
+    let sid = snapshot["conversation_id"].as_str().unwrap();
+    let session = server.session(sid).await;
+    assert_eq!(session["messages"][1]["tool_name"], "ask_user");
+    assert_eq!(
+        session["messages"][1]["tool_args"]["outcome"],
+        "left_to_imprint"
+    );
+}

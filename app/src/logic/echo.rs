@@ -72,7 +72,10 @@ impl EchoState {
                 }
             }
             "answer" => self.close_question(&turn_id, CardState::Answered(text("text"))),
-            "unanswered" => self.close_question(&turn_id, CardState::Unanswered(text("reason"))),
+            "unanswered" => {
+                let chosen = message["chosen"].as_str().map(str::to_string);
+                self.close_question(&turn_id, CardState::closed(&text("reason"), chosen))
+            }
             "assistant_message" => {
                 let answer = text("text");
                 if let Some(turn) = self.turn(&turn_id) {
@@ -101,7 +104,9 @@ impl EchoState {
     fn close_question(&mut self, turn_id: &str, state: CardState) {
         if let Some(turn) = self.turn(turn_id) {
             if let Some((_, current)) = turn.question.as_mut() {
-                if *current == CardState::Waiting {
+                // "You decide" was confirmed as `answered` just before.
+                let left = matches!(state, CardState::LeftToImprint(_));
+                if *current == CardState::Waiting || left {
                     *current = state;
                 }
             }

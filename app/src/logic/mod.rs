@@ -1,9 +1,10 @@
 //! The dashboard's logic as plain Rust with ordinary unit tests: the reply
-//! reducer, question-card state, tool activity text. (Markdown is rendered by
-//! the server: see `imprint::markdown`.)
+//! reducer, question-card state, tool activity text, the inbox of waiting
+//! questions. (Markdown is rendered by the server: see `imprint::markdown`.)
 
 pub mod activity;
 pub mod echo;
+pub mod inbox;
 pub mod reply;
 pub mod route;
 pub mod voice;

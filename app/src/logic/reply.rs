@@ -18,17 +18,34 @@ use crate::protocol::{Ended, Message, Question, QuestionOrigin, ReplyEvent, Role
 pub enum CardState {
     Waiting,
     Answered(String),
-    /// Closed without an answer: `timeout` or `stopped`.
+    /// "You decide": the choice was left to Imprint (and the option it
+    /// took for its own question, if any).
+    LeftToImprint(Option<String>),
+    /// Closed without an answer: `timed_out` (`timeout` in older history)
+    /// or `stopped`.
     Unanswered(String),
 }
 
 impl CardState {
+    /// A card closed without an answer, for a `reason` of SPEC §3.
+    pub fn closed(reason: &str, chosen: Option<String>) -> Self {
+        match reason {
+            "left_to_imprint" => CardState::LeftToImprint(chosen),
+            "timeout" => CardState::Unanswered("timed_out".into()),
+            other => CardState::Unanswered(other.into()),
+        }
+    }
+
     /// What a closed card says.
     pub fn summary(&self) -> Option<String> {
         match self {
             CardState::Waiting => None,
             CardState::Answered(text) => Some(format!("Answered: {text}")),
-            CardState::Unanswered(reason) if reason == "timeout" => {
+            CardState::LeftToImprint(None) => Some("Left to Imprint".into()),
+            CardState::LeftToImprint(Some(chosen)) => {
+                Some(format!("Left to Imprint: it chose {chosen}"))
+            }
+            CardState::Unanswered(reason) if reason == "timed_out" => {
                 Some("No answer came; the reply went on with its best assumption.".into())
             }
             CardState::Unanswered(_) => Some("Not answered: the reply was stopped.".into()),
@@ -179,8 +196,8 @@ impl ReplyView {
                 }
             }
             ReplyEvent::Answer { id, text } => self.close_card(&id, CardState::Answered(text)),
-            ReplyEvent::Unanswered { id, reason } => {
-                self.close_card(&id, CardState::Unanswered(reason))
+            ReplyEvent::Unanswered { id, reason, chosen } => {
+                self.close_card(&id, CardState::closed(&reason, chosen))
             }
             ReplyEvent::AssistantMessage { text, html } => {
                 self.status = ReplyStatus::Finished;
@@ -361,7 +378,12 @@ fn tool_item(m: &Message) -> ReplyItem {
     };
     let state = match text("outcome").as_str() {
         "answered" => CardState::Answered(m.content.clone()),
-        "timeout" => CardState::Unanswered("timeout".into()),
+        "left_to_imprint" => CardState::LeftToImprint(
+            args.get("chosen")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        ),
+        outcome @ ("timed_out" | "timeout") => CardState::closed(outcome, None),
         _ => CardState::Unanswered("stopped".into()),
     };
     ReplyItem::Question { question, state }
@@ -487,13 +509,60 @@ mod tests {
             2,
             ReplyEvent::Unanswered {
                 id: "q3".into(),
-                reason: "timeout".into(),
+                reason: "timed_out".into(),
+                chosen: None,
             },
         );
         let ReplyItem::Question { state, .. } = &view.items[0] else {
             panic!()
         };
         assert!(state.summary().unwrap().contains("best assumption"));
+    }
+
+    #[test]
+    fn a_question_left_to_imprint_says_so_and_what_it_chose() {
+        let mut view = ReplyView::default();
+        view.apply(1, ReplyEvent::Question(question("q1")));
+        view.apply(
+            2,
+            ReplyEvent::Unanswered {
+                id: "q1".into(),
+                reason: "left_to_imprint".into(),
+                chosen: Some("Imprint".into()),
+            },
+        );
+        assert!(view.waiting_question().is_none());
+        let ReplyItem::Question { state, .. } = &view.items[0] else {
+            panic!()
+        };
+        assert_eq!(
+            state.summary().unwrap(),
+            "Left to Imprint: it chose Imprint"
+        );
+        let row = Message {
+            seq: 2,
+            role: Role::Tool,
+            content: "The user left the choice to you.".into(),
+            tool_name: Some("ask_user".into()),
+            tool_args: Some(
+                json!({"question": "When?", "question_id": "q", "outcome": "left_to_imprint", "chosen": "Tomorrow 09:00", "origin": "imprint"}),
+            ),
+            created_at: String::new(),
+            ended: None,
+            error: None,
+            html: None,
+            status: None,
+            row_id: None,
+            found: None,
+        };
+        let HistoryEntry::Item(ReplyItem::Question { state, .. }) = &history_entries(&[row])[0]
+        else {
+            panic!()
+        };
+        assert_eq!(
+            *state,
+            CardState::LeftToImprint(Some("Tomorrow 09:00".into()))
+        );
     }
 
     #[test]
@@ -514,7 +583,12 @@ mod tests {
             row_id: None,
             found: None,
         };
-        let entries = history_entries(&[row("B", "answered"), row("x", "timeout")]);
+        let entries = history_entries(&[
+            row("B", "answered"),
+            row("x", "timeout"),
+            row("x", "timed_out"),
+            row("x", "left_to_imprint"),
+        ]);
         let HistoryEntry::Item(ReplyItem::Question { question, state }) = &entries[0] else {
             panic!()
         };
@@ -523,7 +597,15 @@ mod tests {
         let HistoryEntry::Item(ReplyItem::Question { state, .. }) = &entries[1] else {
             panic!()
         };
-        assert_eq!(*state, CardState::Unanswered("timeout".into()));
+        assert_eq!(*state, CardState::Unanswered("timed_out".into()));
+        assert_eq!(
+            entries[1], entries[2],
+            "old `timeout` rows read as timed_out"
+        );
+        let HistoryEntry::Item(ReplyItem::Question { state, .. }) = &entries[3] else {
+            panic!()
+        };
+        assert_eq!(state.summary().unwrap(), "Left to Imprint");
     }
 
     fn tool_row(name: &str, args: Value, status: Option<ToolStatus>) -> Message {

@@ -112,6 +112,7 @@ pub fn reply_event(value: &Value) -> Option<ReplyEvent> {
         "unanswered" => ReplyEvent::Unanswered {
             id: string(o, "id")?,
             reason: string(o, "reason")?,
+            chosen: optional(o, "chosen", |v| v.as_str().map(str::to_owned)).ok()?,
         },
         "assistant_message" => ReplyEvent::AssistantMessage {
             text: string(o, "text")?,
@@ -279,6 +280,9 @@ mod tests {
             json!({"type": "answer", "id": "q1", "text": "Billing"}),
             json!({"type": "answer", "id": "q1"}),
             json!({"type": "unanswered", "id": "q1", "reason": "timeout"}),
+            json!({"type": "unanswered", "id": "q1", "reason": "left_to_imprint", "chosen": "Tomorrow 09:00"}),
+            json!({"type": "unanswered", "id": "q1", "reason": "left_to_imprint", "chosen": null}),
+            json!({"type": "unanswered", "id": "q1", "reason": "left_to_imprint", "chosen": 1}),
             json!({"type": "assistant_message", "text": "All done"}),
             json!({"type": "assistant_message", "text": "All done", "html": "<p>All done</p>"}),
             json!({"type": "assistant_message", "text": "All done", "html": null}),

@@ -110,10 +110,14 @@ pub enum ReplyEvent {
         id: String,
         text: String,
     },
-    /// A question closed without an answer (`reason`: `timeout`, `stopped`).
+    /// A question closed without an answer. `reason`: `timed_out`,
+    /// `stopped`, or `left_to_imprint` (the user chose "You decide"; then
+    /// `chosen` is the option Imprint took for its own question, if any).
     Unanswered {
         id: String,
         reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        chosen: Option<String>,
     },
     /// The whole answer; `html` is its Markdown rendered to safe HTML by
     /// the server (always sent by it; absent only from older logs).
@@ -271,6 +275,26 @@ mod tests {
         );
         round_trip(&ReplyEvent::Stopped, json!({"type": "stopped"}));
         round_trip(&ReplyEvent::Done, json!({"type": "done"}));
+    }
+
+    #[test]
+    fn a_question_left_to_imprint_names_what_was_chosen() {
+        round_trip(
+            &ReplyEvent::Unanswered {
+                id: "q1".into(),
+                reason: "timed_out".into(),
+                chosen: None,
+            },
+            json!({"type": "unanswered", "id": "q1", "reason": "timed_out"}),
+        );
+        round_trip(
+            &ReplyEvent::Unanswered {
+                id: "q1".into(),
+                reason: "left_to_imprint".into(),
+                chosen: Some("Tomorrow 09:00".into()),
+            },
+            json!({"type": "unanswered", "id": "q1", "reason": "left_to_imprint", "chosen": "Tomorrow 09:00"}),
+        );
     }
 
     #[test]

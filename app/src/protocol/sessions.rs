@@ -163,10 +163,61 @@ pub struct ReplyStarted {
     pub reply_id: String,
 }
 
+/// The answer route's body: `{id, answer}`, or `{id, you_decide: true}`
+/// for "You decide" (then `answer` may be left out).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnswerRequest {
     pub id: String,
-    pub answer: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub you_decide: bool,
+}
+
+/// One entry of `GET /api/questions`: a question waiting now, with its chat.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WaitingQuestion {
+    pub session_id: String,
+    pub session_title: String,
+    pub id: String,
+    pub question: String,
+    pub options: Vec<String>,
+    pub allow_other: bool,
+    pub origin: super::QuestionOrigin,
+    pub expires_at: Option<String>,
+}
+
+impl WaitingQuestion {
+    pub fn new(session_id: String, session_title: String, question: Question) -> Self {
+        Self {
+            session_id,
+            session_title,
+            id: question.id,
+            question: question.question,
+            options: question.options,
+            allow_other: question.allow_other,
+            origin: question.origin,
+            expires_at: question.expires_at,
+        }
+    }
+
+    /// The question as its card shows it.
+    pub fn to_question(&self) -> Question {
+        Question {
+            id: self.id.clone(),
+            question: self.question.clone(),
+            options: self.options.clone(),
+            allow_other: self.allow_other,
+            expires_at: self.expires_at.clone(),
+            origin: self.origin,
+        }
+    }
+}
+
+/// `GET /api/questions`: every question waiting now, oldest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QuestionList {
+    pub questions: Vec<WaitingQuestion>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -242,7 +293,13 @@ mod tests {
         );
         let answer: AnswerRequest =
             serde_json::from_value(json!({"id": "q", "answer": "yes"})).unwrap();
-        assert_eq!(answer.answer, "yes");
+        assert_eq!(
+            (answer.answer.as_deref(), answer.you_decide),
+            (Some("yes"), false)
+        );
+        let you_decide: AnswerRequest =
+            serde_json::from_value(json!({"id": "q", "you_decide": true})).unwrap();
+        assert_eq!((you_decide.answer, you_decide.you_decide), (None, true));
         let create: CreateSession = serde_json::from_value(json!({})).unwrap();
         assert_eq!(create.title, None);
         assert_eq!(
@@ -279,6 +336,29 @@ mod tests {
             assert_eq!(Ended::parse(ended), Some(parsed));
         }
         assert_eq!(Ended::parse("finished"), None);
+    }
+
+    #[test]
+    fn a_waiting_question_has_the_spec_shape() {
+        let question = Question {
+            id: "q".into(),
+            question: "When?".into(),
+            options: vec!["Tomorrow 09:00".into(), "Tonight 20:00".into()],
+            allow_other: true,
+            expires_at: Some("2026-11-30T10:00:00Z".into()),
+            origin: super::super::QuestionOrigin::Imprint,
+        };
+        let waiting = WaitingQuestion::new("s".into(), "Plans".into(), question.clone());
+        assert_eq!(waiting.to_question(), question);
+        assert_eq!(
+            serde_json::to_value(QuestionList {
+                questions: vec![waiting]
+            })
+            .unwrap(),
+            json!({"questions": [{"session_id": "s", "session_title": "Plans", "id": "q",
+                "question": "When?", "options": ["Tomorrow 09:00", "Tonight 20:00"],
+                "allow_other": true, "origin": "imprint", "expires_at": "2026-11-30T10:00:00Z"}]})
+        );
     }
 
     #[test]

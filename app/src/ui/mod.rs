@@ -2,6 +2,7 @@
 
 mod chat;
 mod echo;
+mod inbox;
 mod notifications;
 mod pages;
 mod router;
@@ -18,7 +19,10 @@ use leptos::prelude::*;
 pub fn App() -> impl IntoView {
     router::provide_router();
     theme::provide_theme();
-    streams::provide_dashboard_events(notifications::notify_if_hidden);
+    let inbox = inbox::provide_inbox();
+    streams::provide_dashboard_events(notifications::notify_if_hidden, move |event| {
+        inbox.on_event(event)
+    });
     echo::provide_echo();
     let location = expect_context::<router::Location>();
     let route = Memo::new(move |_| Route::of(&location.pathname.get()));

@@ -1,5 +1,6 @@
 //! Due reminders: toasts on any open page, and a browser notification when
-//! the page is hidden and the user allowed it.
+//! the page is hidden and the user allowed it. The permission (asked once,
+//! from the bell) also covers questions waiting unseen (see `inbox`).
 
 use leptos::prelude::*;
 use web_sys::{Notification, NotificationOptions, NotificationPermission, VisibilityState};
@@ -48,8 +49,8 @@ pub fn NotificationsButton() -> impl IntoView {
     };
     view! {
         <Show when=move || undecided.get()>
-            <button class="notify-button" title="Notify me of reminders while Imprint is in the background"
-                aria-label="Enable reminder notifications" on:click=ask>
+            <button class="notify-button" title="Notify me of reminders and waiting questions while I look elsewhere"
+                aria-label="Enable notifications" data-testid="enable-notifications" on:click=ask>
                 <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2">
                     <path d="M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9"/><path d="M10.3 21a1.94 1.94 0 0 0 3.4 0"/>
                 </svg>

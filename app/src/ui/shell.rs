@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::echo::Companion;
+use super::inbox::InboxButton;
 use super::notifications::{NotificationsButton, ReminderToasts};
 use super::router::{Location, A};
 use super::theme::ThemeToggle;
@@ -23,6 +24,7 @@ pub fn Shell(children: Children) -> impl IntoView {
                     <A href="/voice">"Voice"</A>
                 </nav>
                 <ModelStatus/>
+                <InboxButton/>
                 <NotificationsButton/>
                 <ThemeToggle/>
             </header>

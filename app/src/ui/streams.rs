@@ -96,8 +96,12 @@ pub struct DueReminder {
 
 /// Opens `/api/events` for the whole dashboard and provides its events;
 /// `on_due` is also told of each reminder as it comes due (the browser
-/// notification, which this module knows nothing of).
-pub fn provide_dashboard_events(on_due: impl Fn(&str) + 'static) {
+/// notification, which this module knows nothing of), and `on_question` of
+/// each question that starts waiting or closes (the inbox).
+pub fn provide_dashboard_events(
+    on_due: impl Fn(&str) + 'static,
+    on_question: impl Fn(&DashboardEvent) + 'static,
+) {
     let (sessions_version, set_version) = signal(0u64);
     let due_reminders = RwSignal::new(Vec::new());
     provide_context(DashboardEvents {
@@ -126,6 +130,11 @@ pub fn provide_dashboard_events(on_due: impl Fn(&str) + 'static) {
                 DashboardEvent::ReminderDue { id, text, due_at } => {
                     on_due(&text);
                     due_reminders.update(|list| list.push(DueReminder { id, text, due_at }));
+                }
+                question @ (DashboardEvent::QuestionWaiting { .. }
+                | DashboardEvent::QuestionClosed { .. }) => {
+                    on_question(&question);
+                    set_version.update(|v| *v += 1);
                 }
                 _ => set_version.update(|v| *v += 1),
             }

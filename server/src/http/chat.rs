@@ -90,7 +90,9 @@ async fn answer(
     Path(sid): Path<String>,
     Json(body): Json<AnswerRequest>,
 ) -> ApiResult {
-    engine.answer(sid, body.id, body.answer).await?;
+    engine
+        .answer(sid, body.id, body.answer, body.you_decide)
+        .await?;
     ok(StatusCode::OK, app::protocol::Ok::default())
 }
 

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 
 use super::checkpoint::Asking;
 use super::stream::{append, cut_result, Interrupt, ResumedWait, Run};
-use crate::ask::{self, WaitOutcome};
+use crate::ask::{self, UserAnswer, WaitOutcome};
 use crate::grounding::{self, Need};
 use crate::models::ToolCallRequest;
 use crate::store::{NewMessage, ToolOutcome};
@@ -23,8 +23,14 @@ use crate::tools::{self, ToolOutput, ASK_USER, LIST_PROJECTS, SEARCH};
 /// How a question ended, short of a stop.
 pub(super) enum Posed {
     Answered(String),
+    /// "You decide".
+    LeftToImprint,
     TimedOut,
 }
+
+/// What the model is told when the user left the choice to it.
+const LEFT_TO_MODEL: &str =
+    "The user left the choice to you: choose what fits best, and say what you chose.";
 
 impl Run {
     /// Runs the model's `ask_user` call: asks and waits. Returns the tool
@@ -65,6 +71,7 @@ impl Run {
         );
         let (posed, question) = self.pose(question).await?;
         let mut stored_args = question_args(&question);
+        let question_id = question.id.clone();
         let (output, content) = match posed {
             Posed::Answered(text) => {
                 stored_args["outcome"] = json!("answered");
@@ -76,8 +83,19 @@ impl Run {
                 };
                 (output, text)
             }
+            Posed::LeftToImprint => {
+                self.closed_left_to_imprint(question_id, None);
+                stored_args["outcome"] = json!("left_to_imprint");
+                let output = ToolOutput {
+                    text: LEFT_TO_MODEL.into(),
+                    // The user's decision is progress, like an answer.
+                    wrote: true,
+                    ..ToolOutput::default()
+                };
+                (output, LEFT_TO_MODEL.to_string())
+            }
             Posed::TimedOut => {
-                stored_args["outcome"] = json!("timeout");
+                stored_args["outcome"] = json!("timed_out");
                 let text = format!(
                     "No answer came from the user within {}. Go on with your best assumption, and say what you assumed.",
                     self.answer_wait()
@@ -166,7 +184,8 @@ impl Run {
                     .wait(self.reply.stop_token(), self.reply.end_token(), timeout)
                     .await
             }
-            ResumedWait::Answered(text) => WaitOutcome::Answered(text),
+            ResumedWait::Answered(UserAnswer::Text(text)) => WaitOutcome::Answered(text),
+            ResumedWait::Answered(UserAnswer::LeftToImprint) => WaitOutcome::LeftToImprint,
             ResumedWait::Expired => WaitOutcome::TimedOut,
         };
         self.research.extend(started.elapsed());
@@ -186,10 +205,14 @@ impl Run {
                 self.answers.push(text.clone());
                 Posed::Answered(text)
             }
+            // Its `unanswered` event goes out once the caller knows what
+            // was chosen (see `closed_left_to_imprint`).
+            WaitOutcome::LeftToImprint => Posed::LeftToImprint,
             WaitOutcome::TimedOut => {
                 self.reply.log.publish(ReplyEvent::Unanswered {
                     id: question_id,
-                    reason: "timeout".into(),
+                    reason: "timed_out".into(),
+                    chosen: None,
                 });
                 Posed::TimedOut
             }
@@ -197,6 +220,7 @@ impl Run {
                 self.reply.log.publish(ReplyEvent::Unanswered {
                     id: question_id,
                     reason: "stopped".into(),
+                    chosen: None,
                 });
                 let mut stored_args = stored_args;
                 stored_args["outcome"] = json!("stopped");
@@ -213,6 +237,16 @@ impl Run {
         };
         self.ensure_slot().await?;
         Ok((posed, question))
+    }
+
+    /// Closes a question the user left to Imprint, naming the option
+    /// Imprint took for its own question, if any.
+    fn closed_left_to_imprint(&self, question_id: String, chosen: Option<String>) {
+        self.reply.log.publish(ReplyEvent::Unanswered {
+            id: question_id,
+            reason: "left_to_imprint".into(),
+            chosen,
+        });
     }
 
     /// Imprint's own question for a missing detail. An answer it cannot
@@ -255,14 +289,46 @@ impl Run {
             let question =
                 self.new_question(text.clone(), need.options(), true, QuestionOrigin::Imprint);
             let (posed, question) = self.pose(question).await?;
+            // The question as posed (a restored one keeps its own options).
+            let options = question.options.clone();
+            let question_id = question.id.clone();
             let mut stored_args = question_args(&question);
             let (outcome, content, resolved) = match &posed {
                 Posed::Answered(answer) => match need.resolve(answer, self.env.clock.now()) {
                     Ok(resolved) => ("answered", answer.clone(), Some(Ok(resolved))),
                     Err(why) => ("answered", answer.clone(), Some(Err(why))),
                 },
+                // "You decide": the first option, as if the user chose it;
+                // an open question goes on as with no answer.
+                Posed::LeftToImprint => {
+                    let first = options.first().and_then(|option| {
+                        need.resolve(option, self.env.clock.now())
+                            .ok()
+                            .map(|resolved| (option.clone(), resolved))
+                    });
+                    match first {
+                        Some((option, resolved)) => {
+                            self.imprint_chose = true;
+                            stored_args["chosen"] = json!(option);
+                            self.closed_left_to_imprint(question_id, Some(option.clone()));
+                            (
+                                "left_to_imprint",
+                                format!("The user left it to Imprint, which chose {option}."),
+                                Some(Ok(resolved)),
+                            )
+                        }
+                        None => {
+                            self.closed_left_to_imprint(question_id, None);
+                            (
+                                "left_to_imprint",
+                                "The user left it to Imprint; no detail was given.".to_string(),
+                                None,
+                            )
+                        }
+                    }
+                }
                 Posed::TimedOut => (
-                    "timeout",
+                    "timed_out",
                     format!(
                         "No answer came from the user within {}.",
                         self.answer_wait()

@@ -26,10 +26,13 @@ impl Run {
             return Ok(());
         };
         if let Some(grounding::Resolved::Project(project)) = self.ask_for(&need).await? {
+            let note = if std::mem::take(&mut self.imprint_chose) {
+                format!("the user left it to you, and Imprint took the project {project}; say so")
+            } else {
+                format!("the user means the project {project}")
+            };
             if let Some(ChatMessage::User(text)) = self.messages.last_mut() {
-                text.push_str(&format!(
-                    "\n\n(Imprint asked which project; the user means the project {project}.)"
-                ));
+                text.push_str(&format!("\n\n(Imprint asked which project; {note}.)"));
             }
         }
         Ok(())
@@ -107,7 +110,15 @@ impl Run {
         let mut output = self.run_tool(&call.name, &args).await;
         self.policy.record(&call.name, &args, &output);
         if let Some(resolved) = chosen {
-            output.text = format!("The user chose {}. {}", resolved.describe(), output.text);
+            output.text = if std::mem::take(&mut self.imprint_chose) {
+                format!(
+                    "The user left the choice to Imprint, which chose {}; say what was chosen. {}",
+                    resolved.describe(),
+                    output.text
+                )
+            } else {
+                format!("The user chose {}. {}", resolved.describe(), output.text)
+            };
             output.wrote = true;
         }
         let content = cut_result(&output.text);

@@ -28,7 +28,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::ask::{AnswerError, Waiters};
+use crate::ask::{AnswerError, UserAnswer, Waiters};
 use crate::store::Store;
 
 /// One reply being written.
@@ -58,11 +58,15 @@ impl Reply {
     /// Delivers an answer to a waiting question, after storing it: an
     /// answer that was accepted survives a crash before the reply goes on.
     /// Exactly one of several concurrent answers is accepted.
-    pub async fn answer(&self, question_id: &str, text: &str) -> Result<String, AnswerError> {
-        let claimed = self.waiters.claim(question_id, text)?;
+    pub async fn answer(
+        &self,
+        question_id: &str,
+        given: Option<&str>,
+    ) -> Result<UserAnswer, AnswerError> {
+        let claimed = self.waiters.claim(question_id, given)?;
         if let Err(error) = self
             .store
-            .save_answer(&self.id, question_id, claimed.text())
+            .save_answer(&self.id, question_id, claimed.answer().stored())
             .await
         {
             tracing::error!(%error, "could not store an answer");
@@ -207,20 +211,32 @@ impl Replies {
             .cloned()
     }
 
-    /// The questions waiting now, with their sessions.
-    pub fn waiting_questions(&self) -> Vec<(String, app::protocol::Question)> {
-        self.lock()
-            .values()
-            .filter_map(|r| r.waiters.current().map(|q| (r.session_id.clone(), q)))
-            .collect()
-    }
-
     /// Sessions whose reply waits for an answer.
     pub fn waiting_sessions(&self) -> Vec<String> {
         self.lock()
             .values()
             .filter(|r| r.waiters.current().is_some())
             .map(|r| r.session_id.clone())
+            .collect()
+    }
+
+    /// Every question waiting now, oldest first, with its session's id.
+    pub fn waiting_questions(&self) -> Vec<(String, app::protocol::Question)> {
+        let mut waiting: Vec<_> = self
+            .lock()
+            .values()
+            .flat_map(|reply| {
+                reply
+                    .waiters
+                    .waiting()
+                    .into_iter()
+                    .map(|(since, question)| (since, reply.session_id.clone(), question))
+            })
+            .collect();
+        waiting.sort_by_key(|(since, _, _)| *since);
+        waiting
+            .into_iter()
+            .map(|(_, session_id, question)| (session_id, question))
             .collect()
     }
 
@@ -386,6 +402,37 @@ mod tests {
         assert_eq!(replies.get("s").unwrap().id, "r-old");
         assert_eq!(reply.log.last_seq(), 12);
         assert!(replies.restore("s", "r-other".into(), &store(), 0).is_err());
+    }
+
+    #[test]
+    fn waiting_questions_are_listed_oldest_first_across_sessions() {
+        let replies = Replies::new(CancellationToken::new());
+        let question = |id: &str| app::protocol::Question {
+            id: id.into(),
+            question: format!("{id}?"),
+            options: Vec::new(),
+            allow_other: true,
+            expires_at: None,
+            origin: Default::default(),
+        };
+        let b = replies.start("b", &store()).unwrap();
+        let a = replies.start("a", &store()).unwrap();
+        let _first = b.waiters.register(question("q1"));
+        let _second = a.waiters.register(question("q2"));
+        let listed: Vec<_> = replies
+            .waiting_questions()
+            .into_iter()
+            .map(|(sid, q)| (sid, q.id))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("b".to_string(), "q1".to_string()),
+                ("a".into(), "q2".into())
+            ]
+        );
+        drop(_first);
+        assert_eq!(replies.waiting_questions().len(), 1);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::checkpoint::{self, Asking, Checkpoint, PendingCalls, Step};
 use super::policy::{self, SmallModelPolicy};
 use super::{Replies, Reply};
-use crate::ask::Ticket;
+use crate::ask::{Ticket, UserAnswer};
 use crate::clock::Clock;
 use crate::grounding::{self, NeedKind};
 use crate::models::shown_text::without_markup;
@@ -300,6 +300,9 @@ pub(super) struct Run {
     pub(super) asked: usize,
     /// The details Imprint asked for in this reply, and what came of it.
     pub(super) settled: Vec<(NeedKind, Option<grounding::Resolved>)>,
+    /// The detail just settled was Imprint's pick: the user chose "You
+    /// decide" (taken by the call that asked, to say so).
+    pub(super) imprint_chose: bool,
     turns: u32,
     /// Before the first model turn (Imprint may ask which project).
     settling: bool,
@@ -329,7 +332,7 @@ pub(super) enum ResumedWait {
     /// Registered at restore; waits for the time it has left.
     Waiting(Ticket, Duration),
     /// The answer was stored before the restart.
-    Answered(String),
+    Answered(UserAnswer),
     /// It expired while Imprint was down.
     Expired,
 }
@@ -367,6 +370,7 @@ impl Run {
             read_only: job.offer.read_only,
             asked: 0,
             settled: Vec::new(),
+            imprint_chose: false,
             research: Research::new(job.env.research_budget, job.env.max_tool_iters),
             env: job.env,
             store: job.store,
@@ -408,7 +412,7 @@ impl Run {
                 })
                 .unwrap_or(job.env.answer_timeout);
             let wait = match answer {
-                Some(text) => ResumedWait::Answered(text),
+                Some(text) => ResumedWait::Answered(UserAnswer::from_stored(&text)),
                 None if left.is_zero() => ResumedWait::Expired,
                 None => {
                     let ticket = job.reply.waiters.register(question.clone());
@@ -435,6 +439,7 @@ impl Run {
             read_only: saved.read_only,
             asked: saved.asked,
             settled: saved.settled,
+            imprint_chose: false,
             research: Research::restore(saved.research),
             replaying_call: pending.as_ref().is_some_and(|p| !p.calls.is_empty()),
             env: job.env,
@@ -522,6 +527,7 @@ impl Run {
             self.reply.log.publish(ReplyEvent::Unanswered {
                 id: resumed.question.id,
                 reason: "stopped".into(),
+                chosen: None,
             });
         }
         if self.checkpointed {

@@ -123,10 +123,23 @@ pub fn Conversation(id: String) -> impl IntoView {
         };
         card_error.set(None);
         spawn_local(async move {
-            match answer_question(sid.get_value(), question.id, text).await {
+            match answer_question(sid.get_value(), question.id, Some(text), false).await {
                 Ok(()) => {}
                 // Another window answered first: its answer arrives on the
                 // stream and closes the card.
+                Err(e) if e.status == 409 => {}
+                Err(e) => card_error.set(Some(e.message)),
+            }
+        });
+    });
+    let you_decide = Callback::new(move |()| {
+        let Some(question) = waiting_question.get_untracked() else {
+            return;
+        };
+        card_error.set(None);
+        spawn_local(async move {
+            match answer_question(sid.get_value(), question.id, None, true).await {
+                Ok(()) => {}
                 Err(e) if e.status == 409 => {}
                 Err(e) => card_error.set(Some(e.message)),
             }
@@ -238,7 +251,7 @@ pub fn Conversation(id: String) -> impl IntoView {
                     </div>
                 </Show>
                 <Show when=move || live.with(Option::is_some)>
-                    <LiveReplyView live=live answer=answer card_error=card_error/>
+                    <LiveReplyView live=live answer=answer you_decide=you_decide card_error=card_error/>
                 </Show>
             </div>
             {move || send_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
@@ -253,6 +266,7 @@ pub fn Conversation(id: String) -> impl IntoView {
 fn LiveReplyView(
     live: RwSignal<Option<LiveReply>>,
     answer: Callback<String>,
+    you_decide: Callback<()>,
     card_error: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let keys = move || {
@@ -279,7 +293,7 @@ fn LiveReplyView(
     view! {
         <div class="live-reply" data-testid="live-reply">
             <For each=keys key=|k| k.clone() let:((index, _kind))>
-                <LiveItem live=live index=index answer=answer card_error=card_error/>
+                <LiveItem live=live index=index answer=answer you_decide=you_decide card_error=card_error/>
             </For>
             {move || match status() {
                 Some((ReplyStatus::Writing, true)) => view! { <p class="writing">"Waiting for your answer."</p> }.into_any(),
@@ -307,6 +321,7 @@ fn LiveItem(
     live: RwSignal<Option<LiveReply>>,
     index: usize,
     answer: Callback<String>,
+    you_decide: Callback<()>,
     card_error: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let item = Memo::new(move |_| {
@@ -336,7 +351,7 @@ fn LiveItem(
                 _ => CardState::Waiting,
             });
             view! {
-                <QuestionCard question=question state=state on_answer=answer error=card_error/>
+                <QuestionCard question=question state=state on_answer=answer error=card_error on_you_decide=you_decide/>
             }
             .into_any()
         }

@@ -5,7 +5,7 @@ mod conversation;
 mod items;
 mod question_card;
 
-pub use question_card::QuestionCard;
+pub use question_card::{local_time, QuestionCard};
 mod sessions;
 
 use leptos::prelude::*;

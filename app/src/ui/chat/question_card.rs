@@ -1,6 +1,7 @@
 //! The question card: the question, a button per option, a box for the
-//! user's own words when allowed. It takes the focus while it waits; Enter
-//! sends. An answered card is disabled and shows the answer.
+//! user's own words when allowed, and "You decide". It takes the focus
+//! while it waits; Enter sends. An answered card is disabled and shows the
+//! answer (or "Left to Imprint").
 
 use leptos::html;
 use leptos::prelude::*;
@@ -18,6 +19,12 @@ pub fn QuestionCard(
     /// An error to show on the card (a refused answer).
     #[prop(optional)]
     error: Option<RwSignal<Option<String>>>,
+    /// "You decide": leaves the choice to Imprint. None: no such button.
+    #[prop(optional)]
+    on_you_decide: Option<Callback<()>>,
+    /// Leaves the focus where it is (a card among others in a list).
+    #[prop(optional)]
+    passive: bool,
 ) -> impl IntoView {
     let waiting = move || state.get() == CardState::Waiting && on_answer.is_some();
     let own_words = RwSignal::new(String::new());
@@ -32,7 +39,7 @@ pub fn QuestionCard(
     };
     // Take the focus when the card appears waiting.
     Effect::new(move |_| {
-        if !waiting() {
+        if !waiting() || passive {
             return;
         }
         if let Some(input) = input_ref.get() {
@@ -48,6 +55,7 @@ pub fn QuestionCard(
     let state_name = move || match state.get() {
         CardState::Waiting => "waiting",
         CardState::Answered(_) => "answered",
+        CardState::LeftToImprint(_) => "left-to-imprint",
         CardState::Unanswered(_) => "unanswered",
     };
     view! {
@@ -82,6 +90,14 @@ pub fn QuestionCard(
                     <button type="submit" class="primary">"Send"</button>
                 </form>
             </Show>
+            {on_you_decide.map(|decide| view! {
+                <Show when=waiting>
+                    <button type="button" class="you-decide" data-testid="you-decide"
+                        title="Leave the choice to Imprint" on:click=move |_| decide.run(())>
+                        "You decide"
+                    </button>
+                </Show>
+            })}
             <Show when=waiting>
                 {expires.clone().map(|at| view! {
                     <p class="question-expiry">{format!("If nobody answers, Imprint goes on at {at} with its best assumption.")}</p>
@@ -115,7 +131,7 @@ fn OptionButton(
 }
 
 /// An RFC 3339 time as the user's local "HH:MM" (with the day if not today).
-fn local_time(rfc3339: &str) -> Option<String> {
+pub fn local_time(rfc3339: &str) -> Option<String> {
     let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_str(rfc3339));
     if date.get_time().is_nan() {
         return None;

@@ -127,12 +127,17 @@ impl Echo {
             .try_update(|s| s.apply(message))
             .unwrap_or_default();
         for sentence in to_speak.into_iter().filter(|s| !s.trim().is_empty()) {
-            // Tell the server first, so hearing it back is recognized.
-            self.send(VoiceClientMessage::Speaking {
-                text: sentence.clone(),
-            });
-            synthesis::speak(&sentence);
+            self.say(sentence);
         }
+    }
+
+    /// Speaks a sentence, telling the server first so that hearing it back
+    /// is recognized as Echo's own voice.
+    pub fn say(self, sentence: String) {
+        self.send(VoiceClientMessage::Speaking {
+            text: sentence.clone(),
+        });
+        synthesis::speak(&sentence);
     }
 
     fn send(self, message: VoiceClientMessage) {

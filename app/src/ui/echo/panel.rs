@@ -31,7 +31,16 @@ pub fn EchoPanel() -> impl IntoView {
                     aria-pressed=move || echo.listening.get().to_string()
                     disabled=!mic_supported
                     on:click=move |_| echo.toggle_listening()>
-                    {move || if echo.listening.get() { "● Listening" } else { "🎤 Talk" }}
+                    // An inline icon: the microphone glyph is an empty box
+                    // with common Linux fonts.
+                    <Show when=move || !echo.listening.get()>
+                        <svg class="mic-icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"
+                            fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round">
+                            <rect x="9" y="3" width="6" height="11" rx="3"/>
+                            <path d="M5 11a7 7 0 0 0 14 0"/><path d="M12 18v3"/>
+                        </svg>
+                    </Show>
+                    {move || if echo.listening.get() { "● Listening" } else { "Talk" }}
                 </button>
                 <Show when=busy>
                     <button class="danger" data-testid="echo-stop" on:click=move |_| echo.stop()>"■ Stop reply"</button>
@@ -99,7 +108,10 @@ fn EchoTurnView(id: String) -> impl IntoView {
                     expires_at: None,
                     origin: QuestionOrigin::Model,
                 };
-                view! { <QuestionCard question=card state=state on_answer=Callback::new(move |text| echo.answer(qid.clone(), text))/> }
+                let decide_id = qid.clone();
+                // Said or typed, "you decide" is taken the same way.
+                let you_decide = Callback::new(move |()| echo.answer(decide_id.clone(), "You decide".into()));
+                view! { <QuestionCard question=card state=state on_answer=Callback::new(move |text| echo.answer(qid.clone(), text)) on_you_decide=you_decide/> }
             })}
             <div class="msg assistant" data-testid="echo-reply">{move || turn.with(|t| t.as_ref().map(|t| t.reply_text.clone()))}</div>
         </div>
