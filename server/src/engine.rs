@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use app::api::{ApiError, Dashboard};
 use app::protocol::{
-    ChatStatus, DashboardEvent, ReminderList, ReplyStarted, Role, Session, SessionList,
-    SessionSummary,
+    ChatStatus, DashboardEvent, ReplyStarted, Role, Session, SessionList, SessionSummary,
 };
 use tokio::sync::{broadcast, Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
@@ -21,6 +20,8 @@ use crate::replies::{
 };
 use crate::store::{NewMessage, OpenReply, Store, StoreError};
 use crate::tools::Offer;
+
+mod records;
 
 pub struct Engine {
     pub config: Config,
@@ -434,10 +435,5 @@ impl Dashboard for Engine {
         Ok(ReplyStarted {
             reply_id: reply.id.clone(),
         })
-    }
-
-    async fn list_reminders(&self) -> Result<ReminderList, ApiError> {
-        let reminders = self.store.list_reminders().await.map_err(store_error)?;
-        Ok(ReminderList { reminders })
     }
 }

@@ -5,6 +5,8 @@
 mod chat;
 pub mod error;
 pub mod guard;
+mod memories;
+mod reminders;
 mod site;
 mod streams;
 mod voice;
@@ -38,6 +40,8 @@ pub fn app(engine: Arc<Engine>, dist: PathBuf) -> Router {
     let csp = site::ContentSecurityPolicy::new(&dist);
     let api = Router::new()
         .merge(chat::router())
+        .merge(memories::router())
+        .merge(reminders::router())
         .merge(streams::router())
         .merge(voice::router())
         .fallback(|| async { error::json_error(StatusCode::NOT_FOUND, "no such API route") });
