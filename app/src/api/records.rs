@@ -12,9 +12,11 @@ use server_fn::codec::Json;
 
 use super::ApiError;
 use crate::protocol::{
-    Imported, Memory, MemoryInput, MemoryListQuery, MemoryPage, MemoryPatch, Moved, NewReminder,
-    ProjectList, ProjectMove, Reminder, ReminderList, ReminderPatch, ReminderStatus,
+    Memory, MemoryInput, MemoryListQuery, MemoryPage, MemoryPatch, Moved, ProjectList, ProjectMove,
+    Reminder, ReminderList, ReminderPatch, ReminderStatus,
 };
+#[cfg(feature = "ssr")]
+use crate::protocol::{Imported, NewReminder};
 
 /// What the server keeps for the user, as the page and the REST API reach
 /// it. Implemented by the server's engine and provided to server functions
@@ -23,6 +25,7 @@ use crate::protocol::{
 #[async_trait::async_trait]
 pub trait Records: Send + Sync + 'static {
     async fn list_memories(&self, query: MemoryListQuery) -> Result<MemoryPage, ApiError>;
+    async fn get_memory(&self, id: i64) -> Result<Memory, ApiError>;
     /// A new memory, or (with `id`) a deleted one put back as it was.
     async fn create_memory(&self, input: MemoryInput) -> Result<Memory, ApiError>;
     async fn update_memory(&self, id: i64, patch: MemoryPatch) -> Result<Memory, ApiError>;
@@ -56,6 +59,11 @@ fn records() -> Result<super::DashboardHandle, ApiError> {
 #[server(endpoint = "dashboard/list_memories", input = Json)]
 pub async fn list_memories(query: MemoryListQuery) -> Result<MemoryPage, ApiError> {
     records()?.list_memories(query).await
+}
+
+#[server(endpoint = "dashboard/get_memory", input = Json)]
+pub async fn get_memory(id: i64) -> Result<Memory, ApiError> {
+    records()?.get_memory(id).await
 }
 
 #[server(endpoint = "dashboard/create_memory", input = Json)]

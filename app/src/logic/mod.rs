@@ -4,6 +4,7 @@
 
 pub mod activity;
 pub mod echo;
+pub mod records;
 pub mod reply;
 pub mod route;
 pub mod voice;

@@ -136,6 +136,7 @@ impl ReplyView {
                 status,
                 args: ran_with,
                 found,
+                row_id,
                 ..
             } => {
                 for item in self.items.iter_mut().rev() {
@@ -155,6 +156,7 @@ impl ReplyView {
                                 // user gave), else the call's own.
                                 args: ran_with.unwrap_or_else(|| args.clone()),
                                 found,
+                                row_id,
                             });
                             break;
                         }
@@ -326,6 +328,7 @@ fn tool_item(m: &Message) -> ReplyItem {
                 status,
                 args: args.clone(),
                 found: m.found,
+                row_id: m.row_id,
             }),
             args,
             result: Some(m.content.clone()),

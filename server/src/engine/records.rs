@@ -65,6 +65,14 @@ impl Records for Engine {
         })
     }
 
+    async fn get_memory(&self, id: i64) -> Result<Memory, ApiError> {
+        self.store
+            .get_memory(id)
+            .await
+            .map_err(store_error)?
+            .ok_or_else(|| Self::no_memory(id))
+    }
+
     async fn create_memory(&self, input: MemoryInput) -> Result<Memory, ApiError> {
         let memory = NewMemory {
             content: input.content,
