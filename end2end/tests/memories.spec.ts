@@ -34,7 +34,7 @@ test('should search, edit in place, delete and undo a memory', async ({ page, re
   await row(page, memory.id).getByTestId('edit-content').fill(`saw two ${word}s at the zoo`);
   await row(page, memory.id).getByTestId('edit-project').fill('Holidays');
   await row(page, memory.id).getByTestId('edit-tags').fill('animals, zoo');
-  await row(page, memory.id).getByTestId('save-memory').click();
+  await row(page, memory.id).getByTestId('save-edit').click();
   await expect(row(page, memory.id).getByTestId('memory-content')).toHaveText(`saw two ${word}s at the zoo`);
   await expect(row(page, memory.id).getByTestId('memory-project')).toHaveText('Holidays');
   const stored = await (await request.get(`/api/memories?q=${word}`)).json();

@@ -11,12 +11,12 @@ use leptos::prelude::*;
 use server_fn::codec::Json;
 
 use super::ApiError;
+#[cfg(feature = "ssr")]
+use crate::protocol::{Imported, NewReminder};
 use crate::protocol::{
     Memory, MemoryInput, MemoryListQuery, MemoryPage, MemoryPatch, Moved, ProjectList, ProjectMove,
     Reminder, ReminderList, ReminderPatch, ReminderStatus,
 };
-#[cfg(feature = "ssr")]
-use crate::protocol::{Imported, NewReminder};
 
 /// What the server keeps for the user, as the page and the REST API reach
 /// it. Implemented by the server's engine and provided to server functions

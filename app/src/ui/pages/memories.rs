@@ -21,46 +21,35 @@ use crate::protocol::{
     Memory, MemoryInput, MemoryListQuery, MemoryPatch, ProjectInfo, ProjectMove,
 };
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Tab {
-    Memories,
-    Reminders,
-}
-
 #[component]
 pub fn MemoriesPage() -> impl IntoView {
     let focus = focus(&window().location().search().unwrap_or_default());
-    let tab = RwSignal::new(match focus {
-        Some(Focus::Reminder(_)) => Tab::Reminders,
-        _ => Tab::Memories,
-    });
-    let tab_button = move |which: Tab, label: &'static str, testid: &'static str| {
+    // The Reminders tab is shown, else the Memories tab.
+    let reminders = RwSignal::new(matches!(focus, Some(Focus::Reminder(_))));
+    let tab_button = move |which: bool, label: &'static str, testid: &'static str| {
         view! {
-            <button role="tab" data-testid=testid aria-selected=move || (tab.get() == which).to_string()
-                on:click=move |_| tab.set(which)>{label}</button>
+            <button role="tab" data-testid=testid aria-selected=move || (reminders.get() == which).to_string()
+                on:click=move |_| reminders.set(which)>{label}</button>
         }
     };
     view! {
         <section class="memories-page" data-testid="memories-page">
             <div class="tabs" role="tablist" aria-label="What Imprint keeps">
-                {tab_button(Tab::Memories, "Memories", "memories-tab")}
-                {tab_button(Tab::Reminders, "Reminders", "reminders-tab")}
+                {tab_button(false, "Memories", "memories-tab")}
+                {tab_button(true, "Reminders", "reminders-tab")}
             </div>
-            {move || match tab.get() {
-                Tab::Memories => {
-                    let only = match focus {
-                        Some(Focus::Memory(id)) => Some(id),
-                        _ => None,
-                    };
-                    view! { <MemoryBrowser only=only/> }.into_any()
-                }
-                Tab::Reminders => {
-                    let shown = match focus {
-                        Some(Focus::Reminder(id)) => Some(id),
-                        _ => None,
-                    };
-                    view! { <RemindersView focus=shown/> }.into_any()
-                }
+            {move || if reminders.get() {
+                let shown = match focus {
+                    Some(Focus::Reminder(id)) => Some(id),
+                    _ => None,
+                };
+                view! { <RemindersView focus=shown/> }.into_any()
+            } else {
+                let only = match focus {
+                    Some(Focus::Memory(id)) => Some(id),
+                    _ => None,
+                };
+                view! { <MemoryBrowser only=only/> }.into_any()
             }}
         </section>
     }
@@ -71,7 +60,8 @@ pub fn MemoriesPage() -> impl IntoView {
 struct Browser {
     list: RwSignal<MemoryList>,
     projects: RwSignal<Vec<ProjectInfo>>,
-    message: RwSignal<Option<(bool, String)>>,
+    error: RwSignal<Option<String>>,
+    note: RwSignal<Option<String>>,
     undo: RwSignal<Option<Deleted>>,
     /// Bumped to load the first page again.
     reload: RwSignal<u64>,
@@ -79,10 +69,16 @@ struct Browser {
 
 impl Browser {
     fn error(&self, text: String) {
-        self.message.set(Some((true, text)));
+        self.note.set(None);
+        self.error.set(Some(text));
     }
     fn note(&self, text: String) {
-        self.message.set(Some((false, text)));
+        self.error.set(None);
+        self.note.set(Some(text));
+    }
+    fn clear(&self) {
+        self.error.set(None);
+        self.note.set(None);
     }
     fn refresh_projects(&self) {
         let projects = self.projects;
@@ -99,7 +95,8 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
     let browser = Browser {
         list: RwSignal::new(MemoryList::default()),
         projects: RwSignal::new(Vec::new()),
-        message: RwSignal::new(None),
+        error: RwSignal::new(None),
+        note: RwSignal::new(None),
         undo: RwSignal::new(None),
         reload: RwSignal::new(0),
     };
@@ -175,8 +172,11 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
                 <a class="button" href="/api/memories/export" download="imprint-memories.jsonl" data-testid="export">"Export"</a>
                 <ImportButton/>
             </div>
-            {move || browser.message.get().map(|(is_error, text)| view! {
-                <p class=if is_error { "error" } else { "note" } role="status" data-testid="memories-message">{text}</p>
+            {move || browser.error.get().map(|text| view! {
+                <p class="error" role="alert" data-testid="memories-message">{text}</p>
+            })}
+            {move || browser.note.get().map(|text| view! {
+                <p class="note" role="status" data-testid="memories-message">{text}</p>
             })}
             {move || only.get().map(|id| view! {
                 <p class="note">{format!("Showing memory #{id} from a chat. ")}
@@ -206,8 +206,7 @@ fn AddMemory() -> impl IntoView {
     let content = RwSignal::new(String::new());
     let project = RwSignal::new(String::new());
     let tags = RwSignal::new(String::new());
-    let add = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
+    let add = Callback::new(move |()| {
         let input = MemoryInput {
             content: content.get_untracked(),
             project: project_field(&project.get_untracked()),
@@ -220,22 +219,48 @@ fn AddMemory() -> impl IntoView {
                 Ok(memory) => {
                     browser.list.update(|l| l.add(memory));
                     content.set(String::new());
-                    browser.message.set(None);
+                    browser.clear();
                     browser.refresh_projects();
                 }
                 Err(e) => browser.error(e.message),
             }
         });
+    });
+    view! {
+        <MemoryForm content project tags prefix="new" action="Add" on_save=add on_cancel=None/>
+    }
+}
+
+/// A memory's fields (content, project, tags) as a form: adding one, or
+/// editing one in place.
+#[component]
+fn MemoryForm(
+    content: RwSignal<String>,
+    project: RwSignal<String>,
+    tags: RwSignal<String>,
+    /// Names the fields' test ids: `{prefix}-content`, `-project`, `-tags`.
+    prefix: &'static str,
+    action: &'static str,
+    on_save: Callback<()>,
+    on_cancel: Option<Callback<()>>,
+) -> impl IntoView {
+    let field = move |signal: RwSignal<String>, label: &'static str, name: &'static str| {
+        view! {
+            <input type="text" placeholder=label aria-label=label data-testid=format!("{prefix}-{name}")
+                prop:value=move || signal.get() on:input=move |ev| signal.set(event_target_value(&ev))/>
+        }
     };
     view! {
-        <form class="memory-add" on:submit=add data-testid="add-memory">
-            <textarea rows="2" placeholder="Something to remember" aria-label="New memory" data-testid="new-memory"
+        <form class="memory-form" data-testid=format!("{prefix}-memory")
+            on:submit=move |ev| { ev.prevent_default(); on_save.run(()); }>
+            <textarea rows="2" placeholder="Something to remember" aria-label="Memory" data-testid=format!("{prefix}-content")
                 prop:value=move || content.get() on:input=move |ev| content.set(event_target_value(&ev))></textarea>
-            <input type="text" placeholder="Project" aria-label="Project of the new memory"
-                prop:value=move || project.get() on:input=move |ev| project.set(event_target_value(&ev))/>
-            <input type="text" placeholder="Tags, comma-separated" aria-label="Tags of the new memory"
-                prop:value=move || tags.get() on:input=move |ev| tags.set(event_target_value(&ev))/>
-            <button type="submit" class="primary" data-testid="add-memory-button">"Add"</button>
+            {field(project, "Project", "project")}
+            {field(tags, "Tags, comma-separated", "tags")}
+            <button type="submit" class="primary" data-testid=format!("save-{prefix}")>{action}</button>
+            {on_cancel.map(|cancel| view! {
+                <button type="button" on:click=move |_| cancel.run(())>"Cancel"</button>
+            })}
         </form>
     }
 }
@@ -249,8 +274,7 @@ fn MemoryRow(memory: Memory) -> impl IntoView {
     let content = RwSignal::new(memory.content.clone());
     let project = RwSignal::new(memory.project.clone().unwrap_or_default());
     let tags = RwSignal::new(tags_text(&memory.tags));
-    let save = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
+    let save = Callback::new(move |()| {
         let patch = MemoryPatch {
             content: Some(content.get_untracked()),
             project: Some(project_field(&project.get_untracked())),
@@ -260,13 +284,13 @@ fn MemoryRow(memory: Memory) -> impl IntoView {
             match update_memory(id, patch).await {
                 Ok(memory) => {
                     browser.list.update(|l| l.update(memory));
-                    browser.message.set(None);
+                    browser.clear();
                     browser.refresh_projects();
                 }
                 Err(e) => browser.error(e.message),
             }
         });
-    };
+    });
     let remove = move |_| {
         spawn_local(async move {
             match delete_memory(id).await {
@@ -299,16 +323,8 @@ fn MemoryRow(memory: Memory) -> impl IntoView {
         <li class="memory-row" data-testid="memory-row" data-memory-id=id>
             {move || if editing.get() {
                 view! {
-                    <form class="memory-edit" on:submit=save>
-                        <textarea rows="3" aria-label="Memory" data-testid="edit-content"
-                            prop:value=move || content.get() on:input=move |ev| content.set(event_target_value(&ev))></textarea>
-                        <input type="text" aria-label="Project" placeholder="Project" data-testid="edit-project"
-                            prop:value=move || project.get() on:input=move |ev| project.set(event_target_value(&ev))/>
-                        <input type="text" aria-label="Tags" placeholder="Tags, comma-separated" data-testid="edit-tags"
-                            prop:value=move || tags.get() on:input=move |ev| tags.set(event_target_value(&ev))/>
-                        <button type="submit" class="primary" data-testid="save-memory">"Save"</button>
-                        <button type="button" on:click=move |_| editing.set(false)>"Cancel"</button>
-                    </form>
+                    <MemoryForm content project tags prefix="edit" action="Save" on_save=save
+                        on_cancel=Some(Callback::new(move |()| editing.set(false)))/>
                 }.into_any()
             } else {
                 let m = shown.clone();

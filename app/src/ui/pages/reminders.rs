@@ -14,43 +14,56 @@ use crate::ui::streams::DashboardEvents;
 #[component]
 pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
     let events: DashboardEvents = expect_context();
-    let status = RwSignal::new(ReminderStatus::Upcoming);
-    let reminders = RwSignal::new(None::<Result<Vec<Reminder>, String>>);
+    // The done ones are shown, else the upcoming ones.
+    let done = RwSignal::new(false);
+    let reminders = RwSignal::new(None::<Vec<Reminder>>);
+    let error = RwSignal::new(None::<String>);
     let reload = RwSignal::new(0u64);
     let latest = StoredValue::new(0u64);
     Effect::new(move |_| {
         // A reminder that fires moves from upcoming to done.
         events.due_reminders.track();
         reload.track();
-        let asked = status.get();
+        let asked = if done.get() {
+            ReminderStatus::Done
+        } else {
+            ReminderStatus::Upcoming
+        };
         let request = latest.get_value() + 1;
         latest.set_value(request);
         spawn_local(async move {
             let result = list_reminders(Some(asked)).await;
             if latest.try_get_value() == Some(request) {
-                reminders.try_set(Some(result.map(|l| l.reminders).map_err(|e| e.message)));
+                match result {
+                    Ok(list) => {
+                        reminders.try_set(Some(list.reminders));
+                    }
+                    Err(e) => {
+                        error.try_set(Some(e.message));
+                    }
+                }
             }
         });
     });
-    let choice = move |which: ReminderStatus, label: &'static str, testid: &'static str| {
+    let choice = move |which: bool, label: &'static str, testid: &'static str| {
         view! {
-            <button data-testid=testid aria-pressed=move || (status.get() == which).to_string()
-                on:click=move |_| status.set(which)>{label}</button>
+            <button data-testid=testid aria-pressed=move || (done.get() == which).to_string()
+                on:click=move |_| done.set(which)>{label}</button>
         }
     };
     view! {
         <div class="reminders-view" data-testid="reminders-view">
             <div class="reminder-status" role="group" aria-label="Which reminders">
-                {choice(ReminderStatus::Upcoming, "Upcoming", "upcoming-reminders")}
-                {choice(ReminderStatus::Done, "Done", "done-reminders")}
+                {choice(false, "Upcoming", "upcoming-reminders")}
+                {choice(true, "Done", "done-reminders")}
             </div>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             {move || match reminders.get() {
                 None => view! { <p class="muted">"Loading reminders…"</p> }.into_any(),
-                Some(Err(e)) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
-                Some(Ok(list)) if list.is_empty() => view! {
+                Some(list) if list.is_empty() => view! {
                     <p class="muted" data-testid="no-reminders">"No reminders here."</p>
                 }.into_any(),
-                Some(Ok(list)) => view! {
+                Some(list) => view! {
                     <ul class="reminder-list" data-testid="reminder-list">
                         {list.into_iter().map(|r| view! {
                             <ReminderRow focused=focus == Some(r.id) reminder=r reload=reload/>
