@@ -11,7 +11,15 @@ use server_fn::codec::JsonEncoding;
 use server_fn::error::{FromServerFnError, ServerFnErrorErr};
 
 use crate::protocol::{
-    ChatStatus, QuestionList, ReminderList, ReplyStarted, Session, SessionList, SessionSummary,
+    ChatStatus, QuestionList, ReplyStarted, Session, SessionList, SessionSummary,
+};
+
+mod records;
+#[cfg(feature = "ssr")]
+pub use records::Records;
+pub use records::{
+    create_memory, delete_memory, delete_reminder, get_memory, list_memories, list_projects,
+    list_reminders, move_project, update_memory, update_reminder,
 };
 
 /// A failed call: the HTTP status it maps to and a message for the user.
@@ -67,7 +75,7 @@ impl FromServerFnError for ApiError {
 /// engine and provided to server functions as context.
 #[cfg(feature = "ssr")]
 #[async_trait::async_trait]
-pub trait Dashboard: Send + Sync + 'static {
+pub trait Dashboard: Records + Send + Sync + 'static {
     async fn status(&self) -> ChatStatus;
     async fn list_sessions(&self) -> Result<SessionList, ApiError>;
     async fn create_session(&self, title: Option<String>) -> Result<SessionSummary, ApiError>;
@@ -89,7 +97,6 @@ pub trait Dashboard: Send + Sync + 'static {
     async fn stop(&self, sid: String) -> Result<(), ApiError>;
     /// Answers the session's last user message again, as a new reply.
     async fn retry(&self, sid: String) -> Result<ReplyStarted, ApiError>;
-    async fn list_reminders(&self) -> Result<ReminderList, ApiError>;
 }
 
 /// The server's [`Dashboard`], as server functions find it in context.
@@ -162,9 +169,4 @@ pub async fn stop_reply(sid: String) -> Result<(), ApiError> {
 #[server(endpoint = "dashboard/retry")]
 pub async fn retry_reply(sid: String) -> Result<ReplyStarted, ApiError> {
     dashboard()?.retry(sid).await
-}
-
-#[server(endpoint = "dashboard/list_reminders")]
-pub async fn list_reminders() -> Result<ReminderList, ApiError> {
-    dashboard()?.list_reminders().await
 }

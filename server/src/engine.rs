@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use app::api::{ApiError, Dashboard};
 use app::protocol::{
-    ChatStatus, DashboardEvent, QuestionList, ReminderList, ReplyStarted, Role, Session,
-    SessionList, SessionSummary, WaitingQuestion,
+    ChatStatus, DashboardEvent, QuestionList, ReplyStarted, Role, Session, SessionList,
+    SessionSummary, WaitingQuestion,
 };
 use tokio::sync::{broadcast, Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
@@ -21,6 +21,8 @@ use crate::replies::{
 };
 use crate::store::{NewMessage, OpenReply, Store, StoreError};
 use crate::tools::Offer;
+
+mod records;
 
 pub struct Engine {
     pub config: Config,
@@ -469,10 +471,5 @@ impl Dashboard for Engine {
         Ok(ReplyStarted {
             reply_id: reply.id.clone(),
         })
-    }
-
-    async fn list_reminders(&self) -> Result<ReminderList, ApiError> {
-        let reminders = self.store.list_reminders().await.map_err(store_error)?;
-        Ok(ReminderList { reminders })
     }
 }

@@ -1,10 +1,12 @@
-//! `imprint import FILE.jsonl`: memories in, all or nothing.
+//! Memories as JSON Lines: `imprint import FILE.jsonl` and the page's
+//! import (all or nothing, a bad line named by its number), and the export
+//! that writes the same format back.
 
 use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::store::{NewMemory, Store, StoreError};
+use crate::store::{Memory, NewMemory, Store, StoreError};
 
 /// Why nothing was imported.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +37,11 @@ struct Line {
 
 /// Reads every line first; one bad line imports nothing and names itself.
 pub fn parse(text: &str) -> Result<Vec<NewMemory>, ImportError> {
+    Ok(parse_numbered(text)?.into_iter().map(|(_, m)| m).collect())
+}
+
+/// The memories with the number of the line each came from.
+fn parse_numbered(text: &str) -> Result<Vec<(usize, NewMemory)>, ImportError> {
     let mut memories = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let number = index + 1;
@@ -51,14 +58,57 @@ pub fn parse(text: &str) -> Result<Vec<NewMemory>, ImportError> {
                 message: "`content` is empty".into(),
             });
         }
-        memories.push(NewMemory {
-            content: parsed.content.trim().to_string(),
-            project: parsed.project.filter(|p| !p.trim().is_empty()),
-            tags: parsed.tags,
-            created_at: parsed.created_at,
-        });
+        memories.push((
+            number,
+            NewMemory {
+                content: parsed.content.trim().to_string(),
+                project: parsed.project.filter(|p| !p.trim().is_empty()),
+                tags: parsed.tags,
+                created_at: parsed.created_at,
+            },
+        ));
     }
     Ok(memories)
+}
+
+/// Imports JSON Lines: every memory, or none and the first bad line named
+/// (also one the store refuses, such as an unreadable `created_at`).
+pub async fn import_text(store: &Store, text: &str) -> Result<usize, ImportError> {
+    let numbered = parse_numbered(text)?;
+    let lines: Vec<usize> = numbered.iter().map(|(n, _)| *n).collect();
+    let memories = numbered.into_iter().map(|(_, m)| m).collect();
+    store.import_memories(memories).await.map_err(|e| match e {
+        StoreError::Invalid(message) => named_line(&message, &lines)
+            .unwrap_or_else(|| ImportError::Store(StoreError::Invalid(message))),
+        other => ImportError::Store(other),
+    })
+}
+
+/// "memory 3: why" from the store as the line that memory came from.
+fn named_line(message: &str, lines: &[usize]) -> Option<ImportError> {
+    let rest = message.strip_prefix("memory ")?;
+    let (index, why) = rest.split_once(": ")?;
+    let number = *lines.get(index.parse::<usize>().ok()?)?;
+    Some(ImportError::Line {
+        number,
+        message: why.to_string(),
+    })
+}
+
+/// Memories as JSON Lines in the format [`parse`] reads, one a line.
+pub fn export(memories: &[Memory]) -> String {
+    let mut out = String::new();
+    for memory in memories {
+        let line = serde_json::json!({
+            "content": memory.content,
+            "project": memory.project,
+            "created_at": memory.created_at,
+            "tags": memory.tags,
+        });
+        out.push_str(&line.to_string());
+        out.push('\n');
+    }
+    out
 }
 
 pub async fn import_file(store: &Store, path: &Path) -> Result<usize, ImportError> {
@@ -68,8 +118,7 @@ pub async fn import_file(store: &Store, path: &Path) -> Result<usize, ImportErro
             path: path.to_path_buf(),
             source,
         })?;
-    let memories = parse(&text)?;
-    Ok(store.import_memories(memories).await?)
+    import_text(store, &text).await
 }
 
 #[cfg(test)]
@@ -105,10 +154,30 @@ mod tests {
         .unwrap();
         assert!(matches!(
             import_file(&store, &path).await,
-            Err(ImportError::Store(_))
+            Err(ImportError::Line { number: 2, .. })
         ));
         assert!(store.list_projects().await.unwrap().is_empty());
         std::fs::write(&path, "{\"content\": \"tea with Anna\", \"project\": \"Home\", \"created_at\": \"2026-01-02\"}\n").unwrap();
         assert_eq!(import_file(&store, &path).await.unwrap(), 1);
+    }
+
+    #[tokio::test]
+    async fn an_export_imports_back_unchanged() {
+        let store = Store::open_in_memory().unwrap();
+        let text = "{\"content\": \"tea\", \"project\": \"Home\", \"tags\": [\"a\", \"b\"], \"created_at\": \"2026-01-02T10:00:00Z\"}\n{\"content\": \"loose\"}\n";
+        assert_eq!(import_text(&store, text).await.unwrap(), 2);
+        let exported = export(&store.all_memories().await.unwrap());
+        let fresh = Store::open_in_memory().unwrap();
+        assert_eq!(import_text(&fresh, &exported).await.unwrap(), 2);
+        let strip = |ms: Vec<Memory>| -> Vec<_> {
+            ms.into_iter()
+                .map(|m| (m.content, m.project, m.tags, m.created_at))
+                .collect()
+        };
+        assert_eq!(
+            strip(fresh.all_memories().await.unwrap()),
+            strip(store.all_memories().await.unwrap())
+        );
+        assert_eq!(export(&fresh.all_memories().await.unwrap()), exported);
     }
 }

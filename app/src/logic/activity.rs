@@ -18,6 +18,8 @@ pub struct Activity {
     pub text: String,
     /// Drawn quietly: the call did nothing.
     pub muted: bool,
+    /// Where the row a write made is shown (the Memories page).
+    pub link: Option<String>,
 }
 
 impl Activity {
@@ -25,6 +27,7 @@ impl Activity {
         Self {
             text: text.into(),
             muted: false,
+            link: None,
         }
     }
 
@@ -32,6 +35,7 @@ impl Activity {
         Self {
             text: text.into(),
             muted: true,
+            link: None,
         }
     }
 }
@@ -44,6 +48,8 @@ pub struct Outcome {
     pub args: Value,
     /// How many memories or projects a read found.
     pub found: Option<u64>,
+    /// The memory or reminder a write made.
+    pub row_id: Option<i64>,
 }
 
 fn arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
@@ -68,7 +74,12 @@ pub fn running(name: &str) -> Activity {
 /// a question not asked, an `ask_user` call drawn as its card).
 pub fn finished(name: &str, outcome: &Outcome) -> Option<Activity> {
     match outcome.status {
-        ToolStatus::Done => done(name, &outcome.args, outcome.found),
+        ToolStatus::Done => done(name, &outcome.args, outcome.found).map(|mut line| {
+            line.link = outcome
+                .row_id
+                .and_then(|id| super::records::row_link(name, id));
+            line
+        }),
         ToolStatus::Refused => Some(Activity::muted(match name {
             STORE => "Not saved (you didn't ask to save)".to_string(),
             REMIND => "No reminder set (you didn't ask for one)".to_string(),
@@ -185,7 +196,33 @@ mod tests {
             status,
             args,
             found,
+            row_id: None,
         }
+    }
+
+    #[test]
+    fn a_write_links_to_the_row_it_made() {
+        let made = |name: &str, args: Value| {
+            let outcome = Outcome {
+                row_id: Some(7),
+                ..outcome(ToolStatus::Done, args, None)
+            };
+            finished(name, &outcome).and_then(|a| a.link)
+        };
+        assert_eq!(
+            made(STORE, json!({"content": "x"})).as_deref(),
+            Some("/memories?memory=7")
+        );
+        assert_eq!(
+            made(REMIND, json!({"text": "x", "at": "2026-12-01T09:00"})).as_deref(),
+            Some("/memories?reminder=7")
+        );
+        assert_eq!(made(SEARCH, json!({"query": "x"})), None);
+        let refused = Outcome {
+            row_id: Some(7),
+            ..outcome(ToolStatus::Refused, json!({}), None)
+        };
+        assert_eq!(finished(STORE, &refused).and_then(|a| a.link), None);
     }
 
     fn line(name: &str, status: ToolStatus, args: Value, found: Option<u64>) -> Option<String> {

@@ -5,6 +5,7 @@
 pub mod activity;
 pub mod echo;
 pub mod inbox;
+pub mod records;
 pub mod reply;
 pub mod route;
 pub mod voice;

@@ -153,6 +153,7 @@ impl ReplyView {
                 status,
                 args: ran_with,
                 found,
+                row_id,
                 ..
             } => {
                 for item in self.items.iter_mut().rev() {
@@ -172,6 +173,7 @@ impl ReplyView {
                                 // user gave), else the call's own.
                                 args: ran_with.unwrap_or_else(|| args.clone()),
                                 found,
+                                row_id,
                             });
                             break;
                         }
@@ -343,6 +345,7 @@ fn tool_item(m: &Message) -> ReplyItem {
                 status,
                 args: args.clone(),
                 found: m.found,
+                row_id: m.row_id,
             }),
             args,
             result: Some(m.content.clone()),

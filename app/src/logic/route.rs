@@ -9,6 +9,7 @@ pub enum Route {
     Chat,
     ChatSession,
     Voice,
+    Memories,
     NotFound,
 }
 
@@ -22,6 +23,7 @@ impl Route {
             "/" => Route::Root,
             "/chat" => Route::Chat,
             "/voice" => Route::Voice,
+            "/memories" => Route::Memories,
             _ => match chat_id(path) {
                 Some(_) => Route::ChatSession,
                 None => Route::NotFound,
@@ -56,6 +58,7 @@ mod tests {
         assert_eq!(Route::of("/chat/"), Route::Chat);
         assert_eq!(Route::of("/chat/abc"), Route::ChatSession);
         assert_eq!(Route::of("/voice"), Route::Voice);
+        assert_eq!(Route::of("/memories"), Route::Memories);
         assert_eq!(Route::of("/chat/abc/def"), Route::NotFound);
         assert_eq!(Route::of("/nothing"), Route::NotFound);
     }

@@ -4,11 +4,13 @@
 //! tags and field names); the unit tests pin it.
 
 mod events;
+mod records;
 mod sessions;
 pub mod tool_names;
 mod voice;
 
 pub use events::*;
+pub use records::*;
 pub use sessions::*;
 pub use voice::*;
 

@@ -220,20 +220,6 @@ pub struct QuestionList {
     pub questions: Vec<WaitingQuestion>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Reminder {
-    pub id: i64,
-    pub text: String,
-    pub due_at: String,
-    pub done: bool,
-    pub session_id: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReminderList {
-    pub reminders: Vec<Reminder>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,6 +38,7 @@ pub fn App() -> impl IntoView {
                 Route::Root => ().into_any(),
                 Route::Chat | Route::ChatSession => view! { <pages::ChatPage/> }.into_any(),
                 Route::Voice => view! { <pages::VoicePage/> }.into_any(),
+                Route::Memories => view! { <pages::MemoriesPage/> }.into_any(),
                 Route::NotFound => view! { <pages::NotFound/> }.into_any(),
             }}
         </shell::Shell>

@@ -22,6 +22,7 @@ pub fn Shell(children: Children) -> impl IntoView {
                 <nav aria-label="Main">
                     <A href="/chat">"Chat"</A>
                     <A href="/voice">"Voice"</A>
+                    <A href="/memories">"Memories"</A>
                 </nav>
                 <ModelStatus/>
                 <InboxButton/>

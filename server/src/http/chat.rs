@@ -23,7 +23,6 @@ pub fn router() -> Router<AppState> {
         .route("/chat/sessions/{sid}/answer", post(answer))
         .route("/chat/sessions/{sid}/stop", post(stop))
         .route("/chat/sessions/{sid}/retry", post(retry))
-        .route("/reminders", get(reminders))
 }
 
 type ApiResult = Result<Response, AppError>;
@@ -104,8 +103,4 @@ async fn stop(State(engine): State<AppState>, Path(sid): Path<String>) -> ApiRes
 /// The last user message answered again as a new reply (SPEC §4).
 async fn retry(State(engine): State<AppState>, Path(sid): Path<String>) -> ApiResult {
     ok(StatusCode::ACCEPTED, engine.retry(sid).await?)
-}
-
-async fn reminders(State(engine): State<AppState>) -> ApiResult {
-    ok(StatusCode::OK, engine.list_reminders().await?)
 }

@@ -5,7 +5,9 @@
 mod chat;
 pub mod error;
 pub mod guard;
+mod memories;
 mod questions;
+mod reminders;
 mod site;
 mod streams;
 mod voice;
@@ -40,6 +42,8 @@ pub fn app(engine: Arc<Engine>, dist: PathBuf) -> Router {
     let api = Router::new()
         .merge(chat::router())
         .merge(questions::router())
+        .merge(memories::router())
+        .merge(reminders::router())
         .merge(streams::router())
         .merge(voice::router())
         .fallback(|| async { error::json_error(StatusCode::NOT_FOUND, "no such API route") });

@@ -1,6 +1,8 @@
 //! Memories and their search: storing one or many (all or nothing), the
-//! FTS5 search with project and time filters, and the projects memories
-//! name (one spelling per project, found case-insensitively).
+//! FTS5 search with project and time filters, listing in pages (keyset
+//! paging newest first, or by rank), editing, deleting and putting back,
+//! export, and the projects memories name (one spelling per project, found
+//! case-insensitively; renamed or merged).
 
 use std::collections::{HashMap, HashSet};
 
@@ -8,7 +10,7 @@ use rusqlite::types::Type;
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
-use super::time::{fmt_ts, next_now, parse_bound, parse_user_time};
+use super::time::{fmt_ts, next_now, parse_bound, parse_stored_ts, parse_user_time};
 use super::{invalid, Store, StoreError};
 
 /// `search_memories` returns this many hits when no limit is given.
@@ -33,15 +35,8 @@ pub struct NewMemory {
     pub created_at: Option<String>,
 }
 
-/// A stored memory.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Memory {
-    pub id: i64,
-    pub content: String,
-    pub project: Option<String>,
-    pub tags: Vec<String>,
-    pub created_at: String,
-}
+/// A stored memory (the wire type: the store's rows are what the API shows).
+pub use app::protocol::Memory;
 
 /// One result of [`Store::search_memories`], best first.
 pub type MemoryHit = Memory;
@@ -59,14 +54,73 @@ pub struct MemoryQuery {
     pub limit: Option<usize>,
 }
 
-/// A project named by memories: how many, and the first and last times.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProjectInfo {
-    pub name: String,
-    pub count: u64,
-    pub first_at: String,
-    pub last_at: String,
+/// A page of memories is this long when no limit is given.
+pub const DEFAULT_PAGE_SIZE: usize = 20;
+
+/// A page of memories is never longer than this.
+pub const MAX_PAGE_SIZE: usize = 200;
+
+/// What [`Store::list_memories`] lists: `query` (free text, as for
+/// search), a project, the cursor of the page before, a page size.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryPageQuery {
+    pub query: Option<String>,
+    pub project: Option<String>,
+    pub cursor: Option<String>,
+    pub limit: Option<usize>,
 }
+
+/// One page of memories and the cursor of the next.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listed {
+    pub memories: Vec<Memory>,
+    pub next_cursor: Option<String>,
+}
+
+/// A change to a memory: what is `Some` changes (`project: Some(None)`
+/// takes it out of its project).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryChange {
+    pub content: Option<String>,
+    pub project: Option<Option<String>>,
+    pub tags: Option<Vec<String>>,
+}
+
+/// Where the next page starts. Listing newest first pages by key (the
+/// last row's time and id), so no row is lost or repeated when rows come
+/// and go; a ranked search pages by position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Cursor {
+    Before(String, i64),
+    Offset(usize),
+}
+
+impl Cursor {
+    fn parse(text: &str, ranked: bool) -> Result<Self, StoreError> {
+        let bad = || invalid(format!("{text:?} is not a cursor from this list"));
+        if ranked {
+            let n = text.strip_prefix('+').ok_or_else(bad)?;
+            return n.parse().map(Cursor::Offset).map_err(|_| bad());
+        }
+        let (at, id) = text.rsplit_once('~').ok_or_else(bad)?;
+        let id = id.parse().map_err(|_| bad())?;
+        // Only a stored time: it is compared as text.
+        parse_stored_ts(at, 0).map_err(|_| bad())?;
+        Ok(Cursor::Before(at.to_owned(), id))
+    }
+}
+
+impl std::fmt::Display for Cursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cursor::Before(at, id) => write!(f, "{at}~{id}"),
+            Cursor::Offset(n) => write!(f, "+{n}"),
+        }
+    }
+}
+
+/// A project named by memories: how many, and the first and last times.
+pub use app::protocol::ProjectInfo;
 
 impl Store {
     /// Stores one memory.
@@ -139,45 +193,195 @@ impl Store {
                     None => return Ok(Vec::new()),
                 },
             };
-            let limit = i64::try_from(limit).unwrap_or(MAX_SEARCH_LIMIT as i64);
+            let filter = Filter {
+                project,
+                since,
+                until,
+            };
             let hits = match fts {
-                Some(fts) => {
-                    let mut stmt = tx.prepare_cached(
-                        "SELECT m.id, m.content, m.project, m.tags, m.created_at
-                         FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
-                         WHERE memories_fts MATCH ?1
-                           AND (?2 IS NULL OR m.project = ?2)
-                           AND (?3 IS NULL OR m.created_at >= ?3)
-                           AND (?4 IS NULL OR m.created_at < ?4)
-                         ORDER BY bm25(memories_fts, 1.0, 0.5, 0.5), m.created_at DESC, m.id DESC
-                         LIMIT ?5",
-                    )?;
-                    let rows =
-                        stmt.query_map(params![fts, project, since, until, limit], memory_from_row);
-                    match rows.and_then(|rows| rows.collect::<Result<Vec<_>, _>>()) {
-                        Ok(hits) => hits,
-                        // The query is built to be valid; should FTS5 still
-                        // reject it, the user's text matched nothing.
-                        Err(e) if is_fts_query_error(&e) => Vec::new(),
-                        Err(e) => return Err(e.into()),
-                    }
-                }
-                None => {
-                    let mut stmt = tx.prepare_cached(
-                        "SELECT id, content, project, tags, created_at FROM memories
-                         WHERE (?1 IS NULL OR project = ?1)
-                           AND (?2 IS NULL OR created_at >= ?2)
-                           AND (?3 IS NULL OR created_at < ?3)
-                         ORDER BY created_at DESC, id DESC
-                         LIMIT ?4",
-                    )?;
-                    let rows =
-                        stmt.query_map(params![project, since, until, limit], memory_from_row)?;
-                    rows.collect::<Result<Vec<_>, _>>()?
-                }
+                Some(fts) => ranked(&tx, &fts, &filter, limit, 0)?,
+                None => newest(&tx, &filter, None, limit)?,
             };
             tx.commit()?;
             Ok(hits)
+        })
+        .await
+    }
+
+    /// One page of memories: newest first, or ranked as
+    /// [`Store::search_memories`] ranks them when `query` has a word. The
+    /// page's cursor gives the next one (`None` at the end).
+    pub async fn list_memories(&self, page: MemoryPageQuery) -> Result<Listed, StoreError> {
+        let limit = page.limit.unwrap_or(DEFAULT_PAGE_SIZE);
+        if !(1..=MAX_PAGE_SIZE).contains(&limit) {
+            return Err(invalid(format!(
+                "limit must be between 1 and {MAX_PAGE_SIZE}"
+            )));
+        }
+        let fts = page.query.as_deref().and_then(fts_query);
+        let cursor = page
+            .cursor
+            .as_deref()
+            .filter(|c| !c.is_empty())
+            .map(|c| Cursor::parse(c, fts.is_some()))
+            .transpose()?;
+        let project = project_name(page.project.as_deref());
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let mut filter = Filter::default();
+            if let Some(p) = project {
+                match ProjectNames::load(&tx)?.find(&p) {
+                    Some(stored) => filter.project = Some(stored.to_owned()),
+                    None => return Ok(Listed::default()),
+                }
+            }
+            // One row past the page says whether another page follows.
+            let (mut rows, next) = match (&fts, cursor) {
+                (Some(fts), cursor) => {
+                    let offset = match cursor {
+                        Some(Cursor::Offset(n)) => n,
+                        _ => 0,
+                    };
+                    let rows = ranked(&tx, fts, &filter, limit + 1, offset)?;
+                    (rows, Cursor::Offset(offset + limit))
+                }
+                (None, cursor) => {
+                    let before = match cursor {
+                        Some(Cursor::Before(at, id)) => Some((at, id)),
+                        _ => None,
+                    };
+                    let rows = newest(&tx, &filter, before.as_ref(), limit + 1)?;
+                    let next = rows
+                        .get(limit - 1)
+                        .map(|m| Cursor::Before(m.created_at.clone(), m.id))
+                        .unwrap_or(Cursor::Offset(0));
+                    (rows, next)
+                }
+            };
+            tx.commit()?;
+            let more = rows.len() > limit;
+            rows.truncate(limit);
+            Ok(Listed {
+                memories: rows,
+                next_cursor: more.then(|| next.to_string()),
+            })
+        })
+        .await
+    }
+
+    /// One memory by id.
+    pub async fn get_memory(&self, id: i64) -> Result<Option<Memory>, StoreError> {
+        self.call(move |conn| Ok(memory_by_id(conn, id)?)).await
+    }
+
+    /// Changes what `change` gives of a memory; `None` if there is no such
+    /// memory.
+    pub async fn update_memory(
+        &self,
+        id: i64,
+        change: MemoryChange,
+    ) -> Result<Option<Memory>, StoreError> {
+        let content = match change.content {
+            Some(c) if c.trim().is_empty() => {
+                return Err(invalid("the memory's content must not be blank"))
+            }
+            other => other.map(|c| c.trim().to_owned()),
+        };
+        let tags = change.tags.map(|t| clean_tags(&t));
+        let project = change.project.map(|p| project_name(p.as_deref()));
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let Some(mut memory) = memory_by_id(&tx, id)? else {
+                return Ok(None);
+            };
+            if let Some(content) = content {
+                memory.content = content;
+            }
+            if let Some(tags) = tags {
+                memory.tags = tags;
+            }
+            if let Some(project) = project {
+                let mut projects = ProjectNames::load(&tx)?;
+                memory.project = project.map(|p| projects.canonical(p));
+            }
+            let tags_json = tags_json(&memory.tags)?;
+            tx.prepare_cached(
+                "UPDATE memories SET content = ?2, project = ?3, tags = ?4 WHERE id = ?1",
+            )?
+            .execute(params![id, memory.content, memory.project, tags_json])?;
+            tx.commit()?;
+            Ok(Some(memory))
+        })
+        .await
+    }
+
+    /// Deletes a memory and returns it (so it can be put back); `None` if
+    /// there is no such memory.
+    pub async fn delete_memory(&self, id: i64) -> Result<Option<Memory>, StoreError> {
+        self.call(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "DELETE FROM memories WHERE id = ?1
+                 RETURNING id, content, project, tags, created_at",
+            )?;
+            let mut rows = stmt.query_map([id], memory_from_row)?;
+            Ok(rows.next().transpose()?)
+        })
+        .await
+    }
+
+    /// Puts a deleted memory back with its own id (undo). `Invalid` if a
+    /// memory holds that id.
+    pub async fn restore_memory(&self, id: i64, memory: NewMemory) -> Result<Memory, StoreError> {
+        let memory = ValidMemory::new(memory)?;
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            if memory_by_id(&tx, id)?.is_some() {
+                return Err(invalid(format!("memory {id} exists")));
+            }
+            let mut projects = ProjectNames::load(&tx)?;
+            let stored = insert_memory_as(&tx, &mut projects, memory, Some(id))?;
+            tx.commit()?;
+            Ok(stored)
+        })
+        .await
+    }
+
+    /// Moves every memory of project `from` (any case) to `to`: a rename, or
+    /// a merge when `to` is already a project (which keeps its spelling).
+    /// Returns how many moved; 0 when `from` names no project.
+    pub async fn move_project(&self, from: &str, to: &str) -> Result<u64, StoreError> {
+        let from = project_name(Some(from)).ok_or_else(|| invalid("name the project to move"))?;
+        let to = project_name(Some(to)).ok_or_else(|| invalid("the new project name is blank"))?;
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let projects = ProjectNames::load(&tx)?;
+            let Some(stored) = projects.find(&from).map(str::to_owned) else {
+                return Ok(0);
+            };
+            // Into another project: its spelling; a rename (even of case
+            // alone): the new one.
+            let target = match projects.find(&to) {
+                Some(other) if !other.eq_ignore_ascii_case(&stored) => other.to_owned(),
+                _ => to,
+            };
+            let moved = tx
+                .prepare_cached("UPDATE memories SET project = ?2 WHERE project = ?1")?
+                .execute(params![stored, target])?;
+            tx.commit()?;
+            Ok(moved as u64)
+        })
+        .await
+    }
+
+    /// Every memory, oldest first (for export).
+    pub async fn all_memories(&self) -> Result<Vec<Memory>, StoreError> {
+        self.call(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, content, project, tags, created_at FROM memories
+                 ORDER BY created_at, id",
+            )?;
+            let rows = stmt.query_map([], memory_from_row)?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
         })
         .await
     }
@@ -205,6 +409,94 @@ impl Store {
     }
 }
 
+/// What a search or a listing is narrowed to (stored forms; `until`
+/// exclusive).
+#[derive(Default)]
+struct Filter {
+    project: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+}
+
+/// The memories matching an FTS5 query, most relevant first (bm25), ties
+/// newest first: the one ranking of the `search` tool and the page.
+fn ranked(
+    conn: &Connection,
+    fts: &str,
+    filter: &Filter,
+    limit: usize,
+    offset: usize,
+) -> Result<Vec<Memory>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.id, m.content, m.project, m.tags, m.created_at
+         FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+         WHERE memories_fts MATCH ?1
+           AND (?2 IS NULL OR m.project = ?2)
+           AND (?3 IS NULL OR m.created_at >= ?3)
+           AND (?4 IS NULL OR m.created_at < ?4)
+         ORDER BY bm25(memories_fts, 1.0, 0.5, 0.5), m.created_at DESC, m.id DESC
+         LIMIT ?5 OFFSET ?6",
+    )?;
+    let rows = stmt.query_map(
+        params![
+            fts,
+            filter.project,
+            filter.since,
+            filter.until,
+            sql_count(limit),
+            sql_count(offset)
+        ],
+        memory_from_row,
+    );
+    match rows.and_then(|rows| rows.collect::<Result<Vec<_>, _>>()) {
+        Ok(hits) => Ok(hits),
+        // The query is built to be valid; should FTS5 still reject it, the
+        // user's text matched nothing.
+        Err(e) if is_fts_query_error(&e) => Ok(Vec::new()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The newest memories passing `filter`, after `before` (a row's
+/// `(created_at, id)`: keyset paging, so rows added or deleted meanwhile
+/// neither repeat nor skip one).
+fn newest(
+    conn: &Connection,
+    filter: &Filter,
+    before: Option<&(String, i64)>,
+    limit: usize,
+) -> Result<Vec<Memory>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, content, project, tags, created_at FROM memories
+         WHERE (?1 IS NULL OR project = ?1)
+           AND (?2 IS NULL OR created_at >= ?2)
+           AND (?3 IS NULL OR created_at < ?3)
+           AND (?4 IS NULL OR created_at < ?4 OR (created_at = ?4 AND id < ?5))
+         ORDER BY created_at DESC, id DESC
+         LIMIT ?6",
+    )?;
+    let (before_at, before_id) = match before {
+        Some((at, id)) => (Some(at.as_str()), *id),
+        None => (None, 0),
+    };
+    let rows = stmt.query_map(
+        params![
+            filter.project,
+            filter.since,
+            filter.until,
+            before_at,
+            before_id,
+            sql_count(limit)
+        ],
+        memory_from_row,
+    )?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+fn sql_count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
 /// A project name as given: trimmed, and none when blank.
 fn project_name(given: Option<&str>) -> Option<String> {
     given
@@ -229,16 +521,8 @@ impl ValidMemory {
             return Err(invalid("the memory's content must not be blank"));
         }
         let project = project_name(m.project.as_deref());
-        let mut seen = HashSet::new();
-        let tags: Vec<String> = m
-            .tags
-            .iter()
-            .map(|t| t.trim())
-            .filter(|t| !t.is_empty() && seen.insert(t.to_lowercase()))
-            .map(str::to_owned)
-            .collect();
-        let tags_json = serde_json::to_string(&tags)
-            .map_err(|e| invalid(format!("the tags cannot be stored: {e}")))?;
+        let tags = clean_tags(&m.tags);
+        let tags_json = tags_json(&tags)?;
         let created_at = m
             .created_at
             .as_deref()
@@ -253,6 +537,20 @@ impl ValidMemory {
             created_at,
         })
     }
+}
+
+/// Tags trimmed, blank ones dropped, each once (any case).
+fn clean_tags(tags: &[String]) -> Vec<String> {
+    let mut seen = HashSet::new();
+    tags.iter()
+        .map(|t| t.trim())
+        .filter(|t| !t.is_empty() && seen.insert(t.to_lowercase()))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn tags_json(tags: &[String]) -> Result<String, StoreError> {
+    serde_json::to_string(tags).map_err(|e| invalid(format!("the tags cannot be stored: {e}")))
 }
 
 /// The project names already stored, found case-insensitively, so that one
@@ -292,12 +590,23 @@ fn insert_memory(
     projects: &mut ProjectNames,
     m: ValidMemory,
 ) -> Result<Memory, StoreError> {
+    insert_memory_as(conn, projects, m, None)
+}
+
+/// Inserts with the given id, or the next free one.
+fn insert_memory_as(
+    conn: &Connection,
+    projects: &mut ProjectNames,
+    m: ValidMemory,
+    id: Option<i64>,
+) -> Result<Memory, StoreError> {
     let project = m.project.map(|p| projects.canonical(p));
     let created_at = m.created_at.unwrap_or_else(|| fmt_ts(next_now()));
     conn.prepare_cached(
-        "INSERT INTO memories (content, project, tags, created_at) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO memories (id, content, project, tags, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
-    .execute(params![m.content, project, m.tags_json, created_at])?;
+    .execute(params![id, m.content, project, m.tags_json, created_at])?;
     Ok(Memory {
         id: conn.last_insert_rowid(),
         content: m.content,
@@ -305,6 +614,14 @@ fn insert_memory(
         tags: m.tags,
         created_at,
     })
+}
+
+fn memory_by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<Memory>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, content, project, tags, created_at FROM memories WHERE id = ?1",
+    )?;
+    let mut rows = stmt.query_map([id], memory_from_row)?;
+    rows.next().transpose()
 }
 
 fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {

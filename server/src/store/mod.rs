@@ -34,9 +34,11 @@ use rusqlite::Connection;
 use tokio::sync::oneshot;
 
 pub use memories::{
-    Memory, MemoryHit, MemoryQuery, NewMemory, ProjectInfo, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT,
+    Listed, Memory, MemoryChange, MemoryHit, MemoryPageQuery, MemoryQuery, NewMemory, ProjectInfo,
+    DEFAULT_PAGE_SIZE, DEFAULT_SEARCH_LIMIT, MAX_PAGE_SIZE, MAX_SEARCH_LIMIT,
 };
 pub use open_replies::{OpenReply, SavedState};
+pub use reminders::{next_time, ReminderChange};
 pub use sessions::{NewMessage, ToolOutcome, DEFAULT_CHANNEL, DEFAULT_TITLE, TITLE_MAX_CHARS};
 
 /// What can go wrong in the store.

@@ -104,6 +104,12 @@ CREATE TABLE open_replies (
     started_at  TEXT NOT NULL
 );
 "#,
+    // A reminder that comes back after it fires (SPEC §4 `repeat`): kept
+    // pending, its `due_at` moved to the next time (see store::reminders).
+    r#"
+ALTER TABLE reminders ADD COLUMN repeat TEXT
+    CHECK (repeat IS NULL OR repeat IN ('daily', 'weekdays', 'weekly'));
+"#,
 ];
 
 pub(super) fn configure(conn: &Connection) -> Result<(), StoreError> {

@@ -972,3 +972,312 @@ async fn a_panicking_call_does_not_close_the_store() {
     store.create_session(None, "chat").await.unwrap();
     assert_eq!(store.list_sessions().await.unwrap().len(), 1);
 }
+
+async fn page(store: &Store, query: MemoryPageQuery) -> Listed {
+    store.list_memories(query).await.expect("list")
+}
+
+#[tokio::test]
+async fn memories_page_newest_first_to_the_end_with_none_lost_or_repeated() {
+    let store = mem();
+    // Pairs share a time, so paging must also order by id.
+    let batch = (0..45)
+        .map(|i| {
+            memory(
+                &format!("note {i}"),
+                None,
+                &format!("2026-01-{:02}", i / 2 + 1),
+            )
+        })
+        .collect();
+    store.import_memories(batch).await.unwrap();
+    let mut seen = Vec::new();
+    let mut cursor = None;
+    loop {
+        let listed = page(
+            &store,
+            MemoryPageQuery {
+                cursor: cursor.clone(),
+                limit: Some(10),
+                ..Default::default()
+            },
+        )
+        .await;
+        seen.extend(listed.memories.iter().map(|m| (m.created_at.clone(), m.id)));
+        match listed.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 45);
+    let mut sorted = seen.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(seen, sorted, "newest first, ties by id, no repeats");
+    sorted.dedup();
+    assert_eq!(sorted.len(), 45);
+
+    let bad = store
+        .list_memories(MemoryPageQuery {
+            cursor: Some("nonsense".into()),
+            ..Default::default()
+        })
+        .await;
+    assert!(matches!(bad, Err(StoreError::Invalid(_))));
+    let too_big = store
+        .list_memories(MemoryPageQuery {
+            limit: Some(MAX_PAGE_SIZE + 1),
+            ..Default::default()
+        })
+        .await;
+    assert!(matches!(too_big, Err(StoreError::Invalid(_))));
+}
+
+#[tokio::test]
+async fn a_searched_page_ranks_as_the_search_tool_does() {
+    let store = mem();
+    let batch = (0..30)
+        .map(|i| {
+            let words = if i % 3 == 0 {
+                "tea tea tea"
+            } else {
+                "tea and cake"
+            };
+            memory(&format!("{words} {i}"), Some("Home"), "2026-02-01")
+        })
+        .collect();
+    store.import_memories(batch).await.unwrap();
+    let tool: Vec<i64> = store
+        .search_memories(MemoryQuery {
+            query: "tea".into(),
+            limit: Some(MAX_SEARCH_LIMIT),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.id)
+        .collect();
+    let mut paged = Vec::new();
+    let mut cursor = None;
+    loop {
+        let listed = page(
+            &store,
+            MemoryPageQuery {
+                query: Some("tea".into()),
+                project: Some("home".into()),
+                cursor: cursor.clone(),
+                limit: Some(7),
+            },
+        )
+        .await;
+        paged.extend(listed.memories.iter().map(|m| m.id));
+        match listed.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(paged, tool);
+    let none = page(
+        &store,
+        MemoryPageQuery {
+            query: Some("tea".into()),
+            project: Some("Work".into()),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert!(none.memories.is_empty() && none.next_cursor.is_none());
+}
+
+#[tokio::test]
+async fn a_memory_is_edited_deleted_and_put_back_with_its_id() {
+    let store = mem();
+    let first = store
+        .add_memory(memory("tea with Anna", Some("Home"), "2026-03-01"))
+        .await
+        .unwrap();
+    let edited = store
+        .update_memory(
+            first.id,
+            MemoryChange {
+                content: Some(" coffee with Anna ".into()),
+                project: Some(None),
+                tags: Some(vec!["a".into(), "A".into(), " ".into()]),
+            },
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(edited.content, "coffee with Anna");
+    assert_eq!(edited.project, None);
+    assert_eq!(edited.tags, ["a"]);
+    assert_eq!(
+        store.get_memory(first.id).await.unwrap(),
+        Some(edited.clone())
+    );
+    assert_eq!(contents_of(&store, "coffee").await, ["coffee with Anna"]);
+    assert!(
+        contents_of(&store, "tea").await.is_empty(),
+        "the index follows"
+    );
+    let blank = MemoryChange {
+        content: Some("  ".into()),
+        ..Default::default()
+    };
+    assert!(matches!(
+        store.update_memory(first.id, blank).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(
+        store
+            .update_memory(999, MemoryChange::default())
+            .await
+            .unwrap(),
+        None
+    );
+
+    let deleted = store.delete_memory(first.id).await.unwrap().unwrap();
+    assert_eq!(deleted, edited);
+    assert_eq!(store.delete_memory(first.id).await.unwrap(), None);
+    assert!(contents_of(&store, "coffee").await.is_empty());
+    let back = store
+        .restore_memory(
+            deleted.id,
+            NewMemory {
+                content: deleted.content.clone(),
+                project: deleted.project.clone(),
+                tags: deleted.tags.clone(),
+                created_at: Some(deleted.created_at.clone()),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(back, deleted);
+    assert_eq!(contents_of(&store, "coffee").await, ["coffee with Anna"]);
+    let twice = store
+        .restore_memory(deleted.id, memory("x", None, "2026-01-01"))
+        .await;
+    assert!(matches!(twice, Err(StoreError::Invalid(_))));
+}
+
+async fn contents_of(store: &Store, query: &str) -> Vec<String> {
+    store
+        .search_memories(q(query))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.content)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_project_is_renamed_or_merged_into_another() {
+    let store = mem();
+    for (content, project) in [("a", "Alpha"), ("b", "alpha"), ("c", "Beta")] {
+        store
+            .add_memory(memory(content, Some(project), "2026-04-01"))
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.move_project("ALPHA", "Gamma").await.unwrap(), 2);
+    assert_eq!(store.move_project("Beta", "gamma").await.unwrap(), 1);
+    let projects = store.list_projects().await.unwrap();
+    assert_eq!(projects.len(), 1);
+    assert_eq!((projects[0].name.as_str(), projects[0].count), ("Gamma", 3));
+    assert_eq!(store.move_project("Nowhere", "X").await.unwrap(), 0);
+    assert!(matches!(
+        store.move_project("Gamma", " ").await,
+        Err(StoreError::Invalid(_))
+    ));
+    // A change of case alone is a rename.
+    assert_eq!(store.move_project("gamma", "GAMMA").await.unwrap(), 3);
+    assert_eq!(store.list_projects().await.unwrap()[0].name, "GAMMA");
+}
+
+#[tokio::test]
+async fn reminders_are_listed_by_status_edited_and_deleted() {
+    use app::protocol::{ReminderStatus, Repeat};
+    let store = mem();
+    let t = |d: u32| Utc.with_ymd_and_hms(2030, 6, d, 9, 0, 0).unwrap();
+    let one = store.add_reminder("one", t(1), None).await.unwrap();
+    let two = store
+        .add_reminder_repeating("two", t(2), None, Some(Repeat::Weekly))
+        .await
+        .unwrap();
+    assert_eq!(two.repeat, Some(Repeat::Weekly));
+    let done = store
+        .update_reminder(
+            one.id,
+            ReminderChange {
+                done: Some(true),
+                text: Some("one, done".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(done.done);
+    let ids = |rs: Vec<app::protocol::Reminder>| rs.into_iter().map(|r| r.id).collect::<Vec<_>>();
+    let upcoming = store.reminders_with(Some(ReminderStatus::Upcoming)).await;
+    assert_eq!(ids(upcoming.unwrap()), [two.id]);
+    let finished = store.reminders_with(Some(ReminderStatus::Done)).await;
+    assert_eq!(ids(finished.unwrap()), [one.id]);
+    let moved = store
+        .update_reminder(
+            two.id,
+            ReminderChange {
+                due_at: Some(t(5)),
+                repeat: Some(None),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (moved.due_at.as_str(), moved.repeat),
+        ("2030-06-05T09:00:00.000Z", None)
+    );
+    assert_eq!(store.get_reminder(two.id).await.unwrap(), Some(moved));
+    assert!(store.delete_reminder(two.id).await.unwrap());
+    assert!(!store.delete_reminder(two.id).await.unwrap());
+    assert_eq!(
+        store
+            .update_reminder(two.id, ReminderChange::default())
+            .await
+            .unwrap(),
+        None
+    );
+    let blank = ReminderChange {
+        text: Some(" ".into()),
+        ..Default::default()
+    };
+    assert!(matches!(
+        store.update_reminder(one.id, blank).await,
+        Err(StoreError::Invalid(_))
+    ));
+}
+
+#[tokio::test]
+async fn a_repeating_reminder_fires_and_comes_back_at_its_next_time() {
+    use app::protocol::Repeat;
+    let store = mem();
+    let due = Utc.with_ymd_and_hms(2030, 6, 3, 9, 0, 0).unwrap();
+    let daily = store
+        .add_reminder_repeating("stretch", due, None, Some(Repeat::Daily))
+        .await
+        .unwrap();
+    let fired = store.take_due(due).await.unwrap();
+    assert_eq!(fired.len(), 1);
+    assert_eq!((fired[0].id, fired[0].done), (daily.id, false));
+    assert_eq!(fired[0].due_at, daily.due_at, "it fired at its time");
+    let next = store.next_pending_due().await.unwrap().unwrap();
+    assert_eq!(next, next_time(due, Repeat::Daily, due, &chrono::Local));
+    assert!(next > due);
+    assert!(
+        store.take_due(due).await.unwrap().is_empty(),
+        "once per time"
+    );
+    assert_eq!(store.take_due(next).await.unwrap().len(), 1);
+}

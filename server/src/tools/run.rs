@@ -272,9 +272,22 @@ async fn remind(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreErro
     if due <= now.with_timezone(&Utc) {
         return Ok(ToolOutput::error(format!("{at} has already passed")));
     }
+    // Optional: "daily", "weekdays" or "weekly" (not yet in the schema the
+    // model sees; grounding decides when to offer it).
+    let repeat = match text_arg(args, "repeat") {
+        None => None,
+        Some(name) => match app::protocol::Repeat::parse(&name.to_lowercase()) {
+            Some(repeat) => Some(repeat),
+            None => {
+                return Ok(ToolOutput::error(format!(
+                    "`repeat` must be daily, weekdays or weekly, not {name:?}"
+                )))
+            }
+        },
+    };
     let reminder = env
         .store
-        .add_reminder(text, due, env.session_id.map(str::to_string))
+        .add_reminder_repeating(text, due, env.session_id.map(str::to_string), repeat)
         .await?;
     (env.reminder_added)();
     Ok(ToolOutput {

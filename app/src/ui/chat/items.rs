@@ -63,5 +63,11 @@ pub fn activity_line(activity: Activity) -> impl IntoView {
     } else {
         "activity"
     };
-    view! { <p class=class data-testid="tool-activity">{activity.text}</p> }
+    let text = match activity.link {
+        Some(href) => {
+            view! { <a href=href data-testid="activity-link">{activity.text}</a> }.into_any()
+        }
+        None => activity.text.into_any(),
+    };
+    view! { <p class=class data-testid="tool-activity">{text}</p> }
 }

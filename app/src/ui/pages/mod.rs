@@ -1,8 +1,11 @@
 //! One file per route.
 
+mod memories;
+mod reminders;
 mod voice;
 
 pub use super::chat::ChatPage;
+pub use memories::MemoriesPage;
 pub use voice::VoicePage;
 
 use leptos::prelude::*;

@@ -1,0 +1,247 @@
+//! What Imprint keeps for the user, on the wire: memories (listed in pages,
+//! searched, edited, exported), projects, and reminders (SPEC §4,
+//! `/api/memories` and `/api/reminders`).
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// A stored memory.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Memory {
+    pub id: i64,
+    pub content: String,
+    pub project: Option<String>,
+    pub tags: Vec<String>,
+    pub created_at: String,
+}
+
+/// `GET /api/memories`: one page, and the cursor of the next (none at the
+/// end).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryPage {
+    pub memories: Vec<Memory>,
+    pub next_cursor: Option<String>,
+}
+
+/// The query of `GET /api/memories`: `q` searched as the `search` tool does
+/// (FTS5, bm25), `project` a filter, `cursor` from the last page.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MemoryListQuery {
+    pub q: Option<String>,
+    pub project: Option<String>,
+    pub cursor: Option<String>,
+    pub limit: Option<usize>,
+}
+
+/// `POST /api/memories`. `id` and `created_at` put a deleted memory back as
+/// it was (the page's undo); a new memory gives neither.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryInput {
+    pub content: String,
+    #[serde(default)]
+    pub project: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+}
+
+/// `PATCH /api/memories/{id}`: what is given changes; `project: null` (or
+/// blank) leaves the memory in no project.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryPatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub project: Option<Option<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+}
+
+/// `POST /api/memories/import`'s answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Imported {
+    pub imported: usize,
+}
+
+/// A project named by memories: how many, and the first and last times.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectInfo {
+    pub name: String,
+    pub count: u64,
+    pub first_at: String,
+    pub last_at: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectList {
+    pub projects: Vec<ProjectInfo>,
+}
+
+/// A project renamed, or merged into another when `to` is already one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectMove {
+    pub from: String,
+    pub to: String,
+}
+
+/// How many memories a project move moved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moved {
+    pub moved: u64,
+}
+
+/// How a reminder comes back after it fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Repeat {
+    Daily,
+    /// Monday to Friday.
+    Weekdays,
+    Weekly,
+}
+
+impl Repeat {
+    pub const ALL: [Repeat; 3] = [Repeat::Daily, Repeat::Weekdays, Repeat::Weekly];
+
+    /// The stored name (the wire name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Repeat::Daily => "daily",
+            Repeat::Weekdays => "weekdays",
+            Repeat::Weekly => "weekly",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reminder {
+    pub id: i64,
+    pub text: String,
+    pub due_at: String,
+    pub done: bool,
+    pub session_id: Option<String>,
+    pub repeat: Option<Repeat>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReminderList {
+    pub reminders: Vec<Reminder>,
+}
+
+/// `GET /api/reminders?status=`: the ones still to come, or the done ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReminderStatus {
+    Upcoming,
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReminderFilter {
+    #[serde(default)]
+    pub status: Option<ReminderStatus>,
+}
+
+/// `POST /api/reminders`: `at` in the grounding grammar ("tomorrow at 9")
+/// or ISO 8601.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewReminder {
+    pub text: String,
+    pub at: String,
+    #[serde(default)]
+    pub repeat: Option<Repeat>,
+}
+
+/// `PATCH /api/reminders/{id}`: what is given changes; `repeat: null`
+/// makes it a one-off.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReminderPatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub done: Option<bool>,
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub repeat: Option<Option<Repeat>>,
+}
+
+/// A field that is present, even as `null` (`Some(None)`); absent is `None`.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reminders_have_the_spec_shape() {
+        let reminder = Reminder {
+            id: 1,
+            text: "stretch".into(),
+            due_at: "2026-12-01T09:00:00.000Z".into(),
+            done: false,
+            session_id: None,
+            repeat: Some(Repeat::Weekdays),
+        };
+        assert_eq!(
+            serde_json::to_value(&reminder).unwrap(),
+            json!({"id": 1, "text": "stretch", "due_at": "2026-12-01T09:00:00.000Z",
+                   "done": false, "session_id": null, "repeat": "weekdays"})
+        );
+        for repeat in Repeat::ALL {
+            assert_eq!(Repeat::parse(repeat.as_str()), Some(repeat));
+            assert_eq!(serde_json::to_value(repeat).unwrap(), repeat.as_str());
+        }
+        assert_eq!(Repeat::parse("hourly"), None);
+    }
+
+    #[test]
+    fn a_patch_tells_null_from_absent() {
+        let absent: ReminderPatch = serde_json::from_value(json!({"text": "x"})).unwrap();
+        assert_eq!(absent.repeat, None);
+        let cleared: ReminderPatch = serde_json::from_value(json!({"repeat": null})).unwrap();
+        assert_eq!(cleared.repeat, Some(None));
+        let set: ReminderPatch = serde_json::from_value(json!({"repeat": "daily"})).unwrap();
+        assert_eq!(set.repeat, Some(Some(Repeat::Daily)));
+        let memory: MemoryPatch = serde_json::from_value(json!({"project": null})).unwrap();
+        assert_eq!(memory.project, Some(None));
+        assert_eq!(
+            serde_json::to_value(MemoryPatch::default()).unwrap(),
+            json!({})
+        );
+    }
+
+    #[test]
+    fn a_page_carries_its_next_cursor() {
+        let page = MemoryPage {
+            memories: vec![],
+            next_cursor: None,
+        };
+        assert_eq!(
+            serde_json::to_value(page).unwrap(),
+            json!({"memories": [], "next_cursor": null})
+        );
+    }
+}

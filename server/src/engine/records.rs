@@ -1,0 +1,207 @@
+//! The engine's side of [`Records`]: memories and reminders as the
+//! Memories page and the REST API reach them. Times a user types ("tomorrow
+//! at 9") are read with the grounding grammar, against the replies' clock.
+
+use app::api::{ApiError, Records};
+use app::protocol::{
+    Imported, Memory, MemoryInput, MemoryListQuery, MemoryPage, MemoryPatch, Moved, NewReminder,
+    ProjectList, ProjectMove, Reminder, ReminderList, ReminderPatch, ReminderStatus,
+};
+use chrono::{DateTime, Utc};
+
+use super::{store_error, Engine};
+use crate::import::{self, ImportError};
+use crate::store::{MemoryChange, MemoryPageQuery, NewMemory, ReminderChange};
+
+impl Engine {
+    /// A time the user typed: ISO 8601, or the grounding grammar ("tomorrow
+    /// at 9", "in 2 hours", "Friday"); it must be ahead.
+    fn reminder_time(&self, at: &str) -> Result<DateTime<Utc>, ApiError> {
+        let now = self.clock().now();
+        let at = at.trim();
+        let due = crate::tools::run::parse_date_time(at, now)
+            .ok()
+            .or_else(|| {
+                crate::grounding::when::stated(at, now)
+                    .and_then(|stated| stated.moment())
+                    .map(|t| t.with_timezone(&Utc))
+            })
+            .ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "{at:?} is not a time Imprint can read (try \"tomorrow at 9\" or 2026-12-01T09:00)"
+                ))
+            })?;
+        if due <= now.with_timezone(&Utc) {
+            return Err(ApiError::bad_request(format!("{at:?} has already passed")));
+        }
+        Ok(due)
+    }
+
+    fn no_memory(id: i64) -> ApiError {
+        ApiError::not_found(format!("no memory with id {id}"))
+    }
+
+    fn no_reminder(id: i64) -> ApiError {
+        ApiError::not_found(format!("no reminder with id {id}"))
+    }
+}
+
+#[async_trait::async_trait]
+impl Records for Engine {
+    async fn list_memories(&self, query: MemoryListQuery) -> Result<MemoryPage, ApiError> {
+        let listed = self
+            .store
+            .list_memories(MemoryPageQuery {
+                query: query.q,
+                project: query.project,
+                cursor: query.cursor,
+                limit: query.limit,
+            })
+            .await
+            .map_err(store_error)?;
+        Ok(MemoryPage {
+            memories: listed.memories,
+            next_cursor: listed.next_cursor,
+        })
+    }
+
+    async fn get_memory(&self, id: i64) -> Result<Memory, ApiError> {
+        self.store
+            .get_memory(id)
+            .await
+            .map_err(store_error)?
+            .ok_or_else(|| Self::no_memory(id))
+    }
+
+    async fn create_memory(&self, input: MemoryInput) -> Result<Memory, ApiError> {
+        let memory = NewMemory {
+            content: input.content,
+            project: input.project,
+            tags: input.tags,
+            created_at: input.created_at,
+        };
+        match input.id {
+            None => self.store.add_memory(memory).await,
+            Some(id) => self.store.restore_memory(id, memory).await,
+        }
+        .map_err(store_error)
+    }
+
+    async fn update_memory(&self, id: i64, patch: MemoryPatch) -> Result<Memory, ApiError> {
+        let change = MemoryChange {
+            content: patch.content,
+            project: patch.project,
+            tags: patch.tags,
+        };
+        self.store
+            .update_memory(id, change)
+            .await
+            .map_err(store_error)?
+            .ok_or_else(|| Self::no_memory(id))
+    }
+
+    async fn delete_memory(&self, id: i64) -> Result<Memory, ApiError> {
+        self.store
+            .delete_memory(id)
+            .await
+            .map_err(store_error)?
+            .ok_or_else(|| Self::no_memory(id))
+    }
+
+    async fn export_memories(&self) -> Result<String, ApiError> {
+        let memories = self.store.all_memories().await.map_err(store_error)?;
+        Ok(import::export(&memories))
+    }
+
+    async fn import_memories(&self, jsonl: String) -> Result<Imported, ApiError> {
+        match import::import_text(&self.store, &jsonl).await {
+            Ok(imported) => Ok(Imported { imported }),
+            Err(error @ ImportError::Line { .. }) => Err(ApiError::bad_request(format!(
+                "nothing was imported: {error}"
+            ))),
+            Err(ImportError::Store(error)) => Err(store_error(error)),
+            Err(error @ ImportError::Read { .. }) => Err(ApiError::bad_request(error.to_string())),
+        }
+    }
+
+    async fn list_projects(&self) -> Result<ProjectList, ApiError> {
+        let projects = self.store.list_projects().await.map_err(store_error)?;
+        Ok(ProjectList { projects })
+    }
+
+    async fn move_project(&self, change: ProjectMove) -> Result<Moved, ApiError> {
+        let moved = self
+            .store
+            .move_project(&change.from, &change.to)
+            .await
+            .map_err(store_error)?;
+        if moved == 0 {
+            return Err(ApiError::not_found(format!(
+                "no project named {:?}",
+                change.from.trim()
+            )));
+        }
+        Ok(Moved { moved })
+    }
+
+    async fn list_reminders(
+        &self,
+        status: Option<ReminderStatus>,
+    ) -> Result<ReminderList, ApiError> {
+        let reminders = self
+            .store
+            .reminders_with(status)
+            .await
+            .map_err(store_error)?;
+        Ok(ReminderList { reminders })
+    }
+
+    async fn create_reminder(
+        &self,
+        reminder: NewReminder,
+        session_id: Option<String>,
+    ) -> Result<Reminder, ApiError> {
+        if reminder.text.trim().is_empty() {
+            return Err(ApiError::bad_request("the reminder text is empty"));
+        }
+        let due = self.reminder_time(&reminder.at)?;
+        let created = self
+            .store
+            .add_reminder_repeating(reminder.text, due, session_id, reminder.repeat)
+            .await
+            .map_err(store_error)?;
+        self.reminders_changed.notify_one();
+        Ok(created)
+    }
+
+    async fn update_reminder(&self, id: i64, patch: ReminderPatch) -> Result<Reminder, ApiError> {
+        let due_at = patch
+            .at
+            .as_deref()
+            .map(|at| self.reminder_time(at))
+            .transpose()?;
+        let change = ReminderChange {
+            text: patch.text,
+            due_at,
+            // A new time makes a done reminder upcoming again.
+            done: patch.done.or(due_at.map(|_| false)),
+            repeat: patch.repeat,
+        };
+        let updated = self
+            .store
+            .update_reminder(id, change)
+            .await
+            .map_err(store_error)?
+            .ok_or_else(|| Self::no_reminder(id))?;
+        self.reminders_changed.notify_one();
+        Ok(updated)
+    }
+
+    async fn delete_reminder(&self, id: i64) -> Result<(), ApiError> {
+        if !self.store.delete_reminder(id).await.map_err(store_error)? {
+            return Err(Self::no_reminder(id));
+        }
+        self.reminders_changed.notify_one();
+        Ok(())
+    }
+}
