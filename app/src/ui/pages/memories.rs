@@ -404,8 +404,13 @@ fn ProjectMover() -> impl IntoView {
         spawn_local(async move {
             match move_project(change.clone()).await {
                 Ok(moved) => {
+                    let what = if moved.moved == 1 {
+                        "memory"
+                    } else {
+                        "memories"
+                    };
                     browser.note(format!(
-                        "Moved {} memories from {} to {}.",
+                        "Moved {} {what} from {} to {}.",
                         moved.moved, change.from, change.to
                     ));
                     to.set(String::new());
@@ -455,7 +460,8 @@ fn ImportButton() -> impl IntoView {
         spawn_local(async move {
             match import_file(file).await {
                 Ok(count) => {
-                    browser.note(format!("Imported {count} memories."));
+                    let what = if count == 1 { "memory" } else { "memories" };
+                    browser.note(format!("Imported {count} {what}."));
                     browser.refresh_projects();
                     browser.reload.update(|n| *n += 1);
                 }
