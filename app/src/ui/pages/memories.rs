@@ -186,9 +186,10 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
             <ProjectMover/>
             <UndoBar/>
             <ul class="memory-list" data-testid="memory-list">
-                <For each=move || browser.list.get().items key=|m| m.clone() let:memory>
+                // Redrawn whole when the list changes: a page is short.
+                {move || browser.list.get().items.into_iter().map(|memory| view! {
                     <MemoryRow memory=memory/>
-                </For>
+                }).collect_view()}
             </ul>
             {move || (!loading.get() && browser.list.with(|l| l.items.is_empty())).then(|| view! {
                 <p class="muted" data-testid="no-memories">"No memories here."</p>
