@@ -177,3 +177,28 @@ test("should link a chat's save and reminder lines to the rows they wrote", asyn
   await shown.getByTestId('reminder-chat').click();
   await expect(page).toHaveURL(new RegExp(`/chat/${sid}$`));
 });
+
+test('should filter by project, and rename or merge a project', async ({ page, request }) => {
+  const name = uniqueTrigger('Garden').replace(/[^a-z0-9]/gi, '');
+  const other = `${name}x`;
+  const first = await addMemory(request, { content: 'plant the tulips', project: name });
+  const second = await addMemory(request, { content: 'prune the roses', project: other });
+
+  await page.goto('/memories');
+  await page.getByTestId('project-filter').selectOption(name);
+  await expect(page.getByTestId('memory-row')).toHaveCount(1);
+  await expect(row(page, first.id)).toBeVisible();
+
+  // Merged into the other project: both memories are in it.
+  await page.getByText('Rename or merge a project').click();
+  await page.getByTestId('move-from').selectOption(name);
+  await page.getByTestId('move-to').fill(other);
+  await page.getByRole('button', { name: 'Move' }).click();
+  await expect(page.getByTestId('memories-message')).toHaveText(`Moved 1 memory from ${name} to ${other}.`);
+  await page.getByTestId('project-filter').selectOption(other);
+  await expect(page.getByTestId('memory-row')).toHaveCount(2);
+  await expect(row(page, second.id).getByTestId('memory-project')).toHaveText(other);
+  await expect(row(page, first.id).getByTestId('memory-project')).toHaveText(other);
+  const projects = await (await request.get(`/api/memories?project=${name}`)).json();
+  expect(projects.memories).toEqual([]);
+});

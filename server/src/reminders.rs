@@ -1,6 +1,8 @@
 //! Reminders fire: one timer task sleeps until the next due reminder, woken
-//! early only when reminders change. Due reminders are marked done and
-//! pushed to every open dashboard.
+//! early only when reminders change (a chat's `remind`, the API's add, edit
+//! and delete). Due reminders are pushed to every open dashboard; a one-off
+//! is marked done, a repeating one moves to its next time, which the timer
+//! then sleeps until like any other (see `store::reminders`).
 
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// A stored memory.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Memory {
     pub id: i64,
     pub content: String,

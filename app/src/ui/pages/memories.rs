@@ -186,9 +186,10 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
             <ProjectMover/>
             <UndoBar/>
             <ul class="memory-list" data-testid="memory-list">
-                <For each=move || browser.list.get().items key=|m| m.clone() let:memory>
+                // Redrawn whole when the list changes: a page is short.
+                {move || browser.list.get().items.into_iter().map(|memory| view! {
                     <MemoryRow memory=memory/>
-                </For>
+                }).collect_view()}
             </ul>
             {move || (!loading.get() && browser.list.with(|l| l.items.is_empty())).then(|| view! {
                 <p class="muted" data-testid="no-memories">"No memories here."</p>
@@ -404,8 +405,13 @@ fn ProjectMover() -> impl IntoView {
         spawn_local(async move {
             match move_project(change.clone()).await {
                 Ok(moved) => {
+                    let what = if moved.moved == 1 {
+                        "memory"
+                    } else {
+                        "memories"
+                    };
                     browser.note(format!(
-                        "Moved {} memories from {} to {}.",
+                        "Moved {} {what} from {} to {}.",
                         moved.moved, change.from, change.to
                     ));
                     to.set(String::new());
@@ -455,7 +461,8 @@ fn ImportButton() -> impl IntoView {
         spawn_local(async move {
             match import_file(file).await {
                 Ok(count) => {
-                    browser.note(format!("Imported {count} memories."));
+                    let what = if count == 1 { "memory" } else { "memories" };
+                    browser.note(format!("Imported {count} {what}."));
                     browser.refresh_projects();
                     browser.reload.update(|n| *n += 1);
                 }
