@@ -7,7 +7,7 @@
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
-use server_fn::codec::JsonEncoding;
+use server_fn::codec::{Json, JsonEncoding};
 use server_fn::error::{FromServerFnError, ServerFnErrorErr};
 
 use crate::protocol::{
@@ -109,42 +109,42 @@ fn dashboard() -> Result<DashboardHandle, ApiError> {
         .ok_or_else(|| ApiError::internal("the dashboard is not set up"))
 }
 
-#[server(endpoint = "dashboard/status")]
+#[server(endpoint = "dashboard/status", input = Json)]
 pub async fn fetch_status() -> Result<ChatStatus, ApiError> {
     Ok(dashboard()?.status().await)
 }
 
-#[server(endpoint = "dashboard/list_sessions")]
+#[server(endpoint = "dashboard/list_sessions", input = Json)]
 pub async fn list_sessions() -> Result<SessionList, ApiError> {
     dashboard()?.list_sessions().await
 }
 
-#[server(endpoint = "dashboard/create_session")]
+#[server(endpoint = "dashboard/create_session", input = Json)]
 pub async fn create_session(title: Option<String>) -> Result<SessionSummary, ApiError> {
     dashboard()?.create_session(title).await
 }
 
-#[server(endpoint = "dashboard/get_session")]
+#[server(endpoint = "dashboard/get_session", input = Json)]
 pub async fn get_session(sid: String) -> Result<Session, ApiError> {
     dashboard()?.get_session(sid).await
 }
 
-#[server(endpoint = "dashboard/rename_session")]
+#[server(endpoint = "dashboard/rename_session", input = Json)]
 pub async fn rename_session(sid: String, title: String) -> Result<SessionSummary, ApiError> {
     dashboard()?.rename_session(sid, title).await
 }
 
-#[server(endpoint = "dashboard/delete_session")]
+#[server(endpoint = "dashboard/delete_session", input = Json)]
 pub async fn delete_session(sid: String) -> Result<(), ApiError> {
     dashboard()?.delete_session(sid).await
 }
 
-#[server(endpoint = "dashboard/send_message")]
+#[server(endpoint = "dashboard/send_message", input = Json)]
 pub async fn send_message(sid: String, message: String) -> Result<ReplyStarted, ApiError> {
     dashboard()?.send_message(sid, message).await
 }
 
-#[server(endpoint = "dashboard/answer")]
+#[server(endpoint = "dashboard/answer", input = Json)]
 pub async fn answer_question(
     sid: String,
     question_id: String,
@@ -156,17 +156,17 @@ pub async fn answer_question(
         .await
 }
 
-#[server(endpoint = "dashboard/list_questions")]
+#[server(endpoint = "dashboard/list_questions", input = Json)]
 pub async fn list_questions() -> Result<QuestionList, ApiError> {
     dashboard()?.list_questions().await
 }
 
-#[server(endpoint = "dashboard/stop")]
+#[server(endpoint = "dashboard/stop", input = Json)]
 pub async fn stop_reply(sid: String) -> Result<(), ApiError> {
     dashboard()?.stop(sid).await
 }
 
-#[server(endpoint = "dashboard/retry")]
+#[server(endpoint = "dashboard/retry", input = Json)]
 pub async fn retry_reply(sid: String) -> Result<ReplyStarted, ApiError> {
     dashboard()?.retry(sid).await
 }

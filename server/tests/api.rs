@@ -3,7 +3,7 @@
 mod support;
 
 use app::protocol::tool_names::REMIND;
-use serde_json::json;
+use serde_json::{json, Value};
 use support::*;
 
 #[tokio::test]
@@ -232,17 +232,16 @@ async fn a_configured_token_is_required() {
 async fn server_functions_share_the_engine_and_carry_statuses() {
     let server = TestServer::start(vec![], &[]).await;
     let sid = server.create_session().await;
-    // Server functions take URL-encoded forms.
-    let call = |name: &str, form: &[(&str, &str)]| {
-        let body: Vec<String> = form
+    // Server functions take JSON bodies.
+    let call = |name: &str, fields: &[(&str, &str)]| {
+        let body: serde_json::Map<String, Value> = fields
             .iter()
-            .map(|(k, v)| format!("{k}={}", v.replace(' ', "%20")))
+            .map(|(k, v)| (k.to_string(), json!(v)))
             .collect();
         server
             .http
             .post(format!("{}/api/dashboard/{name}", server.url))
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body.join("&"))
+            .json(&body)
     };
     let (status, body) = server.send(call("list_sessions", &[])).await;
     assert_eq!(status, 200);

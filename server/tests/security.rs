@@ -72,7 +72,7 @@ async fn hello(server: &TestServer, hello: Value) -> (Socket, Value) {
     (socket, snapshot)
 }
 
-/// A server function called as the dashboard does (a URL-encoded form).
+/// A server function called as the dashboard does (a JSON body).
 fn server_fn(
     server: &TestServer,
     name: &str,
@@ -81,7 +81,7 @@ fn server_fn(
     server
         .http
         .post(format!("{}/api/dashboard/{name}", server.url))
-        .header("content-type", "application/x-www-form-urlencoded")
+        .header("content-type", "application/json")
         .body(body)
 }
 
@@ -110,7 +110,7 @@ async fn a_page_on_another_local_port_cannot_drive_imprint() {
         let (status, body) = server.send(rest).await;
         assert_eq!(status, 403, "{origin}: {body}");
         assert!(body["error"].as_str().unwrap().contains("other sites"));
-        let function = server_fn(&server, "list_sessions", "").header("Origin", origin);
+        let function = server_fn(&server, "list_sessions", "{}").header("Origin", origin);
         assert_eq!(
             server.send(function).await.0,
             403,
@@ -171,7 +171,7 @@ async fn our_own_origin_and_requests_without_one_are_served() {
         .post(format!("{}/api/chat/sessions", server.url))
         .header("Origin", &server.url);
     assert_eq!(server.send(own).await.0, 201);
-    let function = server_fn(&server, "list_sessions", "").header("Origin", &server.url);
+    let function = server_fn(&server, "list_sessions", "{}").header("Origin", &server.url);
     assert_eq!(server.send(function).await.0, 200);
     // curl and the CLI send no Origin: today's rules.
     let missing = server
@@ -179,7 +179,10 @@ async fn our_own_origin_and_requests_without_one_are_served() {
         .post(format!("{}/api/chat/sessions", server.url));
     assert_eq!(server.send(missing).await.0, 201);
     assert_eq!(
-        server.send(server_fn(&server, "list_sessions", "")).await.0,
+        server
+            .send(server_fn(&server, "list_sessions", "{}"))
+            .await
+            .0,
         200
     );
     assert!(open_voice(&server, None).await.is_ok());
@@ -276,7 +279,10 @@ async fn every_response_carries_the_security_headers() {
                 .post(format!("{}/api/chat/sessions", server.url))
                 .header("Origin", "http://localhost:3000"),
         ),
-        ("a server function", server_fn(&server, "list_sessions", "")),
+        (
+            "a server function",
+            server_fn(&server, "list_sessions", "{}"),
+        ),
     ] {
         let response = request.send().await.unwrap();
         assert_security_headers(&response, what);
@@ -333,7 +339,7 @@ async fn bad_bodies_get_400_413_or_404_never_500() {
         .await;
     assert_eq!(status, 400, "an undecodable body: {body}");
     assert!(body["error"].is_string());
-    let big = format!("sid={sid}&message={}", "x".repeat(70 * 1024));
+    let big = json!({"sid": sid, "message": "x".repeat(70 * 1024)}).to_string();
     let chunked = futures::stream::iter(
         big.into_bytes()
             .chunks(8 * 1024)
@@ -349,7 +355,7 @@ async fn bad_bodies_get_400_413_or_404_never_500() {
         .await;
     assert_eq!(status, 413, "a chunked body over 64 KiB: {body}");
     let (status, body) = server
-        .send(server_fn(&server, "no_such_function", ""))
+        .send(server_fn(&server, "no_such_function", "{}"))
         .await;
     assert_eq!((status, body["error"].is_string()), (404, true), "{body}");
     let path = format!("{}/api/chat/sessions/{sid}/messages", server.url);
