@@ -9,6 +9,7 @@ pub use run::{run_tool, ToolOutput};
 use serde_json::{json, Value};
 
 use crate::config::ToolFormat;
+use crate::models::ChatMessage;
 
 pub use app::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
 
@@ -170,13 +171,47 @@ fn ask_user_schema() -> Value {
     )
 }
 
-/// The system prompt: who the assistant is, the date, and the strategy
-/// guide (with its one line on asking when `ask_user` is offered).
-pub fn system_prompt(tools: &[Value], now: chrono::DateTime<chrono::Local>) -> String {
-    let mut prompt = format!(
-        "You are Imprint, the user's personal memory assistant. Today is {}. \
-         Answer briefly and plainly.",
+/// The messages of a reply's first model request: the system prompt, the
+/// conversation, and just before the new user message, the time.
+///
+/// Ordered for the model server's prompt cache: for a given tool offer,
+/// everything before the conversation is byte-identical in every reply
+/// (the system prompt holds no date; the tools follow it in the request),
+/// so a new reply reprocesses only what changed, from the conversation on.
+/// The time, which changes every minute, is said once, at the end, as one
+/// of Imprint's notes (which later replies do not repeat).
+pub fn reply_messages(
+    tools: &[Value],
+    history: Vec<ChatMessage>,
+    now: chrono::DateTime<chrono::Local>,
+) -> Vec<ChatMessage> {
+    let mut messages = Vec::with_capacity(history.len() + 2);
+    messages.push(ChatMessage::System(system_prompt(tools)));
+    messages.extend(history);
+    let note = ChatMessage::User(time_note(now));
+    match messages.last() {
+        Some(ChatMessage::User(_)) => messages.insert(messages.len() - 1, note),
+        _ => messages.push(note),
+    }
+    messages
+}
+
+/// The current time for the model, to the minute (a reminder's "in 20
+/// minutes" needs it), with the weekday and offset for relative dates.
+pub fn time_note(now: chrono::DateTime<chrono::Local>) -> String {
+    format!(
+        "(Imprint: it is now {}.)",
         now.format("%A %Y-%m-%d %H:%M (%:z)")
+    )
+}
+
+/// The system prompt: who the assistant is and the strategy guide (with
+/// its one line on asking when `ask_user` is offered). The same for every
+/// reply with the same tools: the time is in the last message instead.
+pub fn system_prompt(tools: &[Value]) -> String {
+    let mut prompt = String::from(
+        "You are Imprint, the user's personal memory assistant. Imprint's note before the \
+         user's latest message gives the current date and time. Answer briefly and plainly.",
     );
     if tools.is_empty() {
         return prompt;
@@ -277,19 +312,15 @@ mod tests {
 
     #[test]
     fn the_asking_line_is_in_the_guide_only_with_ask_user() {
-        let now = chrono::Local::now();
-        let with = system_prompt(&offered(ToolFormat::Native, Offer::CHAT), now);
+        let with = system_prompt(&offered(ToolFormat::Native, Offer::CHAT));
         assert!(with.contains("ask_user") && with.contains("offer options"));
-        let without = system_prompt(
-            &offered(
-                ToolFormat::Native,
-                Offer {
-                    read_only: false,
-                    can_answer: false,
-                },
-            ),
-            now,
-        );
+        let without = system_prompt(&offered(
+            ToolFormat::Native,
+            Offer {
+                read_only: false,
+                can_answer: false,
+            },
+        ));
         assert!(!without.contains("ask_user"));
     }
 }
