@@ -128,7 +128,10 @@ async fn a_waiting_question_waits_again_after_a_kill_and_its_answer_finishes_the
     let sent_roles: Vec<&str> = sent.iter().map(|m| m["role"].as_str().unwrap()).collect();
     // The time note, then the user's message (issue 17: the time comes last).
     assert_eq!(sent_roles, ["system", "user", "user", "assistant", "tool"]);
-    assert!(sent[1]["content"].as_str().unwrap().starts_with("(Imprint: it is now"));
+    assert!(sent[1]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("(Imprint: it is now"));
     assert_eq!(sent[3]["tool_calls"][0]["function"]["name"], "ask_user");
     assert_eq!(sent[4]["content"], "The user answered: Billing");
 
