@@ -378,6 +378,11 @@ cmd_start() {
   #   than read again. Prompt caching itself (`cache_prompt`) is on by
   #   default, and so is the prompt similarity a request without `id_slot`
   #   is placed by (--slot-prompt-similarity, kept at its default).
+  # --cache-ram 256: prompts a slot gives up are kept in memory (up to 256
+  #   MiB; one of Imprint's, its ~700 tokens, is about 8 MiB with this model)
+  #   and swapped back when a later request shares more with one of them:
+  #   each tool offer (with or without `store`, `remind`, `ask_user`) keeps
+  #   its own cached prefix though one slot serves them all.
   # --alias: /v1/models and each response name the model, not its path.
   # -n: a default cap for requests without max_tokens; this small model can
   # loop (e.g. repeating an options list) until the context is full.
@@ -391,7 +396,7 @@ cmd_start() {
   }
   exec "$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$port" \
     -t "$(nproc)" --parallel "$slots" -c "$((CTX_SIZE * slots))" \
-    --cache-reuse 256 -n "$MAX_TOKENS" --jinja \
+    --cache-reuse 256 --cache-ram 256 -n "$MAX_TOKENS" --jinja \
     --alias "$MODEL_ALIAS" --no-webui --cors-origins localhost "$@"
 }
 
