@@ -63,19 +63,24 @@ pub fn offered(format: ToolFormat, offer: Offer) -> Vec<Value> {
 }
 
 /// The tool schemas offered for a request: the writes it asks for only.
+///
+/// The writes come last: a caller's offers then differ only in their tail,
+/// and the model server's prompt cache keeps the schemas before it (with
+/// the system prompt, which is the same for all of them) from one offer to
+/// the next.
 pub fn offered_for(format: ToolFormat, offer: Offer, writes: WritesAsked) -> Vec<Value> {
     if format == ToolFormat::None {
         return Vec::new();
     }
     let mut tools = vec![search_schema(), list_projects_schema()];
+    if offer.can_answer {
+        tools.push(ask_user_schema());
+    }
     if !offer.read_only && writes.save {
         tools.push(store_schema());
     }
     if !offer.read_only && writes.remind {
         tools.push(remind_schema());
-    }
-    if offer.can_answer {
-        tools.push(ask_user_schema());
     }
     tools
 }
@@ -207,7 +212,8 @@ pub fn time_note(now: chrono::DateTime<chrono::Local>) -> String {
 
 /// The system prompt: who the assistant is and the strategy guide (with
 /// its one line on asking when `ask_user` is offered). The same for every
-/// reply with the same tools: the time is in the last message instead.
+/// offer of a caller (whichever writes it holds) and every reply: the time
+/// is in the last message instead.
 pub fn system_prompt(tools: &[Value]) -> String {
     let mut prompt = String::from(
         "You are Imprint, the user's personal memory assistant. Imprint's note before the \
@@ -221,9 +227,8 @@ pub fn system_prompt(tools: &[Value]) -> String {
          - Search the user's memories before answering questions about their past, notes or projects; use list_projects to learn project names.\n\
          - Answer from what the tools return; say so when nothing was found.",
     );
-    if is_offered(tools, STORE) || is_offered(tools, REMIND) {
-        prompt.push_str("\n- Store a memory or set a reminder only when the user asks for it.");
-    }
+    // Said with or without the writes offered, so that offers share it.
+    prompt.push_str("\n- Store a memory or set a reminder only when the user asks for it.");
     if is_offered(tools, ASK_USER) {
         prompt.push_str(
             "\n- Ask the user (ask_user) only when the answer changes what you do and search cannot settle it; never ask more than needed, and offer options.",
@@ -284,11 +289,11 @@ mod tests {
         );
         assert_eq!(
             for_request("Remind me to call Anna."),
-            vec![SEARCH, LIST_PROJECTS, REMIND, ASK_USER]
+            vec![SEARCH, LIST_PROJECTS, ASK_USER, REMIND]
         );
         assert_eq!(
             for_request("Save that Anna likes green tea"),
-            vec![SEARCH, LIST_PROJECTS, STORE, ASK_USER]
+            vec![SEARCH, LIST_PROJECTS, ASK_USER, STORE]
         );
         // Read-only callers get no write, asked or not.
         let read_only = Offer {
@@ -303,6 +308,38 @@ mod tests {
             )),
             vec![SEARCH, LIST_PROJECTS, ASK_USER]
         );
+    }
+
+    #[test]
+    fn a_callers_offers_share_the_system_prompt_and_differ_only_in_their_last_schemas() {
+        let writes = [
+            WritesAsked {
+                save: false,
+                remind: false,
+            },
+            WritesAsked {
+                save: true,
+                remind: false,
+            },
+            WritesAsked {
+                save: false,
+                remind: true,
+            },
+            WritesAsked::ALL,
+        ];
+        let offers: Vec<Vec<Value>> = writes
+            .iter()
+            .map(|w| offered_for(ToolFormat::Hermes, Offer::CHAT, *w))
+            .collect();
+        let plain = &offers[0];
+        for tools in &offers {
+            assert_eq!(system_prompt(tools), system_prompt(plain));
+            assert_eq!(
+                &tools[..plain.len()],
+                &plain[..],
+                "the offer without writes is their prefix"
+            );
+        }
     }
 
     #[test]
