@@ -97,7 +97,13 @@ async fn main() {
     let proxy_url = serve_proxy(proxy.clone()).await;
 
     let http = reqwest::Client::new();
-    let floor = floor(&http, &model_url, chats).await;
+    // A new connection for each bare question: llama-server closes idle
+    // ones after 5 s, and a pooled one it is closing fails the request.
+    let fresh = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .expect("an HTTP client");
+    let floor = floor(&fresh, &model_url, chats).await;
     println!(
         "floor (bare question to llama-server): p50 {:.0} ms, p95 {:.0} ms, max {:.0} ms",
         floor.pct(50.0),
