@@ -9,8 +9,10 @@
 #                                          a no-op that says it is ready)
 #   scripts/local-model.sh start PORT [ARGS...]
 #                                          exec llama-server on 127.0.0.1:PORT
-#                                          (OpenAI-compatible /v1/...); extra
-#                                          ARGS go to llama-server
+#                                          (OpenAI-compatible /v1/...), one
+#                                          slot per Imprint writing slot
+#                                          (IMPRINT_WRITING_SLOTS, default 1);
+#                                          extra ARGS go to llama-server
 #   scripts/local-model.sh path            print the server and model paths,
 #                                          one a line; exit 1 if not set up
 #
@@ -56,7 +58,7 @@ CMAKE_FLAGS=(
   -DLLAMA_BUILD_EXAMPLES=OFF
   -DLLAMA_BUILD_APP=OFF
 )
-CTX_SIZE=8192
+CTX_SIZE=8192   # per slot
 MAX_TOKENS=1024
 MODEL_ALIAS=qwen2.5-coder-0.5b-instruct
 
@@ -362,14 +364,39 @@ cmd_start() {
     echo "error: the local model is not set up: run $0 ensure" >&2
     exit 1
   fi
+  # Started for one person, so that a reply's first token waits only for
+  # what is new in its prompt (Imprint's system prompt and tool schemas are
+  # the same in every reply, the time and the conversation come last):
+  # --parallel: one model slot per Imprint writing slot. Each request names
+  #   its slot (`id_slot`, the writing slot's number), so a new reply lands
+  #   on the slot whose prompt cache holds the last reply written there,
+  #   never on one holding something else (llama-server's default is 4
+  #   slots chosen by prompt similarity and age).
+  # -c: the context of one slot times the slots (each slot gets its own).
+  # --cache-reuse 256: beyond the common prefix, chunks of at least 256
+  #   tokens found again later in the prompt are shifted into place rather
+  #   than read again. Prompt caching itself (`cache_prompt`) is on by
+  #   default, and so is the prompt similarity a request without `id_slot`
+  #   is placed by (--slot-prompt-similarity, kept at its default).
+  # --cache-ram 256: prompts a slot gives up are kept in memory (up to 256
+  #   MiB; one of Imprint's, its ~700 tokens, is about 8 MiB with this model)
+  #   and swapped back when a later request shares more with one of them:
+  #   each tool offer (with or without `store`, `remind`, `ask_user`) keeps
+  #   its own cached prefix though one slot serves them all.
   # --alias: /v1/models and each response name the model, not its path.
   # -n: a default cap for requests without max_tokens; this small model can
   # loop (e.g. repeating an options list) until the context is full.
   # --no-webui: none was built. --cors-origins localhost: Imprint calls from
   # its server, so no web page elsewhere needs to read the answers.
   # Later ARGS override these (the last value of a flag wins).
+  local slots="${IMPRINT_WRITING_SLOTS:-1}"
+  [[ "$slots" =~ ^[0-9]+$ ]] && [ "$slots" -ge 1 ] || {
+    echo "error: IMPRINT_WRITING_SLOTS must be a whole number of at least 1, not '$slots'" >&2
+    exit 2
+  }
   exec "$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$port" \
-    -t "$(nproc)" -c "$CTX_SIZE" -n "$MAX_TOKENS" --jinja \
+    -t "$(nproc)" --parallel "$slots" -c "$((CTX_SIZE * slots))" \
+    --cache-reuse 256 --cache-ram 256 -n "$MAX_TOKENS" --jinja \
     --alias "$MODEL_ALIAS" --no-webui --cors-origins localhost "$@"
 }
 

@@ -3,6 +3,16 @@
 // /chat in a fresh browser context N times, and prints how long from the
 // navigation's start until the sessions list has rendered (the page's
 // own clock, performance.now()). A measurement, not a test.
+//
+// Then long chats (issue 17): with the scripted stand-in model
+// (target/release/examples/standin_model) the data directory is seeded
+// through the API with 600 chats, one of 800 messages and one of 5,000
+// (user and assistant in turn, each a short numbered line), and each long
+// chat is opened (/chat/ID) in a fresh context N/2 times: the time from
+// the navigation's start to the frame in which its last message is drawn
+// inside the visible part of the message list. The stand-in keeps every
+// request it received, each with the whole chat so far: seeding the
+// 5,000-message chat makes it hold about 5 GB for the length of the run.
 //   node bench/page-ready.mjs [RUNS=20]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,22 +25,63 @@ import { chromium } from '@playwright/test';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const runs = Number(process.argv[2] ?? 20);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imprint-bench-'));
-const server = spawn(path.join(root, 'target/release/imprint'), [], {
-  env: { ...process.env, IMPRINT_ADDR: '127.0.0.1:0', IMPRINT_DATA_DIR: dataDir, IMPRINT_DIST_DIR: path.join(root, 'dist') },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const baseURL = await new Promise((resolve, reject) => {
-  createInterface({ input: server.stdout }).on('line', (line) => {
-    const match = /imprint listening on (http:\/\/\S+)/.exec(line);
-    if (match) resolve(match[1]);
+
+/** Spawns `bin` and resolves with the first capture of `ready` in its stdout. */
+function start(bin, args, env, ready) {
+  const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const match = ready.exec(line);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`${path.basename(bin)} exited (${code})`)));
   });
-  server.once('exit', (code) => reject(new Error(`server exited (${code})`)));
-});
+  return { child, url };
+}
+
+const standin = start(path.join(root, 'target/release/examples/standin_model'), ['127.0.0.1:0'], {},
+  /standin listening on (http:\/\/\S+)/);
+const standinURL = await standin.url;
+const imprint = start(path.join(root, 'target/release/imprint'), [], {
+  IMPRINT_ADDR: '127.0.0.1:0', IMPRINT_DATA_DIR: dataDir, IMPRINT_DIST_DIR: path.join(root, 'dist'),
+  IMPRINT_CHAT_PROVIDER: 'openai', IMPRINT_CHAT_BASE_URL: standinURL, IMPRINT_CHAT_MODEL: 'standin',
+  IMPRINT_WRITING_SLOTS: '4',
+}, /imprint listening on (http:\/\/\S+)/);
+const server = imprint.child;
+const baseURL = await imprint.url;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
+async function api(method, route, body) {
+  const response = await fetch(`${baseURL}${route}`, {
+    method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+  return response;
+}
+
+/** A new chat holding `messages` messages: user and assistant in turn,
+ * each exchange a reply of the stand-in (which answers "You said: …"). */
+async function seedChat(messages, label) {
+  const { id } = await (await api('POST', '/api/chat/sessions', {})).json();
+  for (let n = 1; n <= messages / 2; n++) {
+    const text = n === messages / 2 ? `${label} exchange ${n}, the last` : `${label} exchange ${n}`;
+    const { reply_id } = await (await api('POST', `/api/chat/sessions/${id}/messages`, { message: text })).json();
+    // Read the reply's stream to its end, so the next message is not refused.
+    const events = await api('GET', `/api/chat/sessions/${id}/reply?reply_id=${reply_id}`);
+    const body = await events.text();
+    if (!body.includes('"type":"done"')) throw new Error(`the reply to "${text}" did not finish`);
+  }
+  return id;
+}
+
+const seedStarted = performance.now();
+for (let i = 0; i < 598; i++) await api('POST', '/api/chat/sessions', {});
+const [long800, long5000] = await Promise.all([seedChat(800, 'Long'), seedChat(5000, 'Longer')]);
+console.log(`Seeded 600 chats (one of 800 messages, one of 5,000) in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s`);
+
 const ready = [];
 for (let i = 0; i < runs + 1; i++) {
   const context = await browser.newContext();
@@ -41,14 +92,56 @@ for (let i = 0; i < runs + 1; i++) {
   if (i > 0) ready.push(ms); // the first run warms the server's file cache
   await context.close();
 }
+
+/** Navigation start → the frame in which the chat's last message (the
+ * stand-in's answer to its last exchange) is drawn inside the visible part
+ * of the message list, measured in the page on each animation frame. */
+async function lastMessageVisible(id) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${baseURL}/chat/${id}`, { waitUntil: 'commit' });
+  const handle = await page.waitForFunction(() => {
+    const list = document.querySelector('[data-testid="messages"]');
+    const last = list?.querySelector('.msg:last-of-type');
+    if (!last || !/exchange \d+, the last/.test(last.textContent)) return false;
+    const box = last.getBoundingClientRect();
+    const view = list.getBoundingClientRect();
+    return box.height > 0 && box.bottom <= view.bottom + 1 && box.top >= view.top - 1 && performance.now();
+  }, null, { polling: 'raf', timeout: 60_000 });
+  const ms = await handle.jsonValue();
+  const drawn = await page.locator('[data-testid="messages"] .msg').count();
+  await context.close();
+  return { ms, drawn };
+}
+
+const longRuns = Math.max(2, Math.floor(runs / 2));
+const longChats = [];
+for (const [label, id, target] of [['800 messages', long800, 300], ['5,000 messages', long5000, 400]]) {
+  const times = [];
+  let drawn = 0;
+  for (let i = 0; i < longRuns + 1; i++) {
+    const run = await lastMessageVisible(id);
+    if (i > 0) times.push(run.ms); // the first run warms the server's file cache
+    drawn = run.drawn;
+  }
+  longChats.push({ label, times: times.sort((a, b) => a - b), drawn, target });
+}
+
 await browser.close();
 server.kill('SIGTERM');
+standin.child.kill('SIGTERM');
 fs.rmSync(dataDir, { recursive: true, force: true });
 ready.sort((a, b) => a - b);
 const pick = (q) => ready[Math.min(ready.length - 1, Math.floor(q * ready.length))];
+const pickOf = (list, q) => list[Math.min(list.length - 1, Math.floor(q * list.length))];
 const wasm = fs.readdirSync(path.join(root, 'dist')).find((f) => f.endsWith('.wasm'));
 const raw = fs.statSync(path.join(root, 'dist', wasm)).size;
 const gzip = (await import('node:zlib')).gzipSync(fs.readFileSync(path.join(root, 'dist', wasm)), { level: 9 }).length;
 console.log(`Chat page ready (navigation start → sessions list rendered), ${runs} runs, fresh context each:`);
 console.log(`  p50 ${pick(0.5).toFixed(1)} ms, p95 ${pick(0.95).toFixed(1)} ms, min ${ready[0].toFixed(1)} ms  (target ≤ 400 ms)`);
 console.log(`Release wasm: ${(raw / 1024).toFixed(0)} KiB raw, ${(gzip / 1024).toFixed(0)} KiB gzip -9 (target ≤ 250 KB gzip)`);
+console.log(`Long chat open (navigation start → last message visible), in a dashboard of 600 chats, ${longRuns} runs each, fresh context each:`);
+for (const { label, times, drawn, target } of longChats) {
+  console.log(`  ${label}: p50 ${pickOf(times, 0.5).toFixed(1)} ms, p95 ${pickOf(times, 0.95).toFixed(1)} ms, min ${times[0].toFixed(1)} ms, ${drawn} messages drawn  (target ≤ ${target} ms)`);
+}
+console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -3,8 +3,10 @@
 //!
 //! ```sh
 //! cargo build --release -p imprint --bin imprint
-//! cargo run --release -p imprint --example eval_questions
+//! cargo run --release -p imprint --example eval_questions [clear|ambiguous]
 //! ```
+//!
+//! (`clear` or `ambiguous`: only the prompts of that kind.)
 //!
 //! The model is the local one (`scripts/local-model.sh start` on a free
 //! port, set up by `scripts/local-model.sh ensure`), or whatever
@@ -308,8 +310,19 @@ async fn main() {
         PROMPTS.len()
     );
 
+    let only = std::env::args().nth(1).map(|kind| match kind.as_str() {
+        "clear" => Kind::Clear,
+        "ambiguous" => Kind::Ambiguous,
+        other => {
+            eprintln!("eval_questions: unknown kind {other:?} (clear or ambiguous)");
+            std::process::exit(2);
+        }
+    });
     let mut results = Vec::new();
-    for prompt in PROMPTS {
+    for prompt in PROMPTS
+        .iter()
+        .filter(|p| only.is_none_or(|kind| p.kind == kind))
+    {
         let outcome = run_prompt(&http, &server.url, prompt).await;
         let due_check = check_due(prompt, &outcome);
         println!(
@@ -562,6 +575,9 @@ fn summarize(results: &[(&Prompt, Outcome)]) {
             .map(|(_, o)| o)
             .collect();
         let n = of_kind.len();
+        if n == 0 {
+            continue;
+        }
         let asked = of_kind
             .iter()
             .filter(|o| o.asked_by_model + o.asked_by_imprint > 0)

@@ -9,7 +9,7 @@ use app::protocol::{
     ChatStatus, DashboardEvent, QuestionList, ReplyStarted, Role, Session, SessionList,
     SessionSummary, WaitingQuestion,
 };
-use tokio::sync::{broadcast, Notify, Semaphore};
+use tokio::sync::{broadcast, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
@@ -17,7 +17,7 @@ use crate::config::Config;
 use crate::models::{ChatMessage, ModelClient};
 use crate::replies::{
     history_to_messages, resume_reply, stream_reply, Checkpoint, Replies, Reply, ReplyEnv,
-    ReplyJob, ToolSets,
+    ReplyJob, ToolSets, WritingSlots,
 };
 use crate::store::{NewMessage, OpenReply, Store, StoreError};
 use crate::tools::Offer;
@@ -52,7 +52,7 @@ impl Engine {
         let reply_env = Arc::new(ReplyEnv {
             tool_sets: ToolSets::new(model.tool_format),
             model: ModelClient::new(model),
-            slots: Arc::new(Semaphore::new(config.writing_slots)),
+            slots: Arc::new(WritingSlots::new(config.writing_slots)),
             research_budget: config.research_budget(),
             max_tool_iters: config.max_tool_iters,
             answer_timeout: config.answer_timeout(),

@@ -526,7 +526,7 @@ impl Conversation {
             };
             let Some(event) = event else { break };
             deadline = Instant::now() + quiet_limit;
-            let mut value: Value = serde_json::from_str(&event.json).unwrap_or(Value::Null);
+            let mut value: Value = serde_json::from_str(event.json()).unwrap_or(Value::Null);
             value["turn_id"] = Value::String(reply.id.clone());
             match &event.event {
                 ReplyEvent::Token { text } => {

@@ -126,9 +126,14 @@ async fn a_waiting_question_waits_again_after_a_kill_and_its_answer_finishes_the
     assert_eq!(requests.len(), 2);
     let sent = requests[1]["messages"].as_array().unwrap();
     let sent_roles: Vec<&str> = sent.iter().map(|m| m["role"].as_str().unwrap()).collect();
-    assert_eq!(sent_roles, ["system", "user", "assistant", "tool"]);
-    assert_eq!(sent[2]["tool_calls"][0]["function"]["name"], "ask_user");
-    assert_eq!(sent[3]["content"], "The user answered: Billing");
+    // The time note, then the user's message (issue 17: the time comes last).
+    assert_eq!(sent_roles, ["system", "user", "user", "assistant", "tool"]);
+    assert!(sent[1]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("(Imprint: it is now"));
+    assert_eq!(sent[3]["tool_calls"][0]["function"]["name"], "ask_user");
+    assert_eq!(sent[4]["content"], "The user answered: Billing");
 
     let session = imprint.session(&sid).await;
     assert_eq!(session["reply"], Value::Null);

@@ -53,7 +53,7 @@ impl Samples {
 pub struct SseReader {
     stream: futures::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
     messages: imprint::sse::SseMessages,
-    ready: std::collections::VecDeque<Value>,
+    ready: std::collections::VecDeque<String>,
 }
 
 impl SseReader {
@@ -67,6 +67,13 @@ impl SseReader {
 
     /// The next message's data, or None at the end of the stream.
     pub async fn next(&mut self) -> Option<Value> {
+        let data = self.next_raw().await?;
+        Some(serde_json::from_str(&data).expect("an SSE data line is JSON"))
+    }
+
+    /// The next message's data as sent (a model's stream ends with
+    /// `[DONE]`, which is not JSON), or None at the end of the stream.
+    pub async fn next_raw(&mut self) -> Option<String> {
         loop {
             if let Some(message) = self.ready.pop_front() {
                 return Some(message);
@@ -76,11 +83,8 @@ impl SseReader {
                 _ => return None,
             };
             let messages = self.messages.push(&bytes).into_iter();
-            self.ready.extend(
-                messages
-                    .filter(|m| !m.data.is_empty())
-                    .map(|m| serde_json::from_str(&m.data).expect("an SSE data line is JSON")),
-            );
+            self.ready
+                .extend(messages.filter(|m| !m.data.is_empty()).map(|m| m.data));
         }
     }
 

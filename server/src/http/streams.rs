@@ -11,6 +11,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use bytes::BytesMut;
 use futures::{Stream, StreamExt};
 use tokio_stream::wrappers::BroadcastStream;
 
@@ -55,20 +56,27 @@ async fn reply_events(
         .unwrap_or(0);
     let cursor = reply.log.follow(after);
     let shutdown = engine.shutdown.clone();
-    // Written as raw SSE frames so that a watcher that fell behind gets
-    // everything that is ready in one write, not one write per event.
+    // Each event's frame is encoded once, when published, and every
+    // watcher is handed that same buffer; a watcher that fell behind gets
+    // everything ready in one write, not one write per event.
     let stream = futures::stream::unfold(cursor, |mut cursor| async move {
-        let first = tokio::select! {
-            event = cursor.next() => event?,
+        let batch = tokio::select! {
+            batch = cursor.next_batch(256) => batch?,
             _ = tokio::time::sleep(KEEP_ALIVE) => {
                 return Some((Ok::<_, Infallible>(Bytes::from_static(b": keep-alive\n\n")), cursor));
             }
         };
-        let mut frames = String::new();
-        for event in std::iter::once(first).chain(cursor.ready(256)) {
-            frames.push_str(&format!("id: {}\ndata: {}\n\n", event.seq, event.json));
-        }
-        Some((Ok(Bytes::from(frames)), cursor))
+        let frames = match batch.as_slice() {
+            [one] => one.frame.clone(),
+            many => {
+                let mut frames = BytesMut::with_capacity(many.iter().map(|e| e.frame.len()).sum());
+                for event in many {
+                    frames.extend_from_slice(&event.frame);
+                }
+                frames.freeze()
+            }
+        };
+        Some((Ok(frames), cursor))
     })
     .take_until(async move { shutdown.cancelled().await });
     Ok((

@@ -141,6 +141,12 @@ impl ModelClient {
             body["top_p"] = json!(0.8);
             body["top_k"] = json!(20);
             body["repeat_penalty"] = json!(1.05);
+            // The model server's slot of the same number as the writing
+            // slot: its prompt cache holds the last request written there
+            // (the same system prompt and tools), so only the rest is read.
+            if let Some(slot) = turn.slot {
+                body["id_slot"] = json!(slot);
+            }
         }
         body
     }
@@ -449,6 +455,7 @@ mod tests {
             tools: Arc::new(tools),
             allow_calls,
             call_id_prefix: "t1_".into(),
+            slot: None,
         })
     }
 
@@ -458,6 +465,162 @@ mod tests {
             assert_eq!(body(format, ToolPrompt::Imprint, true)["max_tokens"], 333);
             assert_eq!(body(format, ToolPrompt::Template, false)["max_tokens"], 333);
         }
+    }
+
+    fn client(provider: Provider, tool_format: ToolFormat, tool_prompt: ToolPrompt) -> ModelClient {
+        ModelClient::new(ModelSettings {
+            provider,
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "m".into(),
+            api_key: None,
+            tool_format,
+            tool_prompt,
+            idle_timeout: Duration::from_secs(1),
+            max_tokens: 333,
+        })
+    }
+
+    /// A reply's first request as the model reads it, part by part: the
+    /// tools (every mode puts them before the conversation: the chat
+    /// template and remote providers render them with the system prompt),
+    /// then each message, as sent.
+    fn prompt_parts(
+        client: &ModelClient,
+        history: Vec<ChatMessage>,
+        now: chrono::DateTime<chrono::Local>,
+    ) -> Vec<String> {
+        let format = client.tool_format();
+        let tools = Arc::new(crate::tools::offered(format, crate::tools::Offer::CHAT));
+        let body = client.request_body(&TurnRequest {
+            messages: crate::tools::reply_messages(&tools, history, now),
+            tools,
+            allow_calls: true,
+            call_id_prefix: "t1_".into(),
+            slot: Some(0),
+        });
+        let mut parts = vec![body.get("tools").map(Value::to_string).unwrap_or_default()];
+        parts.extend(
+            body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(Value::to_string),
+        );
+        parts
+    }
+
+    /// The index of the first part that differs; everything before it is
+    /// byte-identical.
+    fn first_change(a: &[String], b: &[String]) -> usize {
+        a.iter().zip(b).take_while(|(a, b)| a == b).count()
+    }
+
+    #[test]
+    fn prompts_share_their_prefix_byte_for_byte_up_to_the_first_change() {
+        use chrono::TimeZone;
+        let now = chrono::Local
+            .with_ymd_and_hms(2031, 3, 17, 15, 47, 0)
+            .unwrap();
+        let question = || ChatMessage::User("What is the capital of Japan?".into());
+        let earlier = || {
+            vec![
+                ChatMessage::User("Hello".into()),
+                ChatMessage::Assistant {
+                    content: "Hi! How can I help?".into(),
+                    tool_calls: Vec::new(),
+                },
+            ]
+        };
+        let modes = [
+            (Provider::Local, ToolFormat::Hermes, ToolPrompt::Template),
+            (Provider::Local, ToolFormat::Hermes, ToolPrompt::Imprint),
+            (Provider::Vllm, ToolFormat::QwenXml, ToolPrompt::Imprint),
+            (Provider::Openai, ToolFormat::Native, ToolPrompt::Imprint),
+        ];
+        for (provider, format, tool_prompt) in modes {
+            let client = client(provider, format, tool_prompt);
+            let mode = format!("{provider:?} {format:?} {tool_prompt:?}");
+            let first = prompt_parts(&client, vec![question()], now);
+            // [tools, system, time note, question]
+            assert_eq!(first.len(), 4, "{mode}");
+            assert!(
+                first[2].contains("it is now Monday 2031-03-17 15:47"),
+                "{mode}: {}",
+                first[2]
+            );
+
+            // A minute later: only the time note differs.
+            let later = prompt_parts(
+                &client,
+                vec![question()],
+                now + chrono::Duration::minutes(1),
+            );
+            assert_eq!(
+                first_change(&first, &later),
+                2,
+                "{mode}: the tools and system prompt are the same"
+            );
+            assert!(later[2].contains("15:48"), "{mode}");
+            assert_eq!(
+                first[3], later[3],
+                "{mode}: the question after the note is the same"
+            );
+            assert!(
+                !first[..2].concat().contains("2031"),
+                "{mode}: no date before the conversation"
+            );
+
+            // Another conversation at the same minute: the same up to it.
+            let mut history = earlier();
+            history.push(question());
+            let other = prompt_parts(&client, history, now);
+            assert_eq!(first_change(&first, &other), 2, "{mode}");
+            assert_eq!(
+                other[2],
+                format!("{}", wire(&client, &earlier()[0])),
+                "{mode}"
+            );
+
+            // The second message of that conversation reads the first
+            // exchange exactly as before, up to the new note.
+            let mut longer = earlier();
+            longer.push(question());
+            longer.push(ChatMessage::Assistant {
+                content: "Tokyo.".into(),
+                tool_calls: Vec::new(),
+            });
+            longer.push(ChatMessage::User("And of France?".into()));
+            let second = prompt_parts(&client, longer, now + chrono::Duration::minutes(1));
+            assert_eq!(
+                first_change(&other, &second),
+                4,
+                "{mode}: the same up to the first reply's note"
+            );
+        }
+    }
+
+    fn wire(client: &ModelClient, message: &ChatMessage) -> Value {
+        let markup = matches!(
+            client.tool_format(),
+            ToolFormat::Hermes | ToolFormat::QwenXml
+        ) && client.settings().tool_prompt == ToolPrompt::Imprint;
+        prompt::wire_message(message, markup)
+    }
+
+    #[test]
+    fn a_local_request_names_its_writing_slot_and_no_other_does() {
+        let turn = |slot| TurnRequest {
+            messages: vec![ChatMessage::User("hi".into())],
+            tools: Arc::new(Vec::new()),
+            allow_calls: false,
+            call_id_prefix: "t1_".into(),
+            slot,
+        };
+        let local = client(Provider::Local, ToolFormat::Hermes, ToolPrompt::Template);
+        assert_eq!(local.request_body(&turn(Some(2)))["id_slot"], 2);
+        assert!(local.request_body(&turn(None)).get("id_slot").is_none());
+        let remote = client(Provider::Openai, ToolFormat::Native, ToolPrompt::Imprint);
+        assert!(remote.request_body(&turn(Some(2))).get("id_slot").is_none());
     }
 
     #[test]
@@ -549,6 +712,7 @@ mod tests {
                 tools: Arc::new(Vec::new()),
                 allow_calls: false,
                 call_id_prefix: format!("t{turn}_"),
+                slot: None,
             };
             let mut events = client.stream_turn(request, CancellationToken::new());
             let mut text = String::new();

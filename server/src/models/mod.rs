@@ -82,4 +82,8 @@ pub struct TurnRequest {
     pub allow_calls: bool,
     /// Prefix of ids given to calls written as markup (unique per turn).
     pub call_id_prefix: String,
+    /// The writing slot the reply holds: a local llama-server is asked to
+    /// use its slot of the same number (`id_slot`), whose prompt cache
+    /// holds the last request written on it.
+    pub slot: Option<usize>,
 }

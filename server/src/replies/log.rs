@@ -1,10 +1,11 @@
 //! A reply's event log: every event in order, each with its sequence
-//! number and its JSON written once, and a way for any number of watchers
-//! to read it from any point and then follow it live.
+//! number and its server-sent event frame written once, and a way for any
+//! number of watchers to read it from any point and then follow it live.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 use app::protocol::ReplyEvent;
+use bytes::Bytes;
 use tokio::sync::watch;
 
 /// One logged event; `seq` starts at 1.
@@ -12,8 +13,35 @@ use tokio::sync::watch;
 pub struct LoggedEvent {
     pub seq: u64,
     pub event: ReplyEvent,
-    /// The event as JSON, serialized once for every watcher.
-    pub json: Arc<str>,
+    /// The event as a server-sent event, `id: SEQ\ndata: JSON\n\n`,
+    /// encoded once: every watcher is handed the same buffer.
+    pub frame: Bytes,
+    /// Where the JSON lies in `frame`.
+    json: std::ops::Range<usize>,
+}
+
+impl LoggedEvent {
+    fn new(seq: u64, event: ReplyEvent) -> Self {
+        let json = serde_json::to_string(&event)
+            .unwrap_or_else(|_| r#"{"type":"error","error":"unserializable event"}"#.into());
+        let head = format!("id: {seq}\ndata: ");
+        let mut frame = String::with_capacity(head.len() + json.len() + 2);
+        frame.push_str(&head);
+        frame.push_str(&json);
+        frame.push_str("\n\n");
+        Self {
+            seq,
+            event,
+            json: head.len()..head.len() + json.len(),
+            frame: Bytes::from(frame),
+        }
+    }
+
+    /// The event as JSON (serialized once, with the frame).
+    pub fn json(&self) -> &str {
+        // The frame was built from a String; the range is on char bounds.
+        std::str::from_utf8(&self.frame[self.json.clone()]).unwrap_or_default()
+    }
 }
 
 pub struct EventLog {
@@ -21,7 +49,8 @@ pub struct EventLog {
     /// restored after a restart the last one it had stored, so its events
     /// go on from there.
     base: u64,
-    events: Mutex<Vec<Arc<LoggedEvent>>>,
+    /// Read by every watcher at each event, written by the reply alone.
+    events: RwLock<Vec<Arc<LoggedEvent>>>,
     /// The number of events; watchers wake when it changes.
     len: watch::Sender<u64>,
 }
@@ -37,25 +66,22 @@ impl EventLog {
     pub fn continuing_after(seq: u64) -> Self {
         Self {
             base: seq,
-            events: Mutex::new(Vec::new()),
+            events: RwLock::new(Vec::new()),
             len: watch::Sender::new(seq),
         }
     }
 
     /// The sequence number of the last event (the base when empty).
     pub fn last_seq(&self) -> u64 {
-        self.base + self.lock().len() as u64
+        self.base + self.read().len() as u64
     }
 
     /// Appends an event and wakes the watchers; returns its sequence number.
     pub fn publish(&self, event: ReplyEvent) -> u64 {
-        let json: Arc<str> = serde_json::to_string(&event)
-            .unwrap_or_else(|_| r#"{"type":"error","error":"unserializable event"}"#.into())
-            .into();
         let seq = {
-            let mut events = self.lock();
+            let mut events = self.events.write().unwrap_or_else(|e| e.into_inner());
             let seq = self.base + events.len() as u64 + 1;
-            events.push(Arc::new(LoggedEvent { seq, event, json }));
+            events.push(Arc::new(LoggedEvent::new(seq, event)));
             seq
         };
         self.len.send_replace(seq);
@@ -79,21 +105,33 @@ impl EventLog {
 
     /// Whether `done` was published.
     pub fn is_done(&self) -> bool {
-        self.lock().last().is_some_and(|e| e.event.is_done())
+        self.read().last().is_some_and(|e| e.event.is_done())
     }
 
     pub fn snapshot(&self) -> Vec<Arc<LoggedEvent>> {
-        self.lock().clone()
+        self.read().clone()
     }
 
     /// The event with sequence number `seq + 1`.
     fn get(&self, seq: u64) -> Option<Arc<LoggedEvent>> {
         let index = seq.checked_sub(self.base)?;
-        self.lock().get(index as usize).cloned()
+        self.read().get(index as usize).cloned()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<LoggedEvent>>> {
-        self.events.lock().unwrap_or_else(|e| e.into_inner())
+    /// The events after sequence number `seq`, at most `max`, under one
+    /// read lock.
+    fn after(&self, seq: u64, max: usize) -> Vec<Arc<LoggedEvent>> {
+        let Some(index) = seq.checked_sub(self.base) else {
+            return Vec::new();
+        };
+        let events = self.read();
+        let start = (index as usize).min(events.len());
+        let end = start.saturating_add(max).min(events.len());
+        events[start..end].to_vec()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<Arc<LoggedEvent>>> {
+        self.events.read().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -139,18 +177,27 @@ impl Cursor {
     /// Every event available now without waiting (at most `max`); empty
     /// once `done` was handed out.
     pub fn ready(&mut self, max: usize) -> Vec<Arc<LoggedEvent>> {
-        let mut batch = Vec::new();
-        while !self.finished && batch.len() < max {
-            match self.log.get(self.next) {
-                Some(event) => {
-                    self.next += 1;
-                    self.finished = event.event.is_done();
-                    batch.push(event);
-                }
-                None => break,
-            }
+        if self.finished {
+            return Vec::new();
         }
+        let mut batch = self.log.after(self.next, max);
+        // Nothing after `done` is handed out.
+        if let Some(done) = batch.iter().position(|e| e.event.is_done()) {
+            batch.truncate(done + 1);
+            self.finished = true;
+        }
+        self.next += batch.len() as u64;
         batch
+    }
+
+    /// The next events: every one ready now (at most `max`, at least one),
+    /// waiting for one if none is; `None` after `done`. A watcher that
+    /// fell behind gets them all in one write.
+    pub async fn next_batch(&mut self, max: usize) -> Option<Vec<Arc<LoggedEvent>>> {
+        let first = self.next().await?;
+        let mut batch = vec![first];
+        batch.extend(self.ready(max.saturating_sub(1)));
+        Some(batch)
     }
 }
 
@@ -240,9 +287,44 @@ mod tests {
     }
 
     #[test]
-    fn json_is_written_once_with_the_event() {
-        let log = EventLog::default();
+    fn the_frame_is_written_once_with_the_event() {
+        let log = Arc::new(EventLog::continuing_after(4));
         log.publish(token("hi"));
-        assert_eq!(&*log.snapshot()[0].json, r#"{"type":"token","text":"hi"}"#);
+        let event = &log.snapshot()[0];
+        assert_eq!(event.json(), r#"{"type":"token","text":"hi"}"#);
+        assert_eq!(
+            &event.frame[..],
+            b"id: 5\ndata: {\"type\":\"token\",\"text\":\"hi\"}\n\n"
+        );
+        // Every watcher is handed the same buffer, not a copy.
+        let again = &log.follow(4).ready(1)[0];
+        assert_eq!(again.frame.as_ptr(), event.frame.as_ptr());
+    }
+
+    #[tokio::test]
+    async fn a_batch_is_everything_ready_and_stops_at_done() {
+        let log = Arc::new(EventLog::default());
+        let mut cursor = log.follow(0);
+        for t in ["a", "b", "c"] {
+            log.publish(token(t));
+        }
+        log.publish(ReplyEvent::Done);
+        let first: Vec<u64> = cursor
+            .next_batch(2)
+            .await
+            .unwrap()
+            .iter()
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(first, [1, 2]);
+        let rest: Vec<u64> = cursor
+            .next_batch(256)
+            .await
+            .unwrap()
+            .iter()
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(rest, [3, 4]);
+        assert!(cursor.next_batch(256).await.is_none());
     }
 }

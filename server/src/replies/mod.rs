@@ -13,11 +13,13 @@ mod history;
 mod log;
 mod own_answer;
 mod policy;
+mod slots;
 mod stream;
 
 pub use checkpoint::Checkpoint;
 pub use history::history_to_messages;
 pub use log::{Cursor, EventLog, LoggedEvent};
+pub use slots::WritingSlots;
 pub use stream::{resume_reply, stream_reply, ReplyEnv, ReplyJob, ToolSets};
 
 use std::collections::{HashMap, VecDeque};

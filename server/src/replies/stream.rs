@@ -12,11 +12,12 @@ use std::time::Duration;
 
 use app::protocol::{DashboardEvent, Ended, Question, ReplyEvent, ToolStatus};
 use serde_json::Value;
-use tokio::sync::{broadcast, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::checkpoint::{self, Asking, Checkpoint, PendingCalls, Step};
 use super::policy::{self, SmallModelPolicy};
+use super::slots::{WritingSlot, WritingSlots};
 use super::{Replies, Reply};
 use crate::ask::{Ticket, UserAnswer};
 use crate::clock::Clock;
@@ -37,8 +38,8 @@ pub struct ReplyEnv {
     /// The tool sets, built once and shared by every reply (a set is ~20 KB
     /// of JSON values; thousands of waiting replies must not each hold one).
     pub tool_sets: ToolSets,
-    /// The writing slots: a fair (FIFO) semaphore around model work.
-    pub slots: Arc<Semaphore>,
+    /// The writing slots: taken in line (FIFO) around model work.
+    pub slots: Arc<WritingSlots>,
     pub research_budget: Duration,
     pub max_tool_iters: u32,
     pub answer_timeout: Duration,
@@ -285,7 +286,7 @@ pub(super) struct Run {
     pub(super) messages: Vec<ChatMessage>,
     pub(super) tools: Arc<Vec<Value>>,
     pub(super) research: Research,
-    permit: Option<OwnedSemaphorePermit>,
+    permit: Option<WritingSlot>,
     /// Everything the user has been shown, across turns.
     text: String,
     /// The user's message this reply answers, and the answers given
@@ -358,11 +359,7 @@ impl Run {
         // Writes the user did not ask for are not offered at all (rather
         // than refused after the model made them).
         let tools = job.env.tool_sets.get(job.offer, WritesAsked::of(&request));
-        let mut messages = vec![ChatMessage::System(tools::system_prompt(
-            &tools,
-            job.env.clock.now(),
-        ))];
-        messages.extend(job.history);
+        let messages = tools::reply_messages(&tools, job.history, job.env.clock.now());
         Self {
             request,
             answers: Vec::new(),
@@ -673,6 +670,7 @@ impl Run {
             tools: Arc::clone(&self.tools),
             allow_calls,
             call_id_prefix: format!("t{}_", self.turns),
+            slot: self.permit.as_ref().map(WritingSlot::index),
         };
         let mut events = self
             .env
@@ -796,7 +794,7 @@ impl Run {
         let permit = tokio::select! {
             biased;
             _ = self.reply.stop_token().cancelled() => return Err(self.interrupted()),
-            permit = slots.acquire_owned() => permit,
+            permit = slots.take() => permit,
         };
         match permit {
             Ok(permit) => {

@@ -9,6 +9,7 @@ pub use run::{run_tool, ToolOutput};
 use serde_json::{json, Value};
 
 use crate::config::ToolFormat;
+use crate::models::ChatMessage;
 
 pub use app::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
 
@@ -62,19 +63,24 @@ pub fn offered(format: ToolFormat, offer: Offer) -> Vec<Value> {
 }
 
 /// The tool schemas offered for a request: the writes it asks for only.
+///
+/// The writes come last: a caller's offers then differ only in their tail,
+/// and the model server's prompt cache keeps the schemas before it (with
+/// the system prompt, which is the same for all of them) from one offer to
+/// the next.
 pub fn offered_for(format: ToolFormat, offer: Offer, writes: WritesAsked) -> Vec<Value> {
     if format == ToolFormat::None {
         return Vec::new();
     }
     let mut tools = vec![search_schema(), list_projects_schema()];
+    if offer.can_answer {
+        tools.push(ask_user_schema());
+    }
     if !offer.read_only && writes.save {
         tools.push(store_schema());
     }
     if !offer.read_only && writes.remind {
         tools.push(remind_schema());
-    }
-    if offer.can_answer {
-        tools.push(ask_user_schema());
     }
     tools
 }
@@ -170,13 +176,48 @@ fn ask_user_schema() -> Value {
     )
 }
 
-/// The system prompt: who the assistant is, the date, and the strategy
-/// guide (with its one line on asking when `ask_user` is offered).
-pub fn system_prompt(tools: &[Value], now: chrono::DateTime<chrono::Local>) -> String {
-    let mut prompt = format!(
-        "You are Imprint, the user's personal memory assistant. Today is {}. \
-         Answer briefly and plainly.",
+/// The messages of a reply's first model request: the system prompt, the
+/// conversation, and just before the new user message, the time.
+///
+/// Ordered for the model server's prompt cache: for a given tool offer,
+/// everything before the conversation is byte-identical in every reply
+/// (the system prompt holds no date; the tools follow it in the request),
+/// so a new reply reprocesses only what changed, from the conversation on.
+/// The time, which changes every minute, is said once, at the end, as one
+/// of Imprint's notes (which later replies do not repeat).
+pub fn reply_messages(
+    tools: &[Value],
+    history: Vec<ChatMessage>,
+    now: chrono::DateTime<chrono::Local>,
+) -> Vec<ChatMessage> {
+    let mut messages = Vec::with_capacity(history.len() + 2);
+    messages.push(ChatMessage::System(system_prompt(tools)));
+    messages.extend(history);
+    let note = ChatMessage::User(time_note(now));
+    match messages.last() {
+        Some(ChatMessage::User(_)) => messages.insert(messages.len() - 1, note),
+        _ => messages.push(note),
+    }
+    messages
+}
+
+/// The current time for the model, to the minute (a reminder's "in 20
+/// minutes" needs it), with the weekday and offset for relative dates.
+pub fn time_note(now: chrono::DateTime<chrono::Local>) -> String {
+    format!(
+        "(Imprint: it is now {}.)",
         now.format("%A %Y-%m-%d %H:%M (%:z)")
+    )
+}
+
+/// The system prompt: who the assistant is and the strategy guide (with
+/// its one line on asking when `ask_user` is offered). The same for every
+/// offer of a caller (whichever writes it holds) and every reply: the time
+/// is in the last message instead.
+pub fn system_prompt(tools: &[Value]) -> String {
+    let mut prompt = String::from(
+        "You are Imprint, the user's personal memory assistant. Imprint's note before the \
+         user's latest message gives the current date and time. Answer briefly and plainly.",
     );
     if tools.is_empty() {
         return prompt;
@@ -186,9 +227,8 @@ pub fn system_prompt(tools: &[Value], now: chrono::DateTime<chrono::Local>) -> S
          - Search the user's memories before answering questions about their past, notes or projects; use list_projects to learn project names.\n\
          - Answer from what the tools return; say so when nothing was found.",
     );
-    if is_offered(tools, STORE) || is_offered(tools, REMIND) {
-        prompt.push_str("\n- Store a memory or set a reminder only when the user asks for it.");
-    }
+    // Said with or without the writes offered, so that offers share it.
+    prompt.push_str("\n- Store a memory or set a reminder only when the user asks for it.");
     if is_offered(tools, ASK_USER) {
         prompt.push_str(
             "\n- Ask the user (ask_user) only when the answer changes what you do and search cannot settle it; never ask more than needed, and offer options.",
@@ -249,11 +289,11 @@ mod tests {
         );
         assert_eq!(
             for_request("Remind me to call Anna."),
-            vec![SEARCH, LIST_PROJECTS, REMIND, ASK_USER]
+            vec![SEARCH, LIST_PROJECTS, ASK_USER, REMIND]
         );
         assert_eq!(
             for_request("Save that Anna likes green tea"),
-            vec![SEARCH, LIST_PROJECTS, STORE, ASK_USER]
+            vec![SEARCH, LIST_PROJECTS, ASK_USER, STORE]
         );
         // Read-only callers get no write, asked or not.
         let read_only = Offer {
@@ -271,25 +311,53 @@ mod tests {
     }
 
     #[test]
+    fn a_callers_offers_share_the_system_prompt_and_differ_only_in_their_last_schemas() {
+        let writes = [
+            WritesAsked {
+                save: false,
+                remind: false,
+            },
+            WritesAsked {
+                save: true,
+                remind: false,
+            },
+            WritesAsked {
+                save: false,
+                remind: true,
+            },
+            WritesAsked::ALL,
+        ];
+        let offers: Vec<Vec<Value>> = writes
+            .iter()
+            .map(|w| offered_for(ToolFormat::Hermes, Offer::CHAT, *w))
+            .collect();
+        let plain = &offers[0];
+        for tools in &offers {
+            assert_eq!(system_prompt(tools), system_prompt(plain));
+            assert_eq!(
+                &tools[..plain.len()],
+                &plain[..],
+                "the offer without writes is their prefix"
+            );
+        }
+    }
+
+    #[test]
     fn tool_format_none_offers_nothing() {
         assert!(offered(ToolFormat::None, Offer::CHAT).is_empty());
     }
 
     #[test]
     fn the_asking_line_is_in_the_guide_only_with_ask_user() {
-        let now = chrono::Local::now();
-        let with = system_prompt(&offered(ToolFormat::Native, Offer::CHAT), now);
+        let with = system_prompt(&offered(ToolFormat::Native, Offer::CHAT));
         assert!(with.contains("ask_user") && with.contains("offer options"));
-        let without = system_prompt(
-            &offered(
-                ToolFormat::Native,
-                Offer {
-                    read_only: false,
-                    can_answer: false,
-                },
-            ),
-            now,
-        );
+        let without = system_prompt(&offered(
+            ToolFormat::Native,
+            Offer {
+                read_only: false,
+                can_answer: false,
+            },
+        ));
         assert!(!without.contains("ask_user"));
     }
 }

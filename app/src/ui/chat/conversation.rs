@@ -7,7 +7,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::composer::{Composer, ComposerMode};
-use super::items::{activity_line, message_body, HistoryView};
+use super::items::{activity_line, message_body};
+use super::message_window::MessageWindow;
 use super::question_card::QuestionCard;
 use crate::api::{answer_question, get_session, retry_reply, send_message, stop_reply, ApiError};
 use crate::logic::reply::{
@@ -187,7 +188,10 @@ pub fn Conversation(id: String) -> impl IntoView {
     // Follow the reply at the bottom unless the user scrolled up.
     let scroller = NodeRef::<html::Div>::new();
     let pinned = StoredValue::new(true);
+    // A long chat draws its newest messages first, older ones on the way up.
+    let window = MessageWindow::new(scroller);
     let on_scroll = move |_| {
+        window.scrolled();
         if let Some(el) = scroller.get() {
             let distance = el.scroll_height() - el.scroll_top() - el.client_height();
             pinned.set_value(distance < 48);
@@ -214,11 +218,7 @@ pub fn Conversation(id: String) -> impl IntoView {
                         messages.truncate(last_user + 1);
                     }
                 }
-                history_entries(&messages)
-                    .into_iter()
-                    .map(|entry| view! { <HistoryView entry=entry/> })
-                    .collect_view()
-                    .into_any()
+                window.view(history_entries(&messages)).into_any()
             }
             Some(Err(e)) if e.status == 404 => view! {
                 <div class="empty-chat"><p>"This chat does not exist (any more)."</p><a href="/chat">"Back to chats"</a></div>

@@ -3,6 +3,7 @@
 mod composer;
 mod conversation;
 mod items;
+mod message_window;
 mod question_card;
 
 pub use question_card::{local_time, QuestionCard};

@@ -1,0 +1,44 @@
+import { test, expect } from './fixtures';
+
+// A long chat opens at its newest messages with only those drawn; older ones
+// are drawn in batches on the way up, without moving what is on screen.
+test('should open a long chat at its newest messages and draw older ones on the way up in place', async ({ page, request }) => {
+  const { id } = await (await request.post('/api/chat/sessions', { data: {} })).json();
+  // 100 exchanges (200 entries), each a reply of the stand-in: "You said: …".
+  for (let n = 1; n <= 100; n++) {
+    const started = await request.post(`/api/chat/sessions/${id}/messages`, { data: { message: `Note ${n}` } });
+    const { reply_id } = await started.json();
+    const stream = await request.get(`/api/chat/sessions/${id}/reply?reply_id=${reply_id}`);
+    expect(await stream.text()).toContain('"type":"done"');
+  }
+
+  await page.goto(`/chat/${id}`);
+  const list = page.getByTestId('messages');
+  const asked = list.getByTestId('user-message');
+  await expect(list.getByTestId('assistant-message').last()).toHaveText('You said: Note 100');
+  await expect(list.getByTestId('assistant-message').last()).toBeInViewport();
+  // The newest 60 entries: exchanges 71 to 100.
+  await expect(asked).toHaveCount(30);
+  await expect(asked.first()).toHaveText('Note 71');
+  await expect(page.getByTestId('older-messages')).toHaveText('Show earlier messages (140)');
+
+  // Scrolled to the top, the next 100 entries are drawn above "Note 71",
+  // which stays where it was on screen.
+  const anchor = asked.filter({ hasText: /^Note 71$/ });
+  const before = await list.evaluate((el) => {
+    el.scrollTop = 0;
+    const note = [...el.querySelectorAll('[data-testid="user-message"]')].find((m) => m.textContent === 'Note 71');
+    return note!.getBoundingClientRect().top;
+  });
+  await expect(asked).toHaveCount(80);
+  await expect(asked.first()).toHaveText('Note 21');
+  const after = (await anchor.boundingBox())!.y;
+  expect(Math.abs(after - before)).toBeLessThanOrEqual(2);
+
+  // The rest on request (a click that does not scroll, as from the
+  // keyboard); then there is nothing earlier.
+  await page.getByTestId('older-messages').dispatchEvent('click');
+  await expect(asked).toHaveCount(100);
+  await expect(asked.first()).toHaveText('Note 1');
+  await expect(page.getByTestId('older-messages')).toHaveCount(0);
+});
