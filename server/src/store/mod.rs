@@ -79,15 +79,19 @@ impl Store {
             }
         }
         let path = path.to_path_buf();
-        Self::start(move || Ok(Connection::open(&path)?))
+        let checkpoints = path.clone();
+        Self::start(move || Ok(Connection::open(&path)?), Some(checkpoints))
     }
 
     /// A private database in memory, gone when the last handle is dropped.
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        Self::start(|| Ok(Connection::open_in_memory()?))
+        Self::start(|| Ok(Connection::open_in_memory()?), None)
     }
 
-    fn start<O>(open: O) -> Result<Store, StoreError>
+    /// Starts the store's thread on the connection `open` makes. With a
+    /// file's path, the WAL is checkpointed by [`checkpointer`] instead of
+    /// by the writes themselves.
+    fn start<O>(open: O, file: Option<std::path::PathBuf>) -> Result<Store, StoreError>
     where
         O: FnOnce() -> Result<Connection, StoreError> + Send + 'static,
     {
@@ -99,6 +103,9 @@ impl Store {
                 let opened = open().and_then(|mut conn| {
                     schema::configure(&conn)?;
                     schema::migrate(&mut conn)?;
+                    if let Some(file) = file {
+                        checkpointer(&mut conn, file)?;
+                    }
                     Ok(conn)
                 });
                 let mut conn = match opened {
@@ -155,6 +162,48 @@ impl Store {
         });
         let _ = self.jobs.send(job);
     }
+}
+
+/// WAL pages after which the checkpointer is woken (SQLite's own default
+/// for its automatic checkpoint).
+const CHECKPOINT_PAGES: std::ffi::c_int = 1000;
+
+/// Moves the WAL's checkpoints off the store's thread. SQLite's automatic
+/// checkpoint runs inside the commit that crosses its threshold, fsyncing
+/// the database while every write queued behind it waits (up to 12 ms on
+/// this machine, in the middle of a reply's step). Here the commit only
+/// wakes a thread of its own, which checkpoints passively from a second
+/// connection while writes go on. Waking it is event-driven: the WAL hook
+/// runs on each commit.
+fn checkpointer(conn: &mut Connection, file: std::path::PathBuf) -> Result<(), StoreError> {
+    let reader = Connection::open(&file)?;
+    reader.busy_timeout(std::time::Duration::from_secs(5))?;
+    let (wake, woken) = mpsc::sync_channel::<()>(1);
+    std::thread::Builder::new()
+        .name("imprint-checkpoint".into())
+        .spawn(move || {
+            // Ends when the store's connection (and its hook) is dropped.
+            while woken.recv().is_ok() {
+                let done = reader.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
+                    row.get::<_, i64>(0)
+                });
+                if let Err(error) = done {
+                    tracing::warn!(%error, "a WAL checkpoint failed");
+                }
+            }
+        })
+        .map_err(|_| StoreError::Closed)?;
+    // Replaces SQLite's automatic checkpoint on this connection.
+    conn.wal_hook(Some(
+        move |_: &mut rusqlite::hooks::Wal, pages: std::ffi::c_int| {
+            if pages >= CHECKPOINT_PAGES {
+                // Already woken and not done yet: one wake is enough.
+                let _ = wake.try_send(());
+            }
+            Ok(())
+        },
+    ))?;
+    Ok(())
 }
 
 #[cfg(test)]

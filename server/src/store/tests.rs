@@ -59,6 +59,35 @@ fn store_is_a_shareable_handle() {
 }
 
 #[tokio::test]
+async fn writes_past_the_checkpoint_threshold_are_all_kept() {
+    // About 6 MB of memories: the WAL crosses its checkpoint threshold
+    // several times, so the checkpointer runs beside the writes.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("imprint.db");
+    let store = Store::open(&path).unwrap();
+    let filler = "word ".repeat(800);
+    for i in 0..1_500 {
+        store
+            .add_memory(memory(&format!("note{i} {filler}"), None, "2024-01-01"))
+            .await
+            .unwrap();
+    }
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    let count: i64 = store
+        .call(|conn| Ok(conn.query_row("SELECT COUNT(*) FROM memories", [], |r| r.get(0))?))
+        .await
+        .unwrap();
+    assert_eq!(count, 1_500);
+    assert_eq!(store.search_memories(q("note1499")).await.unwrap().len(), 1);
+    let integrity: String = store
+        .call(|conn| Ok(conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?))
+        .await
+        .unwrap();
+    assert_eq!(integrity, "ok");
+}
+
+#[tokio::test]
 async fn migrations_are_idempotent_on_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a/b/imprint.db");
