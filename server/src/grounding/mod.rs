@@ -10,11 +10,17 @@
 //! - `search.project`, `store.project` (and a `list_projects` call made to
 //!   settle "the project") follow the project the user named; "the project"
 //!   with several projects and none named is a question; a project the user
-//!   never mentioned is dropped.
+//!   never mentioned is dropped;
+//! - `remind.repeat` is the recurrence the user said ("every day"), or
+//!   none ([`recurring`]).
 //!
 //! When a detail is missing, the verdict is a [`Need`]: Imprint asks the
-//! user itself, with sensible options, and resolves the answer.
+//! user itself, with sensible options, and resolves the answer. Some are
+//! settled before the model starts: "the project" among several, a thing
+//! the user left unnamed ([`reference`]), and a reminder's time
+//! ([`unstated_time`]).
 
+pub mod reference;
 pub mod when;
 
 use chrono::{DateTime, Datelike, Duration, Local, NaiveTime, TimeZone, Weekday};
@@ -71,6 +77,13 @@ pub enum Need {
     },
     /// Which of the user's projects, most recent first.
     Project { options: Vec<String> },
+    /// What a reference the user left unnamed points at ("the meeting"):
+    /// the things their memories hold (none: an open question).
+    Reference {
+        phrase: String,
+        question: String,
+        candidates: Vec<reference::Candidate>,
+    },
 }
 
 /// The projects offered as options at most.
@@ -82,6 +95,7 @@ const MAX_PROJECT_OPTIONS: usize = 4;
 pub enum NeedKind {
     Time,
     Project,
+    Reference,
 }
 
 impl Need {
@@ -89,6 +103,7 @@ impl Need {
         match self {
             Need::Time { .. } => NeedKind::Time,
             Need::Project { .. } => NeedKind::Project,
+            Need::Reference { .. } => NeedKind::Reference,
         }
     }
 
@@ -96,6 +111,7 @@ impl Need {
         match self {
             Need::Time { about, .. } => format!("What time should I remind you {about}?"),
             Need::Project { .. } => "Which project do you mean?".to_string(),
+            Need::Reference { question, .. } => question.clone(),
         }
     }
 
@@ -103,6 +119,9 @@ impl Need {
         match self {
             Need::Time { options, .. } => options.iter().map(|(label, _)| label.clone()).collect(),
             Need::Project { options } => options.clone(),
+            Need::Reference { candidates, .. } => {
+                candidates.iter().map(|c| c.label.clone()).collect()
+            }
         }
     }
 
@@ -134,8 +153,45 @@ impl Need {
                     None => Ok(Resolved::Project(answer.to_string())),
                 }
             }
+            Need::Reference { candidates, .. } => {
+                // The option itself, or the one candidate the answer's own
+                // words point at ("the billing one"); else the user's words.
+                let chosen = candidates
+                    .iter()
+                    .find(|c| c.label.eq_ignore_ascii_case(answer))
+                    .or_else(|| pointed_at(answer, candidates));
+                match chosen {
+                    Some(c) => Ok(Resolved::Memory {
+                        label: c.label.clone(),
+                        memories: c.memories.clone(),
+                    }),
+                    None if answer.is_empty() => Err("The answer was empty.".into()),
+                    None => Ok(Resolved::Meant(answer.to_string())),
+                }
+            }
         }
     }
+}
+
+/// The one candidate whose label shares a word of three letters or more
+/// with the answer (none when two do).
+fn pointed_at<'a>(
+    answer: &str,
+    candidates: &'a [reference::Candidate],
+) -> Option<&'a reference::Candidate> {
+    const VAGUE: [&str; 8] = [
+        "the", "one", "that", "this", "meeting", "first", "about", "with",
+    ];
+    let said: Vec<String> = lower_words(answer)
+        .into_iter()
+        .filter(|w| w.len() >= 3 && !VAGUE.contains(&w.as_str()))
+        .collect();
+    let mut matching = candidates.iter().filter(|c| {
+        let label = lower_words(&c.label);
+        said.iter().any(|w| label.contains(w))
+    });
+    let first = matching.next()?;
+    matching.next().is_none().then_some(first)
 }
 
 /// A detail the user gave (stored with a waiting reply's state).
@@ -144,6 +200,14 @@ impl Need {
 pub enum Resolved {
     Time(DateTime<Local>),
     Project(String),
+    /// The thing a reference points at: its label and its memories as the
+    /// model reads them.
+    Memory {
+        label: String,
+        memories: Vec<String>,
+    },
+    /// What the user said a reference means, in their own words.
+    Meant(String),
 }
 
 impl Resolved {
@@ -158,6 +222,9 @@ impl Resolved {
                 Resolved::Project(p) => {
                     map.insert("project".into(), Value::String(p.clone()));
                 }
+                // A reference is read with the request, not a call's
+                // argument.
+                Resolved::Memory { .. } | Resolved::Meant(_) => {}
             }
         }
         args
@@ -168,6 +235,8 @@ impl Resolved {
         match self {
             Resolved::Time(t) => t.format("%A %Y-%m-%d %H:%M").to_string(),
             Resolved::Project(p) => format!("the project {p}"),
+            Resolved::Memory { label, .. } => label.clone(),
+            Resolved::Meant(words) => format!("“{words}”"),
         }
     }
 }
@@ -201,7 +270,7 @@ pub fn check(
     }
 }
 
-fn lower_words(text: &str) -> Vec<String> {
+pub(crate) fn lower_words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
@@ -251,6 +320,55 @@ pub fn asks_to_save(text: &str) -> bool {
     .any(|p| lower.contains(p))
 }
 
+/// A reminder asked for with no time the user's words give (not even a
+/// day): the question to settle before the model starts, so asking does
+/// not wait on the model calling `remind`. "Every day", "next week" and
+/// "before the flight" give no time either.
+pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need> {
+    let asked = words.latest_first().any(asks_for_reminder);
+    (asked && !words.state_a_time(now)).then(|| Need::Time {
+        about: about(words.request, ""),
+        options: time_options(now),
+    })
+}
+
+/// A `remind` call's recurrence, from the user's words only: `repeat` is
+/// set to what they said ("daily", "weekdays", "weekly") or removed (a
+/// model's guess), and `at` moves to the first time it fires ("every
+/// weekday at 9" said on a Saturday is due on Monday).
+pub fn recurring(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Value {
+    let mut args = args.clone();
+    let said = words.latest_first().find_map(when::recurrence);
+    let first = said.and_then(|r| {
+        let at = args.get("at").and_then(Value::as_str)?;
+        let t = crate::tools::run::parse_date_time(at, now).ok()?;
+        r.first_after(t.with_timezone(&Local), now)
+    });
+    if let Some(map) = args.as_object_mut() {
+        match said {
+            Some(r) => {
+                map.insert("repeat".into(), Value::String(r.as_str().into()));
+            }
+            None => {
+                map.remove("repeat");
+            }
+        }
+        if let Some(t) = first {
+            map.insert("at".into(), Value::String(iso(t)));
+        }
+    }
+    args
+}
+
+/// The first of the user's projects the request names, if any.
+pub fn named_project(request: &str, projects: &[String]) -> Option<String> {
+    projects
+        .iter()
+        .filter_map(|p| position_of(request, p).map(|at| (at, p)))
+        .min_by_key(|(at, _)| *at)
+        .map(|(_, p)| p.clone())
+}
+
 fn check_time(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Verdict {
     let stated = words
         .latest_first()
@@ -291,6 +409,14 @@ fn about(request: &str, model_text: &str) -> String {
     if let Some(rest) = [request, model_text].into_iter().find_map(after_remind_me) {
         return rest;
     }
+    // "Remind me before the flight": the user's words as they are.
+    let lower = request.to_lowercase();
+    if let Some(i) = lower.find("remind me ") {
+        let rest = clean_end(&request[i + "remind me ".len()..]);
+        if !rest.is_empty() {
+            return rest;
+        }
+    }
     let text = clean_end(model_text);
     if text.is_empty() {
         "about this".to_string()
@@ -306,16 +432,31 @@ fn clean_end(s: &str) -> String {
         .to_string()
 }
 
-/// "to send the invoice" from "… remind me to send the invoice.".
+/// "to send the invoice" from "… remind me to send the invoice." (or
+/// "… a reminder to send …"); words of when before it are passed over:
+/// "remind me every day to take my pills" → "to take my pills".
 fn after_remind_me(source: &str) -> Option<String> {
     let lower = source.to_lowercase();
-    let i = lower.find("remind me")?;
-    let rest = clean_end(&source[i + "remind me".len()..]);
-    let lower_rest = rest.to_lowercase();
-    ["to ", "about ", "of ", "that "]
+    let (i, len) = ["remind me", "reminder"]
         .iter()
-        .any(|p| lower_rest.starts_with(p))
-        .then_some(rest)
+        .find_map(|anchor| lower.find(anchor).map(|i| (i, anchor.len())))?;
+    let rest = clean_end(&source[i + len..]);
+    let lower_rest = format!(" {}", rest.to_lowercase());
+    let start = [" to ", " about ", " of ", " that "]
+        .iter()
+        .filter_map(|p| lower_rest.find(p))
+        .min()?;
+    // Only when the words before it say when or how often.
+    let before = &lower_rest[..start];
+    let only_when = before.trim().is_empty()
+        || when::recurrence(before).is_some()
+        || lower_words(before).iter().all(|w| {
+            matches!(
+                w.as_str(),
+                "next" | "week" | "later" | "soon" | "sometime" | "again" | "please"
+            )
+        });
+    only_when.then(|| rest[start..].trim().to_string())
 }
 
 /// What to remind of, in the user's own words: "Remind me to call Anna."
@@ -762,6 +903,136 @@ mod tests {
             Ok(Resolved::Project("Bakery".into()))
         );
         assert!(need.resolve("  ", now()).is_err());
+    }
+
+    #[test]
+    fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
+        let candidate = |label: &str, id: i64| reference::Candidate {
+            label: label.into(),
+            memories: vec![format!("[{id}] {label}")],
+        };
+        let need = Need::Reference {
+            phrase: "the meeting".into(),
+            question: "Which meeting do you mean?".into(),
+            candidates: vec![
+                candidate("Billing meeting (12 Nov)", 1),
+                candidate("Imprint sync (20 Nov)", 2),
+            ],
+        };
+        assert_eq!(need.kind(), NeedKind::Reference);
+        let memory = |label: &str, id: i64| {
+            Ok(Resolved::Memory {
+                label: label.into(),
+                memories: vec![format!("[{id}] {label}")],
+            })
+        };
+        assert_eq!(
+            need.resolve("billing meeting (12 nov)", now()),
+            memory("Billing meeting (12 Nov)", 1)
+        );
+        assert_eq!(
+            need.resolve("the imprint one", now()),
+            memory("Imprint sync (20 Nov)", 2)
+        );
+        assert_eq!(
+            need.resolve("the one with the dentist", now()),
+            Ok(Resolved::Meant("the one with the dentist".into()))
+        );
+        assert!(need.resolve(" ", now()).is_err());
+        // A reference changes no argument of a call.
+        let args = json!({"query": "x"});
+        assert_eq!(Resolved::Meant("y".into()).apply(&args), args);
+        assert_eq!(
+            memory("Imprint sync (20 Nov)", 2).unwrap().describe(),
+            "Imprint sync (20 Nov)"
+        );
+    }
+
+    #[test]
+    fn a_reminder_with_no_time_is_asked_before_the_model_starts() {
+        for (request, about) in [
+            ("Remind me to send the invoice.", "to send the invoice"),
+            (
+                "Remind me every day to take my medicine",
+                "to take my medicine",
+            ),
+            ("Set a reminder to call Anna", "to call Anna"),
+            (
+                "Remind me before the flight to check in",
+                "before the flight to check in",
+            ),
+            ("Remind me about it next week.", "about it next week"),
+        ] {
+            let need = unstated_time(&words(request), now())
+                .unwrap_or_else(|| panic!("{request}: a question"));
+            assert_eq!(
+                need.question(),
+                format!("What time should I remind you {about}?"),
+                "{request}"
+            );
+        }
+        for request in [
+            "Remind me tomorrow at 9 to call Anna",
+            "Remind me every day at 8 to stretch",
+            "Remind me on Friday to submit the report",
+            "What did we decide in the meeting?",
+        ] {
+            assert_eq!(unstated_time(&words(request), now()), None, "{request}");
+        }
+        // An answer that says when settles it.
+        let answers = vec!["tomorrow at 10".to_string()];
+        let answered = UserWords {
+            request: "Remind me to send the invoice",
+            answers: &answers,
+        };
+        assert_eq!(unstated_time(&answered, now()), None);
+    }
+
+    #[test]
+    fn a_reminders_recurrence_comes_from_the_users_words() {
+        let at = |t: &str| json!({"text": "pills", "at": t, "repeat": "weekly"});
+        // Said: kept as said, and 09:00 today (passed) moves to tomorrow.
+        let daily = recurring(
+            &at("2026-11-30T09:00:00"),
+            &words("Remind me every day at 9 to take my pills"),
+            now(),
+        );
+        assert_eq!(daily["repeat"], "daily");
+        assert!(
+            daily["at"]
+                .as_str()
+                .unwrap()
+                .starts_with("2026-12-01T09:00"),
+            "{daily}"
+        );
+        // Never said: the model's guess is dropped.
+        let once = recurring(
+            &at("2026-12-01T09:00:00"),
+            &words("Remind me tomorrow at 9 to take my pills"),
+            now(),
+        );
+        assert_eq!(once.get("repeat"), None);
+        assert!(once["at"].as_str().unwrap().starts_with("2026-12-01T09:00"));
+        let weekdays = recurring(
+            &at("2026-12-05T08:00:00"),
+            &words("remind me on weekdays at 8 to stand up"),
+            now(),
+        );
+        assert_eq!(weekdays["repeat"], "weekdays");
+        assert!(weekdays["at"]
+            .as_str()
+            .unwrap()
+            .starts_with("2026-12-07T08:00"));
+        // The user's answer may say it too.
+        let answers = vec!["every Monday at 10".to_string()];
+        let answered = UserWords {
+            request: "Remind me to take out the bins",
+            answers: &answers,
+        };
+        assert_eq!(
+            recurring(&at("2026-12-07T10:00:00"), &answered, now())["repeat"],
+            "weekly"
+        );
     }
 
     #[test]

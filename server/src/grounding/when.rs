@@ -9,6 +9,10 @@
 //! "in half an hour", "in ten minutes"). Filler words after "in", "at" or
 //! "by" are read past: "in exactly 2 hours", "at about 9", "around noon".
 //! A bare number is not a time: "call 3 people" says nothing about when.
+//!
+//! Recurrence is read apart from the moment ([`recurrence`]): "every day",
+//! "daily", "on weekdays", "weekly", "every Monday". "Every day" says how
+//! often, not when: with no clock time or day, the time is still asked.
 
 use chrono::{DateTime, Datelike, Duration, Local, NaiveDate, NaiveTime, TimeZone, Weekday};
 
@@ -64,6 +68,117 @@ pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
         (None, None, Some(part)) if !day_given => local(today, part.time()).map(Stated::At),
         _ => None,
     }
+}
+
+/// How often a reminder comes back, as the user said it. The names are
+/// the reminders' `repeat` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recurrence {
+    Daily,
+    /// Monday to Friday.
+    Weekdays,
+    Weekly,
+}
+
+impl Recurrence {
+    /// The reminder's `repeat` value: "daily", "weekdays" or "weekly".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Recurrence::Daily => "daily",
+            Recurrence::Weekdays => "weekdays",
+            Recurrence::Weekly => "weekly",
+        }
+    }
+
+    /// The first moment at or after `t` this recurrence fires on, later
+    /// than `now`: a weekday for `Weekdays`, the next day (or week) for a
+    /// time of day already past today.
+    pub fn first_after(self, t: DateTime<Local>, now: DateTime<Local>) -> Option<DateTime<Local>> {
+        let step = match self {
+            Recurrence::Weekly => Duration::weeks(1),
+            Recurrence::Daily | Recurrence::Weekdays => Duration::days(1),
+        };
+        let mut day = t.date_naive();
+        let time = t.time();
+        // A week at most: a weekday always comes within three days.
+        for _ in 0..8 {
+            let weekend = matches!(day.weekday(), Weekday::Sat | Weekday::Sun);
+            if let Some(moment) = local(day, time) {
+                if moment > now && !(self == Recurrence::Weekdays && weekend) {
+                    return Some(moment);
+                }
+            }
+            day = day.checked_add_signed(step)?;
+        }
+        None
+    }
+}
+
+/// How often the user's words say something should come back, if they
+/// say it: "every day", "daily", "each morning" (daily); "on weekdays",
+/// "every weekday", "Monday to Friday", "workdays" (weekdays); "weekly",
+/// "every week", "once a week", "every Monday", "on Mondays" (weekly).
+pub fn recurrence(text: &str) -> Option<Recurrence> {
+    let words = words(text);
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let pair = |a: &str, b: &[&str]| {
+        words
+            .windows(2)
+            .any(|p| p[0] == a && b.contains(&p[1].as_str()))
+    };
+    const DAY_PARTS: [&str; 7] = [
+        "day",
+        "morning",
+        "evening",
+        "night",
+        "afternoon",
+        "single",
+        "working",
+    ];
+    let weekday_plural = |w: &str| {
+        WEEKDAYS
+            .iter()
+            .any(|(name, _)| w.strip_suffix('s') == Some(name))
+    };
+    let weekdays = has("weekdays")
+        || has("workdays")
+        || pair("every", &["weekday", "workday"])
+        || pair("each", &["weekday", "workday"])
+        || pair("working", &["days"])
+        || pair("business", &["days"])
+        || has("mon-fri")
+        || words.windows(3).any(|p| {
+            p[0] == "monday" && matches!(p[1].as_str(), "to" | "through" | "-") && p[2] == "friday"
+        });
+    if weekdays {
+        return Some(Recurrence::Weekdays);
+    }
+    let every_weekday = WEEKDAYS
+        .iter()
+        .any(|(name, _)| pair("every", &[name]) || pair("each", &[name]));
+    if has("weekly")
+        || pair("every", &["week"])
+        || pair("each", &["week"])
+        || words
+            .windows(3)
+            .any(|p| p[0] == "once" && p[1] == "a" && p[2] == "week")
+        || every_weekday
+        || words.iter().any(|w| weekday_plural(w))
+    {
+        return Some(Recurrence::Weekly);
+    }
+    if has("daily")
+        || has("everyday")
+        || pair("every", &DAY_PARTS)
+        || pair("each", &DAY_PARTS)
+        || words
+            .windows(3)
+            .any(|p| p[0] == "once" && p[1] == "a" && p[2] == "day")
+        || has("nightly")
+    {
+        return Some(Recurrence::Daily);
+    }
+    None
 }
 
 fn words(text: &str) -> Vec<String> {
@@ -316,10 +431,11 @@ fn day_of(words: &[String], today: NaiveDate) -> Option<NaiveDate> {
         }
         // Three-letter names too, but not "sat" and "sun" ("sun cream").
         let short = word.len() == 3 && !matches!(word.as_str(), "sat" | "sun");
-        if let Some((_, weekday)) = WEEKDAYS
-            .iter()
-            .find(|(name, _)| word == name || (short && name.starts_with(word.as_str())))
-        {
+        // "on Mondays" is a Monday too (and a weekly one, see `recurrence`).
+        let singular = word.strip_suffix('s').unwrap_or(word);
+        if let Some((_, weekday)) = WEEKDAYS.iter().find(|(name, _)| {
+            word == name || singular == *name || (short && name.starts_with(word.as_str()))
+        }) {
             let ahead =
                 (weekday.num_days_from_monday() + 7 - today.weekday().num_days_from_monday()) % 7;
             let ahead = if ahead == 0 { 7 } else { ahead };
@@ -552,6 +668,78 @@ pub(super) mod tests {
         assert_eq!(
             stated("tomorrow", now()).and_then(Stated::moment),
             at((2026, 12, 1), 9, 0).and_then(Stated::moment)
+        );
+    }
+
+    #[test]
+    fn recurrence_words() {
+        use Recurrence::*;
+        let cases = [
+            ("Remind me every day to take my medicine", Some(Daily)),
+            ("remind me daily at 8 to stretch", Some(Daily)),
+            ("every morning, water the plants", Some(Daily)),
+            ("each evening at 9 lock the door", Some(Daily)),
+            ("Remind me every weekday at 9 to check mail", Some(Weekdays)),
+            ("on weekdays at 7:30 take the train", Some(Weekdays)),
+            ("Monday to Friday at 8", Some(Weekdays)),
+            ("every workday", Some(Weekdays)),
+            ("Remind me weekly to back up the laptop", Some(Weekly)),
+            ("every week on Friday", Some(Weekly)),
+            ("Remind me every Monday to take out the bins", Some(Weekly)),
+            ("on Tuesdays at 6pm yoga", Some(Weekly)),
+            ("once a week call grandma", Some(Weekly)),
+            ("Remind me tomorrow at 9 to call Anna", None),
+            ("remind me on Monday to call", None),
+            ("next week", None),
+            ("what did we decide every time", None),
+            ("", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(recurrence(text), expected, "{text}");
+        }
+        assert_eq!(Daily.as_str(), "daily");
+        assert_eq!(Weekdays.as_str(), "weekdays");
+        assert_eq!(Weekly.as_str(), "weekly");
+    }
+
+    #[test]
+    fn recurring_words_without_a_clock_time_or_day_say_no_moment() {
+        // "Every day" says how often, not when: the time is asked.
+        for text in [
+            "Remind me every day to take my medicine",
+            "remind me daily to stretch",
+            "remind me before the flight",
+            "remind me about it next week",
+            "remind me weekly to back up",
+        ] {
+            assert_eq!(stated(text, now()), None, "{text}");
+        }
+        assert_eq!(stated("every day at 8pm", now()), at((2026, 11, 30), 20, 0));
+        // "On Mondays": the next Monday (today is one: a week on).
+        assert_eq!(stated("on Mondays", now()), day((2026, 12, 7)));
+    }
+
+    #[test]
+    fn the_first_time_a_recurrence_fires() {
+        use Recurrence::*;
+        let moment = |d: (i32, u32, u32), h| at(d, h, 0).and_then(Stated::moment).unwrap();
+        // 09:00 today has passed (it is 10:40): tomorrow.
+        assert_eq!(
+            Daily.first_after(moment((2026, 11, 30), 9), now()),
+            Some(moment((2026, 12, 1), 9))
+        );
+        assert_eq!(
+            Daily.first_after(moment((2026, 11, 30), 20), now()),
+            Some(moment((2026, 11, 30), 20))
+        );
+        // Saturday 5 December is no weekday: Monday the 7th.
+        assert_eq!(
+            Weekdays.first_after(moment((2026, 12, 5), 9), now()),
+            Some(moment((2026, 12, 7), 9))
+        );
+        assert_eq!(
+            Weekly.first_after(moment((2026, 11, 30), 9), now()),
+            Some(moment((2026, 12, 7), 9))
         );
     }
 
