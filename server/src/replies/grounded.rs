@@ -146,7 +146,9 @@ impl Run {
         };
         let note = match self.ask_for(&need).await? {
             Some(time) => {
-                let who = if std::mem::take(&mut self.imprint_chose) {
+                // Left for the `remind` call to take, so its result says
+                // who chose too.
+                let who = if self.imprint_chose {
                     "the user left it to you, and Imprint took"
                 } else {
                     "the user said"
