@@ -186,8 +186,11 @@ fn pointed_at<'a>(
         .into_iter()
         .filter(|w| w.len() >= 3 && !VAGUE.contains(&w.as_str()))
         .collect();
+    // "Marta" points at "Marta's phone number".
+    let plain = |w: &String| w.trim_end_matches("'s").to_string();
+    let said: Vec<String> = said.iter().map(plain).collect();
     let mut matching = candidates.iter().filter(|c| {
-        let label = lower_words(&c.label);
+        let label: Vec<String> = lower_words(&c.label).iter().map(plain).collect();
         said.iter().any(|w| label.contains(w))
     });
     let first = matching.next()?;
