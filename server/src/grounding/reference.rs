@@ -206,6 +206,20 @@ const AFTER_DEMONSTRATIVE: &[&str] = &[
 /// Function words and the verbs of asking: neither a topic to look up nor
 /// a thing a pronoun could stand for.
 const STOP: &[&str] = &[
+    "wants",
+    "wanted",
+    "asked",
+    "needs",
+    "needed",
+    "sent",
+    "called",
+    "emailed",
+    "told",
+    "tells",
+    "decides",
+    "went",
+    "goes",
+    "happened",
     "a",
     "an",
     "the",
@@ -562,7 +576,9 @@ fn is_named_after(words: &[String], i: usize) -> bool {
         return false;
     };
     if !QUALIFIERS.contains(&next.as_str()) {
-        return false;
+        // "The doctor appointment", "the account number": the noun names
+        // a kind of the next word, which says more than the noun alone.
+        return !is_stop(next.trim_end_matches("'s"));
     }
     // The qualifier's own word, past a determiner: "with the client".
     words[i + 2..]
@@ -831,6 +847,8 @@ mod tests {
             "Save this to my project: the client approved the mockups.",
             "Save this: my bike lock code is 4312",
             "Call Anna and ask her about the keys",
+            "Remind me about the doctor appointment tomorrow at 9",
+            "Write down the account number 1234 for the bank",
             "What is 2 plus 2?",
         ] {
             assert_eq!(find_new(request), None, "{request}");
