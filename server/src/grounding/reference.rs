@@ -110,12 +110,6 @@ const NOUNS: &[(&[&str], &str)] = &[
     (&["usual"], "usual"),
     (&["colleague", "coworker", "co-worker"], "colleague"),
     (&["client", "customer"], "client"),
-    (&["friend"], "friend"),
-    (&["manager", "boss"], "manager"),
-    (&["doctor", "dentist"], "doctor"),
-    (&["neighbour", "neighbor"], "neighbour"),
-    (&["restaurant", "cafe", "café", "bar"], "restaurant"),
-    (&["hotel"], "hotel"),
     (&["thing", "one", "stuff"], "thing"),
 ];
 
@@ -189,6 +183,13 @@ const BEFORE_PRONOUN: &[&str] = &[
     "text",
     "ask",
     "tell",
+    "put",
+    "edit",
+    "submit",
+    "upload",
+    "review",
+    "use",
+    "reset",
     "remind",
     "meet",
     "visit",
@@ -688,6 +689,7 @@ impl Reference {
         }
         let nothing = format!("I found nothing in your memories for “{phrase}”.");
         let ask = match self.pointer {
+            Pointer::Pronoun { person: true } => format!("Who do you mean by “{phrase}”?"),
             _ if self.write => format!("What do you mean by “{phrase}”?"),
             Pointer::Thing {
                 called: "usual" | "thing",
@@ -695,7 +697,6 @@ impl Reference {
                 format!("What do you mean by “{phrase}”?")
             }
             Pointer::Thing { called } => format!("Which {called} do you mean?"),
-            Pointer::Pronoun { person: true } => format!("Who do you mean by “{phrase}”?"),
             _ => format!("What do you mean by “{phrase}”?"),
         };
         format!("{nothing} {ask}")
@@ -848,6 +849,8 @@ mod tests {
             "Save this: my bike lock code is 4312",
             "Call Anna and ask her about the keys",
             "Remind me about the doctor appointment tomorrow at 9",
+            "Remind me about the dentist next Monday at 10.",
+            "Remind me to call my friend tomorrow",
             "Write down the account number 1234 for the bank",
             "What is 2 plus 2?",
         ] {
@@ -873,6 +876,14 @@ mod tests {
         let her = find_new("What's her phone number?").unwrap();
         assert_eq!(her.pointer, Pointer::Pronoun { person: true });
         assert_eq!(her.search, ["phone", "number"]);
+        let him = find_new("Remind me to call him tomorrow at 9.").unwrap();
+        let Lookup::Ask(need) = him.need(&[]) else {
+            panic!("nobody found: a question");
+        };
+        assert_eq!(
+            need.question(),
+            "I found nothing in your memories for “him”. Who do you mean by “him”?"
+        );
         let that = find_new("Move that to Friday").unwrap();
         assert_eq!(that.phrase, "that");
         // With turns before it, the conversation says what it is.
