@@ -440,3 +440,33 @@ async fn a_reference_question_waits_again_after_a_kill_with_its_options() {
     assert_eq!(sent.matches("Imprint asked what").count(), 1, "{sent}");
     imprint.kill().await;
 }
+
+#[tokio::test]
+async fn once_the_user_answered_imprints_question_the_models_same_question_is_not_asked() {
+    let server = TestServer::start(
+        vec![scenario(
+            "in the meeting",
+            vec![
+                Turn::ask("Which meeting?", &["Billing", "Imprint"]),
+                Turn::text("You moved invoices to Stripe."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    seed(&server, MEMORIES).await;
+    let sid = server.create_session().await;
+    server.say(&sid, "What did we decide in the meeting?").await;
+    let mut events = server.watch(&sid, None).await;
+    let question = events.until("question").await.pop().unwrap();
+    server
+        .answer_ok(&sid, &question["id"], "Billing meeting (12 May)")
+        .await;
+    let rest = events.until_done().await;
+    assert!(
+        !types(&rest).contains(&"question".to_string()),
+        "asked twice: {rest:?}"
+    );
+    let result = rest.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert_eq!(result["status"], "not_asked");
+}

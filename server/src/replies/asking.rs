@@ -59,7 +59,9 @@ impl Run {
                 answers: &self.answers,
             }
             .state_a_time(self.env.clock.now());
-        if let Some(output) = self.policy.refuse_question(self.asked, time_given) {
+        // What Imprint asked before the model started, answered usably.
+        let settled = self.settled.iter().any(|(_, resolved)| resolved.is_some());
+        if let Some(output) = self.policy.refuse_question(self.asked, time_given, settled) {
             let content = output.text.clone();
             return Ok((output, call.arguments.clone(), content));
         }
