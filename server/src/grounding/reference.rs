@@ -196,6 +196,20 @@ const BEFORE_PRONOUN: &[&str] = &[
     "see",
 ];
 
+/// After "is it" or "was it", the words that make "it" a thing: "when is
+/// it due?" (not "what time is it?").
+const SAID_OF_IT: &[&str] = &[
+    "due",
+    "done",
+    "ready",
+    "finished",
+    "scheduled",
+    "booked",
+    "saved",
+    "happening",
+    "over",
+];
+
 /// After "that" or "this", the words that leave it a pronoun ("move that
 /// to Friday"), not a determiner or a conjunction ("that Anna called").
 const AFTER_DEMONSTRATIVE: &[&str] = &[
@@ -207,6 +221,16 @@ const AFTER_DEMONSTRATIVE: &[&str] = &[
 /// Function words and the verbs of asking: neither a topic to look up nor
 /// a thing a pronoun could stand for.
 const STOP: &[&str] = &[
+    "as",
+    "much",
+    "many",
+    "more",
+    "most",
+    "still",
+    "already",
+    "yet",
+    "ever",
+    "really",
     "wants",
     "wanted",
     "asked",
@@ -620,6 +644,10 @@ fn pronoun(words: &[String]) -> Option<(usize, bool)> {
         let person = PERSON_PRONOUNS.contains(&word.as_str());
         let object = before.is_some_and(|b| BEFORE_PRONOUN.contains(&b));
         let is_pronoun = match word.as_str() {
+            // "When is it due?": a subject with what is said of it.
+            "it" if before.is_some_and(|b| matches!(b, "is" | "was" | "will" | "does" | "did")) => {
+                after.is_some_and(|a| SAID_OF_IT.contains(&a))
+            }
             "it" => object,
             "that" | "this" | "those" | "these" => {
                 object && after.is_none_or(|a| AFTER_DEMONSTRATIVE.contains(&a))
@@ -630,10 +658,12 @@ fn pronoun(words: &[String]) -> Option<(usize, bool)> {
         if !is_pronoun {
             continue;
         }
-        // Something the request named before it is what it stands for.
-        let named_before = words[..i]
-            .iter()
-            .any(|w| !is_stop(w.trim_end_matches("'s")));
+        // Something the request named before it is what it stands for
+        // (the verbs that take it name nothing).
+        let named_before = words[..i].iter().any(|w| {
+            let plain = w.trim_end_matches("'s");
+            !is_stop(plain) && !BEFORE_PRONOUN.contains(&plain)
+        });
         if named_before {
             return None;
         }
@@ -884,6 +914,18 @@ mod tests {
             need.question(),
             "I found nothing in your memories for “him”. Who do you mean by “him”?"
         );
+        for request in [
+            "Remind me to pay it",
+            "Email him the details",
+            "Forward it to Tom",
+            "When is it due?",
+            "Is the meeting still on?",
+        ] {
+            assert!(find_new(request).is_some(), "{request}");
+        }
+        for request in ["What time is it?", "Is it raining?"] {
+            assert_eq!(find_new(request), None, "{request}");
+        }
         let that = find_new("Move that to Friday").unwrap();
         assert_eq!(that.phrase, "that");
         // With turns before it, the conversation says what it is.
