@@ -359,7 +359,7 @@ async fn a_recurring_reminder_is_read_as_recurring_and_its_time_asked_when_missi
     let question = seen.last().unwrap();
     assert_eq!(
         question["question"],
-        "What time should I remind you to take my pills?"
+        "What time should I remind you every weekday to take my pills?"
     );
     server.answer_ok(&sid, &question["id"], "at 7:30").await;
     events.until_done().await;

@@ -329,9 +329,24 @@ pub fn asks_to_save(text: &str) -> bool {
 /// "before the flight" give no time either.
 pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need> {
     let asked = words.latest_first().any(asks_for_reminder);
-    (asked && !words.state_a_time(now)).then(|| Need::Time {
-        about: about(words.request, ""),
-        options: time_options(now),
+    (asked && !words.state_a_time(now)).then(|| {
+        let about = about(words.request, "");
+        // "… every day to take my pills": how often, said back.
+        let how_often = match when::recurrence(words.request) {
+            Some(when::Recurrence::Daily) => "every day ",
+            Some(when::Recurrence::Weekdays) => "every weekday ",
+            Some(when::Recurrence::Weekly) => "every week ",
+            None => "",
+        };
+        let about = if about.starts_with("to ") || about.starts_with("about ") {
+            format!("{how_often}{about}")
+        } else {
+            about
+        };
+        Need::Time {
+            about,
+            options: time_options(now),
+        }
     })
 }
 
@@ -957,7 +972,7 @@ mod tests {
             ("Remind me to send the invoice.", "to send the invoice"),
             (
                 "Remind me every day to take my medicine",
-                "to take my medicine",
+                "every day to take my medicine",
             ),
             ("Set a reminder to call Anna", "to call Anna"),
             (
