@@ -1,5 +1,5 @@
 import { test, expect, uniqueTrigger, InboxPanel, clearWaiting, type Scenario } from './fixtures';
-import { installSpeechFakes, spoken } from './fixtures/speech';
+import { installSpeechFakes, spoken, untilSpoken } from './fixtures/speech';
 
 function askScenario(trigger: string, question = 'Which project?', options = ['Imprint', 'Billing']): Scenario {
   return {
@@ -102,6 +102,7 @@ test.describe('waiting for you', () => {
           notification = { onclick: null };
         }
         shown.push({ title, body: options?.body, notification });
+        window.dispatchEvent(new Event('fake-notification'));
         return notification;
       }
       Object.defineProperty(Recorded, 'permission', { get: () => Real.permission });
@@ -127,9 +128,17 @@ test.describe('waiting for you', () => {
     const started = await request.post(`/api/chat/sessions/${sid}/messages`, { data: { message: trigger } });
     expect(started.status()).toBe(202);
 
-    await expect
-      .poll(() => page.evaluate(() => (window as unknown as { __shown: { title: string; body?: string }[] }).__shown.map((n) => [n.title, n.body])))
-      .toEqual([['A question is waiting', 'Invoices: Which invoice?']]);
+    // Woken by the recorder's own event when the page shows one.
+    const shown = await page.evaluate(
+      () =>
+        new Promise<[string, string | undefined][]>((resolve) => {
+          const w = window as unknown as { __shown: { title: string; body?: string }[] };
+          const list = () => w.__shown.map((n): [string, string | undefined] => [n.title, n.body]);
+          if (w.__shown.length > 0) return resolve(list());
+          window.addEventListener('fake-notification', () => resolve(list()), { once: true });
+        }),
+    );
+    expect(shown).toEqual([['A question is waiting', 'Invoices: Which invoice?']]);
 
     // Clicking it opens the chat at its card.
     await page.evaluate(() => {
@@ -216,7 +225,7 @@ test.describe('waiting for you', () => {
     expect((await request.post(`/api/chat/sessions/${sid}/messages`, { data: { message: trigger } })).status()).toBe(202);
     const inbox = new InboxPanel(page);
     await expect(inbox.count).toHaveText('1');
-    await expect.poll(() => spoken(page)).toContain('A question is waiting in Bookshelf');
+    await untilSpoken(page, 'A question is waiting in Bookshelf');
     // Once per question, also when the list is loaded again.
     await page.getByTestId('mic').click();
     await page.getByTestId('mic').click();

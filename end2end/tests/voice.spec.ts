@@ -1,5 +1,5 @@
 import { test, expect, uniqueTrigger, type Scenario } from './fixtures';
-import { hear, installSpeechFakes, spoken } from './fixtures/speech';
+import { hear, installSpeechFakes, untilSpoken } from './fixtures/speech';
 
 function askScenario(trigger: string): Scenario {
   return {
@@ -24,12 +24,12 @@ test.describe('Echo', () => {
     await page.getByTestId('echo-input').press('Enter');
     const card = page.getByTestId('question-card');
     await expect(card).toHaveAttribute('data-state', 'waiting');
-    await expect.poll(() => spoken(page)).toContain('Which project? You can say Imprint or Billing, or something else.');
+    await untilSpoken(page, 'Which project? You can say Imprint or Billing, or something else.');
 
     await card.getByRole('button', { name: 'Billing', exact: true }).click();
     await expect(card).toContainText('Answered: Billing');
     await expect(page.getByTestId('echo-reply').last()).toHaveText('Here are the notes.');
-    await expect.poll(() => spoken(page)).toContain('Here are the notes.');
+    await untilSpoken(page, 'Here are the notes.');
   });
 
   test('should take typed text as the answer, shown on the card and not as a turn', async ({ page, standin }) => {

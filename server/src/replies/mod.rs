@@ -266,6 +266,9 @@ impl Drop for EndGuard {
         }
         let error = "the reply failed inside Imprint; see the server log".to_string();
         tracing::error!(reply = %self.reply.id, "a reply task ended without done");
+        // Its text so far stays in history, marked with the error, and its
+        // open row goes: the next start must not mark it interrupted.
+        self.reply.store.fail_reply(&self.reply.id, &error);
         self.reply.log.publish(ReplyEvent::Error {
             error: error.clone(),
         });
@@ -333,6 +336,28 @@ mod tests {
             finished.recv().await.unwrap(),
             DashboardEvent::ReplyFinished { .. }
         ));
+    }
+
+    #[tokio::test]
+    async fn a_panicking_reply_keeps_its_text_with_the_error_and_closes_its_row() {
+        let store = store();
+        let sid = store.create_session(None, "chat").await.unwrap().id;
+        let replies = Arc::new(Replies::new(CancellationToken::new()));
+        let (dashboard, _) = broadcast::channel(4);
+        let reply = replies.start(&sid, &store).unwrap();
+        store
+            .open_reply(&sid, &reply.id, Some(crate::store::NewMessage::user("hi")))
+            .await
+            .unwrap();
+        store.add_reply_text(&reply.id, "half an answer");
+        let task = spawn_guarded(&replies, &reply, dashboard, async {
+            panic!("a bug in the tool loop");
+        });
+        assert!(task.await.unwrap_err().is_panic());
+        assert!(store.open_replies().await.unwrap().is_empty());
+        let (_, messages) = store.get_session(&sid).await.unwrap().unwrap();
+        assert_eq!(messages[1].content, "half an answer");
+        assert_eq!(messages[1].ended, Some(app::protocol::Ended::Error));
     }
 
     #[tokio::test]

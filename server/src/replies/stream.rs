@@ -400,7 +400,12 @@ impl Run {
             .env
             .tool_sets
             .get(saved.offer(), WritesAsked::of(&saved.request));
-        let policy: SmallModelPolicy = serde_json::from_value(saved.policy).unwrap_or_default();
+        // Guards stored by another version may not read: the reply still
+        // goes on (its question matters more), with fresh guards, said so.
+        let policy = serde_json::from_value::<SmallModelPolicy>(saved.policy).unwrap_or_else(|error| {
+            tracing::warn!(%error, reply = %job.reply.id, "a restored reply's guards could not be read; it goes on with fresh ones");
+            SmallModelPolicy::default()
+        });
         let resumed = saved.question.map(|question| {
             let left = question
                 .expires_at

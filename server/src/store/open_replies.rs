@@ -53,13 +53,24 @@ impl Store {
         let prepared = user.map(|m| (m, None)).into_iter().collect::<Vec<_>>();
         self.call(move |conn| {
             let tx = conn.transaction()?;
-            append_in(&tx, &session_id, prepared)?;
             // A row left by a reply of this session that never closed (it
-            // cannot run now: the caller holds the session's only reply).
-            tx.execute(
-                "DELETE FROM open_replies WHERE session_id = ?1",
-                [&session_id],
-            )?;
+            // cannot run now: the caller holds the session's only reply):
+            // its text is kept, marked interrupted, before the new message.
+            let leftover: Vec<(String, String)> = tx
+                .prepare("SELECT reply_id, text FROM open_replies WHERE session_id = ?1")?
+                .query_map([&session_id], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            for (leftover_id, text) in leftover {
+                end_open_in(
+                    &tx,
+                    &leftover_id,
+                    &session_id,
+                    &text,
+                    Ended::Interrupted,
+                    None,
+                )?;
+            }
+            append_in(&tx, &session_id, prepared)?;
             tx.execute(
                 "INSERT INTO open_replies (reply_id, session_id, started_at)
                  VALUES (?1, ?2, ?3)",
@@ -209,6 +220,35 @@ impl Store {
         .await
     }
 
+    /// Closes a reply whose task failed inside Imprint: the text shown so
+    /// far is kept as an assistant message that ended with `error`. Queued,
+    /// not awaited (it is called while the failed task unwinds).
+    pub fn fail_reply(&self, reply_id: &str, error: &str) {
+        let (reply_id, error) = (reply_id.to_owned(), error.to_owned());
+        self.enqueue(move |conn| {
+            let tx = conn.transaction()?;
+            let row: Option<(String, String)> = tx
+                .query_row(
+                    "SELECT session_id, text FROM open_replies WHERE reply_id = ?1",
+                    [&reply_id],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()?;
+            if let Some((session_id, text)) = row {
+                end_open_in(
+                    &tx,
+                    &reply_id,
+                    &session_id,
+                    &text,
+                    Ended::Error,
+                    Some(error),
+                )?;
+            }
+            tx.commit()?;
+            Ok(())
+        });
+    }
+
     /// Every open reply, oldest first.
     pub async fn open_replies(&self) -> Result<Vec<OpenReply>, StoreError> {
         self.call(|conn| {
@@ -242,23 +282,13 @@ impl Store {
         self.call(move |conn| {
             let tx = conn.transaction()?;
             for reply in replies {
-                let exists: Option<i64> = tx
-                    .query_row(
-                        "SELECT 1 FROM sessions WHERE id = ?1",
-                        [&reply.session_id],
-                        |r| r.get(0),
-                    )
-                    .optional()?;
-                if exists.is_some() {
-                    let message = NewMessage {
-                        ended: Some(Ended::Interrupted),
-                        ..NewMessage::assistant(reply.text.trim())
-                    };
-                    append_in(&tx, &reply.session_id, vec![(message, None)])?;
-                }
-                tx.execute(
-                    "DELETE FROM open_replies WHERE reply_id = ?1",
-                    [&reply.reply_id],
+                end_open_in(
+                    &tx,
+                    &reply.reply_id,
+                    &reply.session_id,
+                    &reply.text,
+                    Ended::Interrupted,
+                    None,
                 )?;
             }
             tx.commit()?;
@@ -266,6 +296,33 @@ impl Store {
         })
         .await
     }
+}
+
+/// Ends an open reply's row: its text becomes an assistant message with
+/// how it ended (when its session still exists), and the row goes.
+fn end_open_in(
+    tx: &rusqlite::Transaction<'_>,
+    reply_id: &str,
+    session_id: &str,
+    text: &str,
+    ended: Ended,
+    error: Option<String>,
+) -> Result<(), StoreError> {
+    let exists: Option<i64> = tx
+        .query_row("SELECT 1 FROM sessions WHERE id = ?1", [session_id], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    if exists.is_some() {
+        let message = NewMessage {
+            ended: Some(ended),
+            error,
+            ..NewMessage::assistant(text.trim())
+        };
+        append_in(tx, session_id, vec![(message, None)])?;
+    }
+    tx.execute("DELETE FROM open_replies WHERE reply_id = ?1", [reply_id])?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -362,6 +419,60 @@ mod tests {
         let (_, messages) = store.get_session(&sid).await.unwrap().unwrap();
         assert_eq!(messages.len(), 2);
         assert_eq!(store.open_replies().await.unwrap()[0].reply_id, "r2");
+    }
+
+    #[tokio::test]
+    async fn a_leftover_row_keeps_its_text_before_the_next_message() {
+        let store = Store::open_in_memory().unwrap();
+        let sid = session(&store).await;
+        store
+            .open_reply(&sid, "r1", Some(NewMessage::user("a story")))
+            .await
+            .unwrap();
+        store.add_reply_text("r1", "once upon ");
+        store
+            .open_reply(&sid, "r2", Some(NewMessage::user("again")))
+            .await
+            .unwrap();
+        let (_, messages) = store.get_session(&sid).await.unwrap().unwrap();
+        let shown: Vec<_> = messages
+            .iter()
+            .map(|m| (m.content.as_str(), m.ended))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("a story", None),
+                ("once upon", Some(Ended::Interrupted)),
+                ("again", None)
+            ]
+        );
+        let open = store.open_replies().await.unwrap();
+        assert_eq!(open.len(), 1);
+        assert_eq!(open[0].reply_id, "r2");
+    }
+
+    #[tokio::test]
+    async fn a_failed_reply_keeps_its_text_with_the_error() {
+        let store = Store::open_in_memory().unwrap();
+        let sid = session(&store).await;
+        store
+            .open_reply(&sid, "r1", Some(NewMessage::user("a story")))
+            .await
+            .unwrap();
+        store.add_reply_text("r1", "w0 ");
+        store.fail_reply("r1", "it broke");
+        // Queued writes land in order, before anything asked later.
+        assert!(store.open_replies().await.unwrap().is_empty());
+        let (_, messages) = store.get_session(&sid).await.unwrap().unwrap();
+        assert_eq!(messages.len(), 2);
+        assert_eq!(messages[1].content, "w0");
+        assert_eq!(messages[1].ended, Some(Ended::Error));
+        assert_eq!(messages[1].error.as_deref(), Some("it broke"));
+        // A reply that was closed already is left alone.
+        store.fail_reply("r1", "again");
+        let (_, again) = store.get_session(&sid).await.unwrap().unwrap();
+        assert_eq!(again.len(), 2);
     }
 
     #[tokio::test]

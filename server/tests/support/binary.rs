@@ -6,17 +6,23 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use super::{read, Events};
+use super::Api;
 
 /// One run of the binary.
 pub struct Binary {
     child: Child,
-    pub url: String,
-    pub http: reqwest::Client,
+    pub api: Api,
+}
+
+impl std::ops::Deref for Binary {
+    type Target = Api;
+
+    fn deref(&self) -> &Api {
+        &self.api
+    }
 }
 
 impl Binary {
@@ -61,8 +67,7 @@ impl Binary {
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         Self {
             child,
-            url,
-            http: reqwest::Client::new(),
+            api: Api::new(url),
         }
     }
 
@@ -84,94 +89,5 @@ impl Binary {
             .expect("imprint exits after SIGTERM")
             .unwrap();
         (sent.elapsed(), status.success())
-    }
-
-    pub async fn get(&self, path: &str) -> (u16, Value) {
-        let response = self
-            .http
-            .get(format!("{}{path}", self.url))
-            .send()
-            .await
-            .unwrap();
-        read(response).await
-    }
-
-    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let response = self
-            .http
-            .post(format!("{}{path}", self.url))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        read(response).await
-    }
-
-    pub async fn create_session(&self) -> String {
-        let (status, body) = self.post("/api/chat/sessions", json!({})).await;
-        assert_eq!(status, 201, "{body}");
-        body["id"].as_str().unwrap().to_string()
-    }
-
-    /// Posts a message and expects the reply to start; returns its id.
-    pub async fn say(&self, sid: &str, message: &str) -> String {
-        let (status, body) = self
-            .post(
-                &format!("/api/chat/sessions/{sid}/messages"),
-                json!({"message": message}),
-            )
-            .await;
-        assert_eq!(status, 202, "{body}");
-        body["reply_id"].as_str().unwrap().to_string()
-    }
-
-    pub async fn answer(&self, sid: &str, question_id: &Value, text: &str) -> (u16, Value) {
-        self.post(
-            &format!("/api/chat/sessions/{sid}/answer"),
-            json!({"id": question_id, "answer": text}),
-        )
-        .await
-    }
-
-    pub async fn session(&self, sid: &str) -> Value {
-        let (status, body) = self.get(&format!("/api/chat/sessions/{sid}")).await;
-        assert_eq!(status, 200, "{body}");
-        body
-    }
-
-    /// The reply being written in the session, resuming after
-    /// `last_event_id` when given.
-    pub async fn watch(&self, sid: &str, last_event_id: Option<u64>) -> Events {
-        let mut request = self
-            .http
-            .get(format!("{}/api/chat/sessions/{sid}/reply", self.url));
-        if let Some(id) = last_event_id {
-            request = request.header("Last-Event-ID", id.to_string());
-        }
-        let response = request.send().await.unwrap();
-        assert_eq!(response.status(), 200, "the reply stream should open");
-        Events::new(response)
-    }
-
-    /// One reply's events by id (also just after it ended).
-    pub async fn watch_reply(&self, sid: &str, reply_id: &str) -> Events {
-        let url = format!(
-            "{}/api/chat/sessions/{sid}/reply?reply_id={reply_id}",
-            self.url
-        );
-        let response = self.http.get(url).send().await.unwrap();
-        assert_eq!(response.status(), 200, "the reply stream should open");
-        Events::new(response)
-    }
-
-    pub async fn dashboard_events(&self) -> Events {
-        let response = self
-            .http
-            .get(format!("{}/api/events", self.url))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 200);
-        Events::new(response)
     }
 }
