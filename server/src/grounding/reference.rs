@@ -515,10 +515,10 @@ pub fn find(request: &str, earlier: &str, projects: &[String]) -> Option<Referen
         }
         topic
     };
-    if let Some((at, len, group, called)) = thing_reference(&words) {
+    if let Some((at, group, called)) = thing_reference(&words) {
         let said_before = earlier_words.iter().any(|w| group.contains(&w.as_str()));
         if !said_before {
-            let phrase = phrase_from(&words, at, len);
+            let phrase = phrase_from(&words, at);
             let search = if called == "thing" {
                 // "The thing we discussed" names no kind: its topic, if any.
                 topic(group)
@@ -560,11 +560,11 @@ pub fn find(request: &str, earlier: &str, projects: &[String]) -> Option<Referen
     None
 }
 
-/// "the meeting" with nothing naming which: where it starts, its length
-/// in words (determiner and noun), the noun's group and what it is called.
-fn thing_reference(
-    words: &[String],
-) -> Option<(usize, usize, &'static [&'static str], &'static str)> {
+/// A noun of [`NOUNS`] right after a determiner ("the meeting"), with
+/// nothing naming which: where the determiner is, the noun's group and
+/// what it is called. "Remind me to call" is no reference: a verb has no
+/// determiner before it.
+fn thing_reference(words: &[String]) -> Option<(usize, &'static [&'static str], &'static str)> {
     for (i, word) in words.iter().enumerate().skip(1) {
         let Some((group, called)) = NOUNS
             .iter()
@@ -581,15 +581,10 @@ fn thing_reference(
         {
             continue;
         }
-        if !DETERMINERS.contains(&words[i - 1].as_str()) {
+        if !DETERMINERS.contains(&words[i - 1].as_str()) || is_named_after(words, i) {
             continue;
         }
-        // "That meeting" after a verb of asking is a reference; "the call"
-        // after "to" is a verb ("remind me to call"): a determiner first.
-        if is_named_after(words, i) {
-            continue;
-        }
-        return Some((i - 1, 2, group, called));
+        return Some((i - 1, group, called));
     }
     None
 }
@@ -612,11 +607,11 @@ fn is_named_after(words: &[String], i: usize) -> bool {
         .is_some_and(|w| !matches!(w.as_str(), "it" | "that" | "this" | "them"))
 }
 
-/// The user's words for a thing reference: the determiner and noun, and a
-/// short clause after it that says where it came from ("I mentioned",
-/// "we discussed", "I care about").
-fn phrase_from(words: &[String], at: usize, len: usize) -> String {
-    let mut end = at + len;
+/// The user's words for a thing reference at `at`: the determiner and
+/// noun, and a short clause after them that says where it came from ("I
+/// mentioned", "we discussed", "I care about").
+fn phrase_from(words: &[String], at: usize) -> String {
+    let mut end = at + 2;
     if matches!(words.get(end).map(String::as_str), Some("i" | "we" | "you"))
         && end + 1 < words.len()
     {
