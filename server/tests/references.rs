@@ -470,3 +470,34 @@ async fn once_the_user_answered_imprints_question_the_models_same_question_is_no
     let result = rest.iter().find(|e| e["type"] == "tool_result").unwrap();
     assert_eq!(result["status"], "not_asked");
 }
+
+#[tokio::test]
+async fn a_reminder_about_something_nobody_named_is_not_set() {
+    let server = TestServer::start(
+        vec![scenario(
+            "about it next week",
+            vec![
+                Turn::call(REMIND, json!({"text": "it", "at": "2030-06-10T09:00"})),
+                Turn::text("I could not set it."),
+            ],
+        )],
+        &["--answer-timeout-s", "0.3"],
+    )
+    .await;
+    server.set_now(now());
+    seed(&server, MEMORIES).await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "Remind me about it next week.").await;
+    // What "it" is was asked and never answered: when is not asked, and
+    // the model's reminder about it is not set.
+    let questions: Vec<&Value> = events.iter().filter(|e| e["type"] == "question").collect();
+    assert_eq!(questions.len(), 1, "{events:?}");
+    assert_eq!(
+        questions[0]["question"],
+        "I found nothing in your memories for “it”. What do you mean by “it”?"
+    );
+    let result = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert_eq!(result["status"], "refused");
+    let (_, list) = server.get("/api/reminders").await;
+    assert_eq!(list["reminders"], json!([]));
+}

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::stream::{cut_result, Interrupt, Run};
 use crate::grounding::reference::{self, Lookup};
-use crate::grounding::{self, Resolved, Verdict};
+use crate::grounding::{self, NeedKind, Resolved, Verdict};
 use crate::models::{ChatMessage, ToolCallRequest};
 use crate::store::MemoryQuery;
 use crate::tools::{self, ToolOutput, ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
@@ -137,6 +137,10 @@ impl Run {
         if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, REMIND) {
             return Ok(None);
         }
+        // What to remind of never came: when is no question.
+        if self.reference_unknown() {
+            return Ok(None);
+        }
         let words = grounding::UserWords {
             request: &self.request,
             answers: &self.answers,
@@ -161,6 +165,13 @@ impl Run {
             None => "Imprint asked when to remind, and the user did not say: set no reminder, and tell the user they can tell you when.".to_string(),
         };
         Ok(Some(note))
+    }
+
+    /// Imprint asked what a reference means, and no answer said.
+    fn reference_unknown(&self) -> bool {
+        self.settled
+            .iter()
+            .any(|(kind, resolved)| *kind == NeedKind::Reference && resolved.is_none())
     }
 
     /// The conversation before this request, as words: what a pronoun or
@@ -205,6 +216,17 @@ impl Run {
                 }
             };
             let content = cut_result(&output.text);
+            return Ok((output, call.arguments.clone(), content));
+        }
+        if matches!(call.name.as_str(), STORE | REMIND) && self.reference_unknown() {
+            // "Remind me about it" and nobody said what "it" is: a write
+            // about it would be a guess.
+            let output = ToolOutput {
+                text: "Not done: the user did not say what they meant, so nothing was written. Do not call it again; tell the user, and that they can say what they mean.".into(),
+                status: ToolStatus::Refused,
+                ..ToolOutput::default()
+            };
+            let content = output.text.clone();
             return Ok((output, call.arguments.clone(), content));
         }
         let projects = if matches!(call.name.as_str(), SEARCH | STORE | LIST_PROJECTS) {
