@@ -68,44 +68,15 @@ pub const MAX_OPTIONS: usize = 4;
 pub const SEARCH_LIMIT: usize = 20;
 
 /// Nouns that name a kind of thing, and how a question names the kind.
-/// The first word of each group is searched with the others.
+/// A reference is looked up by every word of its group ("the meeting"
+/// finds a "sync" too); "the thing" names no kind, and is looked up by
+/// the request's topic instead.
+#[rustfmt::skip]
 const NOUNS: &[(&[&str], &str)] = &[
-    (
-        &[
-            "meeting",
-            "meetings",
-            "call",
-            "sync",
-            "standup",
-            "stand-up",
-            "catch-up",
-            "catchup",
-            "workshop",
-            "interview",
-            "appointment",
-        ],
-        "meeting",
-    ),
-    (
-        &[
-            "document",
-            "documents",
-            "doc",
-            "docs",
-            "file",
-            "report",
-            "spec",
-            "draft",
-            "pdf",
-            "presentation",
-            "slides",
-            "contract",
-            "proposal",
-            "article",
-            "paper",
-        ],
-        "document",
-    ),
+    (&["meeting", "meetings", "call", "sync", "standup", "stand-up", "catch-up", "catchup",
+       "workshop", "interview", "appointment"], "meeting"),
+    (&["document", "documents", "doc", "docs", "file", "report", "spec", "draft", "pdf",
+       "presentation", "slides", "contract", "proposal", "article", "paper"], "document"),
     (&["account", "accounts", "login"], "account"),
     (&["usual"], "usual"),
     (&["colleague", "coworker", "co-worker"], "colleague"),
