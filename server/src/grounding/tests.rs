@@ -318,6 +318,24 @@ fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
         Ok(Resolved::Meant("the one with the dentist".into()))
     );
     assert!(need.resolve(" ", now()).is_err());
+    // A name points at its possessive: "Marta" is "Marta's phone number".
+    let numbers = Need::Reference {
+        phrase: "her".into(),
+        question: "Who do you mean by “her”?".into(),
+        candidates: vec![
+            candidate("Anna's phone number is 1 (1 Apr)", 3),
+            candidate("Marta's phone number is 2 (2 Apr)", 4),
+        ],
+    };
+    assert_eq!(
+        numbers.resolve("Marta", now()),
+        memory("Marta's phone number is 2 (2 Apr)", 4)
+    );
+    // Words both share point at neither.
+    assert_eq!(
+        numbers.resolve("the phone number", now()),
+        Ok(Resolved::Meant("the phone number".into()))
+    );
     // A reference changes no argument of a call.
     let args = json!({"query": "x"});
     assert_eq!(Resolved::Meant("y".into()).apply(&args), args);
