@@ -343,11 +343,36 @@ pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need
         } else {
             about
         };
+        let next_week = lower_words(words.request)
+            .windows(2)
+            .any(|w| w[0] == "next" && w[1] == "week");
         Need::Time {
             about,
-            options: time_options(now),
+            options: if next_week {
+                next_week_options(now)
+            } else {
+                time_options(now)
+            },
         }
     })
+}
+
+/// Monday, Wednesday and Friday of next week at 09:00, labelled date
+/// first ("7 Dec (Mon), 09:00") so the label reads back as the same
+/// moment in the grammar of when.
+fn next_week_options(now: DateTime<Local>) -> Vec<(String, DateTime<Local>)> {
+    let today = now.date_naive();
+    let to_monday = 7 - i64::from(today.weekday().num_days_from_monday());
+    [0, 2, 4]
+        .into_iter()
+        .filter_map(|offset| {
+            let day = today.checked_add_signed(Duration::days(to_monday + offset))?;
+            let t = Local
+                .from_local_datetime(&day.and_time(NaiveTime::from_hms_opt(9, 0, 0)?))
+                .earliest()?;
+            Some((t.format("%-d %b (%a), %H:%M").to_string(), t))
+        })
+        .collect()
 }
 
 /// A `remind` call's recurrence, from the user's words only: `repeat` is

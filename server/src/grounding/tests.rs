@@ -376,6 +376,26 @@ fn a_reminder_with_no_time_is_asked_before_the_model_starts() {
     ] {
         assert_eq!(unstated_time(&words(request), now()), None, "{request}");
     }
+    // "Next week": days of next week, read back as the same moments.
+    let need = unstated_time(&words("Remind me next week to water the plants"), now()).unwrap();
+    assert_eq!(
+        need.options(),
+        [
+            "7 Dec (Mon), 09:00",
+            "9 Dec (Wed), 09:00",
+            "11 Dec (Fri), 09:00"
+        ]
+    );
+    for option in need.options() {
+        let Ok(Resolved::Time(t)) = need.resolve(&option, now()) else {
+            panic!("{option} resolves");
+        };
+        assert_eq!(
+            when::stated(&option, now()).and_then(when::Stated::moment),
+            Some(t),
+            "{option}"
+        );
+    }
     // An answer that says when settles it.
     let answers = vec!["tomorrow at 10".to_string()];
     let answered = UserWords {
