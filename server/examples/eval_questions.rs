@@ -1,246 +1,521 @@
-//! Evaluation (issues 7 and 8): how well replies ask, with a real model.
-//! A measurement, not a test: prints figures, asserts nothing. Run with
+//! Evaluation (issues 7, 8 and 18): how well replies ask, with a real
+//! model. A measurement, not a test: prints figures, asserts nothing, and
+//! keeps the run's table in `docs/eval/`. Run with
 //!
 //! ```sh
 //! cargo build --release -p imprint --bin imprint
-//! cargo run --release -p imprint --example eval_questions [clear|ambiguous]
+//! IMPRINT_EVAL_LABEL=after cargo run --release -p imprint --example eval_questions
 //! ```
-//!
-//! (`clear` or `ambiguous`: only the prompts of that kind.)
 //!
 //! The model is the local one (`scripts/local-model.sh start` on a free
 //! port, set up by `scripts/local-model.sh ensure`), or whatever
 //! `IMPRINT_CHAT_PROVIDER` / `IMPRINT_CHAT_BASE_URL` / `IMPRINT_CHAT_MODEL`
-//! / `IMPRINT_CHAT_API_KEY` / `IMPRINT_CHAT_TOOL_FORMAT` name.
+//! / `IMPRINT_CHAT_API_KEY` / `IMPRINT_CHAT_TOOL_FORMAT` name. For a smoke
+//! check, `IMPRINT_EVAL_KINDS=time,pronoun` keeps some kinds and
+//! `IMPRINT_EVAL_PAIRS=2` the first pairs of each; `IMPRINT_EVAL_LABEL`
+//! names the run's file (`docs/eval/DATE-LABEL.md`).
 //!
 //! # Method
 //!
-//! The release binary runs with a temporary data dir holding a few
-//! memories in three projects (Website, Thesis, Garden) and the full tool
-//! set. Each of 32 prompts goes to a new session: 16 are ambiguous in a way
-//! search cannot settle (a reminder without a time, "the project" with
-//! several projects), 16 are clear. When a question comes, it is answered
-//! with the prompt's answer ("tomorrow at 10", "Website"). For each reply:
-//! the questions it asked (by the model, or by Imprint for a grounded
-//! argument), the tools it called, its outcome and how long it took; and
-//! for each reminder it stored, whether the user had given its time (in
-//! the prompt, or in an answer) and whether it is due when they said.
+//! The release binary runs with a temporary data dir holding memories in
+//! four projects (Website, Thesis, Garden, Billing), with two of each kind
+//! a reference may mean: two meetings, two documents, two accounts, two
+//! "usual" orders, two colleagues, two phone numbers, two budgets. Each of
+//! 80 prompts goes to a new session: 40 are ambiguous in one of 8 ways
+//! (a reminder's time, "the project", a person, a document or meeting, a
+//! recurring reminder with no time, "the usual", a pronoun with nothing
+//! before it, an account or thing), each with a clear twin that names what
+//! the ambiguous one leaves out. A question is answered the way people
+//! do: an option, their own words, or "You decide" (each ambiguous prompt
+//! says which). A clear prompt asked anyway takes the first option (or
+//! "You decide" when there is none).
+//!
+//! For each reply: the questions (the model's and Imprint's), the tools
+//! called, the outcome and the time taken; whether its answer shows
+//! tool-call markup; question cards its history draws for questions never
+//! posed; and reminders it stored at a time the user never gave.
+//! A reply asks twice when it poses more questions than its prompt needs
+//! (one, or two for "remind me about it next week": what, and when).
 
 #[path = "bench_support/mod.rs"]
 mod bench_support;
 
+use std::fmt::Write as _;
 use std::process::Stdio;
 use std::time::Instant;
 
 use bench_support::{imprint_binary, Child, Samples, SseReader};
-use chrono::{DateTime, Datelike, Local, NaiveTime, TimeZone};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// The ways a request can leave out what it needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    Ambiguous,
-    Clear,
+    Time,
+    Project,
+    Person,
+    DocumentOrMeeting,
+    Recurring,
+    Usual,
+    Pronoun,
+    AccountOrThing,
 }
 
-/// When a clear prompt's reminder is due.
-#[derive(Clone, Copy)]
-enum Due {
-    None,
-    /// Days from today, at this local time.
-    DayAt(i64, u32, u32),
-    /// Minutes from the moment the prompt was sent.
-    In(i64),
-}
+const KINDS: [Kind; 8] = [
+    Kind::Time,
+    Kind::Project,
+    Kind::Person,
+    Kind::DocumentOrMeeting,
+    Kind::Recurring,
+    Kind::Usual,
+    Kind::Pronoun,
+    Kind::AccountOrThing,
+];
 
-struct Prompt {
-    kind: Kind,
-    text: &'static str,
-    /// What the user answers if asked.
-    answer: &'static str,
-    due: Due,
-}
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Time => "time",
+            Kind::Project => "project",
+            Kind::Person => "person",
+            Kind::DocumentOrMeeting => "document or meeting",
+            Kind::Recurring => "recurring",
+            Kind::Usual => "the usual",
+            Kind::Pronoun => "pronoun",
+            Kind::AccountOrThing => "account or thing",
+        }
+    }
 
-const fn p(kind: Kind, text: &'static str, answer: &'static str, due: Due) -> Prompt {
-    Prompt {
-        kind,
-        text,
-        answer,
-        due,
+    /// The short name `IMPRINT_EVAL_KINDS` takes.
+    fn key(self) -> &'static str {
+        match self {
+            Kind::Time => "time",
+            Kind::Project => "project",
+            Kind::Person => "person",
+            Kind::DocumentOrMeeting => "document",
+            Kind::Recurring => "recurring",
+            Kind::Usual => "usual",
+            Kind::Pronoun => "pronoun",
+            Kind::AccountOrThing => "account",
+        }
     }
 }
 
-use Kind::{Ambiguous as A, Clear as C};
+/// How the user answers a question on the ambiguous prompt.
+#[derive(Clone, Copy, Debug)]
+enum Reply {
+    /// This option (the pair's words when the question has none).
+    Option(usize),
+    /// The pair's words.
+    Words,
+    /// "You decide".
+    YouDecide,
+}
 
-const PROMPTS: &[Prompt] = &[
-    p(
-        A,
-        "Remind me about the dentist.",
-        "tomorrow at 10",
-        Due::None,
-    ),
-    p(
-        A,
+struct Pair {
+    kind: Kind,
+    ambiguous: &'static str,
+    clear: &'static str,
+    reply: Reply,
+    /// The user's own words for what they mean (or when).
+    words: &'static str,
+    /// Questions the ambiguous prompt needs.
+    needs: usize,
+}
+
+const fn pair(
+    kind: Kind,
+    ambiguous: &'static str,
+    clear: &'static str,
+    reply: Reply,
+    words: &'static str,
+) -> Pair {
+    Pair {
+        kind,
+        ambiguous,
+        clear,
+        reply,
+        words,
+        needs: 1,
+    }
+}
+
+use Kind::*;
+use Reply::{Option as Pick, Words, YouDecide};
+
+/// The answer to a time question that is not the prompt's point.
+const WHEN: &str = "tomorrow at 10";
+
+const PAIRS: &[Pair] = &[
+    // A reminder with no time.
+    pair(
+        Time,
         "Remind me to send the invoice.",
-        "tomorrow at 10",
-        Due::None,
+        "Remind me tomorrow at 9 to send the invoice.",
+        Pick(0),
+        WHEN,
     ),
-    p(
-        A,
-        "Set a reminder to call Anna.",
-        "tomorrow at 10",
-        Due::None,
+    pair(
+        Time,
+        "Remind me to call Anna.",
+        "Remind me in 2 hours to call Anna.",
+        Words,
+        WHEN,
     ),
-    p(
-        A,
-        "Remind me to water the plants.",
-        "tomorrow at 10",
-        Due::None,
+    pair(
+        Time,
+        "Set a reminder to renew my passport.",
+        "Set a reminder for December 3 at 10:00 to renew my passport.",
+        YouDecide,
+        WHEN,
     ),
-    p(
-        A,
-        "Please remind me about the team meeting.",
-        "tomorrow at 10",
-        Due::None,
+    pair(
+        Time,
+        "Remind me before the flight to check in.",
+        "Remind me on December 11 at 18:00 to check in for the flight.",
+        Pick(1),
+        WHEN,
     ),
-    p(A, "Remind me to pay the rent.", "tomorrow at 10", Due::None),
-    p(
-        A,
-        "Remind me to book the flights.",
-        "tomorrow at 10",
-        Due::None,
+    pair(
+        Time,
+        "Remind me next week to water the plants.",
+        "Remind me next Monday at 8am to water the plants.",
+        Words,
+        "Friday at 9",
     ),
-    p(
-        A,
-        "I need a reminder to renew my passport.",
-        "tomorrow at 10",
-        Due::None,
+    // "The project" among several.
+    pair(
+        Project,
+        "Find my notes from the project.",
+        "Find my notes from the Website project.",
+        Pick(0),
+        "Website",
     ),
-    p(
-        A,
-        "Remind me to take my medicine.",
-        "tomorrow at 10",
-        Due::None,
-    ),
-    p(
-        A,
-        "Remind me to back up the laptop.",
-        "tomorrow at 10",
-        Due::None,
-    ),
-    p(A, "Find my notes from the project.", "Website", Due::None),
-    p(
-        A,
+    pair(
+        Project,
         "What did we decide in the project?",
-        "Website",
-        Due::None,
+        "What did we decide in the Thesis project?",
+        Words,
+        "the thesis one",
     ),
-    p(A, "Search the project for the budget.", "Thesis", Due::None),
-    p(
-        A,
-        "Save this to my project: the client approved the mockups.",
-        "Website",
-        Due::None,
-    ),
-    p(
-        A,
-        "Add to the project notes that the deadline moved to Friday.",
+    pair(
+        Project,
+        "Search the project for the budget.",
+        "Search the Thesis project for the budget.",
+        YouDecide,
         "Thesis",
-        Due::None,
     ),
-    p(
-        A,
+    pair(
+        Project,
+        "Save this to my project: the client approved the mockups.",
+        "Save to the Website project: the client approved the mockups.",
+        Pick(1),
+        "Website",
+    ),
+    pair(
+        Project,
         "Show me the latest notes in my project.",
+        "Show me the latest notes in the Garden project.",
+        Words,
         "Garden",
-        Due::None,
     ),
-    p(
-        C,
-        "Remind me tomorrow at 9 to call Anna.",
-        "",
-        Due::DayAt(1, 9, 0),
+    // A person left unnamed.
+    pair(
+        Person,
+        "What's her phone number?",
+        "What's Marta's phone number?",
+        Pick(1),
+        "Marta",
     ),
-    p(
-        C,
-        "Remind me tomorrow at 18:00 to buy bread.",
-        "",
-        Due::DayAt(1, 18, 0),
+    pair(
+        Person,
+        "What did my colleague say about email?",
+        "What does Marta prefer, email or phone?",
+        Words,
+        "Marta",
     ),
-    p(C, "Remind me in 2 hours to stretch.", "", Due::In(120)),
-    p(
-        C,
-        "Remind me the day after tomorrow at 8am to renew the car insurance.",
-        "",
-        Due::DayAt(2, 8, 0),
+    pair(
+        Person,
+        "Remind me to call him tomorrow at 9.",
+        "Remind me to call Tom tomorrow at 9.",
+        Words,
+        "Tom",
     ),
-    p(
-        C,
-        "In 30 minutes, remind me to check the oven.",
-        "",
-        Due::In(30),
+    pair(
+        Person,
+        "Send my colleague the hosting report.",
+        "Send Tom the hosting report.",
+        YouDecide,
+        "Tom",
     ),
-    p(C, "What does Anna like to drink?", "", Due::None),
-    p(
-        C,
-        "Find my notes about hosting in the Website project.",
-        "",
-        Due::None,
+    pair(
+        Person,
+        "Tell me about the one I care about.",
+        "Tell me about Anna.",
+        Words,
+        "Anna",
     ),
-    p(C, "Which projects do I have?", "", Due::None),
-    p(
-        C,
-        "Save a memory: my bike lock code is 4312.",
-        "",
-        Due::None,
+    // A document or a meeting left unnamed.
+    pair(
+        DocumentOrMeeting,
+        "What did we decide in the meeting?",
+        "What did we decide in the billing meeting?",
+        Pick(0),
+        "the billing one",
     ),
-    p(
-        C,
-        "Store in the Garden project: planted tomatoes on the south bed.",
-        "",
-        Due::None,
+    pair(
+        DocumentOrMeeting,
+        "Find the document I mentioned.",
+        "Find the hosting report.",
+        Words,
+        "the hosting report",
     ),
-    p(C, "When does my passport expire?", "", Due::None),
-    p(
-        C,
-        "What is the survey budget in the Thesis project?",
-        "",
-        Due::None,
+    pair(
+        DocumentOrMeeting,
+        "Summarize the report.",
+        "Summarize the thesis report draft.",
+        YouDecide,
+        "the thesis report",
     ),
-    p(C, "Say hello.", "", Due::None),
-    p(C, "What is 2 plus 2?", "", Due::None),
-    p(
-        C,
-        "Search my memories for the wifi password.",
-        "",
-        Due::None,
+    pair(
+        DocumentOrMeeting,
+        "When was the sync?",
+        "When was the website sync?",
+        Pick(1),
+        "the website sync",
     ),
-    p(C, "What did I plant in the Garden project?", "", Due::None),
+    pair(
+        DocumentOrMeeting,
+        "Remind me about the meeting tomorrow at 9.",
+        "Remind me about the billing meeting tomorrow at 9.",
+        Pick(0),
+        "the billing meeting",
+    ),
+    // A recurring reminder with no time.
+    pair(
+        Recurring,
+        "Remind me every day to take my vitamins.",
+        "Remind me every day at 8 to take my vitamins.",
+        Words,
+        "at 8am",
+    ),
+    pair(
+        Recurring,
+        "Remind me every weekday to check the inbox.",
+        "Remind me every weekday at 9:30 to check the inbox.",
+        Pick(1),
+        WHEN,
+    ),
+    pair(
+        Recurring,
+        "Remind me weekly to back up the laptop.",
+        "Remind me every Friday at 17:00 to back up the laptop.",
+        YouDecide,
+        WHEN,
+    ),
+    pair(
+        Recurring,
+        "Remind me daily to stretch.",
+        "Remind me daily at 15:00 to stretch.",
+        Words,
+        "at 3pm",
+    ),
+    pair(
+        Recurring,
+        "Remind me every week to call grandma.",
+        "Remind me every Sunday at 11am to call grandma.",
+        Pick(0),
+        WHEN,
+    ),
+    // "The usual".
+    pair(
+        Usual,
+        "Book the usual.",
+        "Book a table at Luigi's for two.",
+        Pick(0),
+        "Luigi's",
+    ),
+    pair(
+        Usual,
+        "Order the usual.",
+        "Order a flat white with oat milk.",
+        Words,
+        "the coffee",
+    ),
+    pair(
+        Usual,
+        "What is my usual?",
+        "What is my usual coffee order?",
+        YouDecide,
+        "the coffee",
+    ),
+    pair(
+        Usual,
+        "Get me the usual, please.",
+        "Get me the margherita at Luigi's, please.",
+        Pick(1),
+        "the coffee",
+    ),
+    pair(
+        Usual,
+        "Remind me to order the usual tomorrow at 12.",
+        "Remind me to order a flat white tomorrow at 12.",
+        Words,
+        "the pizza at Luigi's",
+    ),
+    // A pronoun with nothing before it.
+    Pair {
+        needs: 2,
+        ..pair(
+            Pronoun,
+            "Remind me about it next week.",
+            "Remind me about the dentist next Monday at 10.",
+            Words,
+            "the dentist",
+        )
+    },
+    pair(
+        Pronoun,
+        "Book it for Friday.",
+        "Book the Lisbon flight for Friday.",
+        Words,
+        "the Lisbon flight",
+    ),
+    pair(
+        Pronoun,
+        "What did she say about it?",
+        "What did Marta say about email?",
+        Words,
+        "Marta, about email",
+    ),
+    pair(
+        Pronoun,
+        "Move that to Friday.",
+        "Move the billing meeting to Friday.",
+        YouDecide,
+        "the billing meeting",
+    ),
+    pair(
+        Pronoun,
+        "Cancel it.",
+        "Cancel the website sync.",
+        Words,
+        "the website sync",
+    ),
+    // An account or a thing left unnamed.
+    pair(
+        AccountOrThing,
+        "Write down the password hint for the account.",
+        "Write down the password hint for my email account: the first street.",
+        Pick(1),
+        "the email account",
+    ),
+    pair(
+        AccountOrThing,
+        "Look up the thing we discussed.",
+        "Look up what I saved about the wifi password.",
+        Words,
+        "the wifi password",
+    ),
+    pair(
+        AccountOrThing,
+        "What did I say about the budget last time?",
+        "What did I say about the survey budget in the Thesis project?",
+        Pick(0),
+        "the thesis budget",
+    ),
+    pair(
+        AccountOrThing,
+        "What's the login for my account?",
+        "What's the login for my bank account?",
+        YouDecide,
+        "the bank account",
+    ),
+    pair(
+        AccountOrThing,
+        "Save the new PIN to the account.",
+        "Save the new PIN 4321 for my bank account.",
+        Words,
+        "the bank account",
+    ),
 ];
 
-const SEED: &str = r#"{"content": "Website: moved hosting to the new VPS; DNS switched on Friday", "project": "Website", "created_at": "2026-11-10T10:00:00Z"}
-{"content": "Website: decided to use the blue theme for the landing page", "project": "Website", "created_at": "2026-11-12T10:00:00Z"}
-{"content": "Thesis: chapter 3 draft sent to the supervisor", "project": "Thesis", "created_at": "2026-11-15T10:00:00Z"}
+/// Memories in four projects; two of each thing a reference may mean.
+const SEED: &str = r#"{"content": "Billing meeting: we decided to move invoices to Stripe", "project": "Billing", "created_at": "2026-11-12T10:00:00Z"}
+{"content": "Website sync: agreed to launch the landing page on 1 December", "project": "Website", "created_at": "2026-11-20T10:00:00Z"}
+{"content": "Thesis report draft: chapter 3 sent to the supervisor", "project": "Thesis", "created_at": "2026-11-15T10:00:00Z"}
+{"content": "Hosting report: the VPS costs 12 EUR a month", "project": "Website", "created_at": "2026-11-10T10:00:00Z"}
+{"content": "Website: decided to use the blue theme for the landing page", "project": "Website", "created_at": "2026-11-12T11:00:00Z"}
+{"content": "Website: the hosting budget is 20 EUR a month", "project": "Website", "created_at": "2026-11-18T10:00:00Z"}
 {"content": "Thesis: the budget for the survey is 400 EUR", "project": "Thesis", "created_at": "2026-11-16T10:00:00Z"}
 {"content": "Garden: planted garlic in the north bed", "project": "Garden", "created_at": "2026-10-20T10:00:00Z"}
+{"content": "Garden: order tomato seeds in February", "project": "Garden", "created_at": "2026-11-02T10:00:00Z"}
+{"content": "Colleague Marta prefers email over phone", "project": "Billing", "created_at": "2026-11-01T10:00:00Z"}
+{"content": "Colleague Tom leads the website redesign", "project": "Website", "created_at": "2026-11-03T10:00:00Z"}
+{"content": "Bank account: online banking login is anna.k, hint: the cat's name", "created_at": "2026-09-05T10:00:00Z"}
+{"content": "Email account: password hint is the first street I lived on", "created_at": "2026-09-06T10:00:00Z"}
+{"content": "My usual at Luigi's: margherita and sparkling water, table for two", "created_at": "2026-10-01T10:00:00Z"}
+{"content": "My usual coffee order: flat white with oat milk", "created_at": "2026-10-03T10:00:00Z"}
+{"content": "Anna's phone number is 0176 111 222", "created_at": "2026-08-01T10:00:00Z"}
+{"content": "Marta's phone number is 0176 333 444", "created_at": "2026-08-02T10:00:00Z"}
 {"content": "Anna likes green tea", "created_at": "2026-09-01T10:00:00Z"}
-{"content": "Passport expires on 2027-03-14", "created_at": "2026-08-01T10:00:00Z"}
+{"content": "Passport expires on 2027-03-14", "created_at": "2026-08-01T11:00:00Z"}
 {"content": "The wifi password is correct-horse-42", "created_at": "2026-07-01T10:00:00Z"}
+{"content": "Flight to Lisbon on 12 December at 07:10", "created_at": "2026-11-25T10:00:00Z"}
 "#;
 
+/// One prompt of a pair.
+struct Prompt<'a> {
+    pair: &'a Pair,
+    ambiguous: bool,
+}
+
+impl Prompt<'_> {
+    fn text(&self) -> &'static str {
+        if self.ambiguous {
+            self.pair.ambiguous
+        } else {
+            self.pair.clear
+        }
+    }
+
+    fn needs(&self) -> usize {
+        if self.ambiguous {
+            self.pair.needs
+        } else {
+            0
+        }
+    }
+
+    /// Whether the prompt gives a reminder's time itself.
+    fn says_when(&self) -> bool {
+        !self.ambiguous || !matches!(self.pair.kind, Kind::Time | Kind::Recurring | Kind::Pronoun)
+    }
+}
+
 /// What one reply did.
+#[derive(Default)]
 struct Outcome {
     asked_by_model: usize,
     asked_by_imprint: usize,
+    questions: Vec<String>,
     tools: Vec<String>,
     end: String,
     seconds: f64,
-    /// Reminders it stored, each with whether its time was the user's.
-    reminders: Vec<(String, bool)>,
+    /// Reminders it stored at a time the user never gave.
+    invented_times: usize,
+    reminders: usize,
     /// The answer shows tool-call markup.
     markup_in_answer: bool,
     /// Question cards the stored history draws for questions that were
     /// never put to the user (cards minus questions posed).
     cards_never_asked: usize,
+}
+
+impl Outcome {
+    fn asked(&self) -> usize {
+        self.asked_by_model + self.asked_by_imprint
+    }
 }
 
 #[tokio::main]
@@ -252,6 +527,22 @@ async fn main() {
             std::process::exit(1);
         }
     };
+    let kinds: Vec<Kind> = match std::env::var("IMPRINT_EVAL_KINDS") {
+        Ok(list) => KINDS
+            .into_iter()
+            .filter(|k| list.split(',').any(|name| name.trim() == k.key()))
+            .collect(),
+        Err(_) => KINDS.to_vec(),
+    };
+    let per_kind: usize = std::env::var("IMPRINT_EVAL_PAIRS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX);
+    let label = std::env::var("IMPRINT_EVAL_LABEL").unwrap_or_else(|_| "run".into());
+    let pairs: Vec<&Pair> = kinds
+        .iter()
+        .flat_map(|kind| PAIRS.iter().filter(move |p| p.kind == *kind).take(per_kind))
+        .collect();
     let data = tempfile::tempdir().expect("a temporary dir");
     let data_dir = data.path().to_str().expect("utf-8 path").to_string();
     let seed = data.path().join("seed.jsonl");
@@ -302,47 +593,29 @@ async fn main() {
         .json()
         .await
         .expect("status JSON");
-    println!(
-        "model: {} {} (tool format {}), {} prompts\n",
+    let model = format!(
+        "{} {} (tool format {})",
         status["provider"].as_str().unwrap_or("?"),
         status["model"].as_str().unwrap_or("?"),
         status["tool_format"].as_str().unwrap_or("?"),
-        PROMPTS.len()
     );
+    println!("model: {model}, {} prompts\n", pairs.len() * 2);
 
-    let only = std::env::args().nth(1).map(|kind| match kind.as_str() {
-        "clear" => Kind::Clear,
-        "ambiguous" => Kind::Ambiguous,
-        other => {
-            eprintln!("eval_questions: unknown kind {other:?} (clear or ambiguous)");
-            std::process::exit(2);
-        }
-    });
     let mut results = Vec::new();
-    for prompt in PROMPTS
-        .iter()
-        .filter(|p| only.is_none_or(|kind| p.kind == kind))
-    {
-        let outcome = run_prompt(&http, &server.url, prompt).await;
-        let due_check = check_due(prompt, &outcome);
-        println!(
-            "{} asked m{} i{} {:>5.1}s {:<9} tools [{}]{} | {}",
-            if prompt.kind == Kind::Ambiguous {
-                "A"
-            } else {
-                "C"
-            },
-            outcome.asked_by_model,
-            outcome.asked_by_imprint,
-            outcome.seconds,
-            outcome.end,
-            outcome.tools.join(","),
-            due_check,
-            prompt.text
-        );
-        results.push((prompt, outcome));
+    for pair in &pairs {
+        for ambiguous in [true, false] {
+            let prompt = Prompt { pair, ambiguous };
+            let outcome = run_prompt(&http, &server.url, &prompt).await;
+            println!("{}", prompt_line(&prompt, &outcome));
+            results.push((prompt, outcome));
+        }
     }
-    summarize(&results);
+    let table = report(&model, &label, &results);
+    println!("\n{table}");
+    match keep(&label, &table) {
+        Ok(path) => println!("kept in {path}"),
+        Err(error) => eprintln!("the table could not be kept: {error}"),
+    }
     server.stop().await;
 }
 
@@ -378,7 +651,7 @@ async fn start_local_model() -> (tokio::process::Child, String) {
     (child, format!("http://127.0.0.1:{port}/v1"))
 }
 
-async fn reminder_ids(http: &reqwest::Client, url: &str) -> Vec<Value> {
+async fn reminders(http: &reqwest::Client, url: &str) -> Vec<Value> {
     let list: Value = http
         .get(format!("{url}/api/reminders"))
         .send()
@@ -390,8 +663,38 @@ async fn reminder_ids(http: &reqwest::Client, url: &str) -> Vec<Value> {
     list["reminders"].as_array().cloned().unwrap_or_default()
 }
 
-async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt) -> Outcome {
-    let before: Vec<Value> = reminder_ids(http, url).await;
+/// What the user says to a question: the body of the answer request.
+fn answer_for(prompt: &Prompt<'_>, question: &Value) -> Value {
+    let id = &question["id"];
+    let options: Vec<&str> = question["options"]
+        .as_array()
+        .map(|o| o.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let closed = question["allow_other"] == false;
+    let text = question["question"].as_str().unwrap_or("");
+    let about_time = text.starts_with("What time") || text.to_lowercase().contains("when");
+    let reply = if !prompt.ambiguous {
+        Reply::Option(0)
+    } else if about_time && !matches!(prompt.pair.kind, Kind::Time | Kind::Recurring) {
+        // Not the prompt's point: a plain time.
+        return json!({"id": id, "answer": WHEN});
+    } else {
+        prompt.pair.reply
+    };
+    match reply {
+        Reply::Option(i) => match options.get(i).or(options.first()) {
+            Some(option) => json!({"id": id, "answer": option}),
+            None if prompt.ambiguous => json!({"id": id, "answer": prompt.pair.words}),
+            None => json!({"id": id, "you_decide": true}),
+        },
+        Reply::Words if closed && !options.is_empty() => json!({"id": id, "answer": options[0]}),
+        Reply::Words => json!({"id": id, "answer": prompt.pair.words}),
+        Reply::YouDecide => json!({"id": id, "you_decide": true}),
+    }
+}
+
+async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt<'_>) -> Outcome {
+    let before = reminders(http, url).await;
     let session: Value = http
         .post(format!("{url}/api/chat/sessions"))
         .json(&json!({}))
@@ -405,7 +708,7 @@ async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt) -> Outco
     let started = Instant::now();
     let sent: Value = http
         .post(format!("{url}/api/chat/sessions/{sid}/messages"))
-        .json(&json!({"message": prompt.text}))
+        .json(&json!({"message": prompt.text()}))
         .send()
         .await
         .expect("message")
@@ -422,16 +725,10 @@ async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt) -> Outco
         .expect("reply stream");
     let mut events = SseReader::new(response);
     let mut outcome = Outcome {
-        asked_by_model: 0,
-        asked_by_imprint: 0,
-        tools: Vec::new(),
         end: "cut".into(),
-        seconds: 0.0,
-        reminders: Vec::new(),
-        markup_in_answer: false,
-        cards_never_asked: 0,
+        ..Outcome::default()
     };
-    let mut answered = false;
+    let mut time_answered = false;
     while let Some(event) = events.next().await {
         match event["type"].as_str().unwrap_or("") {
             "tool_call" => outcome
@@ -443,29 +740,22 @@ async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt) -> Outco
                 } else {
                     outcome.asked_by_model += 1;
                 }
-                let options = event["options"].as_array().cloned().unwrap_or_default();
-                let answer = if prompt.answer.is_empty() {
-                    options
-                        .first()
-                        .and_then(Value::as_str)
-                        .unwrap_or("I don't know")
-                        .to_string()
-                } else if event["allow_other"] == false && !options.is_empty() {
-                    options[0].as_str().unwrap_or_default().to_string()
-                } else {
-                    prompt.answer.to_string()
-                };
-                answered = true;
+                let text = event["question"].as_str().unwrap_or("").to_string();
+                time_answered |= text.starts_with("What time") || text.contains("when");
+                outcome.questions.push(text);
+                let body = answer_for(prompt, &event);
                 let _ = http
                     .post(format!("{url}/api/chat/sessions/{sid}/answer"))
-                    .json(&json!({"id": event["id"], "answer": answer}))
+                    .json(&body)
                     .send()
                     .await;
             }
             "assistant_message" => {
                 outcome.end = "answered".into();
-                outcome.markup_in_answer =
-                    imprint::models::shown_text::shows_markup(event["text"].as_str().unwrap_or(""));
+                let text = event["text"].as_str().unwrap_or("");
+                outcome.markup_in_answer = text.contains("{\"name\"")
+                    || text.contains("<tool_call>")
+                    || imprint::models::shown_text::shows_markup(text);
             }
             "error" => {
                 outcome.end = format!("error ({})", event["error"].as_str().unwrap_or("?"));
@@ -477,11 +767,11 @@ async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt) -> Outco
     }
     outcome.seconds = started.elapsed().as_secs_f64();
     outcome.cards_never_asked = cards_never_asked(http, url, &sid, &outcome).await;
-    let after = reminder_ids(http, url).await;
-    let user_gave_time = prompt.kind == Kind::Clear || answered;
-    for reminder in after.iter().filter(|r| !before.contains(r)) {
-        let due = reminder["due_at"].as_str().unwrap_or("").to_string();
-        outcome.reminders.push((due, user_gave_time));
+    let after = reminders(http, url).await;
+    let new = after.iter().filter(|r| !before.contains(r)).count();
+    outcome.reminders = new;
+    if !(prompt.says_when() || time_answered) {
+        outcome.invented_times = new;
     }
     outcome
 }
@@ -516,125 +806,191 @@ async fn cards_never_asked(
             )
         })
         .count();
-    cards.saturating_sub(outcome.asked_by_model + outcome.asked_by_imprint)
+    cards.saturating_sub(outcome.asked())
 }
 
-/// For the printout: each stored reminder, and whether it is due when the
-/// user said.
-fn check_due(prompt: &Prompt, outcome: &Outcome) -> String {
-    let mut notes = String::new();
-    for (due, user_gave) in &outcome.reminders {
-        let due_local = DateTime::parse_from_rfc3339(due)
-            .map(|t| t.with_timezone(&Local))
-            .ok();
-        let verdict = match (prompt.due, due_local) {
-            (_, None) => "unreadable",
-            _ if !user_gave => "INVENTED TIME",
-            (Due::DayAt(days, h, m), Some(t)) => {
-                let expected = Local::now().date_naive() + chrono::Duration::days(days);
-                let matches = t.date_naive() == expected
-                    && t.time() == NaiveTime::from_hms_opt(h, m, 0).expect("valid");
-                if matches {
-                    "as said"
-                } else {
-                    "WRONG TIME"
-                }
-            }
-            (Due::In(minutes), Some(t)) => {
-                let expected = Local::now() + chrono::Duration::minutes(minutes);
-                if (t - expected).num_minutes().abs() <= 5 {
-                    "as said"
-                } else {
-                    "WRONG TIME"
-                }
-            }
-            (Due::None, Some(t)) => {
-                // Answered "tomorrow at 10".
-                let tomorrow = Local::now().date_naive().succ_opt().expect("a date");
-                let ten = Local
-                    .from_local_datetime(&tomorrow.and_hms_opt(10, 0, 0).expect("valid"))
-                    .earliest();
-                if Some(t) == ten && t.day() == tomorrow.day() {
-                    "as answered"
-                } else {
-                    "WRONG TIME"
-                }
-            }
-        };
-        notes.push_str(&format!(" reminder {due} ({verdict})"));
+fn prompt_line(prompt: &Prompt<'_>, outcome: &Outcome) -> String {
+    format!(
+        "{} {:<19} asked m{} i{} {:>5.1}s {:<9} tools [{}]{} | {}",
+        if prompt.ambiguous { "A" } else { "C" },
+        prompt.pair.kind.name(),
+        outcome.asked_by_model,
+        outcome.asked_by_imprint,
+        outcome.seconds,
+        outcome.end,
+        outcome.tools.join(","),
+        if outcome.invented_times > 0 {
+            " INVENTED TIME"
+        } else {
+            ""
+        },
+        prompt.text()
+    )
+}
+
+fn percent(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        return "–".into();
     }
-    notes
+    format!(
+        "{part}/{whole} ({:.0} %)",
+        100.0 * part as f64 / whole as f64
+    )
 }
 
-fn summarize(results: &[(&Prompt, Outcome)]) {
-    println!();
-    for kind in [Kind::Ambiguous, Kind::Clear] {
-        let of_kind: Vec<&Outcome> = results
+fn median(values: &mut [usize]) -> f64 {
+    values.sort_unstable();
+    match values.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => values[n / 2] as f64,
+        n => (values[n / 2 - 1] + values[n / 2]) as f64 / 2.0,
+    }
+}
+
+/// The run's table (Markdown), as printed and kept.
+fn report(model: &str, label: &str, results: &[(Prompt<'_>, Outcome)]) -> String {
+    let mut out = String::new();
+    let now = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC");
+    let _ = writeln!(out, "# Asking: eval_questions, {label}\n");
+    let _ = writeln!(out, "- date: {now}");
+    let _ = writeln!(out, "- model: {model}");
+    let _ = writeln!(
+        out,
+        "- prompts: {} ({} ambiguous, each with a clear twin), memories in 4 projects",
+        results.len(),
+        results.iter().filter(|(p, _)| p.ambiguous).count()
+    );
+    let _ = writeln!(
+        out,
+        "- answers: an option, own words or \"You decide\", as each prompt says\n"
+    );
+    let _ = writeln!(
+        out,
+        "| kind | asked on ambiguous | asked on clear (false asks) | asked twice | asked by the model / by Imprint |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    let mut kinds: Vec<Option<Kind>> = KINDS
+        .into_iter()
+        .filter(|k| results.iter().any(|(p, _)| p.pair.kind == *k))
+        .map(Some)
+        .collect();
+    kinds.push(None);
+    for kind in kinds {
+        let of_kind: Vec<&(Prompt<'_>, Outcome)> = results
             .iter()
-            .filter(|(p, _)| p.kind == kind)
+            .filter(|(p, _)| kind.is_none_or(|k| p.pair.kind == k))
+            .collect();
+        let ambiguous: Vec<&Outcome> = of_kind
+            .iter()
+            .filter(|(p, _)| p.ambiguous)
             .map(|(_, o)| o)
             .collect();
-        let n = of_kind.len();
-        if n == 0 {
-            continue;
-        }
-        let asked = of_kind
+        let clear: Vec<&Outcome> = of_kind
             .iter()
-            .filter(|o| o.asked_by_model + o.asked_by_imprint > 0)
+            .filter(|(p, _)| !p.ambiguous)
+            .map(|(_, o)| o)
+            .collect();
+        let asked = ambiguous.iter().filter(|o| o.asked() > 0).count();
+        let false_asks = clear.iter().filter(|o| o.asked() > 0).count();
+        let twice = of_kind
+            .iter()
+            .filter(|(p, o)| o.asked() > p.needs().max(1))
             .count();
-        let by_model = of_kind.iter().filter(|o| o.asked_by_model > 0).count();
-        let by_imprint = of_kind.iter().filter(|o| o.asked_by_imprint > 0).count();
-        println!(
-            "{:<9}: asked in {asked}/{n} ({:.0} %): the model asked in {by_model}, Imprint in {by_imprint}",
-            if kind == Kind::Ambiguous {
-                "ambiguous"
-            } else {
-                "clear"
-            },
-            100.0 * asked as f64 / n as f64,
+        let by_model = of_kind.iter().filter(|(_, o)| o.asked_by_model > 0).count();
+        let by_imprint = of_kind
+            .iter()
+            .filter(|(_, o)| o.asked_by_imprint > 0)
+            .count();
+        let name = kind.map_or("**all**", Kind::name);
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {} | {by_model} / {by_imprint} |",
+            percent(asked, ambiguous.len()),
+            percent(false_asks, clear.len()),
+            percent(twice, of_kind.len()),
         );
     }
-    let twice = results
-        .iter()
-        .filter(|(_, o)| o.asked_by_model + o.asked_by_imprint >= 2)
-        .count();
-    println!(
-        "asked twice or more in one reply: {twice}/{}",
-        results.len()
-    );
-    let reminders: Vec<&(String, bool)> = results.iter().flat_map(|(_, o)| &o.reminders).collect();
-    let invented = reminders.iter().filter(|(_, user_gave)| !user_gave).count();
-    println!(
-        "reminders stored: {}, at a time the user did not give: {invented}",
-        reminders.len()
-    );
-    let failed = results.iter().filter(|(_, o)| o.end != "answered").count();
-    println!("replies without an answer (error, stop, cut): {failed}");
     let mut clear_calls: Vec<usize> = results
         .iter()
-        .filter(|(p, _)| p.kind == Kind::Clear)
+        .filter(|(p, _)| !p.ambiguous)
         .map(|(_, o)| o.tools.len())
         .collect();
-    clear_calls.sort_unstable();
-    let median = |v: &[usize]| match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2] as f64,
-        n => (v[n / 2 - 1] + v[n / 2]) as f64 / 2.0,
-    };
-    println!(
-        "tool calls on a clear request: median {:.1}, max {}",
-        median(&clear_calls),
-        clear_calls.last().copied().unwrap_or(0)
-    );
+    let clear_max = clear_calls.iter().max().copied().unwrap_or(0);
+    let mut all_calls: Vec<usize> = results.iter().map(|(_, o)| o.tools.len()).collect();
     let markup = results.iter().filter(|(_, o)| o.markup_in_answer).count();
     let never_asked: usize = results.iter().map(|(_, o)| o.cards_never_asked).sum();
-    println!("answers with markup: {markup}; cards for questions never asked: {never_asked}");
+    let invented: usize = results.iter().map(|(_, o)| o.invented_times).sum();
+    let stored: usize = results.iter().map(|(_, o)| o.reminders).sum();
+    let failed = results.iter().filter(|(_, o)| o.end != "answered").count();
     let seconds = Samples::new(results.iter().map(|(_, o)| o.seconds).collect());
-    println!(
-        "reply time: p50 {:.1} s, p95 {:.1} s, max {:.1} s, mean {:.1} s",
+    let _ = writeln!(out, "\n| figure | value |\n|---|---|");
+    let _ = writeln!(
+        out,
+        "| tool calls per reply, clear prompts: median (max) | {:.1} ({clear_max}) |",
+        median(&mut clear_calls)
+    );
+    let _ = writeln!(
+        out,
+        "| tool calls per reply, all prompts: median | {:.1} |",
+        median(&mut all_calls)
+    );
+    let _ = writeln!(out, "| answers with tool-call markup | {markup} |");
+    let _ = writeln!(out, "| cards for questions never asked | {never_asked} |");
+    let _ = writeln!(
+        out,
+        "| reminders stored (at a time the user never gave) | {stored} ({invented}) |"
+    );
+    let _ = writeln!(
+        out,
+        "| replies without an answer (error, stop, cut) | {failed} |"
+    );
+    let _ = writeln!(
+        out,
+        "| reply time p50 / p95 / max | {:.1} s / {:.1} s / {:.1} s |",
         seconds.pct(50.0),
         seconds.pct(95.0),
-        seconds.max(),
-        seconds.mean()
+        seconds.max()
     );
+    let _ = writeln!(
+        out,
+        "\n## Prompts\n\n| | kind | questions | tools | time | end | prompt |\n|---|---|---|---|---|---|---|"
+    );
+    for (prompt, outcome) in results {
+        let questions = if outcome.questions.is_empty() {
+            "–".to_string()
+        } else {
+            outcome.questions.join(" / ").replace('|', "\\|")
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.1} s | {} | {} |",
+            if prompt.ambiguous { "A" } else { "C" },
+            prompt.pair.kind.name(),
+            questions,
+            outcome.tools.join(", "),
+            outcome.seconds,
+            outcome.end.replace('|', "\\|"),
+            prompt.text().replace('|', "\\|"),
+        );
+    }
+    out
+}
+
+/// Writes the table to `docs/eval/DATE-LABEL.md` (a new file per run).
+fn keep(label: &str, table: &str) -> std::io::Result<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/eval");
+    std::fs::create_dir_all(dir)?;
+    let date = chrono::Utc::now().format("%Y-%m-%d");
+    let label: String = label
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '-' })
+        .collect();
+    let mut path = format!("{dir}/{date}-{label}.md");
+    let mut n = 2;
+    while std::path::Path::new(&path).exists() {
+        path = format!("{dir}/{date}-{label}-{n}.md");
+        n += 1;
+    }
+    std::fs::write(&path, table)?;
+    Ok(path)
 }

@@ -35,7 +35,7 @@ fn invoice() -> Scenario {
 }
 
 #[tokio::test]
-async fn an_invented_time_becomes_imprints_question_and_the_answer_sets_it() {
+async fn a_reminder_with_no_time_is_asked_before_the_model_starts_and_the_answer_sets_it() {
     let server = TestServer::start(vec![invoice()], &[]).await;
     server.set_now(now());
     let sid = server.create_session().await;
@@ -43,7 +43,10 @@ async fn an_invented_time_becomes_imprints_question_and_the_answer_sets_it() {
     let mut events = server.watch(&sid, None).await;
     let seen = events.until("question").await;
     let question = seen.last().unwrap().clone();
-    assert_eq!(types(&seen)[..], ["tool_call", "question"]);
+    // Asked before the model starts: asking does not wait on the model
+    // calling `remind` (a small model may not).
+    assert_eq!(types(&seen)[..], ["question"]);
+    assert!(server.standin.requests_for("send the invoice").is_empty());
     assert_eq!(question["origin"], "imprint");
     assert_eq!(
         question["question"],
@@ -53,7 +56,6 @@ async fn an_invented_time_becomes_imprints_question_and_the_answer_sets_it() {
     assert!(options.len() >= 3, "{options:?}");
     assert!(options.contains(&json!("Tomorrow, 09:00")), "{options:?}");
     assert_eq!(question["allow_other"], true);
-    // Nothing was stored on the guess while the question waits.
     assert!(reminders(&server).await.is_empty());
 
     server
@@ -64,16 +66,17 @@ async fn an_invented_time_becomes_imprints_question_and_the_answer_sets_it() {
         types(&rest),
         [
             "answer",
+            "tool_call",
             "tool_result",
             "token",
             "assistant_message",
             "done"
         ]
     );
-    let result = rest[1]["result"].as_str().unwrap();
-    assert!(result.starts_with("The user chose "), "{result}");
-    assert!(result.contains("Reminder #"), "{result}");
+    let result = rest[2]["result"].as_str().unwrap();
+    assert!(result.starts_with("Reminder #"), "{result}");
 
+    // The model's invented time gave way to the answer.
     let stored = reminders(&server).await;
     assert_eq!(stored.len(), 1);
     let due = chrono::DateTime::parse_from_rfc3339(stored[0]["due_at"].as_str().unwrap())
@@ -82,11 +85,13 @@ async fn an_invented_time_becomes_imprints_question_and_the_answer_sets_it() {
     assert_eq!(due.date_naive(), now().date_naive().succ_opt().unwrap());
     assert_eq!((due.hour(), due.minute()), (9, 0));
 
-    // The model read what the user chose with the tool's result.
-    let requests = server.standin.requests_for("send the invoice");
-    let last = requests.last().unwrap().to_string();
-    assert!(last.contains("The user chose"), "{last}");
-    assert!(!last.contains("What time should I remind you"), "{last}");
+    // The model read the answer with the request, not the question.
+    let first = server.standin.requests_for("send the invoice")[0].to_string();
+    assert!(
+        first.contains("Imprint asked when to remind; the user said Tuesday 2030-06-04 09:00"),
+        "{first}"
+    );
+    assert!(!first.contains("What time should I remind you"), "{first}");
 
     // History keeps Imprint's question, marked as its own, then the call.
     let messages = server.session(&sid).await["messages"].clone();
@@ -181,21 +186,27 @@ async fn nobody_answering_stores_no_reminder_and_the_reply_says_so() {
     assert_eq!(
         types(&events),
         [
-            "tool_call",
             "question",
             "unanswered",
+            "tool_call",
             "tool_result",
             "token",
             "assistant_message",
             "done"
         ]
     );
-    assert_eq!(events[2]["reason"], "timed_out");
+    assert_eq!(events[1]["reason"], "timed_out");
+    // The model's call at its own time is not made, nor asked again.
     assert!(events[3]["result"]
         .as_str()
         .unwrap()
         .starts_with("No reminder was set"));
     assert!(reminders(&server).await.is_empty());
+    let first = server.standin.requests_for("send the invoice")[0].to_string();
+    assert!(
+        first.contains("the user did not say: set no reminder"),
+        "{first}"
+    );
 }
 
 #[tokio::test]
@@ -482,7 +493,8 @@ async fn imprint_asks_once_per_detail_in_a_reply_and_runs_at_most_four_calls_a_t
     let rest = events.until_done().await;
     let t = types(&rest);
     assert!(!t.contains(&"question".to_string()), "{t:?}");
-    assert_eq!(t.iter().filter(|t| *t == "tool_call").count(), 4, "{t:?}");
+    // The first turn's call, then the second turn's first four.
+    assert_eq!(t.iter().filter(|t| *t == "tool_call").count(), 5, "{t:?}");
     assert!(reminders(&server).await.is_empty());
     let requests = server.standin.requests_for("the invoice");
     let last = requests.last().unwrap().to_string();

@@ -10,11 +10,17 @@
 //! - `search.project`, `store.project` (and a `list_projects` call made to
 //!   settle "the project") follow the project the user named; "the project"
 //!   with several projects and none named is a question; a project the user
-//!   never mentioned is dropped.
+//!   never mentioned is dropped;
+//! - `remind.repeat` is the recurrence the user said ("every day"), or
+//!   none ([`recurring`]).
 //!
 //! When a detail is missing, the verdict is a [`Need`]: Imprint asks the
-//! user itself, with sensible options, and resolves the answer.
+//! user itself, with sensible options, and resolves the answer. Some are
+//! settled before the model starts: "the project" among several, a thing
+//! the user left unnamed ([`reference`]), and a reminder's time
+//! ([`unstated_time`]).
 
+pub mod reference;
 pub mod when;
 
 use chrono::{DateTime, Datelike, Duration, Local, NaiveTime, TimeZone, Weekday};
@@ -71,6 +77,13 @@ pub enum Need {
     },
     /// Which of the user's projects, most recent first.
     Project { options: Vec<String> },
+    /// What a reference the user left unnamed points at ("the meeting"):
+    /// the things their memories hold (none: an open question).
+    Reference {
+        phrase: String,
+        question: String,
+        candidates: Vec<reference::Candidate>,
+    },
 }
 
 /// The projects offered as options at most.
@@ -82,6 +95,7 @@ const MAX_PROJECT_OPTIONS: usize = 4;
 pub enum NeedKind {
     Time,
     Project,
+    Reference,
 }
 
 impl Need {
@@ -89,6 +103,7 @@ impl Need {
         match self {
             Need::Time { .. } => NeedKind::Time,
             Need::Project { .. } => NeedKind::Project,
+            Need::Reference { .. } => NeedKind::Reference,
         }
     }
 
@@ -96,6 +111,7 @@ impl Need {
         match self {
             Need::Time { about, .. } => format!("What time should I remind you {about}?"),
             Need::Project { .. } => "Which project do you mean?".to_string(),
+            Need::Reference { question, .. } => question.clone(),
         }
     }
 
@@ -103,6 +119,9 @@ impl Need {
         match self {
             Need::Time { options, .. } => options.iter().map(|(label, _)| label.clone()).collect(),
             Need::Project { options } => options.clone(),
+            Need::Reference { candidates, .. } => {
+                candidates.iter().map(|c| c.label.clone()).collect()
+            }
         }
     }
 
@@ -134,8 +153,48 @@ impl Need {
                     None => Ok(Resolved::Project(answer.to_string())),
                 }
             }
+            Need::Reference { candidates, .. } => {
+                // The option itself, or the one candidate the answer's own
+                // words point at ("the billing one"); else the user's words.
+                let chosen = candidates
+                    .iter()
+                    .find(|c| c.label.eq_ignore_ascii_case(answer))
+                    .or_else(|| pointed_at(answer, candidates));
+                match chosen {
+                    Some(c) => Ok(Resolved::Memory {
+                        label: c.label.clone(),
+                        memories: c.memories.clone(),
+                    }),
+                    None if answer.is_empty() => Err("The answer was empty.".into()),
+                    None => Ok(Resolved::Meant(answer.to_string())),
+                }
+            }
         }
     }
+}
+
+/// The one candidate whose label shares a word of three letters or more
+/// with the answer (none when two do).
+fn pointed_at<'a>(
+    answer: &str,
+    candidates: &'a [reference::Candidate],
+) -> Option<&'a reference::Candidate> {
+    const VAGUE: [&str; 8] = [
+        "the", "one", "that", "this", "meeting", "first", "about", "with",
+    ];
+    let said: Vec<String> = lower_words(answer)
+        .into_iter()
+        .filter(|w| w.len() >= 3 && !VAGUE.contains(&w.as_str()))
+        .collect();
+    // "Marta" points at "Marta's phone number".
+    let plain = |w: &String| w.trim_end_matches("'s").to_string();
+    let said: Vec<String> = said.iter().map(plain).collect();
+    let mut matching = candidates.iter().filter(|c| {
+        let label: Vec<String> = lower_words(&c.label).iter().map(plain).collect();
+        said.iter().any(|w| label.contains(w))
+    });
+    let first = matching.next()?;
+    matching.next().is_none().then_some(first)
 }
 
 /// A detail the user gave (stored with a waiting reply's state).
@@ -144,6 +203,14 @@ impl Need {
 pub enum Resolved {
     Time(DateTime<Local>),
     Project(String),
+    /// The thing a reference points at: its label and its memories as the
+    /// model reads them.
+    Memory {
+        label: String,
+        memories: Vec<String>,
+    },
+    /// What the user said a reference means, in their own words.
+    Meant(String),
 }
 
 impl Resolved {
@@ -158,6 +225,9 @@ impl Resolved {
                 Resolved::Project(p) => {
                     map.insert("project".into(), Value::String(p.clone()));
                 }
+                // A reference is read with the request, not a call's
+                // argument.
+                Resolved::Memory { .. } | Resolved::Meant(_) => {}
             }
         }
         args
@@ -168,6 +238,8 @@ impl Resolved {
         match self {
             Resolved::Time(t) => t.format("%A %Y-%m-%d %H:%M").to_string(),
             Resolved::Project(p) => format!("the project {p}"),
+            Resolved::Memory { label, .. } => label.clone(),
+            Resolved::Meant(words) => format!("“{words}”"),
         }
     }
 }
@@ -201,7 +273,7 @@ pub fn check(
     }
 }
 
-fn lower_words(text: &str) -> Vec<String> {
+pub(crate) fn lower_words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
@@ -251,6 +323,95 @@ pub fn asks_to_save(text: &str) -> bool {
     .any(|p| lower.contains(p))
 }
 
+/// A reminder asked for with no time the user's words give (not even a
+/// day): the question to settle before the model starts, so asking does
+/// not wait on the model calling `remind`. "Every day", "next week" and
+/// "before the flight" give no time either.
+pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need> {
+    let asked = words.latest_first().any(asks_for_reminder);
+    (asked && !words.state_a_time(now)).then(|| {
+        let about = about(words.request, "");
+        // "… every day to take my pills": how often, said back.
+        let how_often = match when::recurrence(words.request) {
+            Some(when::Recurrence::Daily) => "every day ",
+            Some(when::Recurrence::Weekdays) => "every weekday ",
+            Some(when::Recurrence::Weekly) => "every week ",
+            None => "",
+        };
+        let about = if about.starts_with("to ") || about.starts_with("about ") {
+            format!("{how_often}{about}")
+        } else {
+            about
+        };
+        let next_week = lower_words(words.request)
+            .windows(2)
+            .any(|w| w[0] == "next" && w[1] == "week");
+        Need::Time {
+            about,
+            options: if next_week {
+                next_week_options(now)
+            } else {
+                time_options(now)
+            },
+        }
+    })
+}
+
+/// Monday, Wednesday and Friday of next week at 09:00, labelled date
+/// first ("7 Dec (Mon), 09:00") so the label reads back as the same
+/// moment in the grammar of when.
+fn next_week_options(now: DateTime<Local>) -> Vec<(String, DateTime<Local>)> {
+    let today = now.date_naive();
+    let to_monday = 7 - i64::from(today.weekday().num_days_from_monday());
+    [0, 2, 4]
+        .into_iter()
+        .filter_map(|offset| {
+            let day = today.checked_add_signed(Duration::days(to_monday + offset))?;
+            let t = Local
+                .from_local_datetime(&day.and_time(NaiveTime::from_hms_opt(9, 0, 0)?))
+                .earliest()?;
+            Some((t.format("%-d %b (%a), %H:%M").to_string(), t))
+        })
+        .collect()
+}
+
+/// A `remind` call's recurrence, from the user's words only: `repeat` is
+/// set to what they said ("daily", "weekdays", "weekly") or removed (a
+/// model's guess), and `at` moves to the first time it fires ("every
+/// weekday at 9" said on a Saturday is due on Monday).
+pub fn recurring(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Value {
+    let mut args = args.clone();
+    let said = words.latest_first().find_map(when::recurrence);
+    let first = said.and_then(|r| {
+        let at = args.get("at").and_then(Value::as_str)?;
+        let t = crate::tools::run::parse_date_time(at, now).ok()?;
+        r.first_after(t.with_timezone(&Local), now)
+    });
+    if let Some(map) = args.as_object_mut() {
+        match said {
+            Some(r) => {
+                map.insert("repeat".into(), Value::String(r.as_str().into()));
+            }
+            None => {
+                map.remove("repeat");
+            }
+        }
+        if let Some(t) = first {
+            map.insert("at".into(), Value::String(iso(t)));
+        }
+    }
+    args
+}
+
+/// The first of the user's projects the request names, if any.
+pub fn named_project(request: &str, projects: &[String]) -> Option<String> {
+    projects
+        .iter()
+        .filter_map(|p| position_of(request, p).map(|at| (at, p)))
+        .min_by_key(|(at, _)| *at)
+        .map(|(_, p)| p.clone())
+}
+
 fn check_time(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Verdict {
     let stated = words
         .latest_first()
@@ -291,6 +452,14 @@ fn about(request: &str, model_text: &str) -> String {
     if let Some(rest) = [request, model_text].into_iter().find_map(after_remind_me) {
         return rest;
     }
+    // "Remind me before the flight": the user's words as they are.
+    let lower = request.to_lowercase();
+    if let Some(i) = lower.find("remind me ") {
+        let rest = clean_end(&request[i + "remind me ".len()..]);
+        if !rest.is_empty() {
+            return rest;
+        }
+    }
     let text = clean_end(model_text);
     if text.is_empty() {
         "about this".to_string()
@@ -306,16 +475,31 @@ fn clean_end(s: &str) -> String {
         .to_string()
 }
 
-/// "to send the invoice" from "… remind me to send the invoice.".
+/// "to send the invoice" from "… remind me to send the invoice." (or
+/// "… a reminder to send …"); words of when before it are passed over:
+/// "remind me every day to take my pills" → "to take my pills".
 fn after_remind_me(source: &str) -> Option<String> {
     let lower = source.to_lowercase();
-    let i = lower.find("remind me")?;
-    let rest = clean_end(&source[i + "remind me".len()..]);
-    let lower_rest = rest.to_lowercase();
-    ["to ", "about ", "of ", "that "]
+    let (i, len) = ["remind me", "reminder"]
         .iter()
-        .any(|p| lower_rest.starts_with(p))
-        .then_some(rest)
+        .find_map(|anchor| lower.find(anchor).map(|i| (i, anchor.len())))?;
+    let rest = clean_end(&source[i + len..]);
+    let lower_rest = format!(" {}", rest.to_lowercase());
+    let start = [" to ", " about ", " of ", " that "]
+        .iter()
+        .filter_map(|p| lower_rest.find(p))
+        .min()?;
+    // Only when the words before it say when or how often.
+    let before = &lower_rest[..start];
+    let only_when = before.trim().is_empty()
+        || when::recurrence(before).is_some()
+        || lower_words(before).iter().all(|w| {
+            matches!(
+                w.as_str(),
+                "next" | "week" | "later" | "soon" | "sometime" | "again" | "please"
+            )
+        });
+    only_when.then(|| rest[start..].trim().to_string())
 }
 
 /// What to remind of, in the user's own words: "Remind me to call Anna."
@@ -475,352 +659,4 @@ fn mentions(text: &str, name: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::when::tests::now;
-    use super::*;
-
-    #[test]
-    fn the_reminders_text_comes_from_the_request() {
-        assert_eq!(
-            reminder_text("Remind me to call Anna.").as_deref(),
-            Some("Call Anna")
-        );
-        assert_eq!(
-            reminder_text("please remind me about the dentist!").as_deref(),
-            Some("The dentist")
-        );
-        assert_eq!(reminder_text("Set a reminder"), None);
-        assert_eq!(reminder_text("remind me"), None);
-    }
-    use serde_json::json;
-
-    fn words(request: &str) -> UserWords<'_> {
-        UserWords {
-            request,
-            answers: &[],
-        }
-    }
-
-    fn projects() -> Vec<String> {
-        vec!["Website".into(), "Thesis".into(), "Garden".into()]
-    }
-
-    fn run_at(verdict: Verdict) -> String {
-        match verdict {
-            Verdict::Run(args) => args["at"].as_str().unwrap().to_string(),
-            other => panic!("expected a run, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn a_time_the_user_gave_replaces_the_models_guess() {
-        let args = json!({"text": "Call Anna", "at": "2026-11-30T10:00"});
-        let at = run_at(check(
-            REMIND,
-            &args,
-            &words("Remind me tomorrow at 9 to call Anna."),
-            &[],
-            now(),
-        ));
-        assert!(at.starts_with("2026-12-01T09:00:00"), "{at}");
-        let at = run_at(check(
-            REMIND,
-            &args,
-            &words("remind me in 2 hours to stretch"),
-            &[],
-            now(),
-        ));
-        assert!(at.starts_with("2026-11-30T12:40:00"), "{at}");
-    }
-
-    #[test]
-    fn a_day_alone_keeps_the_models_time_on_that_day_or_takes_nine() {
-        let request = words("Remind me on Friday to submit the report");
-        let on_friday = json!({"text": "report", "at": "2026-12-04T14:00"});
-        assert!(
-            run_at(check(REMIND, &on_friday, &request, &[], now())).starts_with("2026-12-04T14:00")
-        );
-        let wrong_day = json!({"text": "report", "at": "2026-11-30T14:00"});
-        assert!(
-            run_at(check(REMIND, &wrong_day, &request, &[], now())).starts_with("2026-12-04T09:00")
-        );
-    }
-
-    #[test]
-    fn a_time_the_user_never_gave_is_a_question() {
-        for request in [
-            "Remind me about the dentist.",
-            "Remind me to send the invoice",
-            "Set a reminder to call Anna",
-            "Please remind me to water the plants",
-        ] {
-            let args = json!({"text": "x", "at": "2026-11-30T10:40:00Z"});
-            let Verdict::Ask(need) = check(REMIND, &args, &words(request), &[], now()) else {
-                panic!("{request}: expected a question");
-            };
-            assert!(
-                need.question().starts_with("What time should I remind you"),
-                "{request}"
-            );
-            assert!(need.options().len() >= 3, "{request}: {:?}", need.options());
-        }
-        let Verdict::Ask(need) = check(
-            REMIND,
-            &json!({"text": "Send the invoice"}),
-            &words("Remind me to send the invoice."),
-            &[],
-            now(),
-        ) else {
-            panic!("expected a question");
-        };
-        assert_eq!(
-            need.question(),
-            "What time should I remind you to send the invoice?"
-        );
-    }
-
-    #[test]
-    fn an_answer_grounds_the_time() {
-        let answers = vec!["tomorrow at 10".to_string()];
-        let words = UserWords {
-            request: "Remind me about the dentist",
-            answers: &answers,
-        };
-        let at = run_at(check(
-            REMIND,
-            &json!({"text": "dentist", "at": "x"}),
-            &words,
-            &[],
-            now(),
-        ));
-        assert!(at.starts_with("2026-12-01T10:00"), "{at}");
-    }
-
-    #[test]
-    fn time_answers_resolve_from_options_and_own_words() {
-        let need = time_need(
-            &json!({"text": "dentist"}),
-            &words("remind me about the dentist"),
-            now(),
-        );
-        assert_eq!(
-            need.options(),
-            vec![
-                "This evening, 18:00",
-                "Tomorrow, 09:00",
-                "Tomorrow, 18:00",
-                "Monday, 09:00"
-            ]
-        );
-        let Ok(Resolved::Time(t)) = need.resolve("tomorrow, 09:00", now()) else {
-            panic!("an option resolves");
-        };
-        assert_eq!(iso(t).get(..16), Some("2026-12-01T09:00"));
-        let Ok(Resolved::Time(t)) = need.resolve("Friday at 3pm", now()) else {
-            panic!("own words resolve");
-        };
-        assert_eq!(iso(t).get(..16), Some("2026-12-04T15:00"));
-        assert!(need
-            .resolve("whenever", now())
-            .unwrap_err()
-            .contains("could not read"));
-        assert!(need
-            .resolve("2020-01-01T09:00", now())
-            .unwrap_err()
-            .contains("passed"));
-    }
-
-    #[test]
-    fn projects_follow_the_users_words() {
-        let p = projects();
-        // Named: the model's guess is corrected.
-        let v = check(
-            SEARCH,
-            &json!({"query": "hosting", "project": "Notes"}),
-            &words("What did I note about hosting in the website project?"),
-            &p,
-            now(),
-        );
-        assert_eq!(
-            v,
-            Verdict::Run(json!({"query": "hosting", "project": "Website"}))
-        );
-        // Never mentioned: the model's project is dropped.
-        let v = check(
-            SEARCH,
-            &json!({"query": "wifi", "project": "Home"}),
-            &words("Search my memories for the wifi password"),
-            &p,
-            now(),
-        );
-        assert_eq!(v, Verdict::Run(json!({"query": "wifi"})));
-        let v = check(
-            STORE,
-            &json!({"content": "bike code 4312", "project": "Bike"}),
-            &words("Save a memory: my bike lock code is 4312"),
-            &p,
-            now(),
-        );
-        assert_eq!(v, Verdict::Run(json!({"content": "bike code 4312"})));
-        // "the project" among several: a question with recent projects.
-        for request in [
-            "Find my notes from the project.",
-            "Add to my project notes that the deadline moved",
-            "What did we decide in this project?",
-        ] {
-            let v = check(
-                SEARCH,
-                &json!({"query": "notes", "project": "Website"}),
-                &words(request),
-                &p,
-                now(),
-            );
-            assert_eq!(
-                v,
-                Verdict::Ask(Need::Project { options: p.clone() }),
-                "{request}"
-            );
-        }
-        let v = check(
-            LIST_PROJECTS,
-            &json!({}),
-            &words("Find my notes from the project."),
-            &p,
-            now(),
-        );
-        assert!(matches!(v, Verdict::Ask(Need::Project { .. })));
-        // A project the user named is kept even when it is new.
-        let v = check(
-            STORE,
-            &json!({"content": "c", "project": "Bakery"}),
-            &words("Save c in my Bakery project"),
-            &p,
-            now(),
-        );
-        assert_eq!(
-            v,
-            Verdict::Run(json!({"content": "c", "project": "Bakery"}))
-        );
-        let v = check(
-            STORE,
-            &json!({"content": "c", "project": "Notes"}),
-            &words("Save my notes to the project"),
-            &p,
-            now(),
-        );
-        assert!(matches!(v, Verdict::Ask(Need::Project { .. })), "{v:?}");
-        assert!(named_as_project("put it in project Big Plan", "big plan"));
-        // With one project there is nothing to ask.
-        let one = vec!["Thesis".to_string()];
-        let v = check(
-            STORE,
-            &json!({"content": "c"}),
-            &words("Store this in the project: c"),
-            &one,
-            now(),
-        );
-        assert_eq!(
-            v,
-            Verdict::Run(json!({"content": "c", "project": "Thesis"}))
-        );
-        // Listing projects is not a reference to one.
-        assert!(!refers_to_a_project("Which projects do I have?"));
-        assert!(!refers_to_a_project("list my projects"));
-        // A name inside another word is not a mention.
-        assert_eq!(position_of("gardening tips", "Garden"), None);
-        assert_eq!(position_of("the Garden bed", "garden"), Some(4));
-    }
-
-    #[test]
-    fn an_unnamed_project_among_several_is_settled_first() {
-        let p = projects();
-        assert!(unnamed_project("What did we decide in the project?", &p).is_some());
-        assert!(unnamed_project("Save this to my project: approved", &p).is_some());
-        assert_eq!(
-            unnamed_project("What did we decide in the Thesis project?", &p),
-            None
-        );
-        assert_eq!(unnamed_project("What did we decide?", &p), None);
-        assert_eq!(unnamed_project("the project", &p[..1]), None);
-    }
-
-    #[test]
-    fn project_answers_resolve_to_a_known_name_or_the_users_own() {
-        let need = Need::Project {
-            options: projects(),
-        };
-        assert_eq!(
-            need.resolve("thesis", now()),
-            Ok(Resolved::Project("Thesis".into()))
-        );
-        assert_eq!(
-            need.resolve("the garden one", now()),
-            Ok(Resolved::Project("Garden".into()))
-        );
-        assert_eq!(
-            need.resolve("Bakery", now()),
-            Ok(Resolved::Project("Bakery".into()))
-        );
-        assert!(need.resolve("  ", now()).is_err());
-    }
-
-    #[test]
-    fn writes_the_user_never_asked_for_are_refused() {
-        let p = projects();
-        for request in [
-            "Find my notes from the project.",
-            "What did we decide?",
-            "Remind me later",
-        ] {
-            let v = check(STORE, &json!({"content": "x"}), &words(request), &p, now());
-            assert!(matches!(v, Verdict::Refuse(_)), "{request}: {v:?}");
-        }
-        for request in [
-            "Find my notes from the project.",
-            "Save that the deadline moved",
-            "What time is it?",
-        ] {
-            let v = check(
-                REMIND,
-                &json!({"text": "x", "at": "2026-12-01T09:00"}),
-                &words(request),
-                &p,
-                now(),
-            );
-            assert!(matches!(v, Verdict::Refuse(_)), "{request}: {v:?}");
-        }
-        for request in [
-            "Save a memory: bike code 4312",
-            "Remember that Anna likes tea",
-            "Please note that the deadline moved",
-            "Add to my notes: buy milk",
-            "Write this down: 42",
-            "Don't forget my locker is 12",
-        ] {
-            assert!(asks_to_save(request), "{request}");
-        }
-        for request in [
-            "Set a reminder to call Anna",
-            "Remind me tomorrow",
-            "Wake me at 7",
-            "Don't let me forget the keys",
-            "I need a reminder",
-        ] {
-            assert!(asks_for_reminder(request), "{request}");
-        }
-    }
-
-    #[test]
-    fn other_tools_and_odd_arguments_pass_through() {
-        let v = check(
-            "ask_user",
-            &json!({"question": "q"}),
-            &words("x"),
-            &[],
-            now(),
-        );
-        assert_eq!(v, Verdict::Run(json!({"question": "q"})));
-        let v = check(REMIND, &json!("text"), &words("remind me"), &[], now());
-        assert_eq!(v, Verdict::Run(json!("text")));
-    }
-}
+mod tests;

@@ -9,6 +9,10 @@
 //! "in half an hour", "in ten minutes"). Filler words after "in", "at" or
 //! "by" are read past: "in exactly 2 hours", "at about 9", "around noon".
 //! A bare number is not a time: "call 3 people" says nothing about when.
+//!
+//! Recurrence is read apart from the moment ([`recurrence`]): "every day",
+//! "daily", "on weekdays", "weekly", "every Monday". "Every day" says how
+//! often, not when: with no clock time or day, the time is still asked.
 
 use chrono::{DateTime, Datelike, Duration, Local, NaiveDate, NaiveTime, TimeZone, Weekday};
 
@@ -64,6 +68,117 @@ pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
         (None, None, Some(part)) if !day_given => local(today, part.time()).map(Stated::At),
         _ => None,
     }
+}
+
+/// How often a reminder comes back, as the user said it. The names are
+/// the reminders' `repeat` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recurrence {
+    Daily,
+    /// Monday to Friday.
+    Weekdays,
+    Weekly,
+}
+
+impl Recurrence {
+    /// The reminder's `repeat` value: "daily", "weekdays" or "weekly".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Recurrence::Daily => "daily",
+            Recurrence::Weekdays => "weekdays",
+            Recurrence::Weekly => "weekly",
+        }
+    }
+
+    /// The first moment at or after `t` this recurrence fires on, later
+    /// than `now`: a weekday for `Weekdays`, the next day (or week) for a
+    /// time of day already past today.
+    pub fn first_after(self, t: DateTime<Local>, now: DateTime<Local>) -> Option<DateTime<Local>> {
+        let step = match self {
+            Recurrence::Weekly => Duration::weeks(1),
+            Recurrence::Daily | Recurrence::Weekdays => Duration::days(1),
+        };
+        let mut day = t.date_naive();
+        let time = t.time();
+        // A week at most: a weekday always comes within three days.
+        for _ in 0..8 {
+            let weekend = matches!(day.weekday(), Weekday::Sat | Weekday::Sun);
+            if let Some(moment) = local(day, time) {
+                if moment > now && !(self == Recurrence::Weekdays && weekend) {
+                    return Some(moment);
+                }
+            }
+            day = day.checked_add_signed(step)?;
+        }
+        None
+    }
+}
+
+/// How often the user's words say something should come back, if they
+/// say it: "every day", "daily", "each morning" (daily); "on weekdays",
+/// "every weekday", "Monday to Friday", "workdays" (weekdays); "weekly",
+/// "every week", "once a week", "every Monday", "on Mondays" (weekly).
+pub fn recurrence(text: &str) -> Option<Recurrence> {
+    let words = words(text);
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let pair = |a: &str, b: &[&str]| {
+        words
+            .windows(2)
+            .any(|p| p[0] == a && b.contains(&p[1].as_str()))
+    };
+    const DAY_PARTS: [&str; 7] = [
+        "day",
+        "morning",
+        "evening",
+        "night",
+        "afternoon",
+        "single",
+        "working",
+    ];
+    let weekday_plural = |w: &str| {
+        WEEKDAYS
+            .iter()
+            .any(|(name, _)| w.strip_suffix('s') == Some(name))
+    };
+    let weekdays = has("weekdays")
+        || has("workdays")
+        || pair("every", &["weekday", "workday"])
+        || pair("each", &["weekday", "workday"])
+        || pair("working", &["days"])
+        || pair("business", &["days"])
+        || has("mon-fri")
+        || words.windows(3).any(|p| {
+            p[0] == "monday" && matches!(p[1].as_str(), "to" | "through" | "-") && p[2] == "friday"
+        });
+    if weekdays {
+        return Some(Recurrence::Weekdays);
+    }
+    let every_weekday = WEEKDAYS
+        .iter()
+        .any(|(name, _)| pair("every", &[name]) || pair("each", &[name]));
+    if has("weekly")
+        || pair("every", &["week"])
+        || pair("each", &["week"])
+        || words
+            .windows(3)
+            .any(|p| p[0] == "once" && p[1] == "a" && p[2] == "week")
+        || every_weekday
+        || words.iter().any(|w| weekday_plural(w))
+    {
+        return Some(Recurrence::Weekly);
+    }
+    if has("daily")
+        || has("everyday")
+        || pair("every", &DAY_PARTS)
+        || pair("each", &DAY_PARTS)
+        || words
+            .windows(3)
+            .any(|p| p[0] == "once" && p[1] == "a" && p[2] == "day")
+        || has("nightly")
+    {
+        return Some(Recurrence::Daily);
+    }
+    None
 }
 
 fn words(text: &str) -> Vec<String> {
@@ -316,10 +431,11 @@ fn day_of(words: &[String], today: NaiveDate) -> Option<NaiveDate> {
         }
         // Three-letter names too, but not "sat" and "sun" ("sun cream").
         let short = word.len() == 3 && !matches!(word.as_str(), "sat" | "sun");
-        if let Some((_, weekday)) = WEEKDAYS
-            .iter()
-            .find(|(name, _)| word == name || (short && name.starts_with(word.as_str())))
-        {
+        // "on Mondays" is a Monday too (and a weekly one, see `recurrence`).
+        let singular = word.strip_suffix('s').unwrap_or(word);
+        if let Some((_, weekday)) = WEEKDAYS.iter().find(|(name, _)| {
+            word == name || singular == *name || (short && name.starts_with(word.as_str()))
+        }) {
             let ahead =
                 (weekday.num_days_from_monday() + 7 - today.weekday().num_days_from_monday()) % 7;
             let ahead = if ahead == 0 { 7 } else { ahead };
@@ -420,156 +536,4 @@ fn split_suffix(word: &str) -> (&str, Option<Meridiem>) {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
-    use super::*;
-
-    /// Monday 2026-11-30, 10:40 local time: the "now" of the grounding
-    /// tests.
-    pub(in crate::grounding) fn now() -> DateTime<Local> {
-        Local
-            .from_local_datetime(
-                &NaiveDate::from_ymd_opt(2026, 11, 30)
-                    .unwrap()
-                    .and_hms_opt(10, 40, 0)
-                    .unwrap(),
-            )
-            .unwrap()
-    }
-
-    fn at(day: (i32, u32, u32), hour: u32, minute: u32) -> Option<Stated> {
-        let naive = NaiveDate::from_ymd_opt(day.0, day.1, day.2)
-            .unwrap()
-            .and_hms_opt(hour, minute, 0)
-            .unwrap();
-        Some(Stated::At(Local.from_local_datetime(&naive).unwrap()))
-    }
-
-    fn day(d: (i32, u32, u32)) -> Option<Stated> {
-        Some(Stated::Day(NaiveDate::from_ymd_opt(d.0, d.1, d.2).unwrap()))
-    }
-
-    #[test]
-    fn moments_the_user_gave() {
-        let cases = [
-            (
-                "Remind me tomorrow at 9 to call Anna",
-                at((2026, 12, 1), 9, 0),
-            ),
-            ("remind me at 18:00 to buy bread", at((2026, 11, 30), 18, 0)),
-            ("at 9:30 pm, take out the bins", at((2026, 11, 30), 21, 30)),
-            ("call mum at 7pm", at((2026, 11, 30), 19, 0)),
-            ("wake me at 7 a.m.", at((2026, 12, 1), 7, 0)),
-            ("at 9 o'clock", at((2026, 12, 1), 9, 0)),
-            ("at 11", at((2026, 11, 30), 11, 0)),
-            ("tomorrow morning", at((2026, 12, 1), 9, 0)),
-            ("this evening", at((2026, 11, 30), 18, 0)),
-            ("tonight", at((2026, 11, 30), 20, 0)),
-            ("tonight at 8", at((2026, 11, 30), 20, 0)),
-            ("friday evening at 6", at((2026, 12, 4), 18, 0)),
-            (
-                "on Friday at 10am submit the report",
-                at((2026, 12, 4), 10, 0),
-            ),
-            ("next monday at 14:15", at((2026, 12, 7), 14, 15)),
-            ("the day after tomorrow at noon", at((2026, 12, 2), 12, 0)),
-            ("on December 3 at 9", at((2026, 12, 3), 9, 0)),
-            ("3rd of January at 10:00", at((2027, 1, 3), 10, 0)),
-            (
-                "2027-01-15 at 08:00 renew the insurance",
-                at((2027, 1, 15), 8, 0),
-            ),
-            ("2026-12-01T09:00", at((2026, 12, 1), 9, 0)),
-            ("by 5 pm", at((2026, 11, 30), 17, 0)),
-            ("tomorrow at midnight", at((2026, 12, 1), 23, 59)),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(stated(text, now()), expected, "{text}");
-        }
-    }
-
-    #[test]
-    fn spans_from_now() {
-        let cases = [
-            ("remind me in 2 hours to stretch", Duration::hours(2)),
-            ("in an hour", Duration::hours(1)),
-            ("in half an hour", Duration::minutes(30)),
-            ("in ten minutes", Duration::minutes(10)),
-            ("in 45 min", Duration::minutes(45)),
-            ("in 3 days", Duration::days(3)),
-            ("in 2h", Duration::hours(2)),
-        ];
-        for (text, span) in cases {
-            assert_eq!(
-                stated(text, now()),
-                Some(Stated::At(now() + span)),
-                "{text}"
-            );
-        }
-    }
-
-    #[test]
-    fn filler_words_are_read_past() {
-        let cases = [
-            (
-                "remind me in exactly 2 hours",
-                Some(Stated::At(now() + Duration::hours(2))),
-            ),
-            (
-                "in about 10 minutes",
-                Some(Stated::At(now() + Duration::minutes(10))),
-            ),
-            (
-                "in roughly half an hour",
-                Some(Stated::At(now() + Duration::minutes(30))),
-            ),
-            ("call Anna at about 9", at((2026, 12, 1), 9, 0)),
-            ("at around 7 pm", at((2026, 11, 30), 19, 0)),
-            ("tomorrow at approximately 14:30", at((2026, 12, 1), 14, 30)),
-            ("around noon", at((2026, 11, 30), 12, 0)),
-            ("tomorrow around noon", at((2026, 12, 1), 12, 0)),
-            ("around 9", at((2026, 12, 1), 9, 0)),
-            ("by about 5pm", at((2026, 11, 30), 17, 0)),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(stated(text, now()), expected, "{text}");
-        }
-        // Fillers elsewhere are still no time.
-        assert_eq!(stated("remind me about the dentist", now()), None);
-        assert_eq!(stated("remind me about 3 people", now()), None);
-    }
-
-    #[test]
-    fn days_without_a_time() {
-        assert_eq!(
-            stated("remind me tomorrow to call Anna", now()),
-            day((2026, 12, 1))
-        );
-        assert_eq!(stated("on Wednesday", now()), day((2026, 12, 2)));
-        // Today is Monday: "Monday" is next week's.
-        assert_eq!(stated("Monday", now()), day((2026, 12, 7)));
-        assert_eq!(stated("on 2026-12-24", now()), day((2026, 12, 24)));
-        assert_eq!(stated("December 24th", now()), day((2026, 12, 24)));
-        assert_eq!(
-            stated("tomorrow", now()).and_then(Stated::moment),
-            at((2026, 12, 1), 9, 0).and_then(Stated::moment)
-        );
-    }
-
-    #[test]
-    fn words_that_say_nothing_about_when() {
-        for text in [
-            "Remind me about the dentist.",
-            "Remind me to send the invoice",
-            "Set a reminder to call Anna",
-            "Remind me to call 3 people",
-            "remind me to buy 2 pizzas and 12 eggs",
-            "remind me to read chapter 9",
-            "Remind me to take my medicine",
-            "Remind me about the meeting in the project",
-            "remind me to pay the may rent",
-            "",
-        ] {
-            assert_eq!(stated(text, now()), None, "{text}");
-        }
-    }
-}
+pub(super) mod tests;

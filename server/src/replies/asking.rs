@@ -15,7 +15,7 @@ use tokio::time::Instant;
 use super::checkpoint::Asking;
 use super::stream::{append, cut_result, Interrupt, ResumedWait, Run};
 use crate::ask::{self, UserAnswer, WaitOutcome};
-use crate::grounding::{self, Need};
+use crate::grounding::{self, Need, NeedKind};
 use crate::models::ToolCallRequest;
 use crate::store::{NewMessage, ToolOutcome};
 use crate::tools::{self, ToolOutput, ASK_USER, LIST_PROJECTS, SEARCH};
@@ -59,7 +59,9 @@ impl Run {
                 answers: &self.answers,
             }
             .state_a_time(self.env.clock.now());
-        if let Some(output) = self.policy.refuse_question(self.asked, time_given) {
+        // What Imprint asked before the model started, answered usably.
+        let settled = self.settled.iter().any(|(_, resolved)| resolved.is_some());
+        if let Some(output) = self.policy.refuse_question(self.asked, time_given, settled) {
             let content = output.text.clone();
             return Ok((output, call.arguments.clone(), content));
         }
@@ -289,6 +291,11 @@ impl Run {
             let question =
                 self.new_question(text.clone(), need.options(), true, QuestionOrigin::Imprint);
             let (posed, question) = self.pose(question).await?;
+            if kind == NeedKind::Reference && matches!(posed, Posed::Answered(_)) {
+                // It names a memory ("Billing meeting (12 Nov)"): no words a
+                // reminder's time or a project may be read from.
+                self.answers.pop();
+            }
             // The question as posed (a restored one keeps its own options).
             let options = question.options.clone();
             let question_id = question.id.clone();

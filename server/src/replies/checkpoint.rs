@@ -68,7 +68,8 @@ impl Checkpoint {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "at", rename_all = "snake_case")]
 pub enum Step {
-    /// Before the first model turn: Imprint asking which project.
+    /// Before the first model turn: Imprint settling which project, which
+    /// thing a reference means, or when to remind.
     Settle,
     /// Running a turn's calls.
     Calls(PendingCalls),
@@ -144,7 +145,21 @@ mod tests {
             answers: vec!["Billing".into()],
             policy: json!({"writes": [], "repeats": 0, "nudged": false, "found": null}),
             asked: 1,
-            settled: vec![(NeedKind::Project, Some(Resolved::Project("Billing".into())))],
+            settled: vec![
+                (NeedKind::Project, Some(Resolved::Project("Billing".into()))),
+                (
+                    NeedKind::Reference,
+                    Some(Resolved::Memory {
+                        label: "Billing meeting (12 Nov)".into(),
+                        memories: vec!["[3] (Billing, 2026-11-12) Billing meeting".into()],
+                    }),
+                ),
+                (
+                    NeedKind::Reference,
+                    Some(Resolved::Meant("the sync".into())),
+                ),
+                (NeedKind::Time, None),
+            ],
             turns: 1,
             text: "Let me check.".into(),
             step: Step::Calls(PendingCalls {
@@ -157,7 +172,7 @@ mod tests {
                 by_imprint: false,
             }),
             asking: Some(Asking {
-                kind: NeedKind::Time,
+                kind: NeedKind::Reference,
                 attempt: 1,
                 text: "What time?".into(),
             }),
@@ -176,5 +191,13 @@ mod tests {
         assert!(read.is_current());
         let settle: Step = serde_json::from_value(json!({"at": "settle"})).unwrap();
         assert_eq!(settle, Step::Settle);
+        // The kinds as stored: a state written before references were
+        // asked about still reads back.
+        assert_eq!(
+            serde_json::to_value(NeedKind::Reference).unwrap(),
+            json!("reference")
+        );
+        let older: NeedKind = serde_json::from_value(json!("project")).unwrap();
+        assert_eq!(older, NeedKind::Project);
     }
 }

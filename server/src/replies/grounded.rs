@@ -1,41 +1,192 @@
 //! Grounded runs: a tool call runs only with the arguments the user gave
 //! (see [`crate::grounding`]). A missing detail becomes Imprint's own
-//! question before the call runs; "the project" among several is settled
-//! before the model starts.
+//! question before the call runs. Before the model starts, Imprint
+//! settles what the request leaves open: "the project" among several, a
+//! thing left unnamed ("the meeting", looked up in the user's memories),
+//! and a reminder's time.
 
 use app::protocol::ToolStatus;
 use serde_json::Value;
 
 use super::stream::{cut_result, Interrupt, Run};
-use crate::grounding::{self, Verdict};
+use crate::grounding::reference::{self, Lookup};
+use crate::grounding::{self, NeedKind, Resolved, Verdict};
 use crate::models::{ChatMessage, ToolCallRequest};
+use crate::store::MemoryQuery;
 use crate::tools::{self, ToolOutput, ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
 
 impl Run {
-    /// "The project" among several, unnamed: Imprint asks which before
-    /// the model starts, and the model reads the answer with the request.
-    pub(super) async fn settle_the_project(&mut self) -> Result<(), Interrupt> {
-        if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, SEARCH) {
-            return Ok(());
-        }
-        if !grounding::refers_to_a_project(&self.request) {
-            return Ok(());
-        }
-        let projects = self.recent_projects().await;
-        let Some(need) = grounding::unnamed_project(&self.request, &projects) else {
-            return Ok(());
-        };
-        if let Some(grounding::Resolved::Project(project)) = self.ask_for(&need).await? {
-            let note = if std::mem::take(&mut self.imprint_chose) {
-                format!("the user left it to you, and Imprint took the project {project}; say so")
-            } else {
-                format!("the user means the project {project}")
-            };
-            if let Some(ChatMessage::User(text)) = self.messages.last_mut() {
-                text.push_str(&format!("\n\n(Imprint asked which project; {note}.)"));
+    /// Settles what the request leaves open before the model starts, in
+    /// the order a person would ask: which project, which thing, when.
+    /// The model reads what came of each with the request. Each step asks
+    /// at most once (a restored reply re-enters here and finds its earlier
+    /// answers settled), and the notes are added only once all are
+    /// settled, so a stored state never holds them twice.
+    pub(super) async fn settle(&mut self) -> Result<(), Interrupt> {
+        let mut notes = Vec::new();
+        notes.extend(self.settle_the_project().await?);
+        notes.extend(self.settle_the_reference().await?);
+        notes.extend(self.settle_the_time().await?);
+        if let Some(ChatMessage::User(text)) = self.messages.last_mut() {
+            for note in notes {
+                text.push_str(&format!("\n\n({note})"));
             }
         }
         Ok(())
+    }
+
+    /// "The project" among several, unnamed: Imprint asks which.
+    async fn settle_the_project(&mut self) -> Result<Option<String>, Interrupt> {
+        if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, SEARCH) {
+            return Ok(None);
+        }
+        if !grounding::refers_to_a_project(&self.request) {
+            return Ok(None);
+        }
+        let projects = self.recent_projects().await;
+        let Some(need) = grounding::unnamed_project(&self.request, &projects) else {
+            return Ok(None);
+        };
+        let Some(Resolved::Project(project)) = self.ask_for(&need).await? else {
+            return Ok(None);
+        };
+        let note = if std::mem::take(&mut self.imprint_chose) {
+            format!("the user left it to you, and Imprint took the project {project}; say so")
+        } else {
+            format!("the user means the project {project}")
+        };
+        Ok(Some(format!("Imprint asked which project; {note}.")))
+    }
+
+    /// A thing the user left unnamed ("the meeting", "the account", "it"
+    /// in a new chat): Imprint looks it up in their memories. One match is
+    /// handed to the model; several become a question with the
+    /// candidates as options; none, an open question saying so.
+    async fn settle_the_reference(&mut self) -> Result<Option<String>, Interrupt> {
+        if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, SEARCH) {
+            return Ok(None);
+        }
+        let projects = self.recent_projects().await;
+        let Some(found) = reference::find(&self.request, &self.earlier_words(), &projects) else {
+            return Ok(None);
+        };
+        // Within the project the request names, or the one just settled.
+        let project = grounding::named_project(&self.request, &projects).or_else(|| {
+            self.settled.iter().find_map(|(_, r)| match r {
+                Some(Resolved::Project(p)) => Some(p.clone()),
+                _ => None,
+            })
+        });
+        let hits = if found.search.is_empty() {
+            Vec::new()
+        } else {
+            let query = MemoryQuery {
+                query: found.search.join(" "),
+                project,
+                limit: Some(reference::SEARCH_LIMIT),
+                ..MemoryQuery::default()
+            };
+            match self.store.search_memories(query).await {
+                Ok(hits) => hits,
+                Err(error) => {
+                    tracing::warn!(%error, "could not look up a reference");
+                    return Ok(None);
+                }
+            }
+        };
+        let phrase = &found.phrase;
+        let need = match found.need(&hits) {
+            Lookup::One(candidate) => {
+                return Ok(Some(format!(
+                    "Imprint looked up “{phrase}” in the user's memories and found one match; it is what the user means. {} Answer from it.",
+                    candidate.memories.join(" ")
+                )))
+            }
+            Lookup::Ask(need) => need,
+        };
+        let several = !need.options().is_empty();
+        let note = match self.ask_for(&need).await? {
+            Some(Resolved::Memory { label, memories }) => {
+                let who = if std::mem::take(&mut self.imprint_chose) {
+                    "the user left it to you, and Imprint took"
+                } else {
+                    "the user chose"
+                };
+                format!(
+                    "Imprint asked what “{phrase}” means; {who} {label}; say so. Its memories: {} Answer from them.",
+                    memories.join(" ")
+                )
+            }
+            Some(Resolved::Meant(words)) => format!(
+                "Imprint asked what “{phrase}” means; the user said: {words}. Work with that."
+            ),
+            _ if several => format!(
+                "Imprint asked what “{phrase}” means, and the user did not say. Say which you assumed, or ask the user to name it."
+            ),
+            _ => format!(
+                "Imprint found nothing in the user's memories for “{phrase}”, and the user did not say what it is. Do not guess: say so, and do not write anything about it."
+            ),
+        };
+        Ok(Some(note))
+    }
+
+    /// A reminder asked for with no time in the user's words: Imprint asks
+    /// when before the model starts (the model's `remind` call then runs
+    /// at the answer; see [`grounding::check`]).
+    async fn settle_the_time(&mut self) -> Result<Option<String>, Interrupt> {
+        if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, REMIND) {
+            return Ok(None);
+        }
+        // What to remind of never came: when is no question.
+        if self.reference_unknown() {
+            return Ok(None);
+        }
+        let words = grounding::UserWords {
+            request: &self.request,
+            answers: &self.answers,
+        };
+        let Some(need) = grounding::unstated_time(&words, self.env.clock.now()) else {
+            return Ok(None);
+        };
+        let note = match self.ask_for(&need).await? {
+            Some(time) => {
+                // Left for the `remind` call to take, so its result says
+                // who chose too.
+                let who = if self.imprint_chose {
+                    "the user left it to you, and Imprint took"
+                } else {
+                    "the user said"
+                };
+                format!(
+                    "Imprint asked when to remind; {who} {}; say so. Call remind with that time.",
+                    time.describe()
+                )
+            }
+            None => "Imprint asked when to remind, and the user did not say: set no reminder, and tell the user they can tell you when.".to_string(),
+        };
+        Ok(Some(note))
+    }
+
+    /// Imprint asked what a reference means, and no answer said.
+    fn reference_unknown(&self) -> bool {
+        self.settled
+            .iter()
+            .any(|(kind, resolved)| *kind == NeedKind::Reference && resolved.is_none())
+    }
+
+    /// The conversation before this request, as words: what a pronoun or
+    /// "the meeting" may point back at (Imprint's own notes left out).
+    fn earlier_words(&self) -> String {
+        let before_request = self.messages.len().saturating_sub(1);
+        self.messages[..before_request]
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::User(text) if !text.starts_with("(Imprint") => Some(text.as_str()),
+                ChatMessage::Assistant { content, .. } => Some(content.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// Runs a call whose grounded arguments (see [`grounding`]) the user
@@ -65,6 +216,17 @@ impl Run {
                 }
             };
             let content = cut_result(&output.text);
+            return Ok((output, call.arguments.clone(), content));
+        }
+        if matches!(call.name.as_str(), STORE | REMIND) && self.reference_unknown() {
+            // "Remind me about it" and nobody said what "it" is: a write
+            // about it would be a guess.
+            let output = ToolOutput {
+                text: "Not done: the user did not say what they meant, so nothing was written. Do not call it again; tell the user, and that they can say what they mean.".into(),
+                status: ToolStatus::Refused,
+                ..ToolOutput::default()
+            };
+            let content = output.text.clone();
             return Ok((output, call.arguments.clone(), content));
         }
         let projects = if matches!(call.name.as_str(), SEARCH | STORE | LIST_PROJECTS) {
@@ -98,6 +260,18 @@ impl Run {
                 Some(resolved) => (resolved.apply(&call.arguments), Some(resolved)),
                 None => return Ok(self.without_answer(call, &need).await),
             },
+        };
+        // A reminder's `repeat` ("daily", "weekdays", "weekly") comes from
+        // the user's words only (a model's guess is dropped), and its `at`
+        // moves to the first time it fires; the `remind` tool stores it.
+        let args = if call.name == REMIND {
+            let words = grounding::UserWords {
+                request: &self.request,
+                answers: &self.answers,
+            };
+            grounding::recurring(&args, &words, self.env.clock.now())
+        } else {
+            args
         };
         if let Some(output) = self
             .policy

@@ -178,13 +178,22 @@ impl SmallModelPolicy {
     /// Why the model's `ask_user` is not asked, if it is not: the
     /// reminder asked for is set (small models ask "anything else?"), the
     /// user already said what the reminder asked for needs (`time_given`:
-    /// a small model asks "Do you want to call Anna?" after the time), or
-    /// the user already answered enough questions in this reply.
-    pub fn refuse_question(&self, asked: usize, time_given: bool) -> Option<ToolOutput> {
+    /// a small model asks "Do you want to call Anna?" after the time), the
+    /// user already answered what Imprint asked before the model started
+    /// (`settled`: a small model asks the same again), or the user already
+    /// answered enough questions in this reply.
+    pub fn refuse_question(
+        &self,
+        asked: usize,
+        time_given: bool,
+        settled: bool,
+    ) -> Option<ToolOutput> {
         let text = if self.reminder_set() {
             "Not asked: what the user asked for is done. Do not ask; answer the user now.".into()
         } else if time_given {
             "Not asked: the user already said when. Do not ask; call remind now with the text and that time.".into()
+        } else if settled {
+            "Not asked: the user already answered Imprint's question about this request. Do not ask again; go on with what they said.".into()
         } else if asked >= MAX_MODEL_QUESTION_AFTER {
             format!(
                 "Not asked: the user already answered {asked} questions in this reply. Do not ask again; go on with what they said, and say what you assumed."
@@ -323,10 +332,14 @@ mod tests {
         assert!(!policy.job_done(request));
         policy.record(tools::SEARCH, &json!({"query": "Anna"}), &done("none"));
         assert!(!policy.job_done(request), "the reminder is not set yet");
-        assert!(policy.refuse_question(0, false).is_none());
+        assert!(policy.refuse_question(0, false, false).is_none());
+        assert_eq!(
+            policy.refuse_question(0, false, true).map(|o| o.status),
+            Some(ToolStatus::NotAsked)
+        );
         // Once the user said when, the model's question is noise.
         assert_eq!(
-            policy.refuse_question(0, true).map(|o| o.status),
+            policy.refuse_question(0, true, false).map(|o| o.status),
             Some(ToolStatus::NotAsked)
         );
         let set = ToolOutput {
@@ -341,7 +354,7 @@ mod tests {
             &set,
         );
         assert!(policy.job_done(request));
-        let refused = policy.refuse_question(0, false).unwrap();
+        let refused = policy.refuse_question(0, false, false).unwrap();
         assert_eq!(refused.status, ToolStatus::NotAsked);
         // A read request is done once something was read.
         let mut reading = SmallModelPolicy::default();

@@ -305,7 +305,8 @@ pub(super) struct Run {
     /// decide" (taken by the call that asked, to say so).
     pub(super) imprint_chose: bool,
     turns: u32,
-    /// Before the first model turn (Imprint may ask which project).
+    /// Before the first model turn (Imprint may ask which project, which
+    /// thing, or when).
     settling: bool,
     /// The current turn's calls not finished yet.
     pending: Option<PendingCalls>,
@@ -540,7 +541,7 @@ impl Run {
 
     async fn run(&mut self) -> Result<(), Interrupt> {
         if self.settling {
-            self.settle_the_project().await?;
+            self.settle().await?;
             self.settling = false;
         }
         loop {
@@ -560,7 +561,9 @@ impl Run {
             }
             let mut turn = self.turn(true).await?;
             if turn.calls.is_empty() && turn.malformed == 0 {
-                let details_asked = !self.settled.is_empty();
+                // A detail asked for that never came: no nudge (a time
+                // asked before the model started and given still is one).
+                let details_asked = self.settled.iter().any(|(_, r)| r.is_none());
                 if let Some(call) =
                     self.policy
                         .reminder_for_the_model(&self.tools, &self.request, details_asked)

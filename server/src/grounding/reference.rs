@@ -1,0 +1,477 @@
+//! References the user left unnamed: "the meeting", "the document I
+//! mentioned", "the thing we discussed", "last time", "the account", "the
+//! usual", or a pronoun ("it", "her") with nothing before it.
+//!
+//! [`find`] reads such a reference from a request, with the words to look
+//! it up by in the user's memories; [`Reference::need`] turns what that
+//! search found into what Imprint does before the model starts: one match
+//! is used as it is, several distinct ones become a question whose
+//! options are the candidates (a short label with its date), and none
+//! becomes an open question saying nothing was found.
+//!
+//! A thing named in the request ("the billing meeting", "the meeting with
+//! Anna") is no such reference, nor is a pronoun whose thing the request
+//! or the conversation already named ("find the invoice and send it").
+
+use chrono::DateTime;
+
+use super::{lower_words, Need};
+use crate::store::Memory;
+
+/// How a reference points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pointer {
+    /// A kind of thing named by a noun: "the meeting", "my colleague";
+    /// `called` is how the question names it ("Which meeting …?").
+    Thing { called: &'static str },
+    /// A pronoun with nothing before it; `person`: "he", "her", "them".
+    Pronoun { person: bool },
+    /// Earlier words of no kind: "last time", "the thing we discussed".
+    Earlier,
+}
+
+/// An unnamed reference in a request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    /// The user's words for it: "the meeting", "it", "last time".
+    pub phrase: String,
+    pub pointer: Pointer,
+    /// The words to look it up by in the memories (any may match); empty
+    /// when the request gives nothing to look up.
+    pub search: Vec<String>,
+    /// The request asks to write something (save, remind).
+    pub write: bool,
+}
+
+/// A thing a reference may point at: memories that read as one thing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// The option's text: "Billing meeting (12 Nov)".
+    pub label: String,
+    /// Its memories as the model reads them: "[3] (Billing, 2026-11-12) …".
+    pub memories: Vec<String>,
+}
+
+/// What a search for a reference comes to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lookup {
+    /// One thing: the model works with it, nothing is asked.
+    One(Candidate),
+    /// Several things, or none: Imprint asks.
+    Ask(Need),
+}
+
+/// The candidates offered as options at most.
+pub const MAX_OPTIONS: usize = 4;
+
+/// Memories a reference's search reads at most.
+pub const SEARCH_LIMIT: usize = 20;
+
+/// Nouns that name a kind of thing, and how a question names the kind.
+/// A reference is looked up by every word of its group ("the meeting"
+/// finds a "sync" too); "the thing" names no kind, and is looked up by
+/// the request's topic instead.
+#[rustfmt::skip]
+const NOUNS: &[(&[&str], &str)] = &[
+    (&["meeting", "meetings", "call", "sync", "standup", "stand-up", "catch-up", "catchup",
+       "workshop", "interview", "appointment"], "meeting"),
+    (&["document", "documents", "doc", "docs", "file", "report", "spec", "draft", "pdf",
+       "presentation", "slides", "contract", "proposal", "article", "paper"], "document"),
+    (&["account", "accounts", "login"], "account"),
+    (&["usual"], "usual"),
+    (&["colleague", "coworker", "co-worker"], "colleague"),
+    (&["client", "customer"], "client"),
+    (&["thing", "one", "stuff"], "thing"),
+];
+
+/// Words that point at a thing named earlier: "the meeting", "my account".
+const DETERMINERS: &[&str] = &["the", "that", "this", "my", "our", "those", "these"];
+
+/// After a noun, these words (then a word of their own) name which one:
+/// "the meeting with Anna", "the document about hosting".
+#[rustfmt::skip]
+const QUALIFIERS: &[&str] = &[
+    "about", "regarding", "with", "titled", "called", "named", "for", "from", "on", "at", "of",
+];
+
+/// Words before a pronoun that make it an object: "about it", "send it".
+#[rustfmt::skip]
+const BEFORE_PRONOUN: &[&str] = &[
+    "about", "of", "with", "for", "on", "to", "find", "send", "book", "save", "move", "cancel",
+    "change", "update", "check", "read", "open", "share", "forward", "do", "fix", "finish", "print",
+    "sign", "pay", "renew", "delete", "remove", "show", "give", "get", "buy", "return", "bring",
+    "take", "keep", "store", "remember", "note", "forget", "reschedule", "confirm", "order", "look",
+    "call", "email", "text", "ask", "tell", "put", "edit", "submit", "upload", "review", "use",
+    "reset", "remind", "meet", "visit", "see",
+];
+
+/// After "is it" or "was it", the words that make "it" a thing: "when is
+/// it due?" (not "what time is it?").
+#[rustfmt::skip]
+const SAID_OF_IT: &[&str] = &[
+    "due", "done", "ready", "finished", "scheduled", "booked", "saved", "happening", "over",
+];
+
+/// After "that" or "this", the words that leave it a pronoun ("move that
+/// to Friday"), not a determiner or a conjunction ("that Anna called").
+#[rustfmt::skip]
+const AFTER_DEMONSTRATIVE: &[&str] = &[
+    "to", "for", "on", "at", "by", "again", "tomorrow", "next", "in", "later", "please", "up",
+    "back", "too", "now", "today", "tonight", "before", "after", "when", "until", "every", "each",
+    "daily", "weekly", "and", "once",
+];
+
+/// Function words and the verbs of asking: neither a topic to look up nor
+/// a thing a pronoun could stand for.
+#[rustfmt::skip]
+const STOP: &[&str] = &[
+    "as", "much", "many", "more", "most", "still", "already", "yet", "ever", "really", "wants",
+    "wanted", "asked", "needs", "needed", "sent", "called", "emailed", "told", "tells", "decides",
+    "went", "goes", "happened", "a", "an", "the", "this", "that", "these", "those", "my", "our",
+    "your", "his", "her", "their", "its", "it", "i", "me", "we", "us", "you", "he", "she", "they",
+    "them", "him", "mine", "one", "some", "any", "all", "and", "or", "but", "if", "so", "to", "of",
+    "in", "on", "at", "by", "for", "with", "about", "from", "into", "up", "down", "out", "over",
+    "again", "please", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is",
+    "are", "was", "were", "be", "been", "being", "do", "does", "did", "done", "have", "has", "had",
+    "can", "could", "will", "would", "should", "shall", "may", "might", "must", "let", "lets",
+    "let's", "there", "here", "then", "than", "too", "very", "just", "also", "not", "no", "yes",
+    "ok", "okay", "find", "look", "lookup", "search", "show", "tell", "give", "get", "say", "said",
+    "says", "saying", "decide", "decided", "discuss", "discussed", "mention", "mentioned", "talk",
+    "talked", "agree", "agreed", "write", "wrote", "note", "notes", "save", "store", "remember",
+    "remind", "reminder", "set", "add", "keep", "record", "book", "send", "open", "read", "check",
+    "need", "want", "like", "know", "think", "care", "last", "time", "times", "again", "next",
+    "week", "weeks", "day", "days", "today", "tomorrow", "tonight", "morning", "evening",
+    "afternoon", "night", "later", "soon", "before", "after", "every", "each", "daily", "weekly",
+    "memory", "memories", "thing", "things", "stuff", "something", "anything", "everything", "back",
+    "now", "up", "out", "down", "same", "other", "usual", "call", "do", "make", "made", "put",
+    "move", "change", "update", "cancel", "delete", "monday", "tuesday", "wednesday", "thursday",
+    "friday", "saturday", "sunday", "am", "pm", "o'clock", "at", "an", "till", "until", "summary",
+    "summarize", "summarise", "details", "detail", "info", "information", "where", "did", "i'm",
+    "i've", "we've", "you've", "is", "it's", "what's", "whats", "who's",
+];
+
+/// The pronouns that stand for a person.
+const PERSON_PRONOUNS: &[&str] = &["he", "she", "him", "her", "his", "hers", "them"];
+
+fn is_stop(word: &str) -> bool {
+    STOP.contains(&word) || word.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Finds an unnamed reference in `request`. `earlier` is the conversation
+/// before it (empty in a new chat): a pronoun after earlier turns, or a
+/// kind of thing those turns already named, is no reference. `projects`
+/// are the user's projects (named ones filter the search, and are no
+/// topic).
+pub fn find(request: &str, earlier: &str, projects: &[String]) -> Option<Reference> {
+    let write = super::asks_to_save(request) || super::asks_for_reminder(request);
+    // "Save a memory: the meeting moved": what follows the colon is what
+    // to save, not a reference to look up.
+    let scope = if super::asks_to_save(request) {
+        request.split(':').next().unwrap_or(request)
+    } else {
+        request
+    };
+    let words = lower_words(scope);
+    let earlier_words = lower_words(earlier);
+    let project_words: Vec<String> = projects.iter().flat_map(|p| lower_words(p)).collect();
+    let topic = |skip: &[&str]| -> Vec<String> {
+        let mut topic: Vec<String> = Vec::new();
+        for word in &words {
+            let plain = word.trim_end_matches("'s");
+            if is_stop(plain)
+                || skip.contains(&plain)
+                || project_words.iter().any(|p| p == plain)
+                || topic.iter().any(|t| t == plain)
+                || plain.len() < 2
+            {
+                continue;
+            }
+            topic.push(plain.to_string());
+        }
+        topic
+    };
+    if let Some((at, group, called)) = thing_reference(&words) {
+        let said_before = earlier_words.iter().any(|w| group.contains(&w.as_str()));
+        if !said_before {
+            let phrase = phrase_from(&words, at);
+            let search = if called == "thing" {
+                // "The thing we discussed" names no kind: its topic, if any.
+                topic(group)
+            } else {
+                group.iter().map(|w| w.to_string()).collect()
+            };
+            let pointer = if called == "thing" {
+                Pointer::Earlier
+            } else {
+                Pointer::Thing { called }
+            };
+            return Some(Reference {
+                phrase,
+                pointer,
+                search,
+                write,
+            });
+        }
+    }
+    // "Save this: …", "remind me about this: …": the colon names it.
+    if earlier.trim().is_empty() && !request.contains(':') {
+        if let Some((at, person)) = pronoun(&words) {
+            return Some(Reference {
+                phrase: words[at].clone(),
+                pointer: Pointer::Pronoun { person },
+                search: topic(&[]),
+                write,
+            });
+        }
+    }
+    if let Some(phrase) = earlier_phrase(&words) {
+        return Some(Reference {
+            phrase: phrase.to_string(),
+            pointer: Pointer::Earlier,
+            search: topic(&[]),
+            write,
+        });
+    }
+    None
+}
+
+/// A noun of [`NOUNS`] right after a determiner ("the meeting"), with
+/// nothing naming which: where the determiner is, the noun's group and
+/// what it is called. "Remind me to call" is no reference: a verb has no
+/// determiner before it.
+fn thing_reference(words: &[String]) -> Option<(usize, &'static [&'static str], &'static str)> {
+    for (i, word) in words.iter().enumerate().skip(1) {
+        let Some((group, called)) = NOUNS
+            .iter()
+            .find(|(group, _)| group.contains(&word.as_str()))
+        else {
+            continue;
+        };
+        // "the one" only as "the one I …" / "the one we …".
+        if word == "one"
+            && !matches!(
+                words.get(i + 1).map(String::as_str),
+                Some("i" | "we" | "you")
+            )
+        {
+            continue;
+        }
+        if !DETERMINERS.contains(&words[i - 1].as_str()) || is_named_after(words, i) {
+            continue;
+        }
+        return Some((i - 1, group, called));
+    }
+    None
+}
+
+/// True when the words after the noun at `i` say which one: "the meeting
+/// with Anna", "the document about hosting", "the doc on Friday".
+fn is_named_after(words: &[String], i: usize) -> bool {
+    let Some(next) = words.get(i + 1) else {
+        return false;
+    };
+    if !QUALIFIERS.contains(&next.as_str()) {
+        // "The doctor appointment", "the account number": the noun names
+        // a kind of the next word, which says more than the noun alone.
+        return !is_stop(next.trim_end_matches("'s"));
+    }
+    // The qualifier's own word, past a determiner: "with the client".
+    words[i + 2..]
+        .iter()
+        .find(|w| !DETERMINERS.contains(&w.as_str()) && !matches!(w.as_str(), "a" | "an"))
+        .is_some_and(|w| !matches!(w.as_str(), "it" | "that" | "this" | "them"))
+}
+
+/// The user's words for a thing reference at `at`: the determiner and
+/// noun, and a short clause after them that says where it came from ("I
+/// mentioned", "we discussed", "I care about").
+fn phrase_from(words: &[String], at: usize) -> String {
+    let mut end = at + 2;
+    if matches!(words.get(end).map(String::as_str), Some("i" | "we" | "you"))
+        && end + 1 < words.len()
+    {
+        end += 2;
+        if matches!(
+            words.get(end).map(String::as_str),
+            Some("about" | "of" | "on")
+        ) {
+            end += 1;
+        }
+    }
+    words[at..end.min(words.len())]
+        .iter()
+        .map(|w| if w == "i" { "I" } else { w.as_str() })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A pronoun with nothing before it in the request that it could stand
+/// for: where it is, and whether it stands for a person.
+fn pronoun(words: &[String]) -> Option<(usize, bool)> {
+    for (i, word) in words.iter().enumerate() {
+        let before = i.checked_sub(1).map(|j| words[j].as_str());
+        let after = words.get(i + 1).map(String::as_str);
+        let person = PERSON_PRONOUNS.contains(&word.as_str());
+        let object = before.is_some_and(|b| BEFORE_PRONOUN.contains(&b));
+        let is_pronoun = match word.as_str() {
+            // "When is it due?": a subject with what is said of it.
+            "it" if before.is_some_and(|b| matches!(b, "is" | "was" | "will" | "does" | "did")) => {
+                after.is_some_and(|a| SAID_OF_IT.contains(&a))
+            }
+            "it" => object,
+            "that" | "this" | "those" | "these" => {
+                object && after.is_none_or(|a| AFTER_DEMONSTRATIVE.contains(&a))
+            }
+            "them" => object,
+            _ => person,
+        };
+        if !is_pronoun {
+            continue;
+        }
+        // Something the request named before it is what it stands for
+        // (the verbs that take it name nothing).
+        let named_before = words[..i].iter().any(|w| {
+            let plain = w.trim_end_matches("'s");
+            !is_stop(plain) && !BEFORE_PRONOUN.contains(&plain)
+        });
+        if named_before {
+            return None;
+        }
+        return Some((i, person && word != "them"));
+    }
+    None
+}
+
+/// "last time", "the other day", "what I mentioned", "we talked about".
+fn earlier_phrase(words: &[String]) -> Option<&'static str> {
+    const PHRASES: &[(&[&str], &str)] = &[
+        (&["last", "time"], "last time"),
+        (&["the", "other", "day"], "the other day"),
+        (&["i", "mentioned"], "what I mentioned"),
+        (&["we", "discussed"], "what we discussed"),
+        (&["we", "talked", "about"], "what we talked about"),
+        (&["you", "told", "me"], "what you told me"),
+        (&["as", "before"], "as before"),
+    ];
+    PHRASES
+        .iter()
+        .find(|(phrase, _)| words.windows(phrase.len()).any(|w| w == *phrase))
+        .map(|(_, said)| *said)
+}
+
+impl Reference {
+    /// What the memories a search found for this reference come to.
+    /// `hits` are best first.
+    pub fn need(&self, hits: &[Memory]) -> Lookup {
+        let mut candidates = candidates(hits);
+        if candidates.len() == 1 {
+            return Lookup::One(candidates.remove(0));
+        }
+        candidates.truncate(MAX_OPTIONS);
+        Lookup::Ask(Need::Reference {
+            question: self.question(!candidates.is_empty()),
+            phrase: self.phrase.clone(),
+            candidates,
+        })
+    }
+
+    fn question(&self, several: bool) -> String {
+        let phrase = &self.phrase;
+        if several {
+            return match self.pointer {
+                Pointer::Thing { called: "usual" } => "Which one is “the usual”?".into(),
+                Pointer::Thing { called } => format!("Which {called} do you mean?"),
+                Pointer::Pronoun { person: true } => format!("Who do you mean by “{phrase}”?"),
+                Pointer::Pronoun { person: false } | Pointer::Earlier => {
+                    format!("Which one do you mean by “{phrase}”?")
+                }
+            };
+        }
+        let nothing = format!("I found nothing in your memories for “{phrase}”.");
+        let ask = match self.pointer {
+            Pointer::Pronoun { person: true } => format!("Who do you mean by “{phrase}”?"),
+            _ if self.write => format!("What do you mean by “{phrase}”?"),
+            Pointer::Thing {
+                called: "usual" | "thing",
+            } => {
+                format!("What do you mean by “{phrase}”?")
+            }
+            Pointer::Thing { called } => format!("Which {called} do you mean?"),
+            _ => format!("What do you mean by “{phrase}”?"),
+        };
+        format!("{nothing} {ask}")
+    }
+}
+
+/// The memories as distinct things, best first: memories whose labels
+/// read the same (two notes of one meeting) are one candidate.
+pub fn candidates(hits: &[Memory]) -> Vec<Candidate> {
+    let mut found: Vec<Candidate> = Vec::new();
+    for hit in hits {
+        let label = label(hit);
+        let line = memory_line(hit);
+        match found
+            .iter_mut()
+            .find(|c| c.label.eq_ignore_ascii_case(&label))
+        {
+            Some(same) => same.memories.push(line),
+            None => found.push(Candidate {
+                label,
+                memories: vec![line],
+            }),
+        }
+    }
+    found
+}
+
+/// A memory as search results show it to the model.
+fn memory_line(memory: &Memory) -> String {
+    let project = memory.project.as_deref().unwrap_or("no project");
+    let date = memory.created_at.get(..10).unwrap_or(&memory.created_at);
+    format!("[{}] ({project}, {date}) {}", memory.id, memory.content)
+}
+
+/// Words of a label at most.
+const LABEL_WORDS: usize = 6;
+
+/// A short label: the memory's first clause (a few words), and the day it
+/// was kept: "Billing meeting (12 Nov)".
+fn label(memory: &Memory) -> String {
+    let content = memory.content.trim();
+    let clauses: Vec<&str> = content
+        .split([':', ';', '.', '—', '(', '\n'])
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    // A one-word head ("Thesis: the survey budget …") says too little.
+    let mut head = clauses.first().copied().unwrap_or(content).to_string();
+    if head.split_whitespace().count() < 2 {
+        if let Some(next) = clauses.get(1) {
+            head = format!("{head}: {next}");
+        }
+    }
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let mut short = words[..words.len().min(LABEL_WORDS)].join(" ");
+    short = short.trim_end_matches([',', ':', '-']).to_string();
+    if words.len() > LABEL_WORDS {
+        short.push('…');
+    }
+    let mut chars = short.chars();
+    let short: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => short,
+    };
+    match day_label(&memory.created_at) {
+        Some(day) => format!("{short} ({day})"),
+        None => short,
+    }
+}
+
+/// "12 Nov" from a stored time.
+fn day_label(created_at: &str) -> Option<String> {
+    let t = DateTime::parse_from_rfc3339(created_at).ok()?;
+    Some(t.format("%-d %b").to_string())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,513 @@
+//! Grounding's tests: times, projects, references' answers, recurrence.
+
+use super::when::tests::now;
+use super::*;
+
+#[test]
+fn the_reminders_text_comes_from_the_request() {
+    assert_eq!(
+        reminder_text("Remind me to call Anna.").as_deref(),
+        Some("Call Anna")
+    );
+    assert_eq!(
+        reminder_text("please remind me about the dentist!").as_deref(),
+        Some("The dentist")
+    );
+    assert_eq!(reminder_text("Set a reminder"), None);
+    assert_eq!(reminder_text("remind me"), None);
+}
+use serde_json::json;
+
+fn words(request: &str) -> UserWords<'_> {
+    UserWords {
+        request,
+        answers: &[],
+    }
+}
+
+fn projects() -> Vec<String> {
+    vec!["Website".into(), "Thesis".into(), "Garden".into()]
+}
+
+fn run_at(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Run(args) => args["at"].as_str().unwrap().to_string(),
+        other => panic!("expected a run, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_time_the_user_gave_replaces_the_models_guess() {
+    let args = json!({"text": "Call Anna", "at": "2026-11-30T10:00"});
+    let at = run_at(check(
+        REMIND,
+        &args,
+        &words("Remind me tomorrow at 9 to call Anna."),
+        &[],
+        now(),
+    ));
+    assert!(at.starts_with("2026-12-01T09:00:00"), "{at}");
+    let at = run_at(check(
+        REMIND,
+        &args,
+        &words("remind me in 2 hours to stretch"),
+        &[],
+        now(),
+    ));
+    assert!(at.starts_with("2026-11-30T12:40:00"), "{at}");
+}
+
+#[test]
+fn a_day_alone_keeps_the_models_time_on_that_day_or_takes_nine() {
+    let request = words("Remind me on Friday to submit the report");
+    let on_friday = json!({"text": "report", "at": "2026-12-04T14:00"});
+    assert!(run_at(check(REMIND, &on_friday, &request, &[], now())).starts_with("2026-12-04T14:00"));
+    let wrong_day = json!({"text": "report", "at": "2026-11-30T14:00"});
+    assert!(run_at(check(REMIND, &wrong_day, &request, &[], now())).starts_with("2026-12-04T09:00"));
+}
+
+#[test]
+fn a_time_the_user_never_gave_is_a_question() {
+    for request in [
+        "Remind me about the dentist.",
+        "Remind me to send the invoice",
+        "Set a reminder to call Anna",
+        "Please remind me to water the plants",
+    ] {
+        let args = json!({"text": "x", "at": "2026-11-30T10:40:00Z"});
+        let Verdict::Ask(need) = check(REMIND, &args, &words(request), &[], now()) else {
+            panic!("{request}: expected a question");
+        };
+        assert!(
+            need.question().starts_with("What time should I remind you"),
+            "{request}"
+        );
+        assert!(need.options().len() >= 3, "{request}: {:?}", need.options());
+    }
+    let Verdict::Ask(need) = check(
+        REMIND,
+        &json!({"text": "Send the invoice"}),
+        &words("Remind me to send the invoice."),
+        &[],
+        now(),
+    ) else {
+        panic!("expected a question");
+    };
+    assert_eq!(
+        need.question(),
+        "What time should I remind you to send the invoice?"
+    );
+}
+
+#[test]
+fn an_answer_grounds_the_time() {
+    let answers = vec!["tomorrow at 10".to_string()];
+    let words = UserWords {
+        request: "Remind me about the dentist",
+        answers: &answers,
+    };
+    let at = run_at(check(
+        REMIND,
+        &json!({"text": "dentist", "at": "x"}),
+        &words,
+        &[],
+        now(),
+    ));
+    assert!(at.starts_with("2026-12-01T10:00"), "{at}");
+}
+
+#[test]
+fn time_answers_resolve_from_options_and_own_words() {
+    let need = time_need(
+        &json!({"text": "dentist"}),
+        &words("remind me about the dentist"),
+        now(),
+    );
+    assert_eq!(
+        need.options(),
+        vec![
+            "This evening, 18:00",
+            "Tomorrow, 09:00",
+            "Tomorrow, 18:00",
+            "Monday, 09:00"
+        ]
+    );
+    let Ok(Resolved::Time(t)) = need.resolve("tomorrow, 09:00", now()) else {
+        panic!("an option resolves");
+    };
+    assert_eq!(iso(t).get(..16), Some("2026-12-01T09:00"));
+    let Ok(Resolved::Time(t)) = need.resolve("Friday at 3pm", now()) else {
+        panic!("own words resolve");
+    };
+    assert_eq!(iso(t).get(..16), Some("2026-12-04T15:00"));
+    assert!(need
+        .resolve("whenever", now())
+        .unwrap_err()
+        .contains("could not read"));
+    assert!(need
+        .resolve("2020-01-01T09:00", now())
+        .unwrap_err()
+        .contains("passed"));
+}
+
+#[test]
+fn projects_follow_the_users_words() {
+    let p = projects();
+    // Named: the model's guess is corrected.
+    let v = check(
+        SEARCH,
+        &json!({"query": "hosting", "project": "Notes"}),
+        &words("What did I note about hosting in the website project?"),
+        &p,
+        now(),
+    );
+    assert_eq!(
+        v,
+        Verdict::Run(json!({"query": "hosting", "project": "Website"}))
+    );
+    // Never mentioned: the model's project is dropped.
+    let v = check(
+        SEARCH,
+        &json!({"query": "wifi", "project": "Home"}),
+        &words("Search my memories for the wifi password"),
+        &p,
+        now(),
+    );
+    assert_eq!(v, Verdict::Run(json!({"query": "wifi"})));
+    let v = check(
+        STORE,
+        &json!({"content": "bike code 4312", "project": "Bike"}),
+        &words("Save a memory: my bike lock code is 4312"),
+        &p,
+        now(),
+    );
+    assert_eq!(v, Verdict::Run(json!({"content": "bike code 4312"})));
+    // "the project" among several: a question with recent projects.
+    for request in [
+        "Find my notes from the project.",
+        "Add to my project notes that the deadline moved",
+        "What did we decide in this project?",
+    ] {
+        let v = check(
+            SEARCH,
+            &json!({"query": "notes", "project": "Website"}),
+            &words(request),
+            &p,
+            now(),
+        );
+        assert_eq!(
+            v,
+            Verdict::Ask(Need::Project { options: p.clone() }),
+            "{request}"
+        );
+    }
+    let v = check(
+        LIST_PROJECTS,
+        &json!({}),
+        &words("Find my notes from the project."),
+        &p,
+        now(),
+    );
+    assert!(matches!(v, Verdict::Ask(Need::Project { .. })));
+    // A project the user named is kept even when it is new.
+    let v = check(
+        STORE,
+        &json!({"content": "c", "project": "Bakery"}),
+        &words("Save c in my Bakery project"),
+        &p,
+        now(),
+    );
+    assert_eq!(
+        v,
+        Verdict::Run(json!({"content": "c", "project": "Bakery"}))
+    );
+    let v = check(
+        STORE,
+        &json!({"content": "c", "project": "Notes"}),
+        &words("Save my notes to the project"),
+        &p,
+        now(),
+    );
+    assert!(matches!(v, Verdict::Ask(Need::Project { .. })), "{v:?}");
+    assert!(named_as_project("put it in project Big Plan", "big plan"));
+    // With one project there is nothing to ask.
+    let one = vec!["Thesis".to_string()];
+    let v = check(
+        STORE,
+        &json!({"content": "c"}),
+        &words("Store this in the project: c"),
+        &one,
+        now(),
+    );
+    assert_eq!(
+        v,
+        Verdict::Run(json!({"content": "c", "project": "Thesis"}))
+    );
+    // Listing projects is not a reference to one.
+    assert!(!refers_to_a_project("Which projects do I have?"));
+    assert!(!refers_to_a_project("list my projects"));
+    // A name inside another word is not a mention.
+    assert_eq!(position_of("gardening tips", "Garden"), None);
+    assert_eq!(position_of("the Garden bed", "garden"), Some(4));
+}
+
+#[test]
+fn an_unnamed_project_among_several_is_settled_first() {
+    let p = projects();
+    assert!(unnamed_project("What did we decide in the project?", &p).is_some());
+    assert!(unnamed_project("Save this to my project: approved", &p).is_some());
+    assert_eq!(
+        unnamed_project("What did we decide in the Thesis project?", &p),
+        None
+    );
+    assert_eq!(unnamed_project("What did we decide?", &p), None);
+    assert_eq!(unnamed_project("the project", &p[..1]), None);
+}
+
+#[test]
+fn project_answers_resolve_to_a_known_name_or_the_users_own() {
+    let need = Need::Project {
+        options: projects(),
+    };
+    assert_eq!(
+        need.resolve("thesis", now()),
+        Ok(Resolved::Project("Thesis".into()))
+    );
+    assert_eq!(
+        need.resolve("the garden one", now()),
+        Ok(Resolved::Project("Garden".into()))
+    );
+    assert_eq!(
+        need.resolve("Bakery", now()),
+        Ok(Resolved::Project("Bakery".into()))
+    );
+    assert!(need.resolve("  ", now()).is_err());
+}
+
+#[test]
+fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
+    let candidate = |label: &str, id: i64| reference::Candidate {
+        label: label.into(),
+        memories: vec![format!("[{id}] {label}")],
+    };
+    let need = Need::Reference {
+        phrase: "the meeting".into(),
+        question: "Which meeting do you mean?".into(),
+        candidates: vec![
+            candidate("Billing meeting (12 Nov)", 1),
+            candidate("Imprint sync (20 Nov)", 2),
+        ],
+    };
+    assert_eq!(need.kind(), NeedKind::Reference);
+    let memory = |label: &str, id: i64| {
+        Ok(Resolved::Memory {
+            label: label.into(),
+            memories: vec![format!("[{id}] {label}")],
+        })
+    };
+    assert_eq!(
+        need.resolve("billing meeting (12 nov)", now()),
+        memory("Billing meeting (12 Nov)", 1)
+    );
+    assert_eq!(
+        need.resolve("the imprint one", now()),
+        memory("Imprint sync (20 Nov)", 2)
+    );
+    assert_eq!(
+        need.resolve("the one with the dentist", now()),
+        Ok(Resolved::Meant("the one with the dentist".into()))
+    );
+    assert!(need.resolve(" ", now()).is_err());
+    // A name points at its possessive: "Marta" is "Marta's phone number".
+    let numbers = Need::Reference {
+        phrase: "her".into(),
+        question: "Who do you mean by “her”?".into(),
+        candidates: vec![
+            candidate("Anna's phone number is 1 (1 Apr)", 3),
+            candidate("Marta's phone number is 2 (2 Apr)", 4),
+        ],
+    };
+    assert_eq!(
+        numbers.resolve("Marta", now()),
+        memory("Marta's phone number is 2 (2 Apr)", 4)
+    );
+    // Words both share point at neither.
+    assert_eq!(
+        numbers.resolve("the phone number", now()),
+        Ok(Resolved::Meant("the phone number".into()))
+    );
+    // A reference changes no argument of a call.
+    let args = json!({"query": "x"});
+    assert_eq!(Resolved::Meant("y".into()).apply(&args), args);
+    assert_eq!(
+        memory("Imprint sync (20 Nov)", 2).unwrap().describe(),
+        "Imprint sync (20 Nov)"
+    );
+}
+
+#[test]
+fn a_reminder_with_no_time_is_asked_before_the_model_starts() {
+    for (request, about) in [
+        ("Remind me to send the invoice.", "to send the invoice"),
+        (
+            "Remind me every day to take my medicine",
+            "every day to take my medicine",
+        ),
+        ("Set a reminder to call Anna", "to call Anna"),
+        (
+            "Remind me before the flight to check in",
+            "before the flight to check in",
+        ),
+        ("Remind me about it next week.", "about it next week"),
+    ] {
+        let need = unstated_time(&words(request), now())
+            .unwrap_or_else(|| panic!("{request}: a question"));
+        assert_eq!(
+            need.question(),
+            format!("What time should I remind you {about}?"),
+            "{request}"
+        );
+    }
+    for request in [
+        "Remind me tomorrow at 9 to call Anna",
+        "Remind me every day at 8 to stretch",
+        "Remind me on Friday to submit the report",
+        "What did we decide in the meeting?",
+    ] {
+        assert_eq!(unstated_time(&words(request), now()), None, "{request}");
+    }
+    // "Next week": days of next week, read back as the same moments.
+    let need = unstated_time(&words("Remind me next week to water the plants"), now()).unwrap();
+    assert_eq!(
+        need.options(),
+        [
+            "7 Dec (Mon), 09:00",
+            "9 Dec (Wed), 09:00",
+            "11 Dec (Fri), 09:00"
+        ]
+    );
+    for option in need.options() {
+        let Ok(Resolved::Time(t)) = need.resolve(&option, now()) else {
+            panic!("{option} resolves");
+        };
+        assert_eq!(
+            when::stated(&option, now()).and_then(when::Stated::moment),
+            Some(t),
+            "{option}"
+        );
+    }
+    // An answer that says when settles it.
+    let answers = vec!["tomorrow at 10".to_string()];
+    let answered = UserWords {
+        request: "Remind me to send the invoice",
+        answers: &answers,
+    };
+    assert_eq!(unstated_time(&answered, now()), None);
+}
+
+#[test]
+fn a_reminders_recurrence_comes_from_the_users_words() {
+    let at = |t: &str| json!({"text": "pills", "at": t, "repeat": "weekly"});
+    // Said: kept as said, and 09:00 today (passed) moves to tomorrow.
+    let daily = recurring(
+        &at("2026-11-30T09:00:00"),
+        &words("Remind me every day at 9 to take my pills"),
+        now(),
+    );
+    assert_eq!(daily["repeat"], "daily");
+    assert!(
+        daily["at"]
+            .as_str()
+            .unwrap()
+            .starts_with("2026-12-01T09:00"),
+        "{daily}"
+    );
+    // Never said: the model's guess is dropped.
+    let once = recurring(
+        &at("2026-12-01T09:00:00"),
+        &words("Remind me tomorrow at 9 to take my pills"),
+        now(),
+    );
+    assert_eq!(once.get("repeat"), None);
+    assert!(once["at"].as_str().unwrap().starts_with("2026-12-01T09:00"));
+    let weekdays = recurring(
+        &at("2026-12-05T08:00:00"),
+        &words("remind me on weekdays at 8 to stand up"),
+        now(),
+    );
+    assert_eq!(weekdays["repeat"], "weekdays");
+    assert!(weekdays["at"]
+        .as_str()
+        .unwrap()
+        .starts_with("2026-12-07T08:00"));
+    // The user's answer may say it too.
+    let answers = vec!["every Monday at 10".to_string()];
+    let answered = UserWords {
+        request: "Remind me to take out the bins",
+        answers: &answers,
+    };
+    assert_eq!(
+        recurring(&at("2026-12-07T10:00:00"), &answered, now())["repeat"],
+        "weekly"
+    );
+}
+
+#[test]
+fn writes_the_user_never_asked_for_are_refused() {
+    let p = projects();
+    for request in [
+        "Find my notes from the project.",
+        "What did we decide?",
+        "Remind me later",
+    ] {
+        let v = check(STORE, &json!({"content": "x"}), &words(request), &p, now());
+        assert!(matches!(v, Verdict::Refuse(_)), "{request}: {v:?}");
+    }
+    for request in [
+        "Find my notes from the project.",
+        "Save that the deadline moved",
+        "What time is it?",
+    ] {
+        let v = check(
+            REMIND,
+            &json!({"text": "x", "at": "2026-12-01T09:00"}),
+            &words(request),
+            &p,
+            now(),
+        );
+        assert!(matches!(v, Verdict::Refuse(_)), "{request}: {v:?}");
+    }
+    for request in [
+        "Save a memory: bike code 4312",
+        "Remember that Anna likes tea",
+        "Please note that the deadline moved",
+        "Add to my notes: buy milk",
+        "Write this down: 42",
+        "Don't forget my locker is 12",
+    ] {
+        assert!(asks_to_save(request), "{request}");
+    }
+    for request in [
+        "Set a reminder to call Anna",
+        "Remind me tomorrow",
+        "Wake me at 7",
+        "Don't let me forget the keys",
+        "I need a reminder",
+    ] {
+        assert!(asks_for_reminder(request), "{request}");
+    }
+}
+
+#[test]
+fn other_tools_and_odd_arguments_pass_through() {
+    let v = check(
+        "ask_user",
+        &json!({"question": "q"}),
+        &words("x"),
+        &[],
+        now(),
+    );
+    assert_eq!(v, Verdict::Run(json!({"question": "q"})));
+    let v = check(REMIND, &json!("text"), &words("remind me"), &[], now());
+    assert_eq!(v, Verdict::Run(json!("text")));
+}

@@ -1,0 +1,225 @@
+//! The grammar of when's tests (and the "now" grounding's tests share).
+
+use super::*;
+
+/// Monday 2026-11-30, 10:40 local time: the "now" of the grounding
+/// tests.
+pub(in crate::grounding) fn now() -> DateTime<Local> {
+    Local
+        .from_local_datetime(
+            &NaiveDate::from_ymd_opt(2026, 11, 30)
+                .unwrap()
+                .and_hms_opt(10, 40, 0)
+                .unwrap(),
+        )
+        .unwrap()
+}
+
+fn at(day: (i32, u32, u32), hour: u32, minute: u32) -> Option<Stated> {
+    let naive = NaiveDate::from_ymd_opt(day.0, day.1, day.2)
+        .unwrap()
+        .and_hms_opt(hour, minute, 0)
+        .unwrap();
+    Some(Stated::At(Local.from_local_datetime(&naive).unwrap()))
+}
+
+fn day(d: (i32, u32, u32)) -> Option<Stated> {
+    Some(Stated::Day(NaiveDate::from_ymd_opt(d.0, d.1, d.2).unwrap()))
+}
+
+#[test]
+fn moments_the_user_gave() {
+    let cases = [
+        (
+            "Remind me tomorrow at 9 to call Anna",
+            at((2026, 12, 1), 9, 0),
+        ),
+        ("remind me at 18:00 to buy bread", at((2026, 11, 30), 18, 0)),
+        ("at 9:30 pm, take out the bins", at((2026, 11, 30), 21, 30)),
+        ("call mum at 7pm", at((2026, 11, 30), 19, 0)),
+        ("wake me at 7 a.m.", at((2026, 12, 1), 7, 0)),
+        ("at 9 o'clock", at((2026, 12, 1), 9, 0)),
+        ("at 11", at((2026, 11, 30), 11, 0)),
+        ("tomorrow morning", at((2026, 12, 1), 9, 0)),
+        ("this evening", at((2026, 11, 30), 18, 0)),
+        ("tonight", at((2026, 11, 30), 20, 0)),
+        ("tonight at 8", at((2026, 11, 30), 20, 0)),
+        ("friday evening at 6", at((2026, 12, 4), 18, 0)),
+        (
+            "on Friday at 10am submit the report",
+            at((2026, 12, 4), 10, 0),
+        ),
+        ("next monday at 14:15", at((2026, 12, 7), 14, 15)),
+        ("the day after tomorrow at noon", at((2026, 12, 2), 12, 0)),
+        ("on December 3 at 9", at((2026, 12, 3), 9, 0)),
+        ("3rd of January at 10:00", at((2027, 1, 3), 10, 0)),
+        (
+            "2027-01-15 at 08:00 renew the insurance",
+            at((2027, 1, 15), 8, 0),
+        ),
+        ("2026-12-01T09:00", at((2026, 12, 1), 9, 0)),
+        ("by 5 pm", at((2026, 11, 30), 17, 0)),
+        ("tomorrow at midnight", at((2026, 12, 1), 23, 59)),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(stated(text, now()), expected, "{text}");
+    }
+}
+
+#[test]
+fn spans_from_now() {
+    let cases = [
+        ("remind me in 2 hours to stretch", Duration::hours(2)),
+        ("in an hour", Duration::hours(1)),
+        ("in half an hour", Duration::minutes(30)),
+        ("in ten minutes", Duration::minutes(10)),
+        ("in 45 min", Duration::minutes(45)),
+        ("in 3 days", Duration::days(3)),
+        ("in 2h", Duration::hours(2)),
+    ];
+    for (text, span) in cases {
+        assert_eq!(
+            stated(text, now()),
+            Some(Stated::At(now() + span)),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn filler_words_are_read_past() {
+    let cases = [
+        (
+            "remind me in exactly 2 hours",
+            Some(Stated::At(now() + Duration::hours(2))),
+        ),
+        (
+            "in about 10 minutes",
+            Some(Stated::At(now() + Duration::minutes(10))),
+        ),
+        (
+            "in roughly half an hour",
+            Some(Stated::At(now() + Duration::minutes(30))),
+        ),
+        ("call Anna at about 9", at((2026, 12, 1), 9, 0)),
+        ("at around 7 pm", at((2026, 11, 30), 19, 0)),
+        ("tomorrow at approximately 14:30", at((2026, 12, 1), 14, 30)),
+        ("around noon", at((2026, 11, 30), 12, 0)),
+        ("tomorrow around noon", at((2026, 12, 1), 12, 0)),
+        ("around 9", at((2026, 12, 1), 9, 0)),
+        ("by about 5pm", at((2026, 11, 30), 17, 0)),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(stated(text, now()), expected, "{text}");
+    }
+    // Fillers elsewhere are still no time.
+    assert_eq!(stated("remind me about the dentist", now()), None);
+    assert_eq!(stated("remind me about 3 people", now()), None);
+}
+
+#[test]
+fn days_without_a_time() {
+    assert_eq!(
+        stated("remind me tomorrow to call Anna", now()),
+        day((2026, 12, 1))
+    );
+    assert_eq!(stated("on Wednesday", now()), day((2026, 12, 2)));
+    // Today is Monday: "Monday" is next week's.
+    assert_eq!(stated("Monday", now()), day((2026, 12, 7)));
+    assert_eq!(stated("on 2026-12-24", now()), day((2026, 12, 24)));
+    assert_eq!(stated("December 24th", now()), day((2026, 12, 24)));
+    assert_eq!(
+        stated("tomorrow", now()).and_then(Stated::moment),
+        at((2026, 12, 1), 9, 0).and_then(Stated::moment)
+    );
+}
+
+#[test]
+fn recurrence_words() {
+    use Recurrence::*;
+    let cases = [
+        ("Remind me every day to take my medicine", Some(Daily)),
+        ("remind me daily at 8 to stretch", Some(Daily)),
+        ("every morning, water the plants", Some(Daily)),
+        ("each evening at 9 lock the door", Some(Daily)),
+        ("Remind me every weekday at 9 to check mail", Some(Weekdays)),
+        ("on weekdays at 7:30 take the train", Some(Weekdays)),
+        ("Monday to Friday at 8", Some(Weekdays)),
+        ("every workday", Some(Weekdays)),
+        ("Remind me weekly to back up the laptop", Some(Weekly)),
+        ("every week on Friday", Some(Weekly)),
+        ("Remind me every Monday to take out the bins", Some(Weekly)),
+        ("on Tuesdays at 6pm yoga", Some(Weekly)),
+        ("once a week call grandma", Some(Weekly)),
+        ("Remind me tomorrow at 9 to call Anna", None),
+        ("remind me on Monday to call", None),
+        ("next week", None),
+        ("what did we decide every time", None),
+        ("", None),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(recurrence(text), expected, "{text}");
+    }
+    assert_eq!(Daily.as_str(), "daily");
+    assert_eq!(Weekdays.as_str(), "weekdays");
+    assert_eq!(Weekly.as_str(), "weekly");
+}
+
+#[test]
+fn recurring_words_without_a_clock_time_or_day_say_no_moment() {
+    // "Every day" says how often, not when: the time is asked.
+    for text in [
+        "Remind me every day to take my medicine",
+        "remind me daily to stretch",
+        "remind me before the flight",
+        "remind me about it next week",
+        "remind me weekly to back up",
+    ] {
+        assert_eq!(stated(text, now()), None, "{text}");
+    }
+    assert_eq!(stated("every day at 8pm", now()), at((2026, 11, 30), 20, 0));
+    // "On Mondays": the next Monday (today is one: a week on).
+    assert_eq!(stated("on Mondays", now()), day((2026, 12, 7)));
+}
+
+#[test]
+fn the_first_time_a_recurrence_fires() {
+    use Recurrence::*;
+    let moment = |d: (i32, u32, u32), h| at(d, h, 0).and_then(Stated::moment).unwrap();
+    // 09:00 today has passed (it is 10:40): tomorrow.
+    assert_eq!(
+        Daily.first_after(moment((2026, 11, 30), 9), now()),
+        Some(moment((2026, 12, 1), 9))
+    );
+    assert_eq!(
+        Daily.first_after(moment((2026, 11, 30), 20), now()),
+        Some(moment((2026, 11, 30), 20))
+    );
+    // Saturday 5 December is no weekday: Monday the 7th.
+    assert_eq!(
+        Weekdays.first_after(moment((2026, 12, 5), 9), now()),
+        Some(moment((2026, 12, 7), 9))
+    );
+    assert_eq!(
+        Weekly.first_after(moment((2026, 11, 30), 9), now()),
+        Some(moment((2026, 12, 7), 9))
+    );
+}
+
+#[test]
+fn words_that_say_nothing_about_when() {
+    for text in [
+        "Remind me about the dentist.",
+        "Remind me to send the invoice",
+        "Set a reminder to call Anna",
+        "Remind me to call 3 people",
+        "remind me to buy 2 pizzas and 12 eggs",
+        "remind me to read chapter 9",
+        "Remind me to take my medicine",
+        "Remind me about the meeting in the project",
+        "remind me to pay the may rent",
+        "",
+    ] {
+        assert_eq!(stated(text, now()), None, "{text}");
+    }
+}
