@@ -375,6 +375,20 @@ fn next_week_options(now: DateTime<Local>) -> Vec<(String, DateTime<Local>)> {
         .collect()
 }
 
+/// A `search` call's date filters, kept only when the user's words give a
+/// time. A small model fills `since` / `until` with today's date on its
+/// own, and then finds nothing; without a stated time it searches all.
+pub fn dates_from_user(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Value {
+    let mut args = args.clone();
+    if !words.state_a_time(now) {
+        if let Some(map) = args.as_object_mut() {
+            map.remove("since");
+            map.remove("until");
+        }
+    }
+    args
+}
+
 /// A `remind` call's recurrence, from the user's words only: `repeat` is
 /// set to what they said ("daily", "weekdays", "weekly") or removed (a
 /// model's guess), and `at` moves to the first time it fires ("every

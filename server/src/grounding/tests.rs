@@ -406,6 +406,19 @@ fn a_reminder_with_no_time_is_asked_before_the_model_starts() {
 }
 
 #[test]
+fn a_searchs_dates_come_from_the_users_words() {
+    let args = json!({"query": "notes", "project": "Website", "since": "2026-11-30", "until": "2026-11-30"});
+    let guessed = dates_from_user(&args, &words("Find my notes from the project."), now());
+    assert_eq!(guessed, json!({"query": "notes", "project": "Website"}));
+    let said = dates_from_user(
+        &args,
+        &words("Search project Website for notes since 2026-11-01"),
+        now(),
+    );
+    assert_eq!(said, args);
+}
+
+#[test]
 fn a_reminders_recurrence_comes_from_the_users_words() {
     let at = |t: &str| json!({"text": "pills", "at": t, "repeat": "weekly"});
     // Said: kept as said, and 09:00 today (passed) moves to tomorrow.

@@ -264,14 +264,15 @@ impl Run {
         // A reminder's `repeat` ("daily", "weekdays", "weekly") comes from
         // the user's words only (a model's guess is dropped), and its `at`
         // moves to the first time it fires; the `remind` tool stores it.
-        let args = if call.name == REMIND {
-            let words = grounding::UserWords {
-                request: &self.request,
-                answers: &self.answers,
-            };
-            grounding::recurring(&args, &words, self.env.clock.now())
-        } else {
-            args
+        // A search's date filters likewise, or it searches all.
+        let words = grounding::UserWords {
+            request: &self.request,
+            answers: &self.answers,
+        };
+        let args = match call.name.as_str() {
+            REMIND => grounding::recurring(&args, &words, self.env.clock.now()),
+            SEARCH => grounding::dates_from_user(&args, &words, self.env.clock.now()),
+            _ => args,
         };
         if let Some(output) = self
             .policy
