@@ -44,7 +44,6 @@
 #[path = "bench_support/mod.rs"]
 mod bench_support;
 
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -55,7 +54,6 @@ use bench_support::{ms, Samples, SseReader};
 use clap::Parser;
 use futures::StreamExt;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const QUESTION: &str = "What is the capital of Japan?";
 const FOLLOW_UP: &str = "And of France?";
@@ -88,7 +86,7 @@ async fn main() {
         bench_support::load_average(),
         chats
     );
-    let (_model, model_url) = start_local_model().await;
+    let (_model, model_url) = bench_support::start_local_model().await;
     let proxy = Proxy {
         upstream: model_url.clone(),
         http: reqwest::Client::new(),
@@ -353,36 +351,4 @@ async fn forward(State(proxy): State<Proxy>, request: Request) -> Response {
         .header("content-type", "text/event-stream")
         .body(Body::from_stream(stream))
         .expect("a response")
-}
-
-/// Starts `scripts/local-model.sh start PORT` and waits for llama-server's
-/// "listening on" line (logged once the model is loaded).
-async fn start_local_model() -> (tokio::process::Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/local-model.sh");
-    let mut child = tokio::process::Command::new(script)
-        .args(["start", &port.to_string()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("scripts/local-model.sh starts");
-    let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
-    loop {
-        match lines.next_line().await {
-            Ok(Some(line)) if line.contains("listening on") => break,
-            Ok(Some(_)) => {}
-            _ => {
-                eprintln!("the local model did not start: run scripts/local-model.sh ensure");
-                std::process::exit(1);
-            }
-        }
-    }
-    // Keep reading its log, so the pipe never fills.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, format!("http://127.0.0.1:{port}"))
 }

@@ -46,7 +46,6 @@ use std::time::Instant;
 
 use bench_support::{imprint_binary, Child, Samples, SseReader};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// The ways a request can leave out what it needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -571,7 +570,8 @@ async fn main() {
     let _local_model = if model_env.iter().any(|(k, _)| *k == "IMPRINT_CHAT_BASE_URL") {
         None
     } else {
-        let (child, base_url) = start_local_model().await;
+        let (child, model_url) = bench_support::start_local_model().await;
+        let base_url = format!("{model_url}/v1");
         model_env.push(("IMPRINT_CHAT_PROVIDER", "local".into()));
         model_env.push(("IMPRINT_CHAT_BASE_URL", base_url));
         Some(child)
@@ -617,38 +617,6 @@ async fn main() {
         Err(error) => eprintln!("the table could not be kept: {error}"),
     }
     server.stop().await;
-}
-
-/// Starts `scripts/local-model.sh start PORT` and waits for its
-/// "listening" line (llama-server's log on stderr).
-async fn start_local_model() -> (tokio::process::Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/local-model.sh");
-    let mut child = tokio::process::Command::new(script)
-        .args(["start", &port.to_string()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("scripts/local-model.sh starts");
-    let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
-    loop {
-        match lines.next_line().await {
-            Ok(Some(line)) if line.contains("listening on") => break,
-            Ok(Some(_)) => {}
-            _ => {
-                eprintln!("the local model did not start: run scripts/local-model.sh ensure");
-                std::process::exit(1);
-            }
-        }
-    }
-    // Keep reading its log, so the pipe never fills.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, format!("http://127.0.0.1:{port}/v1"))
 }
 
 async fn reminders(http: &reqwest::Client, url: &str) -> Vec<Value> {

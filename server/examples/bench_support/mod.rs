@@ -292,3 +292,35 @@ pub fn thread_cpu(
     let time = |t: u64| Duration::from_secs_f64(t as f64 / ticks);
     sums.into_iter().map(|(u, s)| (time(u), time(s))).collect()
 }
+
+/// Starts `scripts/local-model.sh start PORT` and waits for llama-server's
+/// "listening on" line (logged once the model is loaded).
+pub async fn start_local_model() -> (tokio::process::Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/local-model.sh");
+    let mut child = tokio::process::Command::new(script)
+        .args(["start", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("scripts/local-model.sh starts");
+    let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
+    loop {
+        match lines.next_line().await {
+            Ok(Some(line)) if line.contains("listening on") => break,
+            Ok(Some(_)) => {}
+            _ => {
+                eprintln!("the local model did not start: run scripts/local-model.sh ensure");
+                std::process::exit(1);
+            }
+        }
+    }
+    // Keep reading its log, so the pipe never fills.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, format!("http://127.0.0.1:{port}"))
+}
