@@ -322,11 +322,49 @@ async fn research_ends_at_the_deadline() {
     )
     .await;
     let sid = server.create_session().await;
-    server.converse(&sid, "hurry up").await;
+    let events = server.converse(&sid, "hurry up").await;
+    assert_eq!(
+        events[events.len() - 2]["text"],
+        "Out of time; here is what I have."
+    );
     let requests = server.standin.requests_for("hurry");
     assert_eq!(requests.len(), 2);
     assert!(requests[1].get("tools").is_none());
     assert!(requests[1].to_string().contains("Research time is up"));
+}
+
+#[tokio::test]
+async fn a_turn_still_writing_at_the_deadline_is_dropped_for_the_answer() {
+    // Hidden call markup, then nothing: the model writes on (as a small
+    // model can, for minutes, up to its token limit) and shows nothing.
+    let mut stalled =
+        Turn::chunks(&["<tool_call>{\"name\": \"search\", \"arguments\": {\"query\": "]);
+    stalled.stall = true;
+    let server = TestServer::start(
+        vec![scenario(
+            "dawdle",
+            vec![stalled, Turn::text("Here is what I have.")],
+        )],
+        &["--research-budget-s", "0.5"],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "dawdle please").await;
+    assert_eq!(events[events.len() - 2]["text"], "Here is what I have.");
+    assert!(!types(&events).contains(&"tool_call".to_string()));
+    let requests = server.standin.requests_for("dawdle");
+    assert_eq!(requests.len(), 2);
+    assert!(requests[1].get("tools").is_none());
+    assert!(requests[1].to_string().contains("Research time is up"));
+    let session = server.session(&sid).await;
+    let last = session["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], "Here is what I have.");
+    assert!(!last["content"].as_str().unwrap().contains("tool_call"));
 }
 
 /// Runs a reply that fails in a new session; returns the session and the

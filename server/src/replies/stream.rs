@@ -344,6 +344,9 @@ struct Turn {
     text: String,
     calls: Vec<ToolCallRequest>,
     malformed: usize,
+    /// The research deadline passed while the model was still writing:
+    /// the request was dropped and its calls are not run.
+    out_of_time: bool,
 }
 
 impl Run {
@@ -560,6 +563,17 @@ impl Run {
                 return self.reserved_answer(why.note()).await;
             }
             let mut turn = self.turn(true).await?;
+            if turn.out_of_time {
+                if let Some(why) = self.research.exhausted() {
+                    // What it had written counts as its turn (without the
+                    // markup of a call that never finished).
+                    self.messages.push(ChatMessage::Assistant {
+                        content: without_markup(&turn.text),
+                        tool_calls: Vec::new(),
+                    });
+                    return self.reserved_answer(why.note()).await;
+                }
+            }
             if turn.calls.is_empty() && turn.malformed == 0 {
                 // A detail asked for that never came: no nudge (a time
                 // asked before the model started and given still is one).
@@ -675,19 +689,29 @@ impl Run {
             call_id_prefix: format!("t{}_", self.turns),
             slot: self.permit.as_ref().map(WritingSlot::index),
         };
-        let mut events = self
-            .env
-            .model
-            .stream_turn(request, self.reply.stop_token().clone());
+        // Dropped at the research deadline: a small model can write hidden
+        // call markup until its token limit, minutes with nothing shown.
+        let request_stop = self.reply.stop_token().child_token();
+        let _drop_request = request_stop.clone().drop_guard();
+        let mut events = self.env.model.stream_turn(request, request_stop);
         let mut turn = Turn {
             text: String::new(),
             calls: Vec::new(),
             malformed: 0,
+            out_of_time: false,
         };
+        let deadline = self.research.deadline();
+        let research_turn = allow_calls && !self.tools.is_empty();
         loop {
             let event = tokio::select! {
                 biased;
                 _ = self.reply.stop_token().cancelled() => return Err(self.interrupted()),
+                _ = tokio::time::sleep_until(deadline), if research_turn => {
+                    tracing::info!(reply = %self.reply.id, "research time ran out while the model wrote");
+                    turn.calls.clear();
+                    turn.out_of_time = true;
+                    break;
+                }
                 event = events.recv() => event,
             };
             match event {
