@@ -223,24 +223,7 @@ async fn new_session(http: &reqwest::Client, url: &str) -> String {
 /// `token` or `tool_call` event, and to `done`.
 async fn send(http: &reqwest::Client, url: &str, sid: &str, text: &str) -> (Duration, Duration) {
     let started = Instant::now();
-    let sent: Value = http
-        .post(format!("{url}/api/chat/sessions/{sid}/messages"))
-        .json(&json!({"message": text}))
-        .send()
-        .await
-        .expect("message")
-        .json()
-        .await
-        .expect("message JSON");
-    let reply_id = sent["reply_id"].as_str().expect("a reply id");
-    let response = http
-        .get(format!(
-            "{url}/api/chat/sessions/{sid}/reply?reply_id={reply_id}"
-        ))
-        .send()
-        .await
-        .expect("reply stream");
-    let mut events = SseReader::new(response);
+    let mut events = bench_support::say(http, url, sid, text).await;
     let mut first = None;
     while let Some(event) = events.next().await {
         match event["type"].as_str() {

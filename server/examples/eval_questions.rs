@@ -44,7 +44,7 @@ use std::fmt::Write as _;
 use std::process::Stdio;
 use std::time::Instant;
 
-use bench_support::{imprint_binary, Child, Samples, SseReader};
+use bench_support::{imprint_binary, Child, Samples};
 use serde_json::{json, Value};
 
 /// The ways a request can leave out what it needs.
@@ -674,24 +674,7 @@ async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt<'_>) -> O
         .expect("session JSON");
     let sid = session["id"].as_str().expect("a session id").to_string();
     let started = Instant::now();
-    let sent: Value = http
-        .post(format!("{url}/api/chat/sessions/{sid}/messages"))
-        .json(&json!({"message": prompt.text()}))
-        .send()
-        .await
-        .expect("message")
-        .json()
-        .await
-        .expect("message JSON");
-    let reply_id = sent["reply_id"].as_str().expect("a reply id");
-    let response = http
-        .get(format!(
-            "{url}/api/chat/sessions/{sid}/reply?reply_id={reply_id}"
-        ))
-        .send()
-        .await
-        .expect("reply stream");
-    let mut events = SseReader::new(response);
+    let mut events = bench_support::say(http, url, &sid, prompt.text()).await;
     let mut outcome = Outcome {
         end: "cut".into(),
         ..Outcome::default()

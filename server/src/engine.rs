@@ -442,11 +442,16 @@ impl Dashboard for Engine {
         }
         // Titles from both stores: a voice conversation with saving off
         // lives only in the in-memory one.
+        // Only the waiting sessions' titles, not every session's summary.
+        let ids: Vec<String> = waiting.iter().map(|(sid, _)| sid.clone()).collect();
         let mut titles = std::collections::HashMap::new();
         for store in [&self.ephemeral, &self.store] {
-            for session in store.list_sessions().await.map_err(store_error)? {
-                titles.insert(session.id, session.title);
-            }
+            titles.extend(
+                store
+                    .session_titles(ids.clone())
+                    .await
+                    .map_err(store_error)?,
+            );
         }
         let questions = waiting
             .into_iter()

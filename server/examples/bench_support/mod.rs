@@ -324,3 +324,26 @@ pub async fn start_local_model() -> (tokio::process::Child, String) {
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     (child, format!("http://127.0.0.1:{port}"))
 }
+
+/// Posts a message in a session and opens its reply's event stream by id
+/// (it can be read to its end even when the reply is quick).
+pub async fn say(http: &reqwest::Client, url: &str, sid: &str, text: &str) -> SseReader {
+    let sent: Value = http
+        .post(format!("{url}/api/chat/sessions/{sid}/messages"))
+        .json(&serde_json::json!({"message": text}))
+        .send()
+        .await
+        .expect("message")
+        .json()
+        .await
+        .expect("message JSON");
+    let reply_id = sent["reply_id"].as_str().expect("a reply id");
+    let response = http
+        .get(format!(
+            "{url}/api/chat/sessions/{sid}/reply?reply_id={reply_id}"
+        ))
+        .send()
+        .await
+        .expect("reply stream");
+    SseReader::new(response)
+}

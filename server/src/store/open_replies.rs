@@ -334,6 +334,17 @@ mod tests {
         store.create_session(None, "chat").await.unwrap().id
     }
 
+    /// A store whose one session has the reply `r1` open for "a story".
+    async fn story_being_told() -> (Store, String) {
+        let store = Store::open_in_memory().unwrap();
+        let sid = session(&store).await;
+        store
+            .open_reply(&sid, "r1", Some(NewMessage::user("a story")))
+            .await
+            .unwrap();
+        (store, sid)
+    }
+
     fn state(question: &str, last_seq: u64) -> SavedState {
         SavedState {
             checkpoint: format!("{{\"at\": \"{question}\"}}"),
@@ -401,12 +412,7 @@ mod tests {
 
     #[tokio::test]
     async fn interrupted_replies_keep_their_text_marked() {
-        let store = Store::open_in_memory().unwrap();
-        let sid = session(&store).await;
-        store
-            .open_reply(&sid, "r1", Some(NewMessage::user("a story")))
-            .await
-            .unwrap();
+        let (store, sid) = story_being_told().await;
         store.add_reply_text("r1", "w0 ");
         let open = store.open_replies().await.unwrap();
         store.interrupt_replies(open).await.unwrap();
@@ -423,12 +429,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_leftover_row_keeps_its_text_before_the_next_message() {
-        let store = Store::open_in_memory().unwrap();
-        let sid = session(&store).await;
-        store
-            .open_reply(&sid, "r1", Some(NewMessage::user("a story")))
-            .await
-            .unwrap();
+        let (store, sid) = story_being_told().await;
         store.add_reply_text("r1", "once upon ");
         store
             .open_reply(&sid, "r2", Some(NewMessage::user("again")))
@@ -454,12 +455,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_failed_reply_keeps_its_text_with_the_error() {
-        let store = Store::open_in_memory().unwrap();
-        let sid = session(&store).await;
-        store
-            .open_reply(&sid, "r1", Some(NewMessage::user("a story")))
-            .await
-            .unwrap();
+        let (store, sid) = story_being_told().await;
         store.add_reply_text("r1", "w0 ");
         store.fail_reply("r1", "it broke");
         // Queued writes land in order, before anything asked later.

@@ -135,6 +135,27 @@ impl Store {
         .await
     }
 
+    /// The titles of the given sessions that exist, by id.
+    pub async fn session_titles(
+        &self,
+        ids: Vec<String>,
+    ) -> Result<std::collections::HashMap<String, String>, StoreError> {
+        self.call(move |conn| {
+            let mut stmt = conn.prepare_cached("SELECT title FROM sessions WHERE id = ?1")?;
+            let mut titles = std::collections::HashMap::new();
+            for id in ids {
+                if let Some(title) = stmt
+                    .query_row([&id], |row| row.get::<_, String>(0))
+                    .optional()?
+                {
+                    titles.insert(id, title);
+                }
+            }
+            Ok(titles)
+        })
+        .await
+    }
+
     /// A session and its messages in order, or `None` if there is no such
     /// session.
     pub async fn get_session(
