@@ -450,3 +450,132 @@ async fn markup_in_any_format_never_reaches_the_user() {
         }
     }
 }
+
+/// A model turn of hermes markup that never closes: a search whose query
+/// repeats until the stream is dropped (the built-in model did this up to
+/// its token limit, minutes with nothing shown).
+fn runaway_turn() -> Turn {
+    let mut chunks =
+        vec!["<tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"notes".to_string()];
+    chunks.extend(std::iter::repeat_n(" notes notes notes".to_string(), 400));
+    Turn {
+        chunks,
+        // Then it waits forever: only Imprint ending the turn ends it.
+        stall: true,
+        ..Turn::default()
+    }
+}
+
+#[tokio::test]
+async fn a_call_that_never_closes_ends_its_turn_instead_of_writing_until_the_token_limit() {
+    let server = TestServer::start_with_format(
+        vec![scenario(
+            "find my runaway notes",
+            vec![
+                runaway_turn(),
+                Turn::text("I could not search your notes just now."),
+            ],
+        )],
+        "hermes",
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "Please find my runaway notes.").await;
+
+    assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    let shown = streamed_text(&events);
+    assert_eq!(shown, "I could not search your notes just now.");
+    // Tried once more after being told, then the reserved answer: three
+    // requests, the two runaways dropped (so the model stops writing).
+    let requests = server.standin.requests_for("find my runaway notes");
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    server.standin.wait_for_aborts(2).await;
+    let retry = requests[1]["messages"].to_string();
+    assert!(retry.contains("could not be read"), "{retry}");
+    assert!(
+        requests[2].get("tools").is_none(),
+        "the answer is asked without tools"
+    );
+    assert!(
+        !types(&events).contains(&"tool_call".to_string()),
+        "{events:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_long_call_copying_the_users_words_is_not_cut() {
+    // 1,500 bytes to keep, written by the model 30 bytes at a time.
+    let words: String = (0..100)
+        .map(|i| format!("line {i:03} of my poem. "))
+        .collect();
+    let call =
+        serde_json::to_string(&json!({"name": "store", "arguments": {"content": words}})).unwrap();
+    let mut chunks = vec!["<tool_call>\n".to_string()];
+    chunks.extend(
+        call.as_bytes()
+            .chunks(30)
+            .map(|part| String::from_utf8(part.to_vec()).unwrap()),
+    );
+    chunks.push("\n</tool_call>".into());
+    let server = TestServer::start_with_format(
+        vec![scenario(
+            "Remember my poem",
+            vec![
+                Turn {
+                    chunks,
+                    ..Turn::default()
+                },
+                Turn::text("Saved your poem."),
+            ],
+        )],
+        "hermes",
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, &format!("Remember my poem: {words}"))
+        .await;
+
+    assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    let stored = results(&events);
+    assert_eq!(stored.len(), 1, "{events:?}");
+    assert_eq!(stored[0]["status"], "done", "{}", stored[0]);
+    assert_eq!(memory_count(&server).await, 1);
+    assert_eq!(server.standin.aborted(), 0);
+}
+
+#[tokio::test]
+async fn a_turn_is_not_read_past_the_calls_that_can_run() {
+    // Eight calls, then the stream stays open: the built-in model goes on
+    // writing calls like these up to its token limit.
+    let mut chunks: Vec<String> = (0..8)
+        .map(|i| {
+            format!("<tool_call>\n{{\"name\": \"search\", \"arguments\": {{\"query\": \"topic {i}\"}}}}\n</tool_call>\n")
+        })
+        .collect();
+    chunks.push("<tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"topic".into());
+    let server = TestServer::start_with_format(
+        vec![scenario(
+            "many searches",
+            vec![
+                Turn {
+                    chunks,
+                    stall: true,
+                    ..Turn::default()
+                },
+                Turn::text("Nothing found on those topics."),
+            ],
+        )],
+        "hermes",
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "Do many searches for me.").await;
+
+    assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    assert_eq!(results(&events).len(), 4, "{events:?}");
+    server.standin.wait_for_aborts(1).await;
+    let requests = server.standin.requests_for("many searches");
+    let second = requests[1]["messages"].to_string();
+    assert!(second.contains("only the first 4 tool calls"), "{second}");
+}

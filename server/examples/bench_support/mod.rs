@@ -144,6 +144,17 @@ pub struct Child {
     pub started_in: Duration,
 }
 
+/// Where the binary's log goes: the file `IMPRINT_BENCH_LOG` names (its
+/// filter in `IMPRINT_BENCH_RUST_LOG`), to see what a slow run did.
+fn log_file() -> Stdio {
+    match std::env::var("IMPRINT_BENCH_LOG") {
+        Ok(path) => std::fs::File::create(&path)
+            .map(Stdio::from)
+            .unwrap_or_else(|e| panic!("IMPRINT_BENCH_LOG {path}: {e}")),
+        Err(_) => Stdio::null(),
+    }
+}
+
 impl Child {
     /// Spawns the binary with `env` (on top of a cleared `IMPRINT_*`
     /// environment) and reads its stdout up to the listening line.
@@ -158,8 +169,11 @@ impl Child {
             .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(log_file())
             .kill_on_drop(true);
+        if let Ok(filter) = std::env::var("IMPRINT_BENCH_RUST_LOG") {
+            command.env("RUST_LOG", filter);
+        }
         let started = Instant::now();
         let mut child = command.spawn().expect("the imprint binary starts");
         let stdout = child.stdout.take().expect("stdout is piped");

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::markup::{MarkupEvent, MarkupFormat, MarkupParser};
 use super::shown_text::ShownText;
-use super::{prompt, ModelError, ModelEvent, ToolCallRequest, TurnRequest};
+use super::{prompt, ChatMessage, ModelError, ModelEvent, ToolCallRequest, TurnRequest};
 use crate::config::{ModelSettings, ToolFormat, ToolPrompt};
 use crate::sse::{SseLine, SseLines};
 
@@ -26,6 +26,29 @@ pub struct ModelClient {
 }
 
 pub type TurnStream = mpsc::Receiver<Result<ModelEvent, ModelError>>;
+
+/// Hidden text one call of ours needs at most, besides what it copies from
+/// the user: an `ask_user` with five options of 80 characters, a search
+/// with its dates, a reminder's keys and time.
+const HIDDEN_RUN_BASE: usize = 768;
+
+/// How much text a turn may write hidden in one run (since it last showed
+/// text or made a call) before Imprint stops reading it. A small model can
+/// write call markup that never closes until its token limit: minutes at
+/// its speed, with nothing shown. No call of ours is longer than
+/// [`HIDDEN_RUN_BASE`] plus what it copies from the user's words (a
+/// `store`), JSON-escaped at most twice as long.
+pub fn hidden_run_limit(messages: &[ChatMessage]) -> usize {
+    let longest_user_text = messages
+        .iter()
+        .filter_map(|message| match message {
+            ChatMessage::User(text) => Some(text.len()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    HIDDEN_RUN_BASE + 2 * longest_user_text
+}
 
 impl ModelClient {
     pub fn new(settings: ModelSettings) -> Self {
@@ -90,6 +113,9 @@ impl ModelClient {
             call_counter: 0,
             call_id_prefix: turn.call_id_prefix.clone(),
             finish_reason: None,
+            hidden_run: 0,
+            hidden_run_limit: hidden_run_limit(&turn.messages),
+            overlong: false,
         };
         tokio::spawn(async move {
             tokio::select! {
@@ -171,6 +197,12 @@ struct Producer {
     /// The `finish_reason` the model gave, if any: a stream that ends with
     /// neither it nor `[DONE]` was cut off, not finished.
     finish_reason: Option<String>,
+    /// Bytes of text received since the last text shown or call made.
+    hidden_run: usize,
+    /// Past this, the turn is ended as [`ModelEvent::Overlong`].
+    hidden_run_limit: usize,
+    /// The turn was ended for that: nothing held is flushed.
+    overlong: bool,
 }
 
 impl Producer {
@@ -209,13 +241,13 @@ impl Producer {
                 .map_err(|e| ModelError::Unreachable(self.base_url.clone(), short_cause(&e)))?;
             for line in lines.push(&chunk) {
                 if self.line(&line).await? {
-                    return self.finish().await;
+                    return self.end().await;
                 }
             }
         }
         if let Some(line) = lines.finish() {
             if self.line(&line).await? {
-                return self.finish().await;
+                return self.end().await;
             }
         }
         if self.finish_reason.is_none() {
@@ -227,7 +259,16 @@ impl Producer {
         self.finish().await
     }
 
-    /// Handles one SSE line; true at `[DONE]`.
+    /// The end of the turn: at `[DONE]`, or ended as overlong (what is held
+    /// then is neither shown nor read as a call).
+    async fn end(&mut self) -> Result<(), ModelError> {
+        if self.overlong {
+            return Ok(());
+        }
+        self.finish().await
+    }
+
+    /// Handles one SSE line; true at `[DONE]` or when the turn is ended.
     async fn line(&mut self, line: &SseLine) -> Result<bool, ModelError> {
         let SseLine::Field { name, value: data } = line else {
             return Ok(false);
@@ -262,6 +303,18 @@ impl Producer {
         if let Some(text) = delta.get("content").and_then(Value::as_str) {
             if !text.is_empty() {
                 self.text(text).await;
+                if self.hidden_run > self.hidden_run_limit {
+                    // What is held is dropped, not read as a call: the
+                    // request is dropped with this task, so the model
+                    // server stops writing.
+                    tracing::info!(
+                        bytes = self.hidden_run,
+                        "the model wrote hidden markup past any call's length; its turn is ended"
+                    );
+                    self.send(ModelEvent::Overlong).await;
+                    self.overlong = true;
+                    return Ok(true);
+                }
             }
         }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
@@ -273,6 +326,8 @@ impl Producer {
     }
 
     async fn text(&mut self, text: &str) {
+        tracing::trace!(text, "model text");
+        self.hidden_run += text.len();
         match &mut self.parser {
             None => self.show(text).await,
             Some(parser) => {
@@ -390,7 +445,10 @@ impl Producer {
         format!("{}call_{}", self.call_id_prefix, self.call_counter)
     }
 
-    async fn send(&self, event: ModelEvent) {
+    async fn send(&mut self, event: ModelEvent) {
+        if matches!(event, ModelEvent::Text(_) | ModelEvent::ToolCall(_)) {
+            self.hidden_run = 0;
+        }
         // The receiver is gone only when the reply stopped; nothing to do.
         let _ = self.tx.send(Ok(event)).await;
     }

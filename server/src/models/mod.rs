@@ -52,6 +52,9 @@ pub enum ModelEvent {
     /// The model stopped at its token limit (`finish_reason: "length"`):
     /// the text is its answer, but not all it meant to write. Last.
     LengthLimit,
+    /// The model wrote more hidden markup than any call needs, and Imprint
+    /// stopped reading (see [`client::hidden_run_limit`]). Last.
+    Overlong,
 }
 
 /// Why a model turn failed. The message is shown to the user.

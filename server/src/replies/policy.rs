@@ -105,9 +105,11 @@ impl SmallModelPolicy {
     pub fn cap_calls(calls: &mut Vec<ToolCallRequest>) -> Option<ChatMessage> {
         let extra_calls = calls.len().saturating_sub(MAX_CALLS_PER_TURN);
         calls.truncate(MAX_CALLS_PER_TURN);
+        // The turn is no longer read past the first call too many, so
+        // how many more it wrote is not known.
         (extra_calls > 0).then(|| {
             ChatMessage::User(format!(
-                "(Imprint: only the first {MAX_CALLS_PER_TURN} tool calls of a turn run; {extra_calls} more were not run. Call only what you need.)"
+                "(Imprint: only the first {MAX_CALLS_PER_TURN} tool calls of a turn run; the rest were not run. Call only what you need.)"
             ))
         })
     }

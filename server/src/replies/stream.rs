@@ -297,6 +297,9 @@ pub(super) struct Run {
     pub(super) policy: SmallModelPolicy,
     /// The caller allows no writes (writes are then not offered at all).
     pub(super) read_only: bool,
+    /// Turns ended for writing hidden markup past any call's length (not
+    /// kept across a restart: it only shortens a failing reply).
+    overlong_turns: u32,
     /// Questions put to the user in this reply (the model's and Imprint's).
     pub(super) asked: usize,
     /// The details Imprint asked for in this reply, and what came of it.
@@ -347,6 +350,9 @@ struct Turn {
     /// The research deadline passed while the model was still writing:
     /// the request was dropped and its calls are not run.
     out_of_time: bool,
+    /// The model wrote hidden markup longer than any call, and its turn
+    /// was ended there ([`ModelEvent::Overlong`]).
+    overlong: bool,
 }
 
 impl Run {
@@ -372,6 +378,7 @@ impl Run {
             asked: 0,
             settled: Vec::new(),
             imprint_chose: false,
+            overlong_turns: 0,
             research: Research::new(job.env.research_budget, job.env.max_tool_iters),
             env: job.env,
             store: job.store,
@@ -446,6 +453,7 @@ impl Run {
             asked: saved.asked,
             settled: saved.settled,
             imprint_chose: false,
+            overlong_turns: 0,
             research: Research::restore(saved.research),
             replaying_call: pending.as_ref().is_some_and(|p| !p.calls.is_empty()),
             env: job.env,
@@ -574,6 +582,19 @@ impl Run {
                     return self.reserved_answer(why.note()).await;
                 }
             }
+            if turn.overlong && turn.calls.is_empty() {
+                self.overlong_turns += 1;
+                if self.overlong_turns > 1 {
+                    // Twice is a habit: another try would cost as much.
+                    self.messages.push(ChatMessage::Assistant {
+                        content: without_markup(&turn.text),
+                        tool_calls: Vec::new(),
+                    });
+                    return self
+                        .reserved_answer("Your tool calls ran too long and were cut off.")
+                        .await;
+                }
+            }
             if turn.calls.is_empty() && turn.malformed == 0 {
                 // A detail asked for that never came: no nudge (a time
                 // asked before the model started and given still is one).
@@ -699,6 +720,7 @@ impl Run {
             calls: Vec::new(),
             malformed: 0,
             out_of_time: false,
+            overlong: false,
         };
         let deadline = self.research.deadline();
         let research_turn = allow_calls && !self.tools.is_empty();
@@ -725,11 +747,22 @@ impl Run {
                     self.reply.log.publish(ReplyEvent::Token { text });
                 }
                 Some(Ok(ModelEvent::LengthLimit)) => self.length_limited = true,
-                Some(Ok(ModelEvent::ToolCall(call))) if allow_calls => turn.calls.push(call),
+                Some(Ok(ModelEvent::ToolCall(call))) if allow_calls => {
+                    turn.calls.push(call);
+                    if turn.calls.len() > policy::MAX_CALLS_PER_TURN {
+                        // The rest would not run: the request is dropped,
+                        // and the model server stops writing them.
+                        break;
+                    }
+                }
                 Some(Ok(ModelEvent::ToolCall(_))) => {}
                 Some(Ok(ModelEvent::Malformed(raw))) => {
                     tracing::debug!(%raw, "unreadable tool markup");
                     turn.malformed += usize::from(allow_calls);
+                }
+                Some(Ok(ModelEvent::Overlong)) => {
+                    turn.malformed += usize::from(allow_calls);
+                    turn.overlong = true;
                 }
                 Some(Err(error)) => return Err(Interrupt::model(error)),
             }
