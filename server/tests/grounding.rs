@@ -565,3 +565,78 @@ async fn once_the_reminder_is_set_the_models_question_is_not_asked() {
         .starts_with("Not asked: what the user asked for is done."));
     assert_eq!(reminders(&server).await.len(), 1);
 }
+
+#[tokio::test]
+async fn the_models_question_offering_what_the_user_named_is_not_asked() {
+    let server = TestServer::start(
+        vec![scenario(
+            "from the Website project",
+            vec![
+                Turn::call(SEARCH, json!({"query": "notes", "project": "Website"})),
+                // What the built-in model did with this request.
+                Turn::ask("Which project do you mean?", &["Website", "Thesis"]),
+                Turn::text("Your Website notes: hosting moved."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    seed_projects(&server).await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Find my notes from the Website project.")
+        .await;
+    assert!(
+        !types(&events).contains(&"question".to_string()),
+        "{events:?}"
+    );
+    let refused = events
+        .iter()
+        .find(|e| e["type"] == "tool_result" && e["name"] == ASK_USER)
+        .expect("the call is answered");
+    assert_eq!(refused["status"], "not_asked", "{refused}");
+    assert!(
+        refused["result"].as_str().unwrap().contains("\"Website\""),
+        "{refused}"
+    );
+    assert_eq!(events.last().unwrap()["type"], "done");
+    assert_eq!(streamed_text(&events), "Your Website notes: hosting moved.");
+}
+
+#[tokio::test]
+async fn the_models_question_is_asked_when_the_user_named_none_or_several_options() {
+    let server = TestServer::start(
+        vec![
+            scenario(
+                "the Website or the Thesis notes",
+                vec![
+                    Turn::ask("Which project do you mean?", &["Website", "Thesis"]),
+                    Turn::text("Done."),
+                ],
+            ),
+            scenario(
+                "my latest notes",
+                vec![
+                    Turn::ask("Which project do you mean?", &["Website", "Thesis"]),
+                    Turn::text("Done."),
+                ],
+            ),
+        ],
+        &[],
+    )
+    .await;
+    seed_projects(&server).await;
+    for request in [
+        "Show me the Website or the Thesis notes, whichever is newer.",
+        "Show me my latest notes.",
+    ] {
+        let sid = server.create_session().await;
+        server.say(&sid, request).await;
+        let mut events = server.watch(&sid, None).await;
+        let seen = events.until("question").await;
+        let question = seen.last().unwrap();
+        assert_eq!(question["origin"], "model", "{request}");
+        server.answer_ok(&sid, &question["id"], "Thesis").await;
+        events.until_done().await;
+    }
+}

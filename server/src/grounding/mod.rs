@@ -37,7 +37,6 @@ pub struct UserWords<'a> {
 }
 
 impl UserWords<'_> {
-    /// Latest first: an answer overrides the request.
     /// True when the user's words (the request or an answer) say when:
     /// a reminder asked for then needs no question.
     pub fn state_a_time(&self, now: DateTime<Local>) -> bool {
@@ -45,6 +44,18 @@ impl UserWords<'_> {
             .any(|text| when::stated(text, now).is_some())
     }
 
+    /// The one option these words name (as whole words), if exactly one
+    /// does: a question offering it asks what the user already said. (When
+    /// several are named, the user may be leaving the choice open.)
+    pub fn the_one_named<'o>(&self, options: &'o [String]) -> Option<&'o str> {
+        let mut named = options
+            .iter()
+            .filter(|option| self.latest_first().any(|text| mentions(text, option)));
+        let first = named.next()?;
+        named.next().is_none().then_some(first.as_str())
+    }
+
+    /// Latest first: an answer overrides the request.
     fn latest_first(&self) -> impl Iterator<Item = &str> {
         self.answers
             .iter()

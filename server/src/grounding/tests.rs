@@ -524,3 +524,24 @@ fn other_tools_and_odd_arguments_pass_through() {
     let v = check(REMIND, &json!("text"), &words("remind me"), &[], now());
     assert_eq!(v, Verdict::Run(json!("text")));
 }
+
+#[test]
+fn the_one_option_the_user_named() {
+    let options: Vec<String> = vec!["Website".into(), "Thesis".into()];
+    let named = |request: &str| words(request).the_one_named(&options).map(str::to_string);
+    assert_eq!(
+        named("Find my notes from the Website project."),
+        Some("Website".into())
+    );
+    // Whole words only, and not when the user named several.
+    assert_eq!(named("Find my websites."), None);
+    assert_eq!(named("Website or Thesis, whichever is newer."), None);
+    assert_eq!(named("Find my notes."), None);
+    // An answer given during the reply counts too.
+    let answers = vec!["the thesis one".to_string()];
+    let with_answer = UserWords {
+        request: "Find my notes from the project.",
+        answers: &answers,
+    };
+    assert_eq!(with_answer.the_one_named(&options), Some("Thesis"));
+}

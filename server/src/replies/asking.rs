@@ -61,7 +61,15 @@ impl Run {
             .state_a_time(self.env.clock.now());
         // What Imprint asked before the model started, answered usably.
         let settled = self.settled.iter().any(|(_, resolved)| resolved.is_some());
-        if let Some(output) = self.policy.refuse_question(self.asked, time_given, settled) {
+        let words = grounding::UserWords {
+            request: &self.request,
+            answers: &self.answers,
+        };
+        let said = words.the_one_named(&args.options);
+        if let Some(output) = self
+            .policy
+            .refuse_question(self.asked, time_given, settled, said)
+        {
             let content = output.text.clone();
             return Ok((output, call.arguments.clone(), content));
         }

@@ -182,18 +182,23 @@ impl SmallModelPolicy {
     /// user already said what the reminder asked for needs (`time_given`:
     /// a small model asks "Do you want to call Anna?" after the time), the
     /// user already answered what Imprint asked before the model started
-    /// (`settled`: a small model asks the same again), or the user already
-    /// answered enough questions in this reply.
+    /// (`settled`: a small model asks the same again), the user's words
+    /// already name one of its options (`said`: a small model asks "Which
+    /// project?" of "my notes from the Website project"), or the user
+    /// already answered enough questions in this reply.
     pub fn refuse_question(
         &self,
         asked: usize,
         time_given: bool,
         settled: bool,
+        said: Option<&str>,
     ) -> Option<ToolOutput> {
         let text = if self.reminder_set() {
             "Not asked: what the user asked for is done. Do not ask; answer the user now.".into()
         } else if time_given {
             "Not asked: the user already said when. Do not ask; call remind now with the text and that time.".into()
+        } else if let Some(option) = said {
+            format!("Not asked: the user already said \"{option}\". Do not ask; go on with it.")
         } else if settled {
             "Not asked: the user already answered Imprint's question about this request. Do not ask again; go on with what they said.".into()
         } else if asked >= MAX_MODEL_QUESTION_AFTER {
@@ -334,16 +339,26 @@ mod tests {
         assert!(!policy.job_done(request));
         policy.record(tools::SEARCH, &json!({"query": "Anna"}), &done("none"));
         assert!(!policy.job_done(request), "the reminder is not set yet");
-        assert!(policy.refuse_question(0, false, false).is_none());
+        assert!(policy.refuse_question(0, false, false, None).is_none());
         assert_eq!(
-            policy.refuse_question(0, false, true).map(|o| o.status),
+            policy
+                .refuse_question(0, false, true, None)
+                .map(|o| o.status),
             Some(ToolStatus::NotAsked)
         );
         // Once the user said when, the model's question is noise.
         assert_eq!(
-            policy.refuse_question(0, true, false).map(|o| o.status),
+            policy
+                .refuse_question(0, true, false, None)
+                .map(|o| o.status),
             Some(ToolStatus::NotAsked)
         );
+        // So is a question offering what the user already said.
+        let said = policy
+            .refuse_question(0, false, false, Some("Website"))
+            .unwrap();
+        assert_eq!(said.status, ToolStatus::NotAsked);
+        assert!(said.text.contains("\"Website\""), "{}", said.text);
         let set = ToolOutput {
             text: "Reminder #1 set".into(),
             wrote: true,
@@ -356,7 +371,7 @@ mod tests {
             &set,
         );
         assert!(policy.job_done(request));
-        let refused = policy.refuse_question(0, false, false).unwrap();
+        let refused = policy.refuse_question(0, false, false, None).unwrap();
         assert_eq!(refused.status, ToolStatus::NotAsked);
         // A read request is done once something was read.
         let mut reading = SmallModelPolicy::default();
