@@ -315,8 +315,12 @@ pub async fn start_local_model() -> (tokio::process::Child, String) {
         .expect("a free port")
         .port();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/local-model.sh");
+    // Extra llama-server flags for a run, e.g. `-t 1` on a machine shared
+    // with builds (its threads wait on each other when one is preempted).
+    let extra = std::env::var("IMPRINT_BENCH_MODEL_ARGS").unwrap_or_default();
     let mut child = tokio::process::Command::new(script)
         .args(["start", &port.to_string()])
+        .args(extra.split_whitespace())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
