@@ -1,8 +1,9 @@
 import { test, expect } from './fixtures';
 
-// A long chat opens at its newest messages with only those drawn; older ones
-// are drawn in batches on the way up, without moving what is on screen.
-test('should open a long chat at its newest messages and draw older ones on the way up in place', async ({ page, request }) => {
+// A long chat opens with only its newest messages read from the server and
+// drawn; older ones are read and drawn in pages on the way up, without
+// moving what is on screen.
+test('should open a long chat at its newest messages and draw older ones on the way up in place', async ({ page, request, chat }) => {
   const { id } = await (await request.post('/api/chat/sessions', { data: {} })).json();
   // 100 exchanges (200 entries), each a reply of the stand-in: "You said: …".
   for (let n = 1; n <= 100; n++) {
@@ -12,6 +13,14 @@ test('should open a long chat at its newest messages and draw older ones on the 
     expect(await stream.text()).toContain('"type":"done"');
   }
 
+  // The chat opens with one read of its newest page, not the whole history.
+  const reads: { before?: number; limit?: number; got: number; older: number }[] = [];
+  page.on('response', async (response) => {
+    if (!response.url().includes('/api/dashboard/get_session_page')) return;
+    const { page: asked } = response.request().postDataJSON();
+    const body = await response.json();
+    reads.push({ ...asked, got: body.messages.length, older: body.older });
+  });
   await page.goto(`/chat/${id}`);
   const list = page.getByTestId('messages');
   const asked = list.getByTestId('user-message');
@@ -21,6 +30,7 @@ test('should open a long chat at its newest messages and draw older ones on the 
   await expect(asked).toHaveCount(30);
   await expect(asked.first()).toHaveText('Note 71');
   await expect(page.getByTestId('older-messages')).toHaveText('Show earlier messages (140)');
+  expect(reads).toEqual([{ limit: 60, got: 60, older: 140 }]);
 
   // Scrolled to the top, the next 100 entries are drawn above "Note 71",
   // which stays where it was on screen.
@@ -40,5 +50,18 @@ test('should open a long chat at its newest messages and draw older ones on the 
   await page.getByTestId('older-messages').dispatchEvent('click');
   await expect(asked).toHaveCount(100);
   await expect(asked.first()).toHaveText('Note 1');
+  await expect(page.getByTestId('older-messages')).toHaveCount(0);
+  expect(reads.slice(1)).toEqual([
+    { before: 141, limit: 100, got: 100, older: 40 },
+    { before: 41, limit: 100, got: 40, older: 0 },
+  ]);
+
+  // A new exchange joins the history read: nothing twice, nothing lost.
+  await chat.say('Note 101');
+  await expect(list.getByTestId('assistant-message').last()).toHaveText('You said: Note 101');
+  await expect(page.getByTestId('live-reply')).toHaveCount(0);
+  await expect(asked).toHaveCount(101);
+  await expect(asked.first()).toHaveText('Note 1');
+  await expect(list.getByTestId('assistant-message')).toHaveCount(101);
   await expect(page.getByTestId('older-messages')).toHaveCount(0);
 });
