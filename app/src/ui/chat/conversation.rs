@@ -214,9 +214,13 @@ pub fn Conversation(id: String) -> impl IntoView {
         session.track();
         window.history.track();
         if pinned.get_value() {
-            if let Some(el) = scroller.get() {
-                el.set_scroll_top(el.scroll_height());
-            }
+            // After the redraw (whichever of these runs first), before the
+            // next paint.
+            request_animation_frame(move || {
+                if let Some(el) = scroller.get_untracked() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            });
         }
     });
 
