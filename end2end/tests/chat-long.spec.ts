@@ -65,3 +65,26 @@ test('should open a long chat at its newest messages and draw older ones on the 
   await expect(list.getByTestId('assistant-message')).toHaveCount(101);
   await expect(page.getByTestId('older-messages')).toHaveCount(0);
 });
+
+// A long list of chats draws its most recent 50 first and the rest as the
+// user scrolls down the sidebar.
+test('should draw a long list of chats in part and the rest on the way down', async ({ page, request, chat }) => {
+  const ids: string[] = [];
+  for (let n = 1; n <= 60; n++) {
+    const { id } = await (await request.post('/api/chat/sessions', { data: { title: `Chat ${n}` } })).json();
+    ids.push(id);
+  }
+  await page.goto('/chat');
+  await expect(chat.sessionRows).toHaveCount(50);
+  // Most recent first: chats 60 down to 11.
+  await expect(chat.sessionRows.first()).toContainText('Chat 60');
+  await expect(chat.sessionRows.last().locator('.session-title')).toHaveText('Chat 11');
+  await expect(page.getByTestId('more-chats')).toHaveText('Show more chats (10)');
+
+  await page.getByRole('complementary', { name: 'Chats' }).evaluate((el) => { el.scrollTop = el.scrollHeight; });
+  await expect(chat.sessionRows).toHaveCount(60);
+  await expect(chat.sessionRows.last().locator('.session-title')).toHaveText('Chat 1');
+  await expect(page.getByTestId('more-chats')).toHaveCount(0);
+  await chat.row(ids[0]).getByRole('link').click();
+  await expect(page).toHaveURL(new RegExp(`/chat/${ids[0]}$`));
+});

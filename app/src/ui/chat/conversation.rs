@@ -214,9 +214,9 @@ pub fn Conversation(id: String) -> impl IntoView {
         session.track();
         window.history.track();
         if pinned.get_value() {
-            // After the redraw (whichever of these runs first), before the
-            // next paint.
-            request_animation_frame(move || {
+            // After the redraw (the history's view may run after this
+            // effect), in the same frame.
+            queue_microtask(move || {
                 if let Some(el) = scroller.get_untracked() {
                     el.set_scroll_top(el.scroll_height());
                 }
