@@ -10,7 +10,9 @@
 // (user and assistant in turn, each a short numbered line), and each long
 // chat is opened (/chat/ID) in a fresh context N/2 times: the time from
 // the navigation's start to the frame in which its last message is drawn
-// inside the visible part of the message list. The stand-in keeps every
+// inside the visible part of the message list, with the medians of where
+// the time went (the wasm fetched, the app's first call sent, the chat's
+// messages read, the first message and the sessions list drawn). The stand-in keeps every
 // request it received, each with the whole chat so far: seeding the
 // 5,000-message chat makes it hold about 5 GB for the length of the run.
 //   node bench/page-ready.mjs [RUNS=20]
