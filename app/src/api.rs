@@ -11,7 +11,7 @@ use server_fn::codec::{Json, JsonEncoding};
 use server_fn::error::{FromServerFnError, ServerFnErrorErr};
 
 use crate::protocol::{
-    ChatStatus, QuestionList, ReplyStarted, Session, SessionList, SessionSummary,
+    ChatStatus, MessagePage, QuestionList, ReplyStarted, Session, SessionList, SessionSummary,
 };
 
 mod records;
@@ -79,7 +79,13 @@ pub trait Dashboard: Records + Send + Sync + 'static {
     async fn status(&self) -> ChatStatus;
     async fn list_sessions(&self) -> Result<SessionList, ApiError>;
     async fn create_session(&self, title: Option<String>) -> Result<SessionSummary, ApiError>;
-    async fn get_session(&self, sid: String) -> Result<Session, ApiError>;
+    /// A session with all its messages, or (with `page`) one page of them
+    /// and how many come before it.
+    async fn get_session(
+        &self,
+        sid: String,
+        page: Option<MessagePage>,
+    ) -> Result<Session, ApiError>;
     async fn rename_session(&self, sid: String, title: String) -> Result<SessionSummary, ApiError>;
     async fn delete_session(&self, sid: String) -> Result<(), ApiError>;
     async fn send_message(&self, sid: String, message: String) -> Result<ReplyStarted, ApiError>;
@@ -124,9 +130,11 @@ pub async fn create_session(title: Option<String>) -> Result<SessionSummary, Api
     dashboard()?.create_session(title).await
 }
 
-#[server(endpoint = "dashboard/get_session", input = Json)]
-pub async fn get_session(sid: String) -> Result<Session, ApiError> {
-    dashboard()?.get_session(sid).await
+/// A session with one page of its messages: the chat opens with the
+/// newest, and older pages come as the user scrolls up.
+#[server(endpoint = "dashboard/get_session_page", input = Json)]
+pub async fn get_session_page(sid: String, page: MessagePage) -> Result<Session, ApiError> {
+    dashboard()?.get_session(sid, Some(page)).await
 }
 
 #[server(endpoint = "dashboard/rename_session", input = Json)]

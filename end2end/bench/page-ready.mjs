@@ -10,7 +10,9 @@
 // (user and assistant in turn, each a short numbered line), and each long
 // chat is opened (/chat/ID) in a fresh context N/2 times: the time from
 // the navigation's start to the frame in which its last message is drawn
-// inside the visible part of the message list. The stand-in keeps every
+// inside the visible part of the message list, with the medians of where
+// the time went (the wasm fetched, the app's first call sent, the chat's
+// messages read, the first message and the sessions list drawn). The stand-in keeps every
 // request it received, each with the whole chat so far: seeding the
 // 5,000-message chat makes it hold about 5 GB for the length of the run.
 //   node bench/page-ready.mjs [RUNS=20]
@@ -102,6 +104,10 @@ async function lastMessageVisible(id) {
   await page.goto(`${baseURL}/chat/${id}`, { waitUntil: 'commit' });
   const handle = await page.waitForFunction(() => {
     const list = document.querySelector('[data-testid="messages"]');
+    // The first frames with the sessions list and with a message drawn.
+    const seen = (window.__seen ??= {});
+    seen.sessions ??= document.querySelector('[data-testid="session-list"]') ? performance.now() : undefined;
+    seen.message ??= list?.querySelector('.msg') ? performance.now() : undefined;
     const last = list?.querySelector('.msg:last-of-type');
     if (!last || !/exchange \d+, the last/.test(last.textContent)) return false;
     const box = last.getBoundingClientRect();
@@ -110,21 +116,42 @@ async function lastMessageVisible(id) {
   }, null, { polling: 'raf', timeout: 60_000 });
   const ms = await handle.jsonValue();
   const drawn = await page.locator('[data-testid="messages"] .msg').count();
+  // Where the time went, from the page's resource timings: the wasm
+  // fetched, the app started (its first call to the server sent), the
+  // chat's messages read, then drawn.
+  const phases = await page.evaluate(() => {
+    const resources = performance.getEntriesByType('resource');
+    const wasm = resources.find((r) => r.name.endsWith('.wasm'));
+    const calls = resources.filter((r) => r.name.includes('/api/dashboard/'));
+    const read = resources.find((r) => /\/api\/dashboard\/get_session/.test(r.name));
+    return {
+      wasm: wasm?.responseEnd ?? NaN,
+      started: calls.length ? Math.min(...calls.map((r) => r.startTime)) : NaN,
+      read: read?.responseEnd ?? NaN,
+      readBytes: read?.encodedBodySize ?? NaN,
+      sessions: window.__seen?.sessions ?? NaN,
+      message: window.__seen?.message ?? NaN,
+    };
+  });
   await context.close();
-  return { ms, drawn };
+  return { ms, drawn, phases };
 }
 
 const longRuns = Math.max(2, Math.floor(runs / 2));
 const longChats = [];
 for (const [label, id, target] of [['800 messages', long800, 300], ['5,000 messages', long5000, 400]]) {
   const times = [];
+  const phases = [];
   let drawn = 0;
   for (let i = 0; i < longRuns + 1; i++) {
     const run = await lastMessageVisible(id);
-    if (i > 0) times.push(run.ms); // the first run warms the server's file cache
+    if (i > 0) { // the first run warms the server's file cache
+      times.push(run.ms);
+      phases.push(run.phases);
+    }
     drawn = run.drawn;
   }
-  longChats.push({ label, times: times.sort((a, b) => a - b), drawn, target });
+  longChats.push({ label, times: times.sort((a, b) => a - b), drawn, target, phases });
 }
 
 await browser.close();
@@ -141,7 +168,12 @@ console.log(`Chat page ready (navigation start → sessions list rendered), ${ru
 console.log(`  p50 ${pick(0.5).toFixed(1)} ms, p95 ${pick(0.95).toFixed(1)} ms, min ${ready[0].toFixed(1)} ms  (target ≤ 400 ms)`);
 console.log(`Release wasm: ${(raw / 1024).toFixed(0)} KiB raw, ${(gzip / 1024).toFixed(0)} KiB gzip -9 (target ≤ 250 KB gzip)`);
 console.log(`Long chat open (navigation start → last message visible), in a dashboard of 600 chats, ${longRuns} runs each, fresh context each:`);
-for (const { label, times, drawn, target } of longChats) {
+const median = (values) => pickOf([...values].sort((a, b) => a - b), 0.5);
+for (const { label, times, drawn, target, phases } of longChats) {
   console.log(`  ${label}: p50 ${pickOf(times, 0.5).toFixed(1)} ms, p95 ${pickOf(times, 0.95).toFixed(1)} ms, min ${times[0].toFixed(1)} ms, ${drawn} messages drawn  (target ≤ ${target} ms)`);
+  const at = (key) => median(phases.map((p) => p[key]));
+  console.log(`    medians from navigation start: wasm fetched ${at('wasm').toFixed(0)} ms, app's first call sent ${at('started').toFixed(0)} ms, `
+    + `messages read ${at('read').toFixed(0)} ms (${(at('readBytes') / 1024).toFixed(0)} KiB), first message drawn ${at('message').toFixed(0)} ms, `
+    + `sessions list drawn ${at('sessions').toFixed(0)} ms, last message visible ${median(times).toFixed(0)} ms`);
 }
 console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -85,7 +85,7 @@ test.describe('chat sessions', () => {
     // rendered answer seen is the one the `assistant_message` event brought.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/api/dashboard/get_session', async (route) => {
+    await page.route('**/api/dashboard/get_session_page', async (route) => {
       await held;
       await route.continue();
     });

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use app::api::{ApiError, Dashboard};
 use app::protocol::{
-    ChatStatus, DashboardEvent, QuestionList, ReplyStarted, Role, Session, SessionList,
-    SessionSummary, WaitingQuestion,
+    ChatStatus, DashboardEvent, MessagePage, QuestionList, ReplyStarted, Role, Session,
+    SessionList, SessionSummary, WaitingQuestion,
 };
 use tokio::sync::{broadcast, Notify};
 use tokio_util::sync::CancellationToken;
@@ -290,6 +290,25 @@ pub struct Restored {
     pub interrupted: usize,
 }
 
+/// A page's cursor and size, or why they cannot be read.
+fn checked_page(page: MessagePage) -> Result<(Option<i64>, u32), ApiError> {
+    if let Some(before) = page.before {
+        if before < 1 {
+            return Err(ApiError::bad_request(
+                "before must be a message's seq (1 or more)",
+            ));
+        }
+    }
+    let limit = page.limit.unwrap_or(MessagePage::DEFAULT_LIMIT);
+    if !(1..=MessagePage::MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::bad_request(format!(
+            "limit must be 1 to {}",
+            MessagePage::MAX_LIMIT
+        )));
+    }
+    Ok((page.before, limit))
+}
+
 /// Store faults are the server's; bad input is the caller's.
 pub fn store_error(error: StoreError) -> ApiError {
     match error {
@@ -340,13 +359,28 @@ impl Dashboard for Engine {
         Ok(session)
     }
 
-    async fn get_session(&self, sid: String) -> Result<Session, ApiError> {
-        let (summary, mut messages) = self
-            .store
-            .get_session(&sid)
-            .await
-            .map_err(store_error)?
-            .ok_or_else(|| ApiError::not_found("no such session"))?;
+    async fn get_session(
+        &self,
+        sid: String,
+        page: Option<MessagePage>,
+    ) -> Result<Session, ApiError> {
+        let (summary, mut messages, older) = match page {
+            None => self
+                .store
+                .get_session(&sid)
+                .await
+                .map_err(store_error)?
+                .map(|(summary, messages)| (summary, messages, None)),
+            Some(page) => {
+                let (before, limit) = checked_page(page)?;
+                self.store
+                    .get_session_page(&sid, before, limit)
+                    .await
+                    .map_err(store_error)?
+                    .map(|(summary, messages, older)| (summary, messages, Some(older)))
+            }
+        }
+        .ok_or_else(|| ApiError::not_found("no such session"))?;
         // The dashboard shows assistant text as the server renders it: the
         // browser carries no Markdown parser.
         for message in &mut messages {
@@ -361,6 +395,7 @@ impl Dashboard for Engine {
             updated_at: summary.updated_at,
             messages,
             reply: self.replies.get(&sid).map(|r| r.state()),
+            older,
         })
     }
 

@@ -246,7 +246,11 @@ async fn server_functions_share_the_engine_and_carry_statuses() {
     let (status, body) = server.send(call("list_sessions", &[])).await;
     assert_eq!(status, 200);
     assert_eq!(body["sessions"][0]["id"], sid.as_str());
-    let (status, body) = server.send(call("get_session", &[("sid", "nope")])).await;
+    let unknown = server
+        .http
+        .post(format!("{}/api/dashboard/get_session_page", server.url))
+        .json(&json!({"sid": "nope", "page": {"limit": 10}}));
+    let (status, body) = server.send(unknown).await;
     assert_eq!(
         (status, body["error"].as_str()),
         (404, Some("no such session"))
@@ -258,7 +262,7 @@ async fn server_functions_share_the_engine_and_carry_statuses() {
         ))
         .await;
     assert_eq!(status, 400);
-    let (status, _) = server.send(call("get_session", &[])).await;
+    let (status, _) = server.send(call("get_session_page", &[])).await;
     assert_eq!(status, 400, "a missing argument is the caller's mistake");
 }
 
@@ -288,4 +292,139 @@ async fn a_reminder_fires_on_the_dashboard_stream() {
     assert_eq!(fired.last().unwrap()["text"], "stretch");
     let (_, list) = server.get("/api/reminders").await;
     assert_eq!(list["reminders"][0]["done"], true);
+}
+
+/// The seqs of a session read's messages.
+fn seqs(session: &Value) -> Vec<i64> {
+    session["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["seq"].as_i64().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_session_is_read_a_page_at_a_time_back_to_its_start() {
+    let server = TestServer::start(vec![], &[]).await;
+    let sid = server.create_session().await;
+    for n in 1..=13 {
+        server.converse(&sid, &format!("note {n}")).await;
+    }
+
+    // Without a page, the whole session (SPEC §4), and no `older`.
+    let whole = server.session(&sid).await;
+    assert_eq!(seqs(&whole), (1..=26).collect::<Vec<_>>());
+    assert!(whole.get("older").is_none());
+
+    let (status, newest) = server
+        .get(&format!("/api/chat/sessions/{sid}?limit=10"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(seqs(&newest), (17..=26).collect::<Vec<_>>());
+    assert_eq!(newest["older"], 16);
+    assert_eq!(newest["title"], whole["title"]);
+    assert_eq!(newest["messages"][9], whole["messages"][25]);
+    assert!(newest["messages"][9]["html"].is_string());
+
+    // Paging back while a new exchange is added: nothing lost, nothing
+    // twice, and the new messages only in the newest page.
+    let mut read = seqs(&newest);
+    let mut before = read[0];
+    let mut added = false;
+    loop {
+        let (status, page) = server
+            .get(&format!("/api/chat/sessions/{sid}?before={before}&limit=7"))
+            .await;
+        assert_eq!(status, 200);
+        let page_seqs = seqs(&page);
+        let remaining = page["older"].as_u64().unwrap();
+        if page_seqs.is_empty() {
+            assert_eq!(remaining, 0);
+            break;
+        }
+        assert_eq!(remaining, page_seqs[0] as u64 - 1);
+        assert_eq!(
+            page["messages"][0]["content"],
+            whole["messages"][page_seqs[0] as usize - 1]["content"]
+        );
+        read.splice(0..0, page_seqs.iter().copied());
+        before = page_seqs[0];
+        if !added {
+            server.converse(&sid, "a new note meanwhile").await;
+            added = true;
+        }
+        if remaining == 0 {
+            break;
+        }
+    }
+    assert_eq!(read, (1..=26).collect::<Vec<_>>());
+    let (_, newest) = server
+        .get(&format!("/api/chat/sessions/{sid}?limit=3"))
+        .await;
+    assert_eq!(seqs(&newest), vec![26, 27, 28]);
+    assert_eq!(newest["messages"][1]["content"], "a new note meanwhile");
+
+    // `before` alone pages with the default size.
+    let (status, page) = server
+        .get(&format!("/api/chat/sessions/{sid}?before=5"))
+        .await;
+    assert_eq!((status, seqs(&page)), (200, vec![1, 2, 3, 4]));
+    assert_eq!(page["older"], 0);
+
+    // The dashboard's server function is the same read.
+    let (status, through_fn) = server
+        .send(
+            server
+                .http
+                .post(format!("{}/api/dashboard/get_session_page", server.url))
+                .json(&json!({"sid": sid, "page": {"before": 17, "limit": 10}})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(seqs(&through_fn), (7..=16).collect::<Vec<_>>());
+    assert_eq!(through_fn["older"], 6);
+}
+
+#[tokio::test]
+async fn a_bad_page_is_a_400_and_an_unknown_session_a_404() {
+    let server = TestServer::start(vec![], &[]).await;
+    let sid = server.create_session().await;
+    server.converse(&sid, "hello").await;
+    for query in [
+        "before=abc",
+        "before=0",
+        "before=-3",
+        "before=1.5",
+        "limit=0",
+        "limit=501",
+        "limit=-1",
+        "limit=ten",
+        "before=2&limit=",
+    ] {
+        let (status, body) = server
+            .get(&format!("/api/chat/sessions/{sid}?{query}"))
+            .await;
+        assert_eq!(status, 400, "{query}");
+        assert!(
+            body["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{query}: {body}"
+        );
+    }
+    let (status, page) = server
+        .get(&format!("/api/chat/sessions/{sid}?limit=500"))
+        .await;
+    assert_eq!((status, seqs(&page)), (200, vec![1, 2]));
+    let (status, body) = server
+        .get("/api/chat/sessions/no-such-session?before=10&limit=5")
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (404, Some("no such session"))
+    );
+    let bad_fn = server
+        .http
+        .post(format!("{}/api/dashboard/get_session_page", server.url))
+        .json(&json!({"sid": sid, "page": {"limit": 0}}));
+    assert_eq!(server.send(bad_fn).await.0, 400);
 }

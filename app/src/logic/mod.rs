@@ -4,6 +4,7 @@
 
 pub mod activity;
 pub mod echo;
+pub mod history;
 pub mod inbox;
 pub mod records;
 pub mod reply;

@@ -140,6 +140,44 @@ pub struct Session {
     pub updated_at: String,
     pub messages: Vec<Message>,
     pub reply: Option<ReplyState>,
+    /// On a paged read: how many messages come before the first one in
+    /// `messages`. Absent on a whole read, which lists them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub older: Option<u64>,
+}
+
+/// `GET /api/chat/sessions/{sid}?before=&limit=`: one page of a session's
+/// messages, the newest `limit` of those before seq `before` (the newest of
+/// all without it). A cursor of seqs, so messages added meanwhile neither
+/// repeat nor skip one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessagePage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<i64>,
+    /// 1 to [`MessagePage::MAX_LIMIT`]; [`MessagePage::DEFAULT_LIMIT`] when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+}
+
+impl MessagePage {
+    pub const DEFAULT_LIMIT: u32 = 100;
+    pub const MAX_LIMIT: u32 = 500;
+
+    /// The newest `limit` messages.
+    pub fn newest(limit: u32) -> Self {
+        Self {
+            before: None,
+            limit: Some(limit),
+        }
+    }
+
+    /// The `limit` messages before seq `before`.
+    pub fn before(before: i64, limit: u32) -> Self {
+        Self {
+            before: Some(before),
+            limit: Some(limit),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,6 +289,7 @@ mod tests {
                 state: ReplyPhase::Waiting,
                 question: None,
             }),
+            older: None,
         };
         assert_eq!(
             serde_json::to_value(&session).unwrap(),

@@ -1,8 +1,9 @@
 //! The chat REST API (SPEC §4): thin doors onto the engine's calls.
 
+use app::api::ApiError;
 use app::api::Dashboard;
-use app::protocol::{AnswerRequest, CreateSession, PostMessage, RenameSession};
-use axum::extract::{Path, State};
+use app::protocol::{AnswerRequest, CreateSession, MessagePage, PostMessage, RenameSession};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -53,8 +54,35 @@ async fn create(State(engine): State<AppState>, body: axum::body::Bytes) -> ApiR
     )
 }
 
-async fn session(State(engine): State<AppState>, Path(sid): Path<String>) -> ApiResult {
-    ok(StatusCode::OK, engine.get_session(sid).await?)
+/// `?before=&limit=` as given, read here so a bad number is the same
+/// `{"error"}` 400 as any other bad input.
+#[derive(serde::Deserialize)]
+struct PageQuery {
+    before: Option<String>,
+    limit: Option<String>,
+}
+
+/// The whole session (SPEC §4), or with `before` or `limit` one page of
+/// its messages and `older`, how many come before it.
+async fn session(
+    State(engine): State<AppState>,
+    Path(sid): Path<String>,
+    Query(query): Query<PageQuery>,
+) -> ApiResult {
+    let page = match (query.before, query.limit) {
+        (None, None) => None,
+        (before, limit) => Some(MessagePage {
+            before: before.map(|b| number(&b, "before")).transpose()?,
+            limit: limit.map(|l| number(&l, "limit")).transpose()?,
+        }),
+    };
+    ok(StatusCode::OK, engine.get_session(sid, page).await?)
+}
+
+fn number<T: std::str::FromStr>(text: &str, name: &str) -> Result<T, ApiError> {
+    text.trim()
+        .parse()
+        .map_err(|_| ApiError::bad_request(format!("{name} must be a whole number, not {text:?}")))
 }
 
 async fn rename(

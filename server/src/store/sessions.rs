@@ -183,6 +183,40 @@ impl Store {
         .await
     }
 
+    /// A session and one page of its messages: the `limit` newest of those
+    /// before seq `before` (the newest of all without it), in order, and
+    /// how many messages come before the page. `None` if there is no such
+    /// session. Both reads walk the `(session_id, seq)` key from the page's
+    /// end, so a page of a long chat costs the page, not the chat.
+    pub async fn get_session_page(
+        &self,
+        id: &str,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Option<(SessionSummary, Vec<Message>, u64)>, StoreError> {
+        let id = id.to_owned();
+        let before = before.unwrap_or(i64::MAX);
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let Some(summary) = session_summary(&tx, &id)? else {
+                return Ok(None);
+            };
+            let mut messages = {
+                let mut stmt = tx.prepare_cached(PAGE_SELECT)?;
+                let rows = stmt.query_map(params![id, before, limit], message_from_row)?;
+                rows.collect::<Result<Vec<_>, _>>()?
+            };
+            messages.reverse();
+            let first = messages.first().map_or(before, |m| m.seq);
+            let older: i64 = tx
+                .prepare_cached(OLDER_COUNT)?
+                .query_row(params![id, first], |row| row.get(0))?;
+            tx.commit()?;
+            Ok(Some((summary, messages, u64::try_from(older).unwrap_or(0))))
+        })
+        .await
+    }
+
     /// Renames a session (trimmed, first line, cut to 60 characters). A blank
     /// title is `Invalid`; an unknown session gives `None`. Does not count
     /// as activity: `updated_at` is unchanged.
@@ -278,6 +312,16 @@ fn clean_title(text: &str) -> Option<String> {
 const SUMMARY_SELECT: &str = "SELECT s.id, s.title, s.created_at, s.updated_at,
         (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)
      FROM sessions s";
+
+/// A page of messages, newest first (reversed by the caller).
+pub(super) const PAGE_SELECT: &str =
+    "SELECT seq, role, content, tool_name, tool_args, created_at, stopped,
+            ended, error, status, row_id, found
+     FROM messages WHERE session_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
+
+/// How many messages come before a page.
+pub(super) const OLDER_COUNT: &str =
+    "SELECT COUNT(*) FROM messages WHERE session_id = ?1 AND seq < ?2";
 
 fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
     Ok(SessionSummary {

@@ -1310,3 +1310,89 @@ async fn a_repeating_reminder_fires_and_comes_back_at_its_next_time() {
     );
     assert_eq!(store.take_due(next).await.unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn a_session_page_is_the_newest_messages_before_its_cursor_with_the_count_before_it() {
+    let store = mem();
+    let s = store.create_session(None, "chat").await.unwrap();
+    let notes: Vec<NewMessage> = (1..=25)
+        .map(|n| NewMessage::user(format!("note {n}")))
+        .collect();
+    store.append_messages(&s.id, notes).await.unwrap();
+
+    let (summary, newest, older) = store
+        .get_session_page(&s.id, None, 10)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(summary.message_count, 25);
+    let seqs = |page: &[app::protocol::Message]| page.iter().map(|m| m.seq).collect::<Vec<_>>();
+    assert_eq!(seqs(&newest), (16..=25).collect::<Vec<_>>());
+    assert_eq!(newest[0].content, "note 16");
+    assert_eq!(older, 15);
+
+    let (_, page, older) = store
+        .get_session_page(&s.id, Some(16), 10)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(seqs(&page), (6..=15).collect::<Vec<_>>());
+    assert_eq!(older, 5);
+    let (_, page, older) = store
+        .get_session_page(&s.id, Some(6), 10)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(seqs(&page), (1..=5).collect::<Vec<_>>());
+    assert_eq!(older, 0);
+    let (_, page, older) = store
+        .get_session_page(&s.id, Some(1), 10)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(page.is_empty());
+    assert_eq!(older, 0);
+
+    let empty = store.create_session(None, "chat").await.unwrap();
+    let (_, page, older) = store
+        .get_session_page(&empty.id, None, 10)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(page.is_empty());
+    assert_eq!(older, 0);
+    assert!(store
+        .get_session_page("no-such-session", None, 10)
+        .await
+        .unwrap()
+        .is_none());
+}
+
+#[tokio::test]
+async fn a_session_page_is_read_by_the_session_and_seq_key_not_a_scan() {
+    let store = mem();
+    let plans = store
+        .call(|conn| {
+            let mut plans = Vec::new();
+            for sql in [super::sessions::PAGE_SELECT, super::sessions::OLDER_COUNT] {
+                let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+                let values: [&dyn rusqlite::ToSql; 3] = [&"sid", &100_i64, &60_i64];
+                let bound = &values[..stmt.parameter_count()];
+                let details = stmt
+                    .query_map(bound, |row| row.get::<_, String>(3))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                plans.push(details.join("; "));
+            }
+            Ok(plans)
+        })
+        .await
+        .unwrap();
+    for plan in plans {
+        assert!(
+            plan.contains("SEARCH messages USING") && plan.contains("seq<?"),
+            "{plan}"
+        );
+        assert!(!plan.contains("SCAN"), "{plan}");
+        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+    }
+}

@@ -8,13 +8,15 @@ use leptos::task::spawn_local;
 
 use super::composer::{Composer, ComposerMode};
 use super::items::{activity_line, message_body};
-use super::message_window::MessageWindow;
+use super::message_window::{MessageWindow, FIRST};
 use super::question_card::QuestionCard;
-use crate::api::{answer_question, get_session, retry_reply, send_message, stop_reply, ApiError};
+use crate::api::{
+    answer_question, get_session_page, retry_reply, send_message, stop_reply, ApiError,
+};
 use crate::logic::reply::{
     history_entries, offers_retry, CardState, ReplyItem, ReplyStatus, ReplyView,
 };
-use crate::protocol::{Role, Session};
+use crate::protocol::{MessagePage, Session};
 use crate::ui::streams::{follow_reply, DashboardEvents};
 
 /// The reply being followed.
@@ -27,7 +29,13 @@ struct LiveReply {
 #[component]
 pub fn Conversation(id: String) -> impl IntoView {
     let sid = StoredValue::new(id.clone());
+    // The session as last read; its messages are the window's history.
     let session = RwSignal::new(None::<Result<Session, ApiError>>);
+    // The scrolling list of messages.
+    let scroller = NodeRef::<html::Div>::new();
+    // A long chat reads and draws its newest messages first, older ones on
+    // the way up.
+    let window = MessageWindow::new(sid, scroller);
     let live = RwSignal::new(None::<LiveReply>);
     let stream = StoredValue::new(None::<AbortHandle>);
     let card_error = RwSignal::new(None::<String>);
@@ -59,16 +67,22 @@ pub fn Conversation(id: String) -> impl IntoView {
         );
         stream.set_value(Some(handle));
     };
-    // Loads the session; then follows its reply if one is being written
-    // and not followed yet. `finished` clears a reply that just ended.
+    // Loads the session with its newest messages; then follows its reply
+    // if one is being written and not followed yet. `finished` clears a
+    // reply that just ended.
     let load = move |finished: Option<String>| {
         spawn_local(async move {
-            let result = get_session(sid.get_value()).await;
+            let mut result = get_session_page(sid.get_value(), MessagePage::newest(FIRST)).await;
             let active = result
                 .as_ref()
                 .ok()
                 .and_then(|s| s.reply.as_ref())
                 .map(|r| r.id.clone());
+            if let Ok(read) = result.as_mut() {
+                let page = std::mem::take(&mut read.messages);
+                let older = read.older.unwrap_or(0);
+                window.history.update(|h| h.take_newest(page, older));
+            }
             session.set(Some(result));
             if let Some(done) = finished {
                 if live.with_untracked(|l| l.as_ref().is_some_and(|l| l.id == done)) {
@@ -182,14 +196,12 @@ pub fn Conversation(id: String) -> impl IntoView {
     };
     let retryable = move || {
         live.with(Option::is_none)
-            && session.with(|s| matches!(s, Some(Ok(s)) if offers_retry(&s.messages)))
+            && session.with(|s| matches!(s, Some(Ok(_))))
+            && window.history.with(|h| offers_retry(&h.messages))
     };
 
     // Follow the reply at the bottom unless the user scrolled up.
-    let scroller = NodeRef::<html::Div>::new();
     let pinned = StoredValue::new(true);
-    // A long chat draws its newest messages first, older ones on the way up.
-    let window = MessageWindow::new(scroller);
     let on_scroll = move |_| {
         window.scrolled();
         if let Some(el) = scroller.get() {
@@ -200,25 +212,28 @@ pub fn Conversation(id: String) -> impl IntoView {
     Effect::new(move |_| {
         live.track();
         session.track();
+        window.history.track();
         if pinned.get_value() {
-            if let Some(el) = scroller.get() {
-                el.set_scroll_top(el.scroll_height());
-            }
+            // After the redraw (the history's view may run after this
+            // effect), in the same frame.
+            queue_microtask(move || {
+                if let Some(el) = scroller.get_untracked() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            });
         }
     });
 
     let history = move || {
         session.with(|s| match s {
-            Some(Ok(session)) => {
-                let mut messages = session.messages.clone();
+            Some(Ok(_)) => {
                 // While a reply is followed, its stored rows are drawn
-                // from its events: keep history up to its user message.
-                if live.with(Option::is_some) {
-                    if let Some(last_user) = messages.iter().rposition(|m| m.role == Role::User) {
-                        messages.truncate(last_user + 1);
-                    }
-                }
-                window.view(history_entries(&messages)).into_any()
+                // from its events: history up to its user message.
+                let following = live.with(Option::is_some);
+                let entries = window.history.with(|h| {
+                    history_entries(if following { h.before_live_reply() } else { &h.messages })
+                });
+                window.view(entries).into_any()
             }
             Some(Err(e)) if e.status == 404 => view! {
                 <div class="empty-chat"><p>"This chat does not exist (any more)."</p><a href="/chat">"Back to chats"</a></div>

@@ -1,6 +1,8 @@
 //! The sessions sidebar: new, open, rename, delete; a marker on chats
-//! whose reply waits for an answer.
+//! whose reply waits for an answer. A long list draws its most recent
+//! chats first and more as the user scrolls down.
 
+use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -8,6 +10,13 @@ use crate::api::{create_session, delete_session, list_sessions, rename_session};
 use crate::protocol::SessionSummary;
 use crate::ui::router::{use_navigate, A};
 use crate::ui::streams::DashboardEvents;
+
+/// Rows drawn when the list shows: more than a tall sidebar holds.
+const FIRST_ROWS: usize = 50;
+/// Rows added each time the user nears the end of the list.
+const MORE_ROWS: usize = 200;
+/// How close to the end (in pixels) a scroll draws more rows.
+const NEAR_END: i32 = 300;
 
 #[component]
 pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
@@ -30,6 +39,21 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
             }
         });
     });
+    // How many rows are drawn; drawing 600 at once held up the open chat.
+    let shown = RwSignal::new(FIRST_ROWS);
+    let more = move || shown.update(|n| *n += MORE_ROWS);
+    let aside = NodeRef::<html::Aside>::new();
+    let on_scroll = move |_| {
+        let near_end = aside
+            .get_untracked()
+            .is_some_and(|el| el.scroll_top() + el.client_height() > el.scroll_height() - NEAR_END);
+        let hidden = sessions.with_untracked(
+            |s| matches!(s, Some(Ok(list)) if list.sessions.len() > shown.get_untracked()),
+        );
+        if near_end && hidden {
+            more();
+        }
+    };
     let navigate = use_navigate();
     let error = RwSignal::new(None::<String>);
     let create = move |_| {
@@ -45,7 +69,7 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
         });
     };
     view! {
-        <aside class="sessions" aria-label="Chats">
+        <aside class="sessions" aria-label="Chats" node_ref=aside on:scroll=on_scroll>
             <button class="primary new-chat" data-testid="new-chat" on:click=create>"+ New chat"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             {move || match sessions.get() {
@@ -53,13 +77,21 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
                     Some(Ok(list)) if list.sessions.is_empty() => view! {
                         <p class="muted">"No chats yet."</p>
                     }.into_any(),
-                    Some(Ok(list)) => view! {
-                        <ul class="session-list" data-testid="session-list">
-                            {list.sessions.into_iter().map(|s| view! {
-                                <SessionRow session=s current=current refresh=refresh/>
-                            }).collect_view()}
-                        </ul>
-                    }.into_any(),
+                    Some(Ok(list)) => {
+                        let hidden = list.sessions.len().saturating_sub(shown.get());
+                        view! {
+                            <ul class="session-list" data-testid="session-list">
+                                {list.sessions.into_iter().take(shown.get()).map(|s| view! {
+                                    <SessionRow session=s current=current refresh=refresh/>
+                                }).collect_view()}
+                            </ul>
+                            {(hidden > 0).then(|| view! {
+                                <button class="more-chats" data-testid="more-chats" on:click=move |_| more()>
+                                    {format!("Show more chats ({hidden})")}
+                                </button>
+                            })}
+                        }.into_any()
+                    }
                     Some(Err(e)) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
             }}
         </aside>
