@@ -499,7 +499,11 @@ async fn import_file(file: web_sys::File) -> Result<u64, String> {
             "This file is larger than 64 KiB: import it with `imprint import FILE`.".to_string(),
         );
     }
-    let body: serde_json::Value = response.json().await.map_err(|e| e.to_string())?;
+    // Read as bytes, like the event streams and server functions: one JSON
+    // reader (serde_json's slice reader) compiled into the Wasm, not two.
+    let text = response.text().await.map_err(|e| e.to_string())?;
+    let body: serde_json::Value =
+        serde_json::from_slice(text.as_bytes()).map_err(|e| e.to_string())?;
     match body.get("imported").and_then(serde_json::Value::as_u64) {
         Some(count) if response.ok() => Ok(count),
         _ => Err(body
