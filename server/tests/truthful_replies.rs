@@ -579,3 +579,54 @@ async fn a_turn_is_not_read_past_the_calls_that_can_run() {
     let second = requests[1]["messages"].to_string();
     assert!(second.contains("only the first 4 tool calls"), "{second}");
 }
+
+#[tokio::test]
+async fn the_request_said_back_or_a_question_asked_again_is_not_asked() {
+    let server = TestServer::start(
+        vec![
+            // What the built-in model did: its request copied as the
+            // question, the schema's words as options.
+            scenario(
+                "Find my notes from the Website project.",
+                vec![
+                    Turn::ask(
+                        "Find my notes from the Website project.",
+                        &["2 to 5 short choices", "2 to 5 short choices"],
+                    ),
+                    Turn::text("Here are your Website notes."),
+                ],
+            ),
+            scenario(
+                "the draft",
+                vec![
+                    Turn::ask("Which draft do you mean?", &["The essay", "The letter"]),
+                    Turn::ask("Which draft do you mean?", &["The essay", "The letter"]),
+                    Turn::text("The letter draft it is."),
+                ],
+            ),
+        ],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Find my notes from the Website project.")
+        .await;
+    assert!(
+        !types(&events).contains(&"question".to_string()),
+        "{events:?}"
+    );
+    assert_eq!(results(&events)[0]["status"], "not_asked");
+    assert_eq!(streamed_text(&events), "Here are your Website notes.");
+
+    let sid = server.create_session().await;
+    server.say(&sid, "Open the draft.").await;
+    let mut events = server.watch(&sid, None).await;
+    let question = events.until("question").await.pop().unwrap();
+    answer(&server, &sid, &question["id"], "The letter").await;
+    let rest = events.until_done().await;
+    assert!(!types(&rest).contains(&"question".to_string()), "{rest:?}");
+    let again = results(&rest);
+    assert_eq!(again.last().unwrap()["status"], "not_asked", "{rest:?}");
+    assert_eq!(streamed_text(&rest), "The letter draft it is.");
+}

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use super::checkpoint::Asking;
+use super::policy::ModelQuestion;
 use super::stream::{append, cut_result, Interrupt, ResumedWait, Run};
 use crate::ask::{self, UserAnswer, WaitOutcome};
 use crate::grounding::{self, Need, NeedKind};
@@ -65,11 +66,15 @@ impl Run {
             request: &self.request,
             answers: &self.answers,
         };
-        let said = words.the_one_named(&args.options);
-        if let Some(output) = self
-            .policy
-            .refuse_question(self.asked, time_given, settled, said)
-        {
+        let refused = self.policy.refuse_question(&ModelQuestion {
+            question: &args.question,
+            request: &self.request,
+            asked: self.asked,
+            time_given,
+            settled,
+            said: words.the_one_named(&args.options),
+        });
+        if let Some(output) = refused {
             let content = output.text.clone();
             return Ok((output, call.arguments.clone(), content));
         }
@@ -80,6 +85,7 @@ impl Run {
             QuestionOrigin::Model,
         );
         let (posed, question) = self.pose(question).await?;
+        self.policy.asked(&question.question);
         let mut stored_args = question_args(&question);
         let question_id = question.id.clone();
         let (output, content) = match posed {

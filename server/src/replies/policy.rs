@@ -47,6 +47,26 @@ pub(super) struct SmallModelPolicy {
     /// The last read that found something (for a model that then says
     /// nothing).
     found: Option<String>,
+    /// The model's questions put to the user in this reply (a small model
+    /// asks the same again after the answer).
+    #[serde(default)]
+    questions: Vec<String>,
+}
+
+/// What the model's `ask_user` is weighed against.
+pub(super) struct ModelQuestion<'a> {
+    pub question: &'a str,
+    /// The user's request this reply answers.
+    pub request: &'a str,
+    /// Questions put to the user in this reply (the model's and Imprint's).
+    pub asked: usize,
+    /// A reminder was asked for and the user's words say when.
+    pub time_given: bool,
+    /// Imprint asked about this request before the model started, and the
+    /// answer could be used.
+    pub settled: bool,
+    /// The one option of the question the user's words already name.
+    pub said: Option<&'a str>,
 }
 
 impl SmallModelPolicy {
@@ -184,22 +204,22 @@ impl SmallModelPolicy {
     /// user already answered what Imprint asked before the model started
     /// (`settled`: a small model asks the same again), the user's words
     /// already name one of its options (`said`: a small model asks "Which
-    /// project?" of "my notes from the Website project"), or the user
-    /// already answered enough questions in this reply.
-    pub fn refuse_question(
-        &self,
-        asked: usize,
-        time_given: bool,
-        settled: bool,
-        said: Option<&str>,
-    ) -> Option<ToolOutput> {
+    /// project?" of "my notes from the Website project"), the question is
+    /// the user's request said back, or one the model already asked, or
+    /// the user already answered enough questions in this reply.
+    pub fn refuse_question(&self, ask: &ModelQuestion<'_>) -> Option<ToolOutput> {
+        let asked = ask.asked;
         let text = if self.reminder_set() {
             "Not asked: what the user asked for is done. Do not ask; answer the user now.".into()
-        } else if time_given {
+        } else if ask.time_given {
             "Not asked: the user already said when. Do not ask; call remind now with the text and that time.".into()
-        } else if let Some(option) = said {
+        } else if same_words(ask.question, ask.request) {
+            "Not asked: that is the user's own request, not a question for them. Do not ask it back; do what it asks.".into()
+        } else if self.questions.iter().any(|q| same_words(q, ask.question)) {
+            "Not asked: you already asked this, and the user answered. Do not ask again; go on with their answer.".into()
+        } else if let Some(option) = ask.said {
             format!("Not asked: the user already said \"{option}\". Do not ask; go on with it.")
-        } else if settled {
+        } else if ask.settled {
             "Not asked: the user already answered Imprint's question about this request. Do not ask again; go on with what they said.".into()
         } else if asked >= MAX_MODEL_QUESTION_AFTER {
             format!(
@@ -241,6 +261,26 @@ impl SmallModelPolicy {
 
 /// True for a turn whose calls all did nothing: refused, not asked, or
 /// repeats (an empty turn is no such turn).
+impl SmallModelPolicy {
+    /// Notes a question of the model's the user was asked (once it is
+    /// over: a restored reply asks its waiting question again).
+    pub fn asked(&mut self, question: &str) {
+        self.questions.push(question.to_string());
+    }
+}
+
+/// The same words, whatever the case and punctuation.
+fn same_words(a: &str, b: &str) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let a = words(a);
+    !a.is_empty() && a == words(b)
+}
+
 pub(super) fn did_nothing(statuses: &[ToolStatus]) -> bool {
     !statuses.is_empty()
         && statuses.iter().all(|s| {
@@ -339,26 +379,9 @@ mod tests {
         assert!(!policy.job_done(request));
         policy.record(tools::SEARCH, &json!({"query": "Anna"}), &done("none"));
         assert!(!policy.job_done(request), "the reminder is not set yet");
-        assert!(policy.refuse_question(0, false, false, None).is_none());
-        assert_eq!(
-            policy
-                .refuse_question(0, false, true, None)
-                .map(|o| o.status),
-            Some(ToolStatus::NotAsked)
-        );
-        // Once the user said when, the model's question is noise.
-        assert_eq!(
-            policy
-                .refuse_question(0, true, false, None)
-                .map(|o| o.status),
-            Some(ToolStatus::NotAsked)
-        );
-        // So is a question offering what the user already said.
-        let said = policy
-            .refuse_question(0, false, false, Some("Website"))
-            .unwrap();
-        assert_eq!(said.status, ToolStatus::NotAsked);
-        assert!(said.text.contains("\"Website\""), "{}", said.text);
+        assert!(policy
+            .refuse_question(&anna("When?", false, false))
+            .is_none());
         let set = ToolOutput {
             text: "Reminder #1 set".into(),
             wrote: true,
@@ -371,13 +394,57 @@ mod tests {
             &set,
         );
         assert!(policy.job_done(request));
-        let refused = policy.refuse_question(0, false, false, None).unwrap();
-        assert_eq!(refused.status, ToolStatus::NotAsked);
+        let refused = policy.refuse_question(&anna("Anything else?", false, false));
+        assert_eq!(refused.unwrap().status, ToolStatus::NotAsked);
         // A read request is done once something was read.
         let mut reading = SmallModelPolicy::default();
         assert!(!reading.job_done("List my projects."));
         reading.record(tools::LIST_PROJECTS, &json!({}), &done("Projects: A"));
         assert!(reading.job_done("List my projects."));
+    }
+
+    /// The model's question on "Remind me to call Anna.".
+    fn anna(question: &str, time_given: bool, settled: bool) -> ModelQuestion<'_> {
+        ModelQuestion {
+            question,
+            request: "Remind me to call Anna.",
+            asked: 0,
+            time_given,
+            settled,
+            said: None,
+        }
+    }
+
+    #[test]
+    fn the_models_question_is_not_asked_when_the_user_already_said() {
+        let reason = |policy: &SmallModelPolicy, ask: ModelQuestion<'_>| {
+            policy.refuse_question(&ask).map(|output| {
+                assert_eq!(output.status, ToolStatus::NotAsked);
+                output.text
+            })
+        };
+        let mut policy = SmallModelPolicy::default();
+        // Imprint asked first and was answered: the same again is noise.
+        assert!(reason(&policy, anna("When should I remind you?", false, true)).is_some());
+        // Once the user said when, the model's question is noise.
+        assert!(reason(&policy, anna("When should I remind you?", true, false)).is_some());
+        // The request said back as a question.
+        let back = reason(&policy, anna("remind me to call anna", false, false)).unwrap();
+        assert!(back.contains("the user's own request"), "{back}");
+        // An option the user's words name.
+        let mut website = anna("Which project?", false, false);
+        website.said = Some("Website");
+        let said = reason(&policy, website).unwrap();
+        assert!(said.contains("\"Website\""), "{said}");
+        // Asked once; the same question again is not.
+        assert!(reason(&policy, anna("Which Anna?", false, false)).is_none());
+        policy.asked("Which Anna?");
+        let again = reason(&policy, anna("Which ANNA", false, false)).unwrap();
+        assert!(again.contains("already asked"), "{again}");
+        // Enough questions in one reply.
+        let mut third = anna("Which phone?", false, false);
+        third.asked = MAX_MODEL_QUESTION_AFTER;
+        assert!(reason(&policy, third).is_some());
     }
 
     #[test]
