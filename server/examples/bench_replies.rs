@@ -38,8 +38,9 @@
 //! The watchers connect and read up to the reply's `question` event (the
 //! script asks first) before the answer releases the tokens, so no token
 //! is replayed to a late watcher. With 100 watchers every (token, watcher)
-//! pair is a sample; "last of 100" takes, per token, the watcher that got
-//! it last. A short warm-up run of each kind comes first and is not
+//! pair is a sample; "first of 100" and "last of 100" take, per token,
+//! the watcher that got it first and the one that got it last (the
+//! spread between them is the fan-out). A short warm-up run of each kind comes first and is not
 //! counted.
 //!
 //! The stand-in and relay, Imprint, and the readers each run on their own
@@ -553,13 +554,15 @@ async fn token_latency(
         let cpu = cpu_since(cpu_before, tokens);
         let mut all = Vec::new();
         let mut missed = 0;
+        let mut first: Arrivals = vec![None; tokens];
         let mut last: Arrivals = vec![None; tokens];
         for arrivals in &seen {
             let (latencies, m) = bench.relay.latencies(arrivals);
             all.extend(latencies);
             missed += m;
-            for (l, a) in last.iter_mut().zip(arrivals) {
+            for ((f, l), a) in first.iter_mut().zip(last.iter_mut()).zip(arrivals) {
                 if let Some(a) = a {
+                    *f = Some(f.map_or(*a, |f| f.min(*a)));
                     *l = Some(l.map_or(*a, |l| l.max(*a)));
                 }
             }
@@ -575,14 +578,18 @@ async fn token_latency(
             cpu,
         });
         if watchers > 1 {
-            let (latencies, m) = bench.relay.latencies(&last);
-            rows.push(Row {
-                name: format!("  last of {watchers}, per token"),
-                samples: Samples::new(latencies),
-                missed: m,
-                pace: None,
-                cpu: None,
-            });
+            // How long the fan-out takes: the first watcher to get each
+            // token, and the last.
+            for (which, arrivals) in [("first", &first), ("last", &last)] {
+                let (latencies, m) = bench.relay.latencies(arrivals);
+                rows.push(Row {
+                    name: format!("  {which} of {watchers}, per token"),
+                    samples: Samples::new(latencies),
+                    missed: m,
+                    pace: None,
+                    cpu: None,
+                });
+            }
         }
     }
     running.shutdown.cancel();

@@ -2,6 +2,8 @@
 //! resumable with `Last-Event-ID`) and the dashboard-wide events.
 
 use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -14,9 +16,11 @@ use axum::Router;
 use bytes::BytesMut;
 use futures::{Stream, StreamExt};
 use tokio_stream::wrappers::BroadcastStream;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use super::error::AppError;
 use super::AppState;
+use crate::replies::{Cursor, LoggedEvent};
 use app::api::ApiError;
 
 pub fn router() -> Router<AppState> {
@@ -54,31 +58,11 @@ async fn reply_events(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
         .unwrap_or(0);
-    let cursor = reply.log.follow(after);
-    let shutdown = engine.shutdown.clone();
-    // Each event's frame is encoded once, when published, and every
-    // watcher is handed that same buffer; a watcher that fell behind gets
-    // everything ready in one write, not one write per event.
-    let stream = futures::stream::unfold(cursor, |mut cursor| async move {
-        let batch = tokio::select! {
-            batch = cursor.next_batch(256) => batch?,
-            _ = tokio::time::sleep(KEEP_ALIVE) => {
-                return Some((Ok::<_, Infallible>(Bytes::from_static(b": keep-alive\n\n")), cursor));
-            }
-        };
-        let frames = match batch.as_slice() {
-            [one] => one.frame.clone(),
-            many => {
-                let mut frames = BytesMut::with_capacity(many.iter().map(|e| e.frame.len()).sum());
-                for event in many {
-                    frames.extend_from_slice(&event.frame);
-                }
-                frames.freeze()
-            }
-        };
-        Some((Ok(frames), cursor))
-    })
-    .take_until(async move { shutdown.cancelled().await });
+    let watcher = Watcher::new(reply.log.follow(after), &engine.shutdown);
+    let stream = futures::stream::unfold(watcher, |mut watcher| async move {
+        let frames = watcher.next_frames().await?;
+        Some((Ok::<_, Infallible>(frames), watcher))
+    });
     Ok((
         [
             (header::CONTENT_TYPE, "text/event-stream"),
@@ -87,6 +71,86 @@ async fn reply_events(
         Body::from_stream(stream),
     )
         .into_response())
+}
+
+/// The most events written at once to a watcher that fell behind.
+const MAX_BATCH: usize = 256;
+
+/// One watcher of a reply's events. Each event's frame was encoded once,
+/// when published, and every watcher is handed that same buffer.
+struct Watcher {
+    cursor: Cursor,
+    shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
+    /// Ticks every [`KEEP_ALIVE`] for the whole stream: one timer, set
+    /// once, rather than one set and cleared around every event (with 100
+    /// watchers, 100 timer changes per token).
+    keep_alive: tokio::time::Interval,
+    /// Something was written since the last tick.
+    sent: bool,
+}
+
+impl Watcher {
+    fn new(cursor: Cursor, shutdown: &CancellationToken) -> Self {
+        Self {
+            cursor,
+            // Its own child: polled at every wait, the server's token
+            // would be one lock shared by every watcher.
+            shutdown: Box::pin(shutdown.child_token().cancelled_owned()),
+            keep_alive: keep_alive_timer(),
+            sent: false,
+        }
+    }
+
+    /// What to write next: every event ready now in one write (a watcher
+    /// that fell behind catches up at once), else a keep-alive comment
+    /// once a period passed without a write; `None` at the end.
+    async fn next_frames(&mut self) -> Option<Bytes> {
+        loop {
+            // Ready events go out without touching the timer or the
+            // shutdown token: the path every token takes.
+            let batch = self.cursor.ready(MAX_BATCH);
+            if !batch.is_empty() {
+                self.sent = true;
+                return Some(frames(&batch));
+            }
+            tokio::select! {
+                biased;
+                _ = self.shutdown.as_mut() => return None,
+                more = self.cursor.wait() => {
+                    if !more {
+                        return None;
+                    }
+                }
+                _ = self.keep_alive.tick() => {
+                    if !std::mem::take(&mut self.sent) {
+                        return Some(Bytes::from_static(b": keep-alive\n\n"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The events' frames as one buffer (the frame itself for one event).
+fn frames(batch: &[Arc<LoggedEvent>]) -> Bytes {
+    match batch {
+        [one] => one.frame.clone(),
+        many => {
+            let mut frames = BytesMut::with_capacity(many.iter().map(|e| e.frame.len()).sum());
+            for event in many {
+                frames.extend_from_slice(&event.frame);
+            }
+            frames.freeze()
+        }
+    }
+}
+
+/// The first tick a period from now; a stream idle for a period and a
+/// bit gets a keep-alive (a write in between skips one).
+fn keep_alive_timer() -> tokio::time::Interval {
+    let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+    timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    timer
 }
 
 async fn dashboard_events(
@@ -118,4 +182,65 @@ async fn dashboard_events(
         })
         .take_until(async move { shutdown.cancelled().await });
     Sse::new(stream).keep_alive(keep_alive())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replies::EventLog;
+    use app::protocol::ReplyEvent;
+
+    fn token(text: &str) -> ReplyEvent {
+        ReplyEvent::Token { text: text.into() }
+    }
+
+    const KEEP_ALIVE_FRAME: &[u8] = b": keep-alive\n\n";
+
+    #[tokio::test(start_paused = true)]
+    async fn an_idle_watcher_gets_a_keep_alive_and_a_busy_one_does_not() {
+        let log = Arc::new(EventLog::default());
+        let shutdown = CancellationToken::new();
+        let mut watcher = Watcher::new(log.follow(0), &shutdown);
+        let started = tokio::time::Instant::now();
+        assert_eq!(&watcher.next_frames().await.unwrap()[..], KEEP_ALIVE_FRAME);
+        assert_eq!(started.elapsed(), KEEP_ALIVE);
+
+        // An event half a period before the tick: that tick is skipped,
+        // the next one (idle a period and a half) sends the keep-alive.
+        tokio::time::sleep(KEEP_ALIVE / 2).await;
+        log.publish(token("a"));
+        assert!(watcher.next_frames().await.unwrap().ends_with(b"\n\n"));
+        let sent = tokio::time::Instant::now();
+        assert_eq!(&watcher.next_frames().await.unwrap()[..], KEEP_ALIVE_FRAME);
+        assert_eq!(sent.elapsed(), KEEP_ALIVE + KEEP_ALIVE / 2);
+    }
+
+    #[tokio::test]
+    async fn ready_events_go_out_in_one_buffer_in_order_and_the_stream_ends_after_done() {
+        let log = Arc::new(EventLog::default());
+        let shutdown = CancellationToken::new();
+        let mut watcher = Watcher::new(log.follow(0), &shutdown);
+        for t in ["a", "b"] {
+            log.publish(token(t));
+        }
+        log.publish(ReplyEvent::Done);
+        let all = watcher.next_frames().await.unwrap();
+        let frames: Vec<u8> = log
+            .snapshot()
+            .iter()
+            .flat_map(|e| e.frame.to_vec())
+            .collect();
+        assert_eq!(&all[..], &frames[..]);
+        assert!(watcher.next_frames().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_shutdown_ends_a_waiting_watcher() {
+        let log = Arc::new(EventLog::default());
+        let shutdown = CancellationToken::new();
+        let mut watcher = Watcher::new(log.follow(0), &shutdown);
+        let ended = tokio::spawn(async move { watcher.next_frames().await.is_none() });
+        shutdown.cancel();
+        assert!(ended.await.unwrap());
+    }
 }
