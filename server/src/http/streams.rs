@@ -2,8 +2,11 @@
 //! resumable with `Last-Event-ID`) and the dashboard-wide events.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -14,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use bytes::BytesMut;
+use futures::task::AtomicWaker;
 use futures::{Stream, StreamExt};
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
@@ -80,7 +84,7 @@ const MAX_BATCH: usize = 256;
 /// when published, and every watcher is handed that same buffer.
 struct Watcher {
     cursor: Cursor,
-    shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
+    shutdown: PolledOnWake<WaitForCancellationFutureOwned>,
     /// Ticks every [`KEEP_ALIVE`] for the whole stream: one timer, set
     /// once, rather than one set and cleared around every event (with 100
     /// watchers, 100 timer changes per token).
@@ -93,9 +97,7 @@ impl Watcher {
     fn new(cursor: Cursor, shutdown: &CancellationToken) -> Self {
         Self {
             cursor,
-            // Its own child: polled at every wait, the server's token
-            // would be one lock shared by every watcher.
-            shutdown: Box::pin(shutdown.child_token().cancelled_owned()),
+            shutdown: PolledOnWake::new(shutdown.clone().cancelled_owned()),
             keep_alive: keep_alive_timer(),
             sent: false,
         }
@@ -115,7 +117,7 @@ impl Watcher {
             }
             tokio::select! {
                 biased;
-                _ = self.shutdown.as_mut() => return None,
+                _ = &mut self.shutdown => return None,
                 more = self.cursor.wait() => {
                     if !more {
                         return None;
@@ -128,6 +130,64 @@ impl Watcher {
                 }
             }
         }
+    }
+}
+
+/// A future polled again only after it woke the task. A watcher goes to
+/// sleep after every token; polling the shutdown token each time (its lock
+/// and its waiter's) was a few percent of a token's fan-out.
+struct PolledOnWake<F> {
+    future: Pin<Box<F>>,
+    signal: Arc<WakeSignal>,
+    /// Hands the future's wake to `signal`.
+    waker: Waker,
+    polled: bool,
+}
+
+/// Set when the wrapped future wakes; wakes the task polling it.
+#[derive(Default)]
+struct WakeSignal {
+    woken: AtomicBool,
+    task: AtomicWaker,
+}
+
+impl Wake for WakeSignal {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        self.task.wake();
+    }
+}
+
+impl<F: Future> PolledOnWake<F> {
+    fn new(future: F) -> Self {
+        let signal = Arc::new(WakeSignal::default());
+        Self {
+            future: Box::pin(future),
+            waker: Waker::from(Arc::clone(&signal)),
+            signal,
+            polled: false,
+        }
+    }
+}
+
+impl<F: Future> Future for PolledOnWake<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = &mut *self;
+        // Registered before the flag is read: a wake in between is seen.
+        this.signal.task.register(cx.waker());
+        if this.polled && !this.signal.woken.swap(false, Ordering::AcqRel) {
+            return Poll::Pending;
+        }
+        this.polled = true;
+        this.future
+            .as_mut()
+            .poll(&mut Context::from_waker(&this.waker))
     }
 }
 
@@ -239,8 +299,26 @@ mod tests {
         let log = Arc::new(EventLog::default());
         let shutdown = CancellationToken::new();
         let mut watcher = Watcher::new(log.follow(0), &shutdown);
-        let ended = tokio::spawn(async move { watcher.next_frames().await.is_none() });
+        // Asleep, woken by events, asleep again many times: the shutdown
+        // still ends it.
+        for t in ["a", "b", "c"] {
+            let mut next = Box::pin(watcher.next_frames());
+            assert!(futures::poll!(next.as_mut()).is_pending());
+            log.publish(token(t));
+            assert!(next.await.is_some());
+        }
+        let mut next = Box::pin(watcher.next_frames());
+        assert!(futures::poll!(next.as_mut()).is_pending());
         shutdown.cancel();
-        assert!(ended.await.unwrap());
+        assert!(next.await.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_watcher_that_connects_after_the_shutdown_ends_at_once() {
+        let log = Arc::new(EventLog::default());
+        let shutdown = CancellationToken::new();
+        shutdown.cancel();
+        let mut watcher = Watcher::new(log.follow(0), &shutdown);
+        assert!(watcher.next_frames().await.is_none());
     }
 }
