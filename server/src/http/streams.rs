@@ -85,9 +85,9 @@ const MAX_BATCH: usize = 256;
 struct Watcher {
     cursor: Cursor,
     shutdown: PolledOnWake<WaitForCancellationFutureOwned>,
-    /// Ticks every [`KEEP_ALIVE`] for the whole stream: one timer, set
-    /// once, rather than one set and cleared around every event (with 100
-    /// watchers, 100 timer changes per token).
+    /// Ticks every half [`KEEP_ALIVE`] for the whole stream: one timer,
+    /// set once, rather than one set and cleared around every event (with
+    /// 100 watchers, 100 timer changes per token).
     keep_alive: tokio::time::Interval,
     /// Something was written since the last tick.
     sent: bool,
@@ -105,7 +105,8 @@ impl Watcher {
 
     /// What to write next: every event ready now in one write (a watcher
     /// that fell behind catches up at once), else a keep-alive comment
-    /// once a period passed without a write; `None` at the end.
+    /// at a tick with no write since the tick before (at most a
+    /// [`KEEP_ALIVE`] of silence); `None` at the end.
     async fn next_frames(&mut self) -> Option<Bytes> {
         loop {
             // Ready events go out without touching the timer or the
@@ -125,6 +126,7 @@ impl Watcher {
                 }
                 _ = self.keep_alive.tick() => {
                     if !std::mem::take(&mut self.sent) {
+                        self.sent = true;
                         return Some(Bytes::from_static(b": keep-alive\n\n"));
                     }
                 }
@@ -205,10 +207,12 @@ fn frames(batch: &[Arc<LoggedEvent>]) -> Bytes {
     }
 }
 
-/// The first tick a period from now; a stream idle for a period and a
-/// bit gets a keep-alive (a write in between skips one).
+/// Ticks every half [`KEEP_ALIVE`]; a tick with no write (keep-alives
+/// included) since the one before sends a keep-alive: an idle stream gets
+/// one per [`KEEP_ALIVE`], and no stream is silent longer.
 fn keep_alive_timer() -> tokio::time::Interval {
-    let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+    let half = KEEP_ALIVE / 2;
+    let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + half, half);
     timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     timer
 }
@@ -263,16 +267,20 @@ mod tests {
         let mut watcher = Watcher::new(log.follow(0), &shutdown);
         let started = tokio::time::Instant::now();
         assert_eq!(&watcher.next_frames().await.unwrap()[..], KEEP_ALIVE_FRAME);
-        assert_eq!(started.elapsed(), KEEP_ALIVE);
+        assert_eq!(started.elapsed(), KEEP_ALIVE / 2);
+        let first = tokio::time::Instant::now();
+        assert_eq!(&watcher.next_frames().await.unwrap()[..], KEEP_ALIVE_FRAME);
+        assert_eq!(first.elapsed(), KEEP_ALIVE, "one per period while idle");
 
-        // An event half a period before the tick: that tick is skipped,
-        // the next one (idle a period and a half) sends the keep-alive.
-        tokio::time::sleep(KEEP_ALIVE / 2).await;
+        // An event a quarter period after that: the next tick (a quarter
+        // period later) is skipped, the one after sends the keep-alive,
+        // within a period of the event.
+        tokio::time::sleep(KEEP_ALIVE / 4).await;
         log.publish(token("a"));
         assert!(watcher.next_frames().await.unwrap().ends_with(b"\n\n"));
         let sent = tokio::time::Instant::now();
         assert_eq!(&watcher.next_frames().await.unwrap()[..], KEEP_ALIVE_FRAME);
-        assert_eq!(sent.elapsed(), KEEP_ALIVE + KEEP_ALIVE / 2);
+        assert_eq!(sent.elapsed(), KEEP_ALIVE / 4 + KEEP_ALIVE / 2);
     }
 
     #[tokio::test]
