@@ -32,20 +32,32 @@
 //!   `GET /api/chat/sessions/{sid}/reply?reply_id=…` gets it as an SSE
 //!   event over a second loopback hop.
 //!
+//! - **fan-out floor, 100 readers**: the relay reads one stand-in stream
+//!   itself and hands each chunk, as it reads it, to 100 SSE readers of a
+//!   minimal fan-out server (axum and hyper, `TCP_NODELAY`, a tokio
+//!   broadcast channel; on the runtime Imprint runs on): what delivering
+//!   a token to 100 loopback readers costs on this machine, with no
+//!   Imprint in between.
+//!
 //! The relay's own cost is in both, so "added" (through Imprint − direct,
 //! at the same percentile) is the time a token spends in Imprint, model →
 //! watcher, including its second hop; "ratio" is through Imprint / direct.
+//! With 100 watchers that also counts the fan-out itself (100 loopback
+//! writes, 100 readers woken on the same two cores), which any server
+//! pays: the target is also printed against the fan-out floor.
 //! The watchers connect and read up to the reply's `question` event (the
 //! script asks first) before the answer releases the tokens, so no token
 //! is replayed to a late watcher. With 100 watchers every (token, watcher)
-//! pair is a sample; "last of 100" takes, per token, the watcher that got
-//! it last. A short warm-up run of each kind comes first and is not
+//! pair is a sample; "first of 100" and "last of 100" take, per token,
+//! the watcher that got it first and the one that got it last (the
+//! spread between them is the fan-out). A short warm-up run of each kind comes first and is not
 //! counted.
 //!
-//! The stand-in and relay, Imprint, and the readers each run on their own
-//! tokio runtime (1, 2 and 2 worker threads), so the CPU each part uses
-//! during a run can be read per thread from `/proc/self/task` and is
-//! printed per token. They share the machine's cores: the readers' work
+//! The stand-in and relay, Imprint (and the fan-out server), and the
+//! readers each run on their own tokio runtime (1, 2 and 2 worker
+//! threads), so the CPU each part uses during a run can be read per thread
+//! from `/proc/self/task` and is printed per token ("server": Imprint, or
+//! for the floor the fan-out server). They share the machine's cores: the readers' work
 //! (100 streams to read) competes with Imprint's, as a browser's would on
 //! the same machine.
 //!
@@ -70,7 +82,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use axum::Router;
 use bench_support::{ms, Samples};
@@ -78,10 +90,14 @@ use clap::Parser;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use standin::{Scenario, StandIn, Turn};
+use tokio::sync::broadcast;
+use tokio_stream::wrappers::BroadcastStream;
 
 const WATCHERS: usize = 100;
 const WARMUP_TOKENS: usize = 200;
 const START_RUNS: usize = 10;
+/// Chunks a fan-out reader may fall behind by (a whole run's worth).
+const FANOUT_BACKLOG: usize = 8192;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -195,6 +211,26 @@ struct Relay {
     upstream: String,
     http: reqwest::Client,
     sent: Arc<Mutex<Arrivals>>,
+    /// The minimal fan-out's channel for the run under way: every chunk
+    /// of one upstream stream, to every `GET /fanout` reader (`None`: the
+    /// end).
+    fanout: Arc<Mutex<broadcast::Sender<Option<Bytes>>>>,
+}
+
+/// `GET /fanout`: the chunks the relay broadcasts, as they come. Subscribed
+/// before the response is returned, so a reader that has the headers
+/// misses nothing.
+async fn fanout_reader(State(relay): State<Relay>) -> Response {
+    let chunks = BroadcastStream::new(relay.fanout.lock().unwrap().subscribe())
+        .take_while(|chunk| futures::future::ready(!matches!(chunk, Ok(None))))
+        .map(|chunk| {
+            let chunk = chunk.expect("a fan-out reader keeps up");
+            Ok::<_, std::convert::Infallible>(chunk.unwrap_or_default())
+        });
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .body(Body::from_stream(chunks))
+        .unwrap()
 }
 
 async fn relay_completions(State(relay): State<Relay>, body: Bytes) -> Response {
@@ -233,6 +269,7 @@ impl Relay {
             upstream,
             http: reqwest::Client::new(),
             sent: Arc::new(Mutex::new(Vec::new())),
+            fanout: Arc::new(Mutex::new(broadcast::channel(FANOUT_BACKLOG).0)),
         };
         let app = Router::new()
             .route("/v1/chat/completions", post(relay_completions))
@@ -252,6 +289,54 @@ impl Relay {
 
     fn reset(&self, tokens: usize) {
         *self.sent.lock().unwrap() = vec![None; tokens];
+    }
+
+    /// Serves `GET /fanout` on `server` (the runtime Imprint runs on, so
+    /// the floor has the same threads): a minimal fan-out server, axum
+    /// and hyper with `TCP_NODELAY` and nothing else.
+    async fn serve_fanout(&self, server: &tokio::runtime::Handle) -> String {
+        let app = Router::new()
+            .route("/fanout", get(fanout_reader))
+            .with_state(self.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/fanout", listener.local_addr().unwrap());
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        server.spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        url
+    }
+
+    /// Reads one upstream stream and hands each chunk to every fan-out
+    /// reader at once, noting each mark's hand-off as the relay does.
+    async fn broadcast(self, trigger: String) {
+        let body = json!({
+            "model": "standin",
+            "stream": true,
+            "messages": [{"role": "user", "content": trigger}],
+        });
+        let response = self
+            .http
+            .post(format!("{}/chat/completions", self.upstream))
+            .json(&body)
+            .send()
+            .await
+            .expect("the stand-in answers");
+        let fanout = self.fanout.lock().unwrap().clone();
+        let mut stream = response.bytes_stream();
+        let mut marks = Marks::default();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.expect("the stand-in's stream reads");
+            let now = Instant::now();
+            {
+                let mut sent = self.sent.lock().unwrap();
+                marks.scan(&chunk, |k| note(&mut sent, k, now));
+            }
+            let _ = fanout.send(Some(chunk));
+        }
+        let _ = fanout.send(None);
     }
 
     /// Intervals (ms) between consecutive hand-offs: how the tokens were
@@ -302,6 +387,8 @@ struct Bench {
     relay_url: String,
     relay: Relay,
     imprint: String,
+    fanout_url: String,
+    model: tokio::runtime::Handle,
 }
 
 impl Bench {
@@ -330,6 +417,34 @@ impl Bench {
             });
         }
         self.relay.latencies(&seen)
+    }
+
+    /// The floor for many watchers: one upstream stream handed by a
+    /// minimal fan-out server to `readers` SSE readers; each one's
+    /// arrivals.
+    async fn fanout(&self, trigger: &str, tokens: usize, readers: usize) -> Vec<Arrivals> {
+        self.relay.reset(tokens);
+        *self.relay.fanout.lock().unwrap() = broadcast::channel(FANOUT_BACKLOG).0;
+        let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(readers);
+        let mut tasks = Vec::with_capacity(readers);
+        for _ in 0..readers {
+            let request = self.http.get(&self.fanout_url);
+            let ready = ready_tx.clone();
+            tasks.push(tokio::spawn(read_fanout(request, tokens, ready)));
+        }
+        drop(ready_tx);
+        for _ in 0..readers {
+            ready_rx.recv().await.expect("every reader subscribes");
+        }
+        self.model
+            .spawn(self.relay.clone().broadcast(trigger.to_string()))
+            .await
+            .unwrap();
+        let mut all = Vec::with_capacity(readers);
+        for task in tasks {
+            all.push(task.await.unwrap());
+        }
+        all
     }
 
     /// A reply watched by `watchers` SSE readers; each reader's arrivals.
@@ -399,6 +514,28 @@ impl Bench {
     }
 }
 
+/// One reader of the minimal fan-out: signals once subscribed (it has the
+/// response), then notes every mark's arrival to the end.
+async fn read_fanout(
+    request: reqwest::RequestBuilder,
+    tokens: usize,
+    ready: tokio::sync::mpsc::Sender<()>,
+) -> Arrivals {
+    let response = request.send().await.expect("the fan-out answers");
+    assert_eq!(response.status(), 200);
+    let _ = ready.send(()).await;
+    let mut stream = response.bytes_stream();
+    let mut seen: Arrivals = vec![None; tokens];
+    let mut marks = Marks::default();
+    while let Some(chunk) = stream.next().await {
+        let now = Instant::now();
+        marks.scan(&chunk.expect("the stream reads"), |k| {
+            note(&mut seen, k, now)
+        });
+    }
+    seen
+}
+
 /// One watcher: reads the reply's SSE stream to its end, signals once it
 /// has read the `question` event, and notes every mark's arrival.
 async fn watch(
@@ -457,6 +594,53 @@ struct Row {
     cpu: Option<Vec<(f64, f64)>>,
 }
 
+/// The rows of one run read by `seen.len()` readers: every (token,
+/// reader) pair; and with more than one, per token the reader that got it
+/// first and the one that got it last (the spread is the fan-out).
+fn readers_rows(
+    relay: &Relay,
+    name: String,
+    seen: &[Arrivals],
+    cpu: Option<Vec<(f64, f64)>>,
+) -> Vec<Row> {
+    let tokens = seen.first().map_or(0, Vec::len);
+    let mut all = Vec::new();
+    let mut missed = 0;
+    let mut first: Arrivals = vec![None; tokens];
+    let mut last: Arrivals = vec![None; tokens];
+    for arrivals in seen {
+        let (latencies, m) = relay.latencies(arrivals);
+        all.extend(latencies);
+        missed += m;
+        for ((f, l), a) in first.iter_mut().zip(last.iter_mut()).zip(arrivals) {
+            if let Some(a) = a {
+                *f = Some(f.map_or(*a, |f| f.min(*a)));
+                *l = Some(l.map_or(*a, |l| l.max(*a)));
+            }
+        }
+    }
+    let mut rows = vec![Row {
+        name,
+        samples: Samples::new(all),
+        missed,
+        pace: Some(Samples::new(relay.intervals())),
+        cpu,
+    }];
+    if seen.len() > 1 {
+        for (which, arrivals) in [("first", &first), ("last", &last)] {
+            let (latencies, m) = relay.latencies(arrivals);
+            rows.push(Row {
+                name: format!("  {which} of {}, per token", seen.len()),
+                samples: Samples::new(latencies),
+                missed: m,
+                pace: None,
+                cpu: None,
+            });
+        }
+    }
+    rows
+}
+
 /// CPU per token (µs) of each part since `before`: (user, system).
 fn cpu_since(before: Vec<(Duration, Duration)>, tokens: usize) -> Option<Vec<(f64, f64)>> {
     let per_token =
@@ -490,6 +674,16 @@ async fn token_latency(
             },
             ask_first("warmup-imprint", WARMUP_TOKENS, delay_ms),
             ask_first("measure-imprint", tokens, delay_ms),
+            Scenario {
+                trigger: "warmup-fanout".into(),
+                turns: vec![token_turn(WARMUP_TOKENS, delay_ms)],
+                once: false,
+            },
+            Scenario {
+                trigger: "measure-fanout".into(),
+                turns: vec![token_turn(tokens, delay_ms)],
+                once: false,
+            },
         ]))
         .await
         .unwrap();
@@ -519,11 +713,14 @@ async fn token_latency(
         .await
         .unwrap()
         .expect("imprint starts");
+    let fanout_url = relay.serve_fanout(server).await;
     let bench = Bench {
         http: reqwest::Client::new(),
         relay_url,
         relay,
         imprint: format!("http://{}", running.addr),
+        fanout_url,
+        model: model.clone(),
     };
 
     // Warm-up: connections, allocations, the database's first writes.
@@ -534,6 +731,7 @@ async fn token_latency(
     bench
         .through_imprint("warmup-imprint", WARMUP_TOKENS, WATCHERS)
         .await;
+    bench.fanout("warmup-fanout", WARMUP_TOKENS, WATCHERS).await;
 
     let mut rows = Vec::new();
     let cpu_before = cpu_by_part();
@@ -551,40 +749,17 @@ async fn token_latency(
             .through_imprint("measure-imprint", tokens, watchers)
             .await;
         let cpu = cpu_since(cpu_before, tokens);
-        let mut all = Vec::new();
-        let mut missed = 0;
-        let mut last: Arrivals = vec![None; tokens];
-        for arrivals in &seen {
-            let (latencies, m) = bench.relay.latencies(arrivals);
-            all.extend(latencies);
-            missed += m;
-            for (l, a) in last.iter_mut().zip(arrivals) {
-                if let Some(a) = a {
-                    *l = Some(l.map_or(*a, |l| l.max(*a)));
-                }
-            }
-        }
-        rows.push(Row {
-            name: format!(
-                "imprint, {watchers} watcher{}",
-                if watchers == 1 { "" } else { "s" }
-            ),
-            samples: Samples::new(all),
-            missed,
-            pace: Some(Samples::new(bench.relay.intervals())),
-            cpu,
-        });
-        if watchers > 1 {
-            let (latencies, m) = bench.relay.latencies(&last);
-            rows.push(Row {
-                name: format!("  last of {watchers}, per token"),
-                samples: Samples::new(latencies),
-                missed: m,
-                pace: None,
-                cpu: None,
-            });
-        }
+        let name = format!(
+            "imprint, {watchers} watcher{}",
+            if watchers == 1 { "" } else { "s" }
+        );
+        rows.extend(readers_rows(&bench.relay, name, &seen, cpu));
     }
+    let cpu_before = cpu_by_part();
+    let seen = bench.fanout("measure-fanout", tokens, WATCHERS).await;
+    let cpu = cpu_since(cpu_before, tokens);
+    let name = format!("fan-out floor, {WATCHERS} readers");
+    rows.extend(readers_rows(&bench.relay, name, &seen, cpu));
     running.shutdown.cancel();
 
     let (d50, d99) = (rows[0].samples.pct(50.0), rows[0].samples.pct(99.0));
@@ -635,7 +810,7 @@ async fn token_latency(
     );
     println!(
         "  {:<24} {:>20} {:>20} {:>20}",
-        "", "Imprint", "readers", "stand-in + relay"
+        "", "server", "readers", "stand-in + relay"
     );
     for row in &rows {
         if let Some(cpu) = &row.cpu {
@@ -649,10 +824,20 @@ async fn token_latency(
             );
         }
     }
-    let added = rows[2].samples.pct(99.0) - d99;
+    let verdict = |added: f64| if added <= 0.5 { "met" } else { "missed" };
+    let imprint = rows[2].samples.pct(99.0);
+    let added = imprint - d99;
     println!(
         "target: ≤ 0.500 ms added per token at p99 with {WATCHERS} watchers → {added:.3} ms ({})",
-        if added <= 0.5 { "met" } else { "missed" }
+        verdict(added)
+    );
+    // The same target against the floor with as many readers: what
+    // Imprint adds to handing a token to 100 SSE readers on this machine.
+    let floor = rows[5].samples.pct(99.0);
+    let over_floor = imprint - floor;
+    println!(
+        "  against the fan-out floor ({WATCHERS} readers, p99 {floor:.3} ms) → {over_floor:.3} ms ({})",
+        verdict(over_floor)
     );
 }
 

@@ -3,6 +3,7 @@
 mod support;
 
 use app::protocol::tool_names::{ASK_USER, SEARCH, STORE};
+use futures::StreamExt;
 use serde_json::json;
 use support::*;
 
@@ -119,6 +120,67 @@ async fn the_stream_replays_to_late_watchers_and_resumes_after_an_id() {
         assert_eq!(kinds, ["stopped", "done"]);
         assert_eq!(rest.last().unwrap().id, Some(5));
     }
+}
+
+#[tokio::test]
+async fn a_late_watcher_gets_the_backlog_in_one_write_with_every_frame_whole_and_in_order() {
+    let mut stalled = Turn::chunks(&["a", "b", "c"]);
+    stalled.stall = true;
+    let server = TestServer::start(vec![scenario("slow", vec![stalled])], &[]).await;
+    let sid = server.create_session().await;
+    let reply_id = server.say(&sid, "slow please").await;
+    server.watch(&sid, None).await.until("token").await;
+    let mut live = server.watch(&sid, None).await;
+    for _ in 0..3 {
+        live.next().await.unwrap();
+    }
+
+    let url = format!(
+        "{}/api/chat/sessions/{sid}/reply?reply_id={reply_id}",
+        server.url
+    );
+    let response = server.http.get(url).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let mut body = response.bytes_stream();
+    let token = |id: u64, text: &str| {
+        format!("id: {id}\ndata: {{\"type\":\"token\",\"text\":\"{text}\"}}\n\n")
+    };
+    let backlog = [token(1, "a"), token(2, "b"), token(3, "c")].concat();
+    // Written at once: one chunk on the wire (loopback keeps a small
+    // write whole), the frames inside it whole and in order.
+    let first = body.next().await.unwrap().unwrap();
+    assert_eq!(String::from_utf8_lossy(&first), backlog);
+
+    let (status, _) = server
+        .post(&format!("/api/chat/sessions/{sid}/stop"), json!({}))
+        .await;
+    assert_eq!(status, 200);
+    let mut rest = Vec::new();
+    while let Some(chunk) = body.next().await {
+        rest.extend_from_slice(&chunk.unwrap());
+    }
+    assert_eq!(
+        String::from_utf8_lossy(&rest),
+        "id: 4\ndata: {\"type\":\"stopped\"}\n\nid: 5\ndata: {\"type\":\"done\"}\n\n",
+        "nothing but whole frames, no keep-alive, and the stream ends after done"
+    );
+    let mut reader = imprint::sse::SseMessages::default();
+    let mut messages = reader.push(first.as_ref());
+    messages.extend(reader.push(&rest));
+    assert_eq!(reader.finish(), None);
+    let ids: Vec<_> = messages.iter().map(|m| m.id.clone().unwrap()).collect();
+    assert_eq!(ids, ["1", "2", "3", "4", "5"]);
+    let from_live: Vec<_> = live
+        .all_with_ids()
+        .await
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(
+        from_live,
+        [Some(4), Some(5)],
+        "the live watcher gets the same"
+    );
 }
 
 #[tokio::test]

@@ -93,13 +93,21 @@ impl EventLog {
     /// resume from another reply, or a made-up id) replays nothing and
     /// follows from the end, so it still ends at `done`.
     pub fn follow(self: &Arc<Self>, after: u64) -> Cursor {
-        let last = self.last_seq();
+        // Subscribed first: an event published from here on wakes it.
+        let len = self.len.subscribe();
+        let (last, done) = {
+            let events = self.read();
+            let done = events.last().is_some_and(|e| e.event.is_done());
+            (self.base + events.len() as u64, done)
+        };
+        // Events before a restart are gone: start at the first kept.
+        let next = after.clamp(self.base, last);
         Cursor {
             log: Arc::clone(self),
-            // Events before a restart are gone: start at the first kept.
-            next: after.clamp(self.base, last),
-            len: self.len.subscribe(),
-            finished: false,
+            next,
+            len,
+            // Nothing is published after `done`.
+            finished: done && next == last,
         }
     }
 
@@ -150,15 +158,6 @@ impl Cursor {
         if self.finished {
             return None;
         }
-        if self.next > self.log.base
-            && self
-                .log
-                .get(self.next - 1)
-                .is_some_and(|e| e.event.is_done())
-        {
-            self.finished = true;
-            return None;
-        }
         loop {
             if let Some(event) = self.log.get(self.next) {
                 self.next += 1;
@@ -190,14 +189,15 @@ impl Cursor {
         batch
     }
 
-    /// The next events: every one ready now (at most `max`, at least one),
-    /// waiting for one if none is; `None` after `done`. A watcher that
-    /// fell behind gets them all in one write.
-    pub async fn next_batch(&mut self, max: usize) -> Option<Vec<Arc<LoggedEvent>>> {
-        let first = self.next().await?;
-        let mut batch = vec![first];
-        batch.extend(self.ready(max.saturating_sub(1)));
-        Some(batch)
+    /// Waits until an event after the last one handed out is published;
+    /// false at once when `done` was handed out. Hands nothing out: take
+    /// the events with [`Cursor::ready`].
+    pub async fn wait(&mut self) -> bool {
+        if self.finished {
+            return false;
+        }
+        let next = self.next;
+        self.len.wait_for(|len| *len > next).await.is_ok()
     }
 }
 
@@ -305,26 +305,48 @@ mod tests {
     async fn a_batch_is_everything_ready_and_stops_at_done() {
         let log = Arc::new(EventLog::default());
         let mut cursor = log.follow(0);
+        assert!(cursor.ready(256).is_empty());
         for t in ["a", "b", "c"] {
             log.publish(token(t));
         }
         log.publish(ReplyEvent::Done);
-        let first: Vec<u64> = cursor
-            .next_batch(2)
-            .await
-            .unwrap()
-            .iter()
-            .map(|e| e.seq)
-            .collect();
-        assert_eq!(first, [1, 2]);
-        let rest: Vec<u64> = cursor
-            .next_batch(256)
-            .await
-            .unwrap()
-            .iter()
-            .map(|e| e.seq)
-            .collect();
-        assert_eq!(rest, [3, 4]);
-        assert!(cursor.next_batch(256).await.is_none());
+        let seqs = |batch: Vec<Arc<LoggedEvent>>| batch.iter().map(|e| e.seq).collect::<Vec<_>>();
+        assert!(cursor.wait().await, "events are ready");
+        assert_eq!(seqs(cursor.ready(2)), [1, 2]);
+        assert_eq!(seqs(cursor.ready(256)), [3, 4]);
+        assert!(!cursor.wait().await, "nothing follows done");
+        assert!(cursor.ready(256).is_empty());
+    }
+
+    #[tokio::test]
+    async fn waiting_wakes_on_the_next_event_and_not_before() {
+        let log = Arc::new(EventLog::default());
+        log.publish(token("a"));
+        let mut cursor = log.follow(1);
+        let mut waiting = Box::pin(cursor.wait());
+        assert!(
+            futures::poll!(waiting.as_mut()).is_pending(),
+            "nothing after seq 1 yet"
+        );
+        log.publish(token("b"));
+        assert!(waiting.await);
+        assert_eq!(cursor.ready(256)[0].event, token("b"));
+    }
+
+    #[tokio::test]
+    async fn a_cursor_started_at_done_ends_without_waiting() {
+        let log = Arc::new(EventLog::default());
+        log.publish(token("a"));
+        log.publish(ReplyEvent::Done);
+        for after in [2, 99] {
+            let mut cursor = log.follow(after);
+            assert!(!cursor.wait().await, "after {after}");
+            assert!(cursor.ready(256).is_empty());
+            assert!(cursor.next().await.is_none());
+        }
+        // One started before done still gets it.
+        let mut cursor = log.follow(1);
+        assert!(cursor.wait().await);
+        assert_eq!(cursor.ready(256)[0].event, ReplyEvent::Done);
     }
 }
