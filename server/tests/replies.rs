@@ -4,7 +4,7 @@ mod support;
 
 use app::protocol::tool_names::{ASK_USER, SEARCH, STORE};
 use futures::StreamExt;
-use serde_json::json;
+use serde_json::{json, Value};
 use support::*;
 
 #[tokio::test]
@@ -372,15 +372,16 @@ async fn research_ends_when_turns_make_no_progress() {
 
 #[tokio::test]
 async fn research_ends_at_the_deadline() {
+    // The search would come long after the budget.
     let mut slow = Turn::call(SEARCH, json!({"query": "x"}));
     slow.chunks = vec!["Looking.".into()];
-    slow.delay_ms = 200;
+    slow.delay_ms = 3_000;
     let server = TestServer::start(
         vec![scenario(
             "hurry",
             vec![slow, Turn::text("Out of time; here is what I have.")],
         )],
-        &["--research-budget-s", "0.1"],
+        &["--research-budget-s", "1"],
     )
     .await;
     let sid = server.create_session().await;
@@ -389,10 +390,22 @@ async fn research_ends_at_the_deadline() {
         events[events.len() - 2]["text"],
         "Out of time; here is what I have."
     );
-    let requests = server.standin.requests_for("hurry");
-    assert_eq!(requests.len(), 2);
-    assert!(requests[1].get("tools").is_none());
-    assert!(requests[1].to_string().contains("Research time is up"));
+    assert!(!types(&events).contains(&"tool_call".to_string()));
+    assert_answered_when_research_time_was_up(&server.standin.requests_for("hurry"));
+}
+
+/// The last request is the answer, without tools; any before it was
+/// research. (On a starved machine the budget can run out before the
+/// first request: then the answer is the only one.)
+fn assert_answered_when_research_time_was_up(requests: &[Value]) {
+    let (answer, research) = requests.split_last().expect("a request");
+    assert!(answer.get("tools").is_none(), "{answer}");
+    assert!(
+        answer.to_string().contains("Research time is up"),
+        "{answer}"
+    );
+    assert!(research.len() <= 1, "{research:?}");
+    assert!(research.iter().all(|r| r.get("tools").is_some()));
 }
 
 #[tokio::test]
@@ -407,17 +420,14 @@ async fn a_turn_still_writing_at_the_deadline_is_dropped_for_the_answer() {
             "dawdle",
             vec![stalled, Turn::text("Here is what I have.")],
         )],
-        &["--research-budget-s", "0.5"],
+        &["--research-budget-s", "1"],
     )
     .await;
     let sid = server.create_session().await;
     let events = server.converse(&sid, "dawdle please").await;
     assert_eq!(events[events.len() - 2]["text"], "Here is what I have.");
     assert!(!types(&events).contains(&"tool_call".to_string()));
-    let requests = server.standin.requests_for("dawdle");
-    assert_eq!(requests.len(), 2);
-    assert!(requests[1].get("tools").is_none());
-    assert!(requests[1].to_string().contains("Research time is up"));
+    assert_answered_when_research_time_was_up(&server.standin.requests_for("dawdle"));
     let session = server.session(&sid).await;
     let last = session["messages"]
         .as_array()

@@ -466,28 +466,51 @@ fn runaway_turn() -> Turn {
     }
 }
 
+/// Unreadable calls one after another, each on its own line, until the
+/// stream is dropped (the built-in model's answer written as calls of a
+/// tool that does not exist).
+fn unreadable_calls_turn() -> Turn {
+    let call =
+        "{\"name\": \"answer\", \"arguments\": {\"text\": \"The user asked to find notes.\"}}\n";
+    Turn {
+        chunks: vec![call.to_string(); 200],
+        stall: true,
+        ..Turn::default()
+    }
+}
+
 #[tokio::test]
 async fn a_call_that_never_closes_ends_its_turn_instead_of_writing_until_the_token_limit() {
-    let server = TestServer::start_with_format(
-        vec![scenario(
-            "find my runaway notes",
-            vec![
-                runaway_turn(),
-                Turn::text("I could not search your notes just now."),
-            ],
-        )],
-        "hermes",
-    )
-    .await;
+    for (i, runaway) in [runaway_turn(), unreadable_calls_turn()]
+        .into_iter()
+        .enumerate()
+    {
+        let trigger = format!("find my runaway notes {i}");
+        let server = TestServer::start_with_format(
+            vec![scenario(
+                &trigger,
+                vec![
+                    runaway,
+                    Turn::text("I could not search your notes just now."),
+                ],
+            )],
+            "hermes",
+        )
+        .await;
+        ends_the_runaway(&server, &trigger).await;
+    }
+}
+
+async fn ends_the_runaway(server: &TestServer, trigger: &str) {
     let sid = server.create_session().await;
-    let events = server.converse(&sid, "Please find my runaway notes.").await;
+    let events = server.converse(&sid, &format!("Please {trigger}.")).await;
 
     assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
     let shown = streamed_text(&events);
     assert_eq!(shown, "I could not search your notes just now.");
     // Tried once more after being told, then the reserved answer: three
     // requests, the two runaways dropped (so the model stops writing).
-    let requests = server.standin.requests_for("find my runaway notes");
+    let requests = server.standin.requests_for(trigger);
     assert_eq!(requests.len(), 3, "{requests:?}");
     server.standin.wait_for_aborts(2).await;
     let retry = requests[1]["messages"].to_string();

@@ -116,6 +116,7 @@ impl ModelClient {
             hidden_run: 0,
             hidden_run_limit: hidden_run_limit(&turn.messages),
             overlong: false,
+            blank: String::new(),
         };
         tokio::spawn(async move {
             tokio::select! {
@@ -197,12 +198,15 @@ struct Producer {
     /// The `finish_reason` the model gave, if any: a stream that ends with
     /// neither it nor `[DONE]` was cut off, not finished.
     finish_reason: Option<String>,
-    /// Bytes of text received since the last text shown or call made.
+    /// Bytes of text received since the last text shown (not blank) or
+    /// call made.
     hidden_run: usize,
     /// Past this, the turn is ended as [`ModelEvent::Overlong`].
     hidden_run_limit: usize,
     /// The turn was ended for that: nothing held is flushed.
     overlong: bool,
+    /// Blank text not sent yet (see [`Producer::send_shown`]).
+    blank: String,
 }
 
 impl Producer {
@@ -414,8 +418,13 @@ impl Producer {
     /// markup that could not be read.
     async fn send_shown(&mut self, shown: String) {
         let dropped = self.shown.take_dropped();
-        if !shown.is_empty() {
-            self.send(ModelEvent::Text(shown)).await;
+        if shown.trim().is_empty() {
+            // Held until text follows: blank lines between dropped calls,
+            // or after the last, are not an answer.
+            self.blank.push_str(&shown);
+        } else {
+            let text = std::mem::take(&mut self.blank) + &shown;
+            self.send(ModelEvent::Text(text)).await;
         }
         if !dropped.trim().is_empty() {
             self.send(ModelEvent::Malformed(dropped)).await;
@@ -446,7 +455,14 @@ impl Producer {
     }
 
     async fn send(&mut self, event: ModelEvent) {
-        if matches!(event, ModelEvent::Text(_) | ModelEvent::ToolCall(_)) {
+        // Blank text is no sign of an answer: a small model writes call
+        // after unreadable call, each on its own line.
+        let shown = match &event {
+            ModelEvent::Text(text) => !text.trim().is_empty(),
+            ModelEvent::ToolCall(_) => true,
+            _ => false,
+        };
+        if shown {
             self.hidden_run = 0;
         }
         // The receiver is gone only when the reply stopped; nothing to do.
