@@ -653,3 +653,34 @@ async fn the_request_said_back_or_a_question_asked_again_is_not_asked() {
     assert_eq!(again.last().unwrap()["status"], "not_asked", "{rest:?}");
     assert_eq!(streamed_text(&rest), "The letter draft it is.");
 }
+
+#[tokio::test]
+async fn calls_written_in_the_answer_turn_end_it_instead_of_running_on() {
+    // Readable calls, one after another: in the turn meant for the answer
+    // (no tools offered) the built-in model wrote these for minutes.
+    let call = "<tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"the plan\"}}\n</tool_call>\n";
+    let calls_instead_of_an_answer = Turn {
+        chunks: vec![call.to_string(); 200],
+        stall: true,
+        ..Turn::default()
+    };
+    let server = TestServer::start_with_format(
+        vec![scenario(
+            "find the plan",
+            vec![runaway_turn(), calls_instead_of_an_answer],
+        )],
+        "hermes",
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "Please find the plan.").await;
+
+    assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    let shown = streamed_text(&events);
+    assert!(!shows_markup(&shown), "{shown}");
+    let requests = server.standin.requests_for("find the plan");
+    assert_eq!(requests.len(), 3, "two runaways, then the answer turn");
+    assert!(requests[2].get("tools").is_none());
+    server.standin.wait_for_aborts(3).await;
+    assert!(results(&events).is_empty(), "no call ran: {events:?}");
+}

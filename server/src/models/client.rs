@@ -97,9 +97,13 @@ impl ModelClient {
                     .post(format!("{}/chat/completions", self.settings.base_url)),
             )
             .json(&body);
+        // A turn that may not call reads no calls: markup it writes anyway
+        // is dropped by the last guard and counts as hidden text (a small
+        // model writes calls for minutes in the turn meant for its answer).
+        let calls_read = turn.allow_calls && !turn.tools.is_empty();
         let markup = match self.settings.tool_format {
-            ToolFormat::Hermes if !turn.tools.is_empty() => Some(MarkupFormat::Hermes),
-            ToolFormat::QwenXml if !turn.tools.is_empty() => Some(MarkupFormat::QwenXml),
+            ToolFormat::Hermes if calls_read => Some(MarkupFormat::Hermes),
+            ToolFormat::QwenXml if calls_read => Some(MarkupFormat::QwenXml),
             _ => None,
         };
         let parser = markup.map(|format| MarkupParser::new(format, &turn.tools));

@@ -724,6 +724,7 @@ impl Run {
         };
         let deadline = self.research.deadline();
         let research_turn = allow_calls && !self.tools.is_empty();
+        let mut ignored_calls = 0;
         loop {
             let event = tokio::select! {
                 biased;
@@ -755,7 +756,14 @@ impl Run {
                         break;
                     }
                 }
-                Some(Ok(ModelEvent::ToolCall(_))) => {}
+                Some(Ok(ModelEvent::ToolCall(_))) => {
+                    // Not run; only a native call gets here (markup is not
+                    // read as calls in such a turn).
+                    ignored_calls += 1;
+                    if ignored_calls > policy::MAX_CALLS_PER_TURN {
+                        break;
+                    }
+                }
                 Some(Ok(ModelEvent::Malformed(raw))) => {
                     tracing::debug!(%raw, "unreadable tool markup");
                     turn.malformed += usize::from(allow_calls);
