@@ -44,11 +44,7 @@ pub fn normalize(args: &Value) -> Result<AskArgs, String> {
     if question.is_empty() {
         return Err("ask_user needs a non-empty `question`".into());
     }
-    let raw: Vec<String> = match args.get("options") {
-        Some(Value::Array(items)) => items.iter().filter_map(option_text).collect(),
-        Some(Value::String(text)) => split_list(text),
-        _ => Vec::new(),
-    };
+    let raw = written_options(args);
     let mut options: Vec<String> = Vec::new();
     for option in raw {
         let option = cut(option.trim(), MAX_OPTION_CHARS);
@@ -74,6 +70,17 @@ pub fn normalize(args: &Value) -> Result<AskArgs, String> {
         options,
         allow_other,
     })
+}
+
+/// The options as the model wrote them, before [`normalize`] keeps the
+/// usable ones (a lone option is dropped there, yet it still says what the
+/// model is asking about).
+pub fn written_options(args: &Value) -> Vec<String> {
+    match args.get("options") {
+        Some(Value::Array(items)) => items.iter().filter_map(option_text).collect(),
+        Some(Value::String(text)) => split_list(text),
+        _ => Vec::new(),
+    }
 }
 
 /// Lower-case words of a text, punctuation dropped.

@@ -72,7 +72,7 @@ impl Run {
             asked: self.asked,
             time_given,
             settled,
-            said: words.the_one_named(&args.options),
+            said: words.the_one_named(&ask::written_options(&call.arguments)),
         });
         if let Some(output) = refused {
             let content = output.text.clone();
