@@ -465,14 +465,8 @@ impl Producer {
     }
 
     async fn send(&mut self, event: ModelEvent) {
-        // Blank text is no sign of an answer: a small model writes call
-        // after unreadable call, each on its own line.
-        let shown = match &event {
-            ModelEvent::Text(text) => !text.trim().is_empty(),
-            ModelEvent::ToolCall(_) => true,
-            _ => false,
-        };
-        if shown {
+        // Text sent is never blank (see `send_shown`).
+        if matches!(event, ModelEvent::Text(_) | ModelEvent::ToolCall(_)) {
             self.hidden_run = 0;
         }
         // The receiver is gone only when the reply stopped; nothing to do.
