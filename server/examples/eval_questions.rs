@@ -506,6 +506,8 @@ struct Outcome {
     reminders: usize,
     /// The answer shows tool-call markup.
     markup_in_answer: bool,
+    /// The answer the user read.
+    answer: String,
     /// Question cards the stored history draws for questions that were
     /// never put to the user (cards minus questions posed).
     cards_never_asked: usize,
@@ -704,6 +706,7 @@ async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt<'_>) -> O
             "assistant_message" => {
                 outcome.end = "answered".into();
                 let text = event["text"].as_str().unwrap_or("");
+                outcome.answer = text.to_string();
                 outcome.markup_in_answer = text.contains("{\"name\"")
                     || text.contains("<tool_call>")
                     || imprint::models::shown_text::shows_markup(text);
@@ -776,7 +779,20 @@ fn prompt_line(prompt: &Prompt<'_>, outcome: &Outcome) -> String {
             ""
         },
         prompt.text()
+    ) + &format!(
+        "\n    asked: [{}] answer: {}",
+        outcome.questions.join(" | "),
+        short(&outcome.answer, 160)
     )
+}
+
+/// The first `max` characters of `text` on one line.
+fn short(text: &str, max: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    }
 }
 
 fn percent(part: usize, whole: usize) -> String {

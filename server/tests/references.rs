@@ -501,3 +501,66 @@ async fn a_reminder_about_something_nobody_named_is_not_set() {
     let (_, list) = server.get("/api/reminders").await;
     assert_eq!(list["reminders"], json!([]));
 }
+
+#[tokio::test]
+async fn a_request_about_the_users_own_things_is_searched_before_the_model_starts() {
+    let server = TestServer::start(
+        vec![answers("phone number"), answers("Garden project")],
+        &[],
+    )
+    .await;
+    seed(&server, MEMORIES).await;
+    let sid = server.create_session().await;
+
+    let events = server.converse(&sid, "What's Marta's phone number?").await;
+    // Nothing is asked and no call is shown: the search is Imprint's own
+    // preparation, handed over with the request.
+    assert_eq!(types(&events), ["token", "assistant_message", "done"]);
+    let sent = first_request(&server, "phone number");
+    assert!(
+        sent.contains("Imprint searched the user's memories first"),
+        "{sent}"
+    );
+    assert!(sent.contains("0176 333 444"), "Marta's number: {sent}");
+    assert!(!sent.contains("Stripe"), "only what matches: {sent}");
+
+    // A project named and nothing more: its newest memories.
+    let sid = server.create_session().await;
+    server
+        .converse(&sid, "Show me my notes from the Garden project.")
+        .await;
+    let sent = first_request(&server, "Garden project");
+    assert!(sent.contains("garlic in the north bed"), "{sent}");
+    assert!(!sent.contains("0176"), "only the Garden project: {sent}");
+}
+
+#[tokio::test]
+async fn a_general_question_or_a_write_is_not_searched_first() {
+    let server = TestServer::start(
+        vec![
+            answers("capital"),
+            answers("Save this"),
+            answers("phone bill"),
+        ],
+        &[],
+    )
+    .await;
+    seed(&server, MEMORIES).await;
+    for request in [
+        "What is the capital of Japan?",
+        "Save this: Marta's phone number is now 0176 999 000.",
+        "How do I read a phone bill?",
+    ] {
+        let sid = server.create_session().await;
+        server.converse(&sid, request).await;
+    }
+    for trigger in ["capital", "Save this"] {
+        let sent = first_request(&server, trigger);
+        assert!(!sent.contains("searched the user's memories"), "{sent}");
+    }
+    // Words that match no memory ("read", "bill") bring no note either,
+    // though "phone" alone would: every memory found must be about the
+    // request, or the model is handed noise.
+    let sent = first_request(&server, "phone bill");
+    assert!(!sent.contains("searched the user's memories"), "{sent}");
+}

@@ -684,3 +684,108 @@ async fn calls_written_in_the_answer_turn_end_it_instead_of_running_on() {
     server.standin.wait_for_aborts(3).await;
     assert!(results(&events).is_empty(), "no call ran: {events:?}");
 }
+
+#[tokio::test]
+async fn a_turn_is_not_read_past_a_call_it_already_wrote() {
+    // The built-in model's habit: search, list, search again with the same
+    // words, ask… in one turn, for as long as it may write.
+    let search = "{\"name\": \"search\", \"arguments\": {\"query\": \"the plan\"}}\n";
+    let list = "{\"name\": \"list_projects\", \"arguments\": {}}\n";
+    let ask = "{\"name\": \"ask_user\", \"arguments\": {\"question\": \"Which plan?\"}}\n";
+    let server = TestServer::start_with_format(
+        vec![scenario(
+            "going round",
+            vec![
+                Turn {
+                    chunks: vec![search.into(), list.into(), search.into(), ask.into()],
+                    stall: true,
+                    ..Turn::default()
+                },
+                Turn::text("Nothing about the plan."),
+            ],
+        )],
+        "hermes",
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "I am going round in circles.").await;
+
+    assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    let ran: Vec<&str> = results(&events)
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(ran, ["search", "list_projects"], "{events:?}");
+    assert!(
+        !types(&events).contains(&"question".to_string()),
+        "the question after the repeat was never read: {events:?}"
+    );
+    server.standin.wait_for_aborts(1).await;
+    assert_eq!(streamed_text(&events), "Nothing about the plan.");
+}
+
+#[tokio::test]
+async fn an_answer_turn_that_says_its_tools_back_gets_imprints_own_answer() {
+    // The built-in model's answer turn, seen in the evaluation: the
+    // tools' results as JSON, the prompt's tool list, then more calls.
+    let said_back = [
+        "{\"response\": \"No results found.\"}",
+        "{\"response\": \"1 memories found:\"}\n",
+        "<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"search\"}}\n</tools>\n",
+        "{\"name\": \"search\", \"arguments\": {\"query\": \"plan\"}}",
+    ];
+    let server = TestServer::start_with_format(
+        vec![scenario(
+            "launch plan",
+            vec![
+                // Imprint searched for this before the model started: the
+                // same search is a repeat, and the reply goes to its answer.
+                Turn::text("<tool_call>{\"name\": \"search\", \"arguments\": {\"query\": \"launch plan\"}}</tool_call>"),
+                Turn {
+                    chunks: said_back.iter().map(|c| c.to_string()).collect(),
+                    stall: true,
+                    ..Turn::default()
+                },
+            ],
+        )],
+        "hermes",
+    )
+    .await;
+    server
+        .running
+        .engine
+        .store
+        .add_memory(NewMemory {
+            content: "Launch plan: ship on Friday".into(),
+            ..NewMemory::default()
+        })
+        .await
+        .unwrap();
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "What is the launch plan?").await;
+
+    assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    let answer = events
+        .iter()
+        .find(|e| e["type"] == "assistant_message")
+        .expect("an answer");
+    let text = answer["text"].as_str().unwrap();
+    assert!(!shows_markup(text), "{text}");
+    assert!(text.contains("Launch plan: ship on Friday"), "{text}");
+    assert!(text.starts_with("Here is what I found"), "{text}");
+    let statuses: Vec<&str> = results(&events)
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["repeated"], "{events:?}");
+    // The answer turn was dropped at its first call, not read to its end.
+    server.standin.wait_for_aborts(1).await;
+    let session = server.session(&sid).await;
+    let stored = session["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(stored["content"].as_str(), Some(text), "{stored}");
+}

@@ -147,7 +147,7 @@ const STOP: &[&str] = &[
     "move", "change", "update", "cancel", "delete", "monday", "tuesday", "wednesday", "thursday",
     "friday", "saturday", "sunday", "am", "pm", "o'clock", "at", "an", "till", "until", "summary",
     "summarize", "summarise", "details", "detail", "info", "information", "where", "did", "i'm",
-    "i've", "we've", "you've", "is", "it's", "what's", "whats", "who's",
+    "i've", "we've", "you've", "is", "it's", "what's", "whats", "who's", "project", "projects",
 ];
 
 /// The pronouns that stand for a person.
@@ -173,23 +173,7 @@ pub fn find(request: &str, earlier: &str, projects: &[String]) -> Option<Referen
     };
     let words = lower_words(scope);
     let earlier_words = lower_words(earlier);
-    let project_words: Vec<String> = projects.iter().flat_map(|p| lower_words(p)).collect();
-    let topic = |skip: &[&str]| -> Vec<String> {
-        let mut topic: Vec<String> = Vec::new();
-        for word in &words {
-            let plain = word.trim_end_matches("'s");
-            if is_stop(plain)
-                || skip.contains(&plain)
-                || project_words.iter().any(|p| p == plain)
-                || topic.iter().any(|t| t == plain)
-                || plain.len() < 2
-            {
-                continue;
-            }
-            topic.push(plain.to_string());
-        }
-        topic
-    };
+    let topic = |skip: &[&str]| topic_of(&words, skip, projects);
     if let Some((at, group, called)) = thing_reference(&words) {
         let said_before = earlier_words.iter().any(|w| group.contains(&w.as_str()));
         if !said_before {
@@ -233,6 +217,56 @@ pub fn find(request: &str, earlier: &str, projects: &[String]) -> Option<Referen
         });
     }
     None
+}
+
+/// The words to look a request's topic up by in the memories: neither a
+/// function word, a verb of asking, nor a project's name ("What's Marta's
+/// phone number?" → marta, phone, number). Empty when it names nothing.
+pub fn topic(request: &str, projects: &[String]) -> Vec<String> {
+    topic_of(&lower_words(request), &[], projects)
+}
+
+fn topic_of(words: &[String], skip: &[&str], projects: &[String]) -> Vec<String> {
+    let project_words: Vec<String> = projects.iter().flat_map(|p| lower_words(p)).collect();
+    let mut topic: Vec<String> = Vec::new();
+    for word in words {
+        let plain = word.trim_end_matches("'s");
+        if is_stop(plain)
+            || skip.contains(&plain)
+            || project_words.iter().any(|p| p == plain)
+            || topic.iter().any(|t| t == plain)
+            || plain.len() < 2
+        {
+            continue;
+        }
+        topic.push(plain.to_string());
+    }
+    topic
+}
+
+/// True when a memory is about a request's topic (see [`topic`]): it holds
+/// every word of it, or all but one of three or more ("Marta's phone
+/// number" and "My usual: flat white with oat milk" of "order a flat white
+/// with oat milk"). A word matches its plural or other endings ("meeting",
+/// "meetings").
+pub fn is_about(memory: &Memory, topic: &[String]) -> bool {
+    if topic.is_empty() {
+        return false;
+    }
+    let words = lower_words(&memory.content);
+    let held = topic
+        .iter()
+        .filter(|t| {
+            words.iter().any(|w| {
+                let w = w.trim_end_matches("'s");
+                w == t.as_str()
+                    || (w.len().min(t.len()) >= 4
+                        && (w.starts_with(t.as_str()) || t.starts_with(w)))
+            })
+        })
+        .count();
+    let may_miss = usize::from(topic.len() >= 3);
+    held + may_miss >= topic.len()
 }
 
 /// A noun of [`NOUNS`] right after a determiner ("the meeting"), with
@@ -409,7 +443,7 @@ pub fn candidates(hits: &[Memory]) -> Vec<Candidate> {
     let mut found: Vec<Candidate> = Vec::new();
     for hit in hits {
         let label = label(hit);
-        let line = memory_line(hit);
+        let line = crate::tools::run::memory_line(hit);
         match found
             .iter_mut()
             .find(|c| c.label.eq_ignore_ascii_case(&label))
@@ -422,13 +456,6 @@ pub fn candidates(hits: &[Memory]) -> Vec<Candidate> {
         }
     }
     found
-}
-
-/// A memory as search results show it to the model.
-fn memory_line(memory: &Memory) -> String {
-    let project = memory.project.as_deref().unwrap_or("no project");
-    let date = memory.created_at.get(..10).unwrap_or(&memory.created_at);
-    format!("[{}] ({project}, {date}) {}", memory.id, memory.content)
 }
 
 /// Words of a label at most.

@@ -6,42 +6,48 @@
 //! `{"name": "ask {"name": "ask_user", "arguments": …`. [`ShownText`] runs
 //! on every text a model streams, whatever the tool format, and drops:
 //!
-//! * JSON objects shaped like a call — a `{` whose first key is `name`,
-//!   `arguments`, `parameters`, `function`, `tool_name` or `tool_call` —
-//!   to their closing brace (strings and nesting followed), or to the end
-//!   of the turn when they never close;
+//! * JSON objects shaped like a call or a tool's result — a `{` whose
+//!   first key is `name`, `arguments`, `parameters`, `function`,
+//!   `tool_name`, `tool_call` or `response` — to their closing brace
+//!   (strings and nesting followed), or to the end of the turn when they
+//!   never close;
 //! * `<tool_call>`, `<function=…>` and `<tool_response>` blocks to their
-//!   closing tag (or the end), stray closing tags and `<parameter=…>` tags,
-//!   and chat-template tokens such as `<|im_end|>`.
+//!   closing tag (or the end), the `<tools>` list of a prompt said back,
+//!   stray closing tags and `<parameter=…>` tags, and chat-template tokens
+//!   such as `<|im_end|>`.
 //!
 //! Text that could still become markup is held back until it is decided,
 //! so a call split across stream chunks is never shown in part.
 
-/// The first keys that make a JSON object a tool call.
-const CALL_KEYS: [&str; 6] = [
+/// The first keys that make a JSON object a tool call, or a tool's
+/// result said back (`{"response": "2 memories found"}`).
+const CALL_KEYS: [&str; 7] = [
     "name",
     "arguments",
     "parameters",
     "function",
     "tool_name",
     "tool_call",
+    "response",
 ];
 
 /// Tags that open a block dropped up to its closing tag.
-const BLOCKS: [(&str, &str); 4] = [
+const BLOCKS: [(&str, &str); 5] = [
     ("<tool_call", "</tool_call>"),
     ("<function=", "</function>"),
     ("<tool_response", "</tool_response>"),
+    ("<tools>", "</tools>"),
     ("<|", "|>"),
 ];
 
 /// Tags dropped on their own, up to their `>`.
-const LONE_TAGS: [&str; 5] = [
+const LONE_TAGS: [&str; 6] = [
     "</tool_call",
     "</function",
     "<parameter=",
     "</parameter",
     "</tool_response",
+    "</tools>",
 ];
 
 /// Where the guard stands in the text.
@@ -384,6 +390,8 @@ pub fn shows_markup(text: &str) -> bool {
         || lower.contains("<tool_call")
         || lower.contains("</tool_call")
         || lower.contains("<function=")
+        || lower.contains("{\"response\"")
+        || lower.contains("<tools>")
 }
 
 #[cfg(test)]
@@ -406,6 +414,9 @@ mod tests {
         "</tool_call> The reminder is set.<|im_end|>",
         "{\"name\": \"ask_user\", \"arguments\": {\"question\": \"a \\\"quoted\\\" {brace}\"}} ok",
         "{\"function\": {\"name\": \"store\"}} {'name': 'store'}",
+        // The model saying its tools and their results back as its answer.
+        "{\"response\": \"No results found.\"}{\"response\": \"2 memories found:\"}",
+        "<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"search\"}}\n</tools>\n\n1 memories found",
     ];
 
     /// Texts that must pass through unchanged.

@@ -6,7 +6,7 @@
 //! and a reminder's time.
 
 use app::protocol::ToolStatus;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::stream::{cut_result, Interrupt, Run};
 use crate::grounding::reference::{self, Lookup};
@@ -14,6 +14,9 @@ use crate::grounding::{self, NeedKind, Resolved, Verdict};
 use crate::models::{ChatMessage, ToolCallRequest};
 use crate::store::MemoryQuery;
 use crate::tools::{self, ToolOutput, ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
+
+/// Memories Imprint's own first search hands the model at most.
+const LOOK_FIRST_LIMIT: usize = 5;
 
 impl Run {
     /// Settles what the request leaves open before the model starts, in
@@ -25,8 +28,13 @@ impl Run {
     pub(super) async fn settle(&mut self) -> Result<(), Interrupt> {
         let mut notes = Vec::new();
         notes.extend(self.settle_the_project().await?);
-        notes.extend(self.settle_the_reference().await?);
+        let reference = self.settle_the_reference().await?;
+        let referred = reference.is_some();
+        notes.extend(reference);
         notes.extend(self.settle_the_time().await?);
+        if !referred {
+            notes.extend(self.look_first().await);
+        }
         if let Some(ChatMessage::User(text)) = self.messages.last_mut() {
             for note in notes {
                 text.push_str(&format!("\n\n({note})"));
@@ -128,6 +136,68 @@ impl Run {
             ),
         };
         Ok(Some(note))
+    }
+
+    /// A request about the user's own things that says what it is about
+    /// ("What's Marta's phone number?", "my notes from the Website
+    /// project"): Imprint searches the memories first and hands the model
+    /// what it found with the request. A small model otherwise answers from
+    /// nothing, or loops search → list_projects → ask_user for a minute.
+    /// When nothing is found nothing is said: a general question ("What is
+    /// the capital of Japan?") is the model's own. A write's words are what
+    /// to write, not what to look up.
+    async fn look_first(&mut self) -> Option<String> {
+        if !tools::is_offered(&self.tools, SEARCH)
+            || grounding::asks_to_save(&self.request)
+            || grounding::asks_for_reminder(&self.request)
+        {
+            return None;
+        }
+        let projects = self.recent_projects().await;
+        let project = grounding::named_project(&self.request, &projects).or_else(|| {
+            self.settled.iter().find_map(|(_, r)| match r {
+                Some(Resolved::Project(p)) => Some(p.clone()),
+                _ => None,
+            })
+        });
+        let topic = reference::topic(&self.request, &projects);
+        if topic.is_empty() && project.is_none() {
+            return None;
+        }
+        // A project named and nothing more: its newest memories.
+        let query = MemoryQuery {
+            query: topic.join(" "),
+            project: project.clone(),
+            limit: Some(reference::SEARCH_LIMIT),
+            ..MemoryQuery::default()
+        };
+        let hits = match self.store.search_memories(query.clone()).await {
+            Ok(hits) => hits,
+            Err(error) => {
+                tracing::warn!(%error, "could not search the memories first");
+                return None;
+            }
+        };
+        // Only memories about the request: "phone" alone is not what
+        // "how do I read a phone bill?" asks about.
+        let hits: Vec<_> = hits
+            .into_iter()
+            .filter(|hit| topic.is_empty() || reference::is_about(hit, &topic))
+            .take(LOOK_FIRST_LIMIT)
+            .collect();
+        if hits.is_empty() {
+            return None;
+        }
+        let output = tools::run::found_memories(format!("{} memories found:", hits.len()), &hits);
+        // The model's own search for the same is a repeat, and what it
+        // found is no news to the no-progress rule.
+        let args = json!({ "query": query.query, "project": project });
+        self.policy.record(SEARCH, &args, &output);
+        self.research.learn(output.facts.iter().cloned());
+        Some(format!(
+            "Imprint searched the user's memories first. {} Answer from these when they answer the request.",
+            cut_result(&output.text)
+        ))
     }
 
     /// A reminder asked for with no time in the user's words: Imprint asks

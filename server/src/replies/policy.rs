@@ -182,7 +182,10 @@ impl SmallModelPolicy {
         }
         self.reads
             .push((name.to_string(), args.clone(), output.text.clone()));
-        if !output.facts.is_empty() {
+        // What a search found answers the user better than the list of
+        // their projects a small model also asks for.
+        let listing = name == tools::LIST_PROJECTS;
+        if !output.facts.is_empty() && (!listing || self.found.is_none()) {
             self.found = Some(output.text.clone());
         }
     }
@@ -281,6 +284,12 @@ fn same_words(a: &str, b: &str) -> bool {
     !a.is_empty() && a == words(b)
 }
 
+/// Whether two calls of a turn are the same: the same tool with the same
+/// arguments (as [`same_read`] compares them).
+pub(super) fn same_call(a: &ToolCallRequest, b: &ToolCallRequest) -> bool {
+    a.name == b.name && same_read(&a.arguments, &b.arguments)
+}
+
 pub(super) fn did_nothing(statuses: &[ToolStatus]) -> bool {
     !statuses.is_empty()
         && statuses.iter().all(|s| {
@@ -345,6 +354,35 @@ mod tests {
             text: text.into(),
             ..ToolOutput::default()
         }
+    }
+
+    #[test]
+    fn what_a_search_found_is_the_fallback_over_the_project_list() {
+        let found = |text: &str| ToolOutput {
+            text: text.into(),
+            facts: vec![text.into()],
+            ..ToolOutput::default()
+        };
+        let now = Local::now();
+        let mut policy = SmallModelPolicy::default();
+        policy.record(
+            tools::LIST_PROJECTS,
+            &json!({}),
+            &found("Projects: Billing"),
+        );
+        assert!(policy.fallback(now).unwrap().contains("Projects: Billing"));
+        policy.record(
+            tools::SEARCH,
+            &json!({"query": "tea"}),
+            &found("[1] green tea"),
+        );
+        policy.record(
+            tools::LIST_PROJECTS,
+            &json!({"x": 1}),
+            &found("Projects: Home"),
+        );
+        let answer = policy.fallback(now).unwrap();
+        assert!(answer.contains("[1] green tea"), "{answer}");
     }
 
     #[test]

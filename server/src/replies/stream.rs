@@ -749,10 +749,16 @@ impl Run {
                 }
                 Some(Ok(ModelEvent::LengthLimit)) => self.length_limited = true,
                 Some(Ok(ModelEvent::ToolCall(call))) if allow_calls => {
+                    // A call the turn already wrote: a small model has
+                    // begun to go round (search, list, ask, search…), and
+                    // the rest would repeat too. The request is dropped,
+                    // so the model server stops writing.
+                    if turn.calls.iter().any(|c| policy::same_call(c, &call)) {
+                        break;
+                    }
                     turn.calls.push(call);
                     if turn.calls.len() > policy::MAX_CALLS_PER_TURN {
-                        // The rest would not run: the request is dropped,
-                        // and the model server stops writing them.
+                        // The rest would not run.
                         break;
                     }
                 }
@@ -766,7 +772,13 @@ impl Run {
                 }
                 Some(Ok(ModelEvent::Malformed(raw))) => {
                     tracing::debug!(%raw, "unreadable tool markup");
-                    turn.malformed += usize::from(allow_calls);
+                    if !allow_calls {
+                        // The turn meant for the answer writes calls
+                        // instead: what it said before stays, and a turn
+                        // that said nothing gets Imprint's own answer.
+                        break;
+                    }
+                    turn.malformed += 1;
                 }
                 Some(Ok(ModelEvent::Overlong)) => {
                     turn.malformed += usize::from(allow_calls);

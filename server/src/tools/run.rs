@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{LIST_PROJECTS, REMIND, SEARCH, STORE};
 use crate::iso8601::{self, IsoTime};
-use crate::store::{MemoryQuery, NewMemory, Store, StoreError};
+use crate::store::{Memory, MemoryQuery, NewMemory, Store, StoreError};
 
 /// What a tool call produced.
 #[derive(Debug, Default, PartialEq)]
@@ -166,27 +166,38 @@ async fn search(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreErro
             ..ToolOutput::default()
         });
     }
-    let mut text = if generic {
+    let text = if generic {
         format!("{} memories found (the newest first):", hits.len())
     } else {
         format!("{} memories found:", hits.len())
     };
-    let mut facts = Vec::new();
-    for hit in &hits {
-        let project = hit.project.as_deref().unwrap_or("no project");
-        let date = hit.created_at.get(..10).unwrap_or(&hit.created_at);
-        text.push_str(&format!(
-            "\n[{}] ({project}, {date}) {}",
-            hit.id, hit.content
-        ));
-        facts.push(format!("memory:{}", hit.id));
+    Ok(found_memories(text, &hits))
+}
+
+/// A search's output: `heading`, then each memory as the model reads it.
+pub fn found_memories(heading: String, hits: &[Memory]) -> ToolOutput {
+    let mut text = heading;
+    for hit in hits {
+        text.push('\n');
+        text.push_str(&memory_line(hit));
     }
-    Ok(ToolOutput {
+    ToolOutput {
         found: Some(hits.len() as u64),
         text,
-        facts,
+        facts: hits
+            .iter()
+            .map(|hit| format!("memory:{}", hit.id))
+            .collect(),
         ..ToolOutput::default()
-    })
+    }
+}
+
+/// A memory as search results show it to the model:
+/// "[7] (Thesis, 2026-11-16) Thesis: the survey budget is 400 EUR".
+pub fn memory_line(memory: &Memory) -> String {
+    let project = memory.project.as_deref().unwrap_or("no project");
+    let date = memory.created_at.get(..10).unwrap_or(&memory.created_at);
+    format!("[{}] ({project}, {date}) {}", memory.id, memory.content)
 }
 
 async fn list_projects(env: &ToolEnv<'_>) -> Result<ToolOutput, StoreError> {

@@ -240,3 +240,45 @@ fn labels_are_short_and_carry_the_day() {
     let plain = memory(10, "my usual order is a flat white", None, "2026-09-01");
     assert_eq!(label(&plain), "My usual order is a flat… (1 Sep)");
 }
+
+#[test]
+fn a_requests_topic_leaves_out_asking_words_and_project_names() {
+    let projects = ["Website".to_string(), "Thesis".to_string()];
+    assert_eq!(
+        topic("What's Marta's phone number?", &projects),
+        ["marta", "phone", "number"]
+    );
+    assert!(topic("Show me my notes from the Website project.", &projects).is_empty());
+    assert_eq!(
+        topic("Search the Thesis project for the budget.", &projects),
+        ["budget"]
+    );
+}
+
+#[test]
+fn a_memory_is_about_a_topic_when_it_holds_its_words() {
+    let marta = memory(
+        1,
+        "Marta's phone number is 0176 333 444",
+        None,
+        "2026-11-02",
+    );
+    let coffee = memory(2, "My usual: flat white with oat milk", None, "2026-11-03");
+    let meetings = memory(3, "Two meetings with the billing team", None, "2026-11-04");
+    let words = |w: &[&str]| -> Vec<String> { w.iter().map(|s| s.to_string()).collect() };
+    assert!(is_about(&marta, &words(&["marta", "phone", "number"])));
+    // All but one of three or more.
+    assert!(is_about(
+        &coffee,
+        &words(&["order", "flat", "white", "oat", "milk"])
+    ));
+    assert!(!is_about(
+        &coffee,
+        &words(&["order", "flat", "white", "soy", "milk"])
+    ));
+    // Two words: both.
+    assert!(!is_about(&marta, &words(&["phone", "bill"])));
+    // Another ending of the same word.
+    assert!(is_about(&meetings, &words(&["billing", "meeting"])));
+    assert!(!is_about(&marta, &[]));
+}
