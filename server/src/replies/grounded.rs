@@ -6,7 +6,7 @@
 //! and a reminder's time.
 
 use app::protocol::ToolStatus;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::stream::{cut_result, Interrupt, Run};
 use crate::grounding::reference::{self, Lookup};
@@ -189,15 +189,15 @@ impl Run {
             return None;
         }
         let output = tools::run::found_memories(format!("{} memories found:", hits.len()), &hits);
-        // The model's own search for the same is a repeat, and what it
-        // found is no news to the no-progress rule.
-        let args = json!({ "query": query.query, "project": project });
-        self.policy.record(SEARCH, &args, &output);
-        self.research.learn(output.facts.iter().cloned());
-        Some(format!(
+        // Only a note: the model's own calls and its research budget are
+        // as they would be without it (its search for the same runs, and
+        // counts as its progress).
+        let note = format!(
             "Imprint searched the user's memories first. {} Answer from these when they answer the request.",
             cut_result(&output.text)
-        ))
+        );
+        self.policy.found_first(output.text);
+        Some(note)
     }
 
     /// A reminder asked for with no time in the user's words: Imprint asks

@@ -190,6 +190,12 @@ impl SmallModelPolicy {
         }
     }
 
+    /// What Imprint found itself before the model started: the answer for
+    /// a model that then finds nothing and says nothing.
+    pub fn found_first(&mut self, found: String) {
+        self.found.get_or_insert(found);
+    }
+
     /// True once the job is done: every write the request asked for was
     /// made, and the reply did something (a write, or a read).
     pub fn job_done(&self, request: &str) -> bool {

@@ -703,6 +703,7 @@ impl Run {
         self.leave_checkpoint();
         self.length_limited = false;
         self.turns += 1;
+        tracing::debug!(reply = %self.reply.id, turn = self.turns, allow_calls, "model turn");
         let request = TurnRequest {
             messages: self.messages.clone(),
             tools: Arc::clone(&self.tools),
