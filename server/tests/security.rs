@@ -335,7 +335,7 @@ async fn serve_site(dist: &std::path::Path) -> (imprint::serve::Running, tempfil
 }
 
 #[tokio::test]
-async fn the_wasm_goes_gzipped_to_browsers_that_accept_it_with_the_same_headers() {
+async fn the_wasm_goes_compressed_to_browsers_that_accept_it_with_the_same_headers() {
     use flate2::{read::GzDecoder, write::GzEncoder, Compression};
     use std::io::{Read as _, Write as _};
     let dist = tempfile::tempdir().unwrap();
@@ -385,6 +385,28 @@ async fn the_wasm_goes_gzipped_to_browsers_that_accept_it_with_the_same_headers(
     assert_security_headers(&plain, "the plain wasm");
     assert!(plain.headers().get("content-encoding").is_none());
     assert_eq!(plain.bytes().await.unwrap(), wasm);
+
+    // With a brotli copy too, a browser that takes both gets brotli (the
+    // smaller), as written: the server only picks, the build compresses.
+    let brotli_copy = b"the build's brotli copy".to_vec();
+    std::fs::write(dist.path().join("app-1_bg.wasm.br"), &brotli_copy).unwrap();
+    let both = client
+        .get(&url)
+        .header("Accept-Encoding", "gzip, deflate, br, zstd")
+        .send()
+        .await
+        .unwrap();
+    assert_security_headers(&both, "the brotli wasm");
+    assert_eq!(both.headers()["content-encoding"], "br");
+    assert_eq!(both.bytes().await.unwrap(), brotli_copy);
+    let gzip_only = client
+        .get(&url)
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gzip_only.headers()["content-encoding"], "gzip");
+    assert_eq!(gzip_only.bytes().await.unwrap(), gzipped);
     running.shutdown.cancel();
 }
 
