@@ -301,19 +301,7 @@ async fn the_csp_allows_the_built_pages_inline_loader_by_its_hash() {
         format!("<!DOCTYPE html><html><head><script type=\"module\">{loader}</script></head><body></body></html>"),
     )
     .unwrap();
-    let data = tempfile::tempdir().unwrap();
-    use clap::Parser;
-    let config = imprint::config::Config::try_parse_from([
-        "imprint",
-        "--addr",
-        "127.0.0.1:0",
-        "--data-dir",
-        data.path().to_str().unwrap(),
-        "--dist-dir",
-        dist.path().to_str().unwrap(),
-    ])
-    .unwrap();
-    let running = imprint::serve::start(config).await.unwrap();
+    let (running, _data) = serve_site(dist.path()).await;
     let response = reqwest::get(format!("http://{}/voice", running.addr))
         .await
         .unwrap();
@@ -325,6 +313,100 @@ async fn the_csp_allows_the_built_pages_inline_loader_by_its_hash() {
         .unwrap()
         .to_string();
     assert!(csp.contains(&format!("'sha256-{hash}'")), "{csp}");
+    running.shutdown.cancel();
+}
+
+/// Imprint serving `dist` as the built site, with a fresh data directory
+/// (kept alive by the returned guard).
+async fn serve_site(dist: &std::path::Path) -> (imprint::serve::Running, tempfile::TempDir) {
+    let data = tempfile::tempdir().unwrap();
+    use clap::Parser;
+    let config = imprint::config::Config::try_parse_from([
+        "imprint",
+        "--addr",
+        "127.0.0.1:0",
+        "--data-dir",
+        data.path().to_str().unwrap(),
+        "--dist-dir",
+        dist.to_str().unwrap(),
+    ])
+    .unwrap();
+    (imprint::serve::start(config).await.unwrap(), data)
+}
+
+#[tokio::test]
+async fn the_wasm_goes_compressed_to_browsers_that_accept_it_with_the_same_headers() {
+    use flate2::{read::GzDecoder, write::GzEncoder, Compression};
+    use std::io::{Read as _, Write as _};
+    let dist = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dist.path().join("index.html"),
+        "<!DOCTYPE html><html><head></head><body></body></html>",
+    )
+    .unwrap();
+    // A wasm header and then bytes that compress well, as a build's do.
+    let wasm: Vec<u8> = b"\0asm\x01\0\0\0"
+        .iter()
+        .copied()
+        .chain((0..20_000u32).flat_map(|i| (i % 251).to_le_bytes()))
+        .collect();
+    let mut gzip = GzEncoder::new(Vec::new(), Compression::best());
+    gzip.write_all(&wasm).unwrap();
+    let gzipped = gzip.finish().unwrap();
+    std::fs::write(dist.path().join("app-1_bg.wasm"), &wasm).unwrap();
+    std::fs::write(dist.path().join("app-1_bg.wasm.gz"), &gzipped).unwrap();
+    let (running, _data) = serve_site(dist.path()).await;
+    let url = format!("http://{}/app-1_bg.wasm", running.addr);
+    let client = reqwest::Client::new();
+
+    let response = client
+        .get(&url)
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_security_headers(&response, "the gzipped wasm");
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+    assert_eq!(response.headers()["vary"], "accept-encoding");
+    // The type of the file, not of its copy: browsers compile it streaming.
+    assert_eq!(response.headers()["content-type"], "application/wasm");
+    let body = response.bytes().await.unwrap();
+    assert_eq!(body.len(), gzipped.len());
+    let mut unzipped = Vec::new();
+    GzDecoder::new(&body[..])
+        .read_to_end(&mut unzipped)
+        .unwrap();
+    assert_eq!(unzipped, wasm);
+
+    // A client that does not say it accepts gzip gets the file as it is.
+    let plain = client.get(&url).send().await.unwrap();
+    assert_eq!(plain.status(), 200);
+    assert_security_headers(&plain, "the plain wasm");
+    assert!(plain.headers().get("content-encoding").is_none());
+    assert_eq!(plain.bytes().await.unwrap(), wasm);
+
+    // With a brotli copy too, a browser that takes both gets brotli (the
+    // smaller), as written: the server only picks, the build compresses.
+    let brotli_copy = b"the build's brotli copy".to_vec();
+    std::fs::write(dist.path().join("app-1_bg.wasm.br"), &brotli_copy).unwrap();
+    let both = client
+        .get(&url)
+        .header("Accept-Encoding", "gzip, deflate, br, zstd")
+        .send()
+        .await
+        .unwrap();
+    assert_security_headers(&both, "the brotli wasm");
+    assert_eq!(both.headers()["content-encoding"], "br");
+    assert_eq!(both.bytes().await.unwrap(), brotli_copy);
+    let gzip_only = client
+        .get(&url)
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gzip_only.headers()["content-encoding"], "gzip");
+    assert_eq!(gzip_only.bytes().await.unwrap(), gzipped);
     running.shutdown.cancel();
 }
 

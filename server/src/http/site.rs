@@ -1,19 +1,22 @@
-//! The built dashboard: files from the dist folder, and `index.html` for
-//! every other path so deep links (`/chat/<id>`, `/voice`) load the app;
-//! and the Content-Security-Policy it runs under, which allows Trunk's
-//! inline loader by its hash, read from the `index.html` being served.
+//! The built dashboard: files from the dist folder (compressed when the
+//! build wrote a `.br` or `.gz` copy and the browser accepts it), and
+//! `index.html` for every other path so deep links (`/chat/<id>`, `/voice`)
+//! load the app; and the Content-Security-Policy it runs under, which
+//! allows Trunk's inline loader by its hash, read from the `index.html`
+//! being served.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use axum::http::HeaderValue;
+use axum::http::{header, HeaderValue};
 use axum::response::Html;
 use axum::routing::get;
 use axum::Router;
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeader;
 
 pub fn service(dist: PathBuf) -> Router {
     let index = dist.join("index.html");
@@ -21,7 +24,19 @@ pub fn service(dist: PathBuf) -> Router {
         tracing::warn!(dist = %dist.display(), "the dashboard is not built; serving a notice instead");
         return Router::new().fallback(get(|| async { Html(NOT_BUILT) }));
     }
-    Router::new().fallback_service(ServeDir::new(dist).fallback(ServeFile::new(index)))
+    // The release build writes `.br` and `.gz` copies of the wasm, JS and
+    // CSS (scripts/compress-site.mjs): the wasm is a quarter of its size.
+    let files = ServeDir::new(dist)
+        .precompressed_br()
+        .precompressed_gzip()
+        .fallback(ServeFile::new(index));
+    // Which copy is sent depends on Accept-Encoding: caches must know.
+    let files = SetResponseHeader::if_not_present(
+        files,
+        header::VARY,
+        HeaderValue::from_static("accept-encoding"),
+    );
+    Router::new().fallback_service(files)
 }
 
 const NOT_BUILT: &str =

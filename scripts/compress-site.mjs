@@ -1,0 +1,40 @@
+// Trunk's post_build hook (Trunk.toml): beside each wasm, JS and CSS file of
+// a release build, its gzip (-9) and brotli (quality 11) copies, which
+// Imprint sends to browsers that accept them (server/src/http/site.rs). The
+// wasm goes from ~890 KB to ~260 KB gzip and ~210 KB brotli.
+//
+// gzip is the `gzip` command's (1 KB smaller on the wasm than Node's zlib at
+// level 9); brotli is Node's zlib (the build already needs Node: binaryen's
+// wasm-opt and Playwright come from npm), so no other tool. Debug builds are
+// left as they are (fast rebuilds; Imprint then serves them uncompressed).
+// These names carry a content hash, so a copy can never be of another
+// version; index.html (1.6 KB, read by the server for its CSP) is not
+// compressed.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+const staging = process.env.TRUNK_STAGING_DIR;
+if (!staging) {
+  console.error('compress-site: run by `trunk build` as its post_build hook (TRUNK_STAGING_DIR is unset)');
+  process.exit(1);
+}
+if (process.env.TRUNK_PROFILE !== 'release') process.exit(0);
+
+for (const name of fs.readdirSync(staging)) {
+  if (!/\.(wasm|js|css)$/.test(name)) continue;
+  const file = path.join(staging, name);
+  const bytes = fs.readFileSync(file);
+  fs.writeFileSync(`${file}.gz`, execFileSync('gzip', ['-9', '-n', '-c', file], { maxBuffer: 1 << 30 }));
+  fs.writeFileSync(
+    `${file}.br`,
+    zlib.brotliCompressSync(bytes, {
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: 11,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
+    }),
+  );
+}
