@@ -564,3 +564,79 @@ async fn a_general_question_or_a_write_is_not_searched_first() {
     let sent = first_request(&server, "phone bill");
     assert!(!sent.contains("searched the user's memories"), "{sent}");
 }
+
+#[tokio::test]
+async fn the_models_question_about_what_imprint_found_as_one_thing_is_not_asked() {
+    // The built-in model asked "What project do you need help with?" of a
+    // request naming the project, with its memories in hand.
+    let server = TestServer::start(
+        vec![
+            scenario(
+                "Garden project",
+                vec![
+                    Turn::ask("What project do you need help with?", &[]),
+                    Turn::text("Garlic goes in the north bed."),
+                ],
+            ),
+            // Budgets in two projects: which one is a fair question.
+            scenario(
+                "my budget",
+                vec![
+                    Turn::ask("Which budget do you mean?", &["Website", "Thesis"]),
+                    Turn::text("The Thesis survey budget is 400 EUR."),
+                ],
+            ),
+        ],
+        &[],
+    )
+    .await;
+    seed(&server, MEMORIES).await;
+    seed(
+        &server,
+        &[
+            (
+                "Website: the hosting budget is 20 EUR a month",
+                Some("Website"),
+                "2030-05-02T10:00:00Z",
+            ),
+            (
+                "Thesis: the survey budget is 400 EUR",
+                Some("Thesis"),
+                "2030-05-03T10:00:00Z",
+            ),
+        ],
+    )
+    .await;
+
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Show me my notes from the Garden project.")
+        .await;
+    assert!(
+        !types(&events).contains(&"question".to_string()),
+        "{events:?}"
+    );
+    let refused = events
+        .iter()
+        .find(|e| e["type"] == "tool_result" && e["name"] == ASK_USER)
+        .expect("the call is answered");
+    assert_eq!(refused["status"], "not_asked", "{refused}");
+    assert!(
+        refused["result"]
+            .as_str()
+            .unwrap()
+            .contains("Imprint's search already found"),
+        "{refused}"
+    );
+    assert_eq!(streamed_text(&events), "Garlic goes in the north bed.");
+
+    let sid = server.create_session().await;
+    server.say(&sid, "What is my budget?").await;
+    let mut events = server.watch(&sid, None).await;
+    let seen = events.until("question").await;
+    let question = seen.last().unwrap().clone();
+    assert_eq!(question["question"], "Which budget do you mean?");
+    server.answer_ok(&sid, &question["id"], "Thesis").await;
+    let rest = events.until_done().await;
+    assert_eq!(streamed_text(&rest), "The Thesis survey budget is 400 EUR.");
+}

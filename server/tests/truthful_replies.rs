@@ -790,3 +790,20 @@ async fn an_answer_turn_that_says_its_tools_back_gets_imprints_own_answer() {
         .clone();
     assert_eq!(stored["content"].as_str(), Some(text), "{stored}");
 }
+
+#[tokio::test]
+async fn punctuation_that_ends_an_answer_is_kept() {
+    // JSON punctuation alone is held back as what a mangled call left; at
+    // the end of real text it is the answer's own.
+    let server = TestServer::start_with_format(
+        vec![scenario(
+            "the quote",
+            vec![Turn::chunks(&["The note says ", "\"hi", "\"", "}"])],
+        )],
+        "hermes",
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "Say the quote.").await;
+    assert_eq!(streamed_text(&events), "The note says \"hi\"}");
+}

@@ -127,6 +127,7 @@ impl ModelClient {
             hidden_run_limit: hidden_run_limit(&turn.messages),
             overlong: false,
             blank: String::new(),
+            shown_text: false,
         };
         tokio::spawn(async move {
             tokio::select! {
@@ -215,8 +216,11 @@ struct Producer {
     hidden_run_limit: usize,
     /// The turn was ended for that: nothing held is flushed.
     overlong: bool,
-    /// Blank text not sent yet (see [`Producer::send_shown`]).
+    /// Blank text, or JSON punctuation, not sent yet (see
+    /// [`Producer::send_shown`]).
     blank: String,
+    /// Text was sent in this turn.
+    shown_text: bool,
 }
 
 impl Producer {
@@ -389,6 +393,13 @@ impl Producer {
         }
         let rest = self.shown.finish();
         self.send_shown(rest).await;
+        // Punctuation that ends an answer ("… the note says "hi"") is its
+        // own; on its own it is what a mangled call left.
+        let held = std::mem::take(&mut self.blank);
+        if self.shown_text && !held.trim().is_empty() {
+            self.send(ModelEvent::Text(held.trim_end().to_string()))
+                .await;
+        }
         if self.finish_reason.as_deref() == Some("length") {
             self.send(ModelEvent::LengthLimit).await;
         }
@@ -428,11 +439,13 @@ impl Producer {
     /// markup that could not be read.
     async fn send_shown(&mut self, shown: String) {
         let dropped = self.shown.take_dropped();
-        if shown.trim().is_empty() {
+        if is_debris(&shown) {
             // Held until text follows: blank lines between dropped calls,
-            // or after the last, are not an answer.
+            // or after the last, are not an answer, nor the brackets a
+            // mangled call leaves (`]}` after `{"name": …, "options": [..]}`).
             self.blank.push_str(&shown);
         } else {
+            self.shown_text = true;
             let text = std::mem::take(&mut self.blank) + &shown;
             self.send(ModelEvent::Text(text)).await;
         }
@@ -475,6 +488,13 @@ impl Producer {
 }
 
 /// The message of an error body (`{"error": {"message": …}}` or text).
+/// True for text with nothing to read: whitespace and the punctuation of
+/// JSON only.
+fn is_debris(text: &str) -> bool {
+    text.chars()
+        .all(|c| c.is_whitespace() || matches!(c, '{' | '}' | '[' | ']' | ',' | ':' | '"'))
+}
+
 fn error_message(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let message = parsed.as_ref().and_then(|v| {
@@ -535,6 +555,16 @@ mod tests {
             call_id_prefix: "t1_".into(),
             slot: None,
         })
+    }
+
+    #[test]
+    fn json_punctuation_alone_is_debris() {
+        for debris in ["}", "]}", " \"]}\n", "", "  \n"] {
+            assert!(is_debris(debris), "{debris:?}");
+        }
+        for text in ["Done.", "👍", "} ok", "(1)"] {
+            assert!(!is_debris(text), "{text:?}");
+        }
     }
 
     #[test]

@@ -196,7 +196,16 @@ impl Run {
             "Imprint searched the user's memories first. {} Answer from these when they answer the request.",
             cut_result(&output.text)
         );
-        self.policy.found_first(output.text);
+        // One thing found: one project's memories (or none's), for a
+        // request naming at most one project ("the Website or the Thesis
+        // notes" leaves the choice open).
+        let named = projects
+            .iter()
+            .filter(|p| grounding::named_project(&self.request, std::slice::from_ref(p)).is_some())
+            .count();
+        let first_project = &hits[0].project;
+        let settles = named <= 1 && hits.iter().all(|hit| hit.project == *first_project);
+        self.policy.found_first(output.text, settles);
         Some(note)
     }
 

@@ -51,6 +51,10 @@ pub(super) struct SmallModelPolicy {
     /// asks the same again after the answer).
     #[serde(default)]
     questions: Vec<String>,
+    /// Imprint's first search found what the request is about, as one
+    /// thing: search settled it, so the model's question is not asked.
+    #[serde(default)]
+    found_first_settles: bool,
 }
 
 /// What the model's `ask_user` is weighed against.
@@ -191,9 +195,12 @@ impl SmallModelPolicy {
     }
 
     /// What Imprint found itself before the model started: the answer for
-    /// a model that then finds nothing and says nothing.
-    pub fn found_first(&mut self, found: String) {
+    /// a model that then finds nothing and says nothing. `settles`: it is
+    /// one thing (one project's memories, and the request named at most
+    /// one project), so a question about it is not asked.
+    pub fn found_first(&mut self, found: String, settles: bool) {
         self.found.get_or_insert(found);
+        self.found_first_settles |= settles;
     }
 
     /// True once the job is done: every write the request asked for was
@@ -213,7 +220,10 @@ impl SmallModelPolicy {
     /// user already answered what Imprint asked before the model started
     /// (`settled`: a small model asks the same again), the user's words
     /// already name one of its options (`said`: a small model asks "Which
-    /// project?" of "my notes from the Website project"), the question is
+    /// project?" of "my notes from the Website project"), Imprint's first
+    /// search found what the request is about as one thing (a small model
+    /// asks "What project do you need help with?" of that request, with
+    /// its memories in hand), the question is
     /// the user's request said back, or one the model already asked, or
     /// the user already answered enough questions in this reply.
     pub fn refuse_question(&self, ask: &ModelQuestion<'_>) -> Option<ToolOutput> {
@@ -228,6 +238,8 @@ impl SmallModelPolicy {
             "Not asked: you already asked this, and the user answered. Do not ask again; go on with their answer.".into()
         } else if let Some(option) = ask.said {
             format!("Not asked: the user already said \"{option}\". Do not ask; go on with it.")
+        } else if self.found_first_settles {
+            "Not asked: Imprint's search already found what the user asks about (see the note with their message). Do not ask; answer from it.".into()
         } else if ask.settled {
             "Not asked: the user already answered Imprint's question about this request. Do not ask again; go on with what they said.".into()
         } else if asked >= MAX_MODEL_QUESTION_AFTER {
