@@ -522,6 +522,10 @@ async fn a_request_about_the_users_own_things_is_searched_before_the_model_start
         "{sent}"
     );
     assert!(sent.contains("0176 333 444"), "Marta's number: {sent}");
+    assert!(
+        !sent.contains("0176 111 222"),
+        "not Anna's, which holds fewer of its words: {sent}"
+    );
     assert!(!sent.contains("Stripe"), "only what matches: {sent}");
 
     // A project named and nothing more: its newest memories.

@@ -807,3 +807,112 @@ async fn punctuation_that_ends_an_answer_is_kept() {
     let events = server.converse(&sid, "Say the quote.").await;
     assert_eq!(streamed_text(&events), "The note says \"hi\"}");
 }
+
+#[tokio::test]
+async fn a_memory_the_model_never_stored_is_stored_for_it_when_research_ends() {
+    // The built-in model listed the projects turn after turn and never
+    // stored what the user asked to save.
+    let server = TestServer::start(
+        vec![scenario(
+            "approved the mockups",
+            vec![
+                Turn::call("list_projects", json!({})),
+                Turn::call("list_projects", json!({})),
+                // Imprint's own call is the next assistant turn.
+                Turn::text("(not asked for)"),
+                Turn::text("Saved to the Website project."),
+            ],
+        )],
+        &["--max-tool-iters", "2"],
+    )
+    .await;
+    server
+        .running
+        .engine
+        .store
+        .add_memory(NewMemory {
+            content: "Website: the landing page launches in December".into(),
+            project: Some("Website".into()),
+            ..NewMemory::default()
+        })
+        .await
+        .unwrap();
+    let sid = server.create_session().await;
+    let events = server
+        .converse(
+            &sid,
+            "Save to the Website project: the client approved the mockups.",
+        )
+        .await;
+
+    assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    let stored = results(&events)
+        .into_iter()
+        .find(|r| r["name"] == "store")
+        .unwrap_or_else(|| panic!("Imprint stored it: {events:?}"));
+    assert_eq!(stored["status"], "done", "{stored}");
+    let found = server
+        .running
+        .engine
+        .store
+        .search_memories(MemoryQuery {
+            query: "mockups".into(),
+            ..MemoryQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].content, "The client approved the mockups.");
+    assert_eq!(found[0].project.as_deref(), Some("Website"));
+    // Then the model answers, with no tools.
+    let requests = server.standin.requests_for("approved the mockups");
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert!(requests[2].get("tools").is_none());
+    assert_eq!(streamed_text(&events), "Saved to the Website project.");
+}
+
+#[tokio::test]
+async fn a_reminder_the_model_never_set_is_set_for_it_when_research_ends() {
+    // The built-in model listed projects until research ended, with the
+    // reminder the user asked for (and its time) never set.
+    let server = TestServer::start(
+        vec![scenario(
+            "water the plants",
+            vec![
+                Turn::call("list_projects", json!({})),
+                Turn::call("search", json!({"query": "plants"})),
+                // Imprint's own call is the next assistant turn.
+                Turn::text("(not asked for)"),
+                Turn::text("I set it."),
+            ],
+        )],
+        &["--max-tool-iters", "2"],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Remind me to water the plants tomorrow at 9.")
+        .await;
+
+    assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    let set = results(&events)
+        .into_iter()
+        .find(|r| r["name"] == "remind")
+        .unwrap_or_else(|| panic!("Imprint set it: {events:?}"));
+    assert_eq!(set["status"], "done", "{set}");
+    let (_, listed) = server.get("/api/reminders").await;
+    let reminders = listed["reminders"].as_array().unwrap();
+    assert_eq!(reminders.len(), 1, "{listed}");
+    let text = reminders[0]["text"].as_str().unwrap();
+    assert!(text.starts_with("Water the plants"), "{text}");
+    // At the time the user said (grounded as any call's).
+    let at = chrono::DateTime::parse_from_rfc3339(reminders[0]["due_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&Local);
+    assert_eq!(
+        at.date_naive(),
+        (Local::now() + Duration::days(1)).date_naive()
+    );
+    assert_eq!(at.format("%H:%M").to_string(), "09:00");
+    assert_eq!(streamed_text(&events), "I set it.");
+}

@@ -292,12 +292,14 @@ pub fn ending_note(ended: Ended, error: Option<&str>) -> String {
 
 /// Whether the page offers Retry under stored history: the last message
 /// is a reply that did not finish normally, or a user message nothing
-/// answered.
+/// answered. Tool rows with no answer after them are such a reply too,
+/// also when the page holds only them (a long reply's newest rows: its
+/// user message is on an older page).
 pub fn offers_retry(messages: &[Message]) -> bool {
     match messages.iter().rev().find(|m| m.role != Role::Tool) {
         Some(m) if m.role == Role::User => true,
         Some(m) => m.ended.is_some(),
-        None => false,
+        None => !messages.is_empty(),
     }
 }
 
@@ -1013,6 +1015,13 @@ mod tests {
             tool.clone(),
             assistant(Some(Ended::Interrupted))
         ]));
-        assert!(offers_retry(&[user(), tool]), "tool rows and no answer");
+        assert!(
+            offers_retry(&[user(), tool.clone()]),
+            "tool rows and no answer"
+        );
+        assert!(
+            offers_retry(&[tool.clone(), tool]),
+            "a page of tool rows only, the user message on an older page"
+        );
     }
 }

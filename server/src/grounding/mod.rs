@@ -400,6 +400,28 @@ pub fn dates_from_user(args: &Value, words: &UserWords<'_>, now: DateTime<Local>
     args
 }
 
+/// A `remind` call's text, kept when it shares a word of substance with
+/// what the user said; else the request's own ("Call him tomorrow at 9").
+/// A small model copied Imprint's note into it ("remind now with the text
+/// and that time").
+pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>) -> Value {
+    let said: Vec<String> = words
+        .latest_first()
+        .flat_map(|text| reference::topic(text, &[]))
+        .collect();
+    let text = args.get("text").and_then(Value::as_str).unwrap_or("");
+    // A text of no words of substance ("call him") is left as it is.
+    let own = reference::topic(text, &[]);
+    let shares = own.is_empty() || own.iter().any(|w| said.contains(w));
+    let mut args = args.clone();
+    if !shares {
+        if let (Some(own), Some(map)) = (reminder_text(words.request), args.as_object_mut()) {
+            map.insert("text".into(), Value::String(own));
+        }
+    }
+    args
+}
+
 /// A `remind` call's recurrence, from the user's words only: `repeat` is
 /// set to what they said ("daily", "weekdays", "weekly") or removed (a
 /// model's guess), and `at` moves to the first time it fires ("every
@@ -529,6 +551,35 @@ fn after_remind_me(source: &str) -> Option<String> {
 
 /// What to remind of, in the user's own words: "Remind me to call Anna."
 /// → "Call Anna"; `None` when the request does not say it that way.
+/// What a request to save says to keep, in the user's words: what follows
+/// a colon ("Save to the Website project: the client approved the
+/// mockups"), or "that …" after a verb of keeping ("Remember that Anna
+/// likes tea"). `None` when it does not say it plainly.
+pub fn what_to_save(request: &str) -> Option<String> {
+    if !asks_to_save(request) {
+        return None;
+    }
+    let said = match request.split_once(':') {
+        Some((_, after)) => after,
+        None => {
+            let lower = request.to_lowercase();
+            let at = [
+                "remember that ",
+                "note that ",
+                "save that ",
+                "keep in mind that ",
+            ]
+            .iter()
+            .find_map(|p| lower.find(p).map(|i| i + p.len()))?;
+            &request[at..]
+        }
+    };
+    let said = said.trim();
+    let mut chars = said.chars();
+    let first = chars.next()?;
+    Some(first.to_uppercase().chain(chars).collect())
+}
+
 pub fn reminder_text(request: &str) -> Option<String> {
     let about = after_remind_me(request)?;
     let (_, what) = about.split_once(' ')?;

@@ -253,8 +253,14 @@ pub fn is_about(memory: &Memory, topic: &[String]) -> bool {
     if topic.is_empty() {
         return false;
     }
+    let may_miss = usize::from(topic.len() >= 3);
+    words_held(memory, topic) + may_miss >= topic.len()
+}
+
+/// How many of the topic's words a memory holds (see [`is_about`]).
+pub fn words_held(memory: &Memory, topic: &[String]) -> usize {
     let words = lower_words(&memory.content);
-    let held = topic
+    topic
         .iter()
         .filter(|t| {
             words.iter().any(|w| {
@@ -264,9 +270,7 @@ pub fn is_about(memory: &Memory, topic: &[String]) -> bool {
                         && (w.starts_with(t.as_str()) || t.starts_with(w)))
             })
         })
-        .count();
-    let may_miss = usize::from(topic.len() >= 3);
-    held + may_miss >= topic.len()
+        .count()
 }
 
 /// A noun of [`NOUNS`] right after a determiner ("the meeting"), with

@@ -545,3 +545,45 @@ fn the_one_option_the_user_named() {
     };
     assert_eq!(with_answer.the_one_named(&options), Some("Thesis"));
 }
+
+#[test]
+fn what_to_save_comes_from_the_users_words() {
+    let cases = [
+        (
+            "Save to the Website project: the client approved the mockups.",
+            Some("The client approved the mockups."),
+        ),
+        (
+            "Remember that Anna likes green tea",
+            Some("Anna likes green tea"),
+        ),
+        ("Please note that the VPS moved", Some("The VPS moved")),
+        // What to keep is not said plainly, or nothing is to be kept.
+        ("Save the hosting report", None),
+        ("Save this:", None),
+        ("What is the time: now?", None),
+    ];
+    for (request, expected) in cases {
+        assert_eq!(what_to_save(request).as_deref(), expected, "{request}");
+    }
+}
+
+#[test]
+fn a_reminders_text_shares_the_users_words_or_is_theirs() {
+    let answers = vec!["Tom".to_string()];
+    let words = UserWords {
+        request: "Remind me to call him tomorrow at 9.",
+        answers: &answers,
+    };
+    // Imprint's note copied as the text: nothing the user said.
+    let copied =
+        json!({"text": "remind now with the text and that time", "at": "2030-01-01T09:00"});
+    assert_eq!(
+        reminder_text_from_user(&copied, &words)["text"],
+        "Call him tomorrow at 9"
+    );
+    for kept in ["Call Tom", "call him"] {
+        let args = json!({"text": kept, "at": "2030-01-01T09:00"});
+        assert_eq!(reminder_text_from_user(&args, &words)["text"], kept);
+    }
+}

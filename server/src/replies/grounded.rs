@@ -79,12 +79,7 @@ impl Run {
             return Ok(None);
         };
         // Within the project the request names, or the one just settled.
-        let project = grounding::named_project(&self.request, &projects).or_else(|| {
-            self.settled.iter().find_map(|(_, r)| match r {
-                Some(Resolved::Project(p)) => Some(p.clone()),
-                _ => None,
-            })
-        });
+        let project = self.project_meant(&projects);
         let hits = if found.search.is_empty() {
             Vec::new()
         } else {
@@ -154,12 +149,7 @@ impl Run {
             return None;
         }
         let projects = self.recent_projects().await;
-        let project = grounding::named_project(&self.request, &projects).or_else(|| {
-            self.settled.iter().find_map(|(_, r)| match r {
-                Some(Resolved::Project(p)) => Some(p.clone()),
-                _ => None,
-            })
-        });
+        let project = self.project_meant(&projects);
         let topic = reference::topic(&self.request, &projects);
         if topic.is_empty() && project.is_none() {
             return None;
@@ -180,11 +170,19 @@ impl Run {
         };
         // Only memories about the request: "phone" alone is not what
         // "how do I read a phone bill?" asks about.
-        let hits: Vec<_> = hits
+        let mut hits: Vec<_> = hits
             .into_iter()
             .filter(|hit| topic.is_empty() || reference::is_about(hit, &topic))
-            .take(LOOK_FIRST_LIMIT)
             .collect();
+        // Those holding the most of its words: Marta's number, not Anna's,
+        // for "What's Marta's phone number?".
+        let best = hits
+            .iter()
+            .map(|hit| reference::words_held(hit, &topic))
+            .max()
+            .unwrap_or(0);
+        hits.retain(|hit| reference::words_held(hit, &topic) == best);
+        hits.truncate(LOOK_FIRST_LIMIT);
         if hits.is_empty() {
             return None;
         }
@@ -349,7 +347,11 @@ impl Run {
             answers: &self.answers,
         };
         let args = match call.name.as_str() {
-            REMIND => grounding::recurring(&args, &words, self.env.clock.now()),
+            REMIND => grounding::recurring(
+                &grounding::reminder_text_from_user(&args, &words),
+                &words,
+                self.env.clock.now(),
+            ),
             SEARCH => grounding::dates_from_user(&args, &words, self.env.clock.now()),
             _ => args,
         };
@@ -379,8 +381,19 @@ impl Run {
         Ok((output, args, content))
     }
 
+    /// The project the request names, or the one Imprint's question
+    /// settled.
+    pub(super) fn project_meant(&self, projects: &[String]) -> Option<String> {
+        grounding::named_project(&self.request, projects).or_else(|| {
+            self.settled.iter().find_map(|(_, r)| match r {
+                Some(Resolved::Project(p)) => Some(p.clone()),
+                _ => None,
+            })
+        })
+    }
+
     /// The user's projects, most recently used first.
-    async fn recent_projects(&self) -> Vec<String> {
+    pub(super) async fn recent_projects(&self) -> Vec<String> {
         match self.store.list_projects().await {
             Ok(mut projects) => {
                 projects.sort_by(|a, b| b.last_at.cmp(&a.last_at));

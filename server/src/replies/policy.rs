@@ -55,6 +55,9 @@ pub(super) struct SmallModelPolicy {
     /// thing: search settled it, so the model's question is not asked.
     #[serde(default)]
     found_first_settles: bool,
+    /// Imprint stored what the user asked to save (once).
+    #[serde(default)]
+    stored_for_the_model: bool,
 }
 
 /// What the model's `ask_user` is weighed against.
@@ -106,8 +109,21 @@ impl SmallModelPolicy {
         request: &str,
         details_asked: bool,
     ) -> Option<ToolCallRequest> {
-        let still_forgotten = self.nudged
-            && !self.reminded_for_the_model
+        if !self.nudged {
+            return None;
+        }
+        self.reminder_at_the_end(offered, request, details_asked)
+    }
+
+    /// The same call when research ends with the reminder asked for not
+    /// set (the model called other tools until then; no nudge first).
+    pub fn reminder_at_the_end(
+        &mut self,
+        offered: &[Value],
+        request: &str,
+        details_asked: bool,
+    ) -> Option<ToolCallRequest> {
+        let still_forgotten = !self.reminded_for_the_model
             && tools::is_offered(offered, tools::REMIND)
             && grounding::asks_for_reminder(request)
             && !self.reminder_set()
@@ -121,6 +137,38 @@ impl SmallModelPolicy {
             id: "imprint_remind".into(),
             name: tools::REMIND.into(),
             arguments: serde_json::json!({ "text": text }),
+        })
+    }
+
+    /// When research ends and a memory the user asked to save was not
+    /// stored, the `store` call Imprint makes itself, with the user's own
+    /// words for what to keep (see [`grounding::what_to_save`]) and the
+    /// project they named (its grounding then runs as any call's). Once
+    /// per reply. A small model lists projects turn after turn instead.
+    pub fn memory_for_the_model(
+        &mut self,
+        offered: &[Value],
+        request: &str,
+        project: Option<String>,
+        details_asked: bool,
+    ) -> Option<ToolCallRequest> {
+        let forgotten = !self.stored_for_the_model
+            && !details_asked
+            && tools::is_offered(offered, tools::STORE)
+            && !self.writes.iter().any(|(name, _, _)| name == tools::STORE);
+        if !forgotten {
+            return None;
+        }
+        let content = grounding::what_to_save(request)?;
+        self.stored_for_the_model = true;
+        let mut arguments = serde_json::json!({ "content": content });
+        if let Some(project) = project {
+            arguments["project"] = Value::String(project);
+        }
+        Some(ToolCallRequest {
+            id: "imprint_store".into(),
+            name: tools::STORE.into(),
+            arguments,
         })
     }
 
@@ -201,6 +249,12 @@ impl SmallModelPolicy {
     pub fn found_first(&mut self, found: String, settles: bool) {
         self.found.get_or_insert(found);
         self.found_first_settles |= settles;
+    }
+
+    /// Imprint's first search found what the request is about, as one
+    /// thing (see [`Self::found_first`]).
+    pub fn first_search_settled(&self) -> bool {
+        self.found_first_settles
     }
 
     /// True once the job is done: every write the request asked for was

@@ -568,6 +568,9 @@ impl Run {
                 self.research.exhausted()
             };
             if let Some(why) = exhausted {
+                if self.write_for_the_model().await {
+                    continue;
+                }
                 return self.reserved_answer(why.note()).await;
             }
             let mut turn = self.turn(true).await?;
@@ -656,6 +659,41 @@ impl Run {
         }
     }
 
+    /// Research ended and a write the user asked for was not made (a
+    /// memory to save, a reminder): Imprint makes the call itself, as a
+    /// turn's pending call (so a question its grounding asks resumes it
+    /// after a restart). True when there is one to run.
+    async fn write_for_the_model(&mut self) -> bool {
+        let projects = self.recent_projects().await;
+        let project = self.project_meant(&projects);
+        // A detail asked for that never came: no write on a guess.
+        let details_asked = self.settled.iter().any(|(_, r)| r.is_none());
+        let call = self
+            .policy
+            .memory_for_the_model(&self.tools, &self.request, project, details_asked)
+            .or_else(|| {
+                self.policy
+                    .reminder_at_the_end(&self.tools, &self.request, details_asked)
+            });
+        let Some(call) = call else {
+            return false;
+        };
+        self.messages.push(ChatMessage::Assistant {
+            content: String::new(),
+            tool_calls: vec![call.clone()],
+        });
+        self.pending = Some(PendingCalls {
+            calls: vec![call],
+            in_turn: 1,
+            statuses: Vec::new(),
+            progress: false,
+            cap_note: None,
+            malformed: 0,
+            by_imprint: true,
+        });
+        true
+    }
+
     /// Runs the turn's calls still pending, then closes the turn. True
     /// when the reply has answered (a small model repeating itself).
     async fn run_pending(&mut self) -> Result<bool, Interrupt> {
@@ -672,7 +710,13 @@ impl Run {
         // is done and the model only repeats, asks or writes what was not
         // asked: a small model looping.
         let writes_done = (asked.save || asked.remind) && job_done;
-        let looping = !pending.by_imprint && policy::did_nothing(&pending.statuses) && job_done;
+        // So is a turn that learned nothing new once Imprint's first search
+        // settled what the request is about: a small model searches again
+        // with other words for what it already has, turn after turn.
+        let nothing_new = !pending.progress && self.policy.first_search_settled();
+        let looping = !pending.by_imprint
+            && job_done
+            && (policy::did_nothing(&pending.statuses) || nothing_new);
         if writes_done || looping {
             self.reserved_answer("What the user asked for is done.")
                 .await?;
