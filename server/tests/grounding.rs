@@ -586,8 +586,10 @@ async fn the_question_offering_what_the_user_named_is_not_asked(request: &str, o
         vec![scenario(
             request,
             vec![
-                Turn::call(SEARCH, json!({"query": "notes", "project": "Website"})),
+                // Asked first: once a search has found the request's one
+                // thing, the reply goes to its answer.
                 Turn::ask("Which project do you mean?", options),
+                Turn::call(SEARCH, json!({"query": "notes", "project": "Website"})),
                 Turn::text("Your Website notes: hosting moved."),
             ],
         )],

@@ -42,7 +42,11 @@ pub fn hidden_run_limit(messages: &[ChatMessage]) -> usize {
     let longest_user_text = messages
         .iter()
         .filter_map(|message| match message {
-            ChatMessage::User(text) => Some(text.len()),
+            // The user's own words: Imprint's notes after them (the
+            // memories of its first search) are not copied into calls.
+            ChatMessage::User(text) => {
+                Some(text.split("\n\n(Imprint").next().unwrap_or(text).len())
+            }
             _ => None,
         })
         .max()
@@ -555,6 +559,18 @@ mod tests {
             call_id_prefix: "t1_".into(),
             slot: None,
         })
+    }
+
+    #[test]
+    fn imprints_notes_do_not_lengthen_the_hidden_run_a_call_may_take() {
+        let said = "Save this: the client approved the mockups.";
+        let plain = hidden_run_limit(&[ChatMessage::User(said.into())]);
+        let noted = hidden_run_limit(&[ChatMessage::User(format!(
+            "{said}\n\n(Imprint searched the user's memories first. {})",
+            "x".repeat(2000)
+        ))]);
+        assert_eq!(plain, HIDDEN_RUN_BASE + 2 * said.len());
+        assert_eq!(noted, plain);
     }
 
     #[test]

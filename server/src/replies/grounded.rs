@@ -187,9 +187,8 @@ impl Run {
             return None;
         }
         let output = tools::run::found_memories(format!("{} memories found:", hits.len()), &hits);
-        // Only a note: the model's own calls and its research budget are
-        // as they would be without it (its search for the same runs, and
-        // counts as its progress).
+        // Only a note: the model's own calls run as they would without it
+        // (its search for the same runs).
         let note = format!(
             "Imprint searched the user's memories first. {} Answer from these when they answer the request.",
             cut_result(&output.text)
@@ -203,6 +202,10 @@ impl Run {
             .count();
         let first_project = &hits[0].project;
         let settles = named <= 1 && hits.iter().all(|hit| hit.project == *first_project);
+        if settles {
+            // What it settled is no news when the model finds it again.
+            self.research.learn(output.facts.iter().cloned());
+        }
         self.policy.found_first(output.text, settles);
         Some(note)
     }

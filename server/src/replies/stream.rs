@@ -859,6 +859,7 @@ impl Run {
                 args: call.arguments.clone(),
             });
         }
+        let listing_again = call.name == tools::LIST_PROJECTS && self.policy.first_search_settled();
         let (output, stored_args, stored_content) =
             if call.name == ASK_USER && tools::is_offered(&self.tools, ASK_USER) {
                 self.ask(&call).await?
@@ -888,9 +889,12 @@ impl Run {
             name: call.name,
             content: result,
         });
-        // Refused, repeated and unasked calls are no progress.
+        // Refused, repeated and unasked calls are no progress, nor is the
+        // project list once Imprint's first search settled what the
+        // request is about (a small model lists them every turn).
         let progress = outcome.status == ToolStatus::Done
-            && (output.wrote || self.research.learn(output.facts));
+            && (output.wrote || self.research.learn(output.facts))
+            && !listing_again;
         if let Some(pending) = self.pending.as_mut() {
             pending.calls.remove(0);
             pending.progress |= progress;
