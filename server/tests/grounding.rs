@@ -387,11 +387,13 @@ async fn a_repeated_write_is_not_stored_twice_and_a_silent_model_still_reports_i
     server.set_now(now());
     let sid = server.create_session().await;
     // The request also asks to save a note, so the job is not done after
-    // the reminder and the model's repeat still reaches the guard.
+    // the reminder and the model's repeat still reaches the guard (a note
+    // whose words are not given plainly, which Imprint does not save
+    // itself).
     let events = server
         .converse(
             &sid,
-            "Remind me tomorrow at 9 to call Anna, and save a note that she moved",
+            "Remind me tomorrow at 9 to call Anna, and save a note about her move",
         )
         .await;
     assert_eq!(reminders(&server).await.len(), 1);

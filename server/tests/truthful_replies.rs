@@ -808,9 +808,10 @@ async fn punctuation_that_ends_an_answer_is_kept() {
 }
 
 #[tokio::test]
-async fn a_memory_the_model_never_stored_is_stored_for_it_when_research_ends() {
+async fn a_memory_the_model_never_stored_is_stored_for_it_once_a_turn_gets_nowhere() {
     // The built-in model listed the projects turn after turn and never
-    // stored what the user asked to save.
+    // stored what the user asked to save: once a turn gets nowhere (the
+    // same list again), Imprint stores it, long before research ends.
     let server = TestServer::start(
         vec![scenario(
             "approved the mockups",
@@ -822,7 +823,7 @@ async fn a_memory_the_model_never_stored_is_stored_for_it_when_research_ends() {
                 Turn::text("Saved to the Website project."),
             ],
         )],
-        &["--max-tool-iters", "2"],
+        &[],
     )
     .await;
     server

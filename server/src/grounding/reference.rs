@@ -147,7 +147,7 @@ const STOP: &[&str] = &[
     "move", "change", "update", "cancel", "delete", "monday", "tuesday", "wednesday", "thursday",
     "friday", "saturday", "sunday", "am", "pm", "o'clock", "at", "an", "till", "until", "summary",
     "summarize", "summarise", "details", "detail", "info", "information", "where", "did", "i'm",
-    "i've", "we've", "you've", "is", "it's", "what's", "whats", "who's", "project", "projects",
+    "i've", "we've", "you've", "is", "it's", "what's", "whats", "who's", "project", "projects", "latest", "newest", "recent", "recently",
 ];
 
 /// The pronouns that stand for a person.

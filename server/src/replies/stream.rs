@@ -664,6 +664,11 @@ impl Run {
     /// turn's pending call (so a question its grounding asks resumes it
     /// after a restart). True when there is one to run.
     async fn write_for_the_model(&mut self) -> bool {
+        self.write_for_the_model_of(true).await
+    }
+
+    /// [`Self::write_for_the_model`]; a reminder only when `reminder`.
+    async fn write_for_the_model_of(&mut self, reminder: bool) -> bool {
         let projects = self.recent_projects().await;
         let project = self.project_meant(&projects);
         // A detail asked for that never came: no write on a guess.
@@ -672,8 +677,12 @@ impl Run {
             .policy
             .memory_for_the_model(&self.tools, &self.request, project, details_asked)
             .or_else(|| {
-                self.policy
-                    .reminder_at_the_end(&self.tools, &self.request, details_asked)
+                reminder
+                    .then(|| {
+                        self.policy
+                            .reminder_at_the_end(&self.tools, &self.request, details_asked)
+                    })
+                    .flatten()
             });
         let Some(call) = call else {
             return false;
@@ -729,6 +738,12 @@ impl Run {
             ));
         }
         self.research.finish_turn(pending.progress);
+        // A memory asked to be saved, and a turn that got nowhere: Imprint
+        // saves it now rather than turns later (a small model lists the
+        // projects again and again instead).
+        if !pending.by_imprint && !pending.progress && asked.save && !job_done {
+            self.write_for_the_model_of(false).await;
+        }
         Ok(false)
     }
 
