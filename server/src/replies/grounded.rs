@@ -100,16 +100,19 @@ impl Run {
         let phrase = &found.phrase;
         let need = match found.need(&hits) {
             Lookup::One(candidate) => {
+                // Search settled what it means (as the first search does).
+                self.policy.found_first(candidate.memories.join("\n"), true);
                 return Ok(Some(format!(
                     "Imprint looked up “{phrase}” in the user's memories and found one match; it is what the user means. {} Answer from it.",
                     candidate.memories.join(" ")
-                )))
+                )));
             }
             Lookup::Ask(need) => need,
         };
         let several = !need.options().is_empty();
         let note = match self.ask_for(&need).await? {
             Some(Resolved::Memory { label, memories }) => {
+                self.policy.found_first(memories.join("\n"), true);
                 let who = if std::mem::take(&mut self.imprint_chose) {
                     "the user left it to you, and Imprint took"
                 } else {

@@ -24,7 +24,8 @@ pub fn from_writes(writes: &[(String, Value)], now: DateTime<Local>) -> Option<S
         .filter_map(|(tool, args)| match tool.as_str() {
             REMIND => Some(reminder(args, now)),
             STORE => Some(match text(args, "content") {
-                Some(content) => format!("saved “{content}”"),
+                // The sentence ends after the quote: "… mockups”."
+                Some(content) => format!("saved “{}”", content.trim_end_matches('.')),
                 None => "saved a memory".to_string(),
             }),
             _ => None,
@@ -143,7 +144,7 @@ mod tests {
             ),
             (
                 STORE.to_string(),
-                json!({"content": "Anna likes green tea"}),
+                json!({"content": "Anna likes green tea."}),
             ),
         ];
         assert_eq!(
