@@ -325,17 +325,7 @@ async fn no_read_runs_twice_with_the_same_arguments() {
         &[],
     )
     .await;
-    server
-        .running
-        .engine
-        .store
-        .add_memory(NewMemory {
-            content: "Invoice template".into(),
-            project: Some("Billing".into()),
-            ..NewMemory::default()
-        })
-        .await
-        .unwrap();
+    server.remember("Invoice template", Some("Billing")).await;
     let sid = server.create_session().await;
     let events = server.converse(&sid, "List my projects.").await;
     let statuses: Vec<&str> = results(&events)
@@ -751,16 +741,7 @@ async fn an_answer_turn_that_says_its_tools_back_gets_imprints_own_answer() {
         "hermes",
     )
     .await;
-    server
-        .running
-        .engine
-        .store
-        .add_memory(NewMemory {
-            content: "Launch plan: ship on Friday".into(),
-            ..NewMemory::default()
-        })
-        .await
-        .unwrap();
+    server.remember("Launch plan: ship on Friday", None).await;
     let sid = server.create_session().await;
     let events = server.converse(&sid, "What is the launch plan?").await;
 
@@ -827,16 +808,11 @@ async fn a_memory_the_model_never_stored_is_stored_for_it_once_a_turn_gets_nowhe
     )
     .await;
     server
-        .running
-        .engine
-        .store
-        .add_memory(NewMemory {
-            content: "Website: the landing page launches in December".into(),
-            project: Some("Website".into()),
-            ..NewMemory::default()
-        })
-        .await
-        .unwrap();
+        .remember(
+            "Website: the landing page launches in December",
+            Some("Website"),
+        )
+        .await;
     let sid = server.create_session().await;
     let events = server
         .converse(

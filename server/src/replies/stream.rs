@@ -607,21 +607,7 @@ impl Run {
                         .reminder_for_the_model(&self.tools, &self.request, details_asked)
                 {
                     // Nudged and still nothing set: Imprint makes the call.
-                    self.messages.push(ChatMessage::Assistant {
-                        content: turn.text,
-                        tool_calls: vec![call.clone()],
-                    });
-                    // Run as a turn's pending call, so a question its
-                    // grounding asks resumes it after a restart.
-                    self.pending = Some(PendingCalls {
-                        calls: vec![call],
-                        in_turn: 1,
-                        statuses: Vec::new(),
-                        progress: false,
-                        cap_note: None,
-                        malformed: 0,
-                        by_imprint: true,
-                    });
+                    self.call_for_the_model(turn.text, call);
                     continue;
                 }
                 let Some(nudge) =
@@ -660,9 +646,8 @@ impl Run {
     }
 
     /// Research ended and a write the user asked for was not made (a
-    /// memory to save, a reminder): Imprint makes the call itself, as a
-    /// turn's pending call (so a question its grounding asks resumes it
-    /// after a restart). True when there is one to run.
+    /// memory to save, a reminder): Imprint makes the call itself. True
+    /// when there is one to run.
     async fn write_for_the_model(&mut self) -> bool {
         self.write_for_the_model_of(true).await
     }
@@ -687,8 +672,16 @@ impl Run {
         let Some(call) = call else {
             return false;
         };
+        self.call_for_the_model(String::new(), call);
+        true
+    }
+
+    /// A call Imprint makes in the model's place, after the model's `text`:
+    /// run as a turn's pending call, so a question its grounding asks
+    /// resumes it after a restart.
+    fn call_for_the_model(&mut self, text: String, call: ToolCallRequest) {
         self.messages.push(ChatMessage::Assistant {
-            content: String::new(),
+            content: text,
             tool_calls: vec![call.clone()],
         });
         self.pending = Some(PendingCalls {
@@ -700,7 +693,6 @@ impl Run {
             malformed: 0,
             by_imprint: true,
         });
-        true
     }
 
     /// Runs the turn's calls still pending, then closes the turn. True

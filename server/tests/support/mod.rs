@@ -93,6 +93,20 @@ impl TestServer {
         }
     }
 
+    /// Stores a memory, as `imprint import` or a `store` call would.
+    pub async fn remember(&self, content: &str, project: Option<&str>) {
+        self.running
+            .engine
+            .store
+            .add_memory(imprint::store::NewMemory {
+                content: content.into(),
+                project: project.map(str::to_string),
+                ..imprint::store::NewMemory::default()
+            })
+            .await
+            .unwrap();
+    }
+
     /// Holds the server's "now" at `at`: the dates its replies work out
     /// no longer move with the wall clock (nor across midnight).
     pub fn set_now(&self, at: chrono::DateTime<chrono::Local>) {
