@@ -164,7 +164,7 @@ impl Run {
             limit: Some(reference::SEARCH_LIMIT),
             ..MemoryQuery::default()
         };
-        let hits = match self.store.search_memories(query.clone()).await {
+        let hits = match self.store.search_memories(query).await {
             Ok(hits) => hits,
             Err(error) => {
                 tracing::warn!(%error, "could not search the memories first");
@@ -190,8 +190,8 @@ impl Run {
             return None;
         }
         let output = tools::run::found_memories(format!("{} memories found:", hits.len()), &hits);
-        // Only a note: the model's own calls run as they would without it
-        // (its search for the same runs).
+        // A note, not a call: the model's own calls still run (its search
+        // for the same too).
         let note = format!(
             "Imprint searched the user's memories first. {} Answer from these when they answer the request.",
             cut_result(&output.text)
