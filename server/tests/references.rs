@@ -5,7 +5,7 @@
 
 mod support;
 
-use app::protocol::tool_names::{ASK_USER, REMIND, SEARCH};
+use app::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH};
 use chrono::{Duration, Local, Timelike};
 use imprint::store::NewMemory;
 use serde_json::{json, Value};
@@ -472,6 +472,81 @@ async fn once_the_user_answered_imprints_question_the_models_same_question_is_no
 }
 
 #[tokio::test]
+async fn the_memory_the_user_chose_found_again_is_no_news_and_research_ends() {
+    let trigger = "in the meeting";
+    let server = TestServer::start(
+        vec![scenario(
+            trigger,
+            vec![
+                // A small model searches for what it was handed, then lists
+                // the projects and searches again with other words.
+                Turn::call(SEARCH, json!({"query": "billing meeting"})),
+                Turn::call(LIST_PROJECTS, json!({})),
+                Turn::call(SEARCH, json!({"query": "meeting decisions"})),
+                Turn::text("You moved invoices to Stripe."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    seed(&server, MEMORIES).await;
+    let sid = server.create_session().await;
+    server.say(&sid, "What did we decide in the meeting?").await;
+    let mut events = server.watch(&sid, None).await;
+    let question = events.until("question").await.pop().unwrap();
+    server
+        .answer_ok(&sid, &question["id"], "Billing meeting (12 May)")
+        .await;
+    let rest = events.until_done().await;
+    // The chosen meeting found again taught nothing: the next turn is the
+    // answer, and the call it wrote there ends it.
+    let results: Vec<&Value> = rest.iter().filter(|e| e["type"] == "tool_result").collect();
+    assert_eq!(results.len(), 1, "{rest:?}");
+    assert_eq!(server.standin.requests_for(trigger).len(), 2);
+    let answer = rest
+        .iter()
+        .find(|e| e["type"] == "assistant_message")
+        .expect("an answer");
+    assert_eq!(
+        answer["text"],
+        "Here is what I found in your memories:\n\n\
+         - Billing meeting: we decided to move invoices to Stripe (Billing, 12 May 2030)"
+    );
+}
+
+#[tokio::test]
+async fn the_users_own_words_for_what_they_meant_are_searched_for_the_model() {
+    let trigger = "the one I care about";
+    let server = TestServer::start(vec![scenario(trigger, vec![Turn::text("")])], &[]).await;
+    seed(&server, MEMORIES).await;
+    let sid = server.create_session().await;
+    server
+        .say(&sid, "Tell me about the one I care about.")
+        .await;
+    let mut events = server.watch(&sid, None).await;
+    let question = events.until("question").await.pop().unwrap();
+    assert_eq!(question["options"], json!([]), "nothing found to offer");
+    server.answer_ok(&sid, &question["id"], "Anna").await;
+    let rest = events.until_done().await;
+    let sent = first_request(&server, trigger);
+    assert!(
+        sent.contains("the user said: Anna. Imprint searched the user's memories for it."),
+        "{sent}"
+    );
+    assert!(sent.contains("0176 111 222"), "{sent}");
+    assert!(!sent.contains("0176 333 444"), "Marta's number: {sent}");
+    // A model that then says nothing: Imprint answers with what it found.
+    let answer = rest
+        .iter()
+        .find(|e| e["type"] == "assistant_message")
+        .expect("an answer");
+    assert_eq!(
+        answer["text"],
+        "Here is what I found in your memories:\n\n- Anna's phone number is 0176 111 222 (1 April 2030)"
+    );
+}
+
+#[tokio::test]
 async fn a_reminder_about_something_nobody_named_is_not_set() {
     let server = TestServer::start(
         vec![scenario(
@@ -536,6 +611,46 @@ async fn a_request_about_the_users_own_things_is_searched_before_the_model_start
     let sent = first_request(&server, "Garden project");
     assert!(sent.contains("garlic in the north bed"), "{sent}");
     assert!(!sent.contains("0176"), "only the Garden project: {sent}");
+}
+
+#[tokio::test]
+async fn browsing_after_imprint_found_what_the_request_is_about_is_no_news() {
+    let trigger = "Marta's phone";
+    let server = TestServer::start(
+        vec![scenario(
+            trigger,
+            vec![
+                // The newest memories, then the projects, then a search with
+                // other words: what a small model does with the answer in hand.
+                Turn::call(SEARCH, json!({"query": "everything"})),
+                Turn::call(LIST_PROJECTS, json!({})),
+                Turn::call(SEARCH, json!({"query": "phone numbers"})),
+                Turn::text("Marta's number is 0176 333 444."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    seed(&server, MEMORIES).await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "What's Marta's phone number?").await;
+    // The newest memories were new to the reply, but no news about Marta's
+    // number: research ended after that turn, and the turn after it, the
+    // answer, wrote a call and got Imprint's answer from its own search.
+    let results: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 1, "{events:?}");
+    assert_eq!(results[0]["status"], "done");
+    let answer = events
+        .iter()
+        .find(|e| e["type"] == "assistant_message")
+        .expect("an answer");
+    assert_eq!(
+        answer["text"],
+        "Here is what I found in your memories:\n\n- Marta's phone number is 0176 333 444 (2 April 2030)"
+    );
 }
 
 #[tokio::test]

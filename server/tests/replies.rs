@@ -662,6 +662,9 @@ async fn a_model_silent_after_a_search_shows_what_was_found() {
     let answer = &events[events.len() - 2];
     assert_eq!(answer["type"], "assistant_message", "{events:?}");
     let text = answer["text"].as_str().unwrap();
-    assert!(text.starts_with("Here is what I found:"), "{text}");
+    assert!(
+        text.starts_with("Here is what I found in your memories:"),
+        "{text}"
+    );
     assert!(text.contains("Anna's birthday is on 3 March"), "{text}");
 }

@@ -403,7 +403,8 @@ pub fn dates_from_user(args: &Value, words: &UserWords<'_>, now: DateTime<Local>
 /// A `remind` call's text, kept when it shares a word of substance with
 /// what the user said; else the request's own ("Call him tomorrow at 9").
 /// A small model copied Imprint's note into it ("remind now with the text
-/// and that time").
+/// and that time"). Either way without the time, which the reminder keeps
+/// in `at` and `repeat` ("Call him").
 pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>) -> Value {
     let said: Vec<String> = words
         .latest_first()
@@ -413,11 +414,17 @@ pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>) -> Value {
     // A text of no words of substance ("call him") is left as it is.
     let own = reference::topic(text, &[]);
     let shares = own.is_empty() || own.iter().any(|w| said.contains(w));
+    let text = if !shares {
+        reminder_text(words.request)
+    } else if text.to_lowercase().starts_with("remind me") {
+        // The request copied as the text: what it asks to be reminded of.
+        reminder_text(text).or_else(|| Some(text.to_string()))
+    } else {
+        Some(text.to_string())
+    };
     let mut args = args.clone();
-    if !shares {
-        if let (Some(own), Some(map)) = (reminder_text(words.request), args.as_object_mut()) {
-            map.insert("text".into(), Value::String(own));
-        }
+    if let (Some(text), Some(map)) = (text.filter(|t| !t.is_empty()), args.as_object_mut()) {
+        map.insert("text".into(), Value::String(when::without_the_time(&text)));
     }
     args
 }

@@ -578,12 +578,23 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     // Imprint's note copied as the text: nothing the user said.
     let copied =
         json!({"text": "remind now with the text and that time", "at": "2030-01-01T09:00"});
-    assert_eq!(
-        reminder_text_from_user(&copied, &words)["text"],
-        "Call him tomorrow at 9"
-    );
+    assert_eq!(reminder_text_from_user(&copied, &words)["text"], "Call him");
     for kept in ["Call Tom", "call him"] {
         let args = json!({"text": kept, "at": "2030-01-01T09:00"});
         assert_eq!(reminder_text_from_user(&args, &words)["text"], kept);
     }
+    // The time is the reminder's `at`, not its text.
+    let args = json!({"text": "Call Tom tomorrow at 9", "at": "2030-01-01T09:00"});
+    assert_eq!(reminder_text_from_user(&args, &words)["text"], "Call Tom");
+    // The request copied: what it asks to be reminded of.
+    let words = UserWords {
+        request: "Remind me about the dentist next Monday at 10.",
+        answers: &[],
+    };
+    let args =
+        json!({"text": "Remind me about the dentist next Monday at 10", "at": "2030-01-07T10:00"});
+    assert_eq!(
+        reminder_text_from_user(&args, &words)["text"],
+        "The dentist"
+    );
 }

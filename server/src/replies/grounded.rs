@@ -13,6 +13,7 @@ use crate::grounding::reference::{self, Lookup};
 use crate::grounding::{self, NeedKind, Resolved, Verdict};
 use crate::models::{ChatMessage, ToolCallRequest};
 use crate::store::MemoryQuery;
+use crate::tools::run::MemoryLine;
 use crate::tools::{self, ToolOutput, ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
 
 /// Memories Imprint's own first search hands the model at most.
@@ -101,7 +102,7 @@ impl Run {
         let need = match found.need(&hits) {
             Lookup::One(candidate) => {
                 // Search settled what it means (as the first search does).
-                self.policy.found_first(candidate.memories.join("\n"), true);
+                self.settled_by(&candidate.memories);
                 return Ok(Some(format!(
                     "Imprint looked up “{phrase}” in the user's memories and found one match; it is what the user means. {} Answer from it.",
                     candidate.memories.join(" ")
@@ -112,7 +113,7 @@ impl Run {
         let several = !need.options().is_empty();
         let note = match self.ask_for(&need).await? {
             Some(Resolved::Memory { label, memories }) => {
-                self.policy.found_first(memories.join("\n"), true);
+                self.settled_by(&memories);
                 let who = if std::mem::take(&mut self.imprint_chose) {
                     "the user left it to you, and Imprint took"
                 } else {
@@ -123,9 +124,15 @@ impl Run {
                     memories.join(" ")
                 )
             }
-            Some(Resolved::Meant(words)) => format!(
-                "Imprint asked what “{phrase}” means; the user said: {words}. Work with that."
-            ),
+            Some(Resolved::Meant(words)) => match self.look_up(&words).await {
+                // "Anna": what the memories hold about her, not a guess.
+                Some(found) => format!(
+                    "Imprint asked what “{phrase}” means; the user said: {words}. Imprint searched the user's memories for it. {found} Answer from these when they answer the request."
+                ),
+                None => format!(
+                    "Imprint asked what “{phrase}” means; the user said: {words}. Work with that."
+                ),
+            },
             _ if several => format!(
                 "Imprint asked what “{phrase}” means, and the user did not say. Say which you assumed, or ask the user to name it."
             ),
@@ -134,6 +141,19 @@ impl Run {
             ),
         };
         Ok(Some(note))
+    }
+
+    /// Imprint's lookup settled what the request is about (one match, or
+    /// the one the user chose): those memories are the answer, and the
+    /// model finding them again is no news (a small model otherwise goes
+    /// on searching and listing projects for a minute).
+    fn settled_by(&mut self, memories: &[String]) {
+        self.research.learn(
+            memories
+                .iter()
+                .filter_map(|line| MemoryLine::read(line).map(|m| m.fact())),
+        );
+        self.policy.found_first(memories.join("\n"), true);
     }
 
     /// A request about the user's own things that says what it is about
@@ -145,6 +165,21 @@ impl Run {
     /// the capital of Japan?") is the model's own. A write's words are what
     /// to write, not what to look up.
     async fn look_first(&mut self) -> Option<String> {
+        let request = self.request.clone();
+        let found = self.look_up(&request).await?;
+        // A note, not a call: the model's own calls still run (its search
+        // for the same too).
+        Some(format!(
+            "Imprint searched the user's memories first. {found} Answer from these when they answer the request."
+        ))
+    }
+
+    /// Searches the memories for what `words` are about (the request, or
+    /// the user's answer to what a reference means), for the model to read:
+    /// the memories about them, those holding most of their words first.
+    /// `None` when the search is not Imprint's to make (no search offered,
+    /// a write asked for) or found nothing about them.
+    async fn look_up(&mut self, words: &str) -> Option<String> {
         if !tools::is_offered(&self.tools, SEARCH)
             || grounding::asks_to_save(&self.request)
             || grounding::asks_for_reminder(&self.request)
@@ -153,7 +188,7 @@ impl Run {
         }
         let projects = self.recent_projects().await;
         let project = self.project_meant(&projects);
-        let topic = reference::topic(&self.request, &projects);
+        let topic = reference::topic(words, &projects);
         if topic.is_empty() && project.is_none() {
             return None;
         }
@@ -189,19 +224,19 @@ impl Run {
         if hits.is_empty() {
             return None;
         }
-        let output = tools::run::found_memories(format!("{} memories found:", hits.len()), &hits);
-        // A note, not a call: the model's own calls still run (its search
-        // for the same too).
-        let note = format!(
-            "Imprint searched the user's memories first. {} Answer from these when they answer the request.",
-            cut_result(&output.text)
+        let output = tools::run::found_memories(
+            format!("{}:", tools::run::memories_found(hits.len())),
+            &hits,
         );
-        // One thing found: one project's memories (or none's), for a
-        // request naming at most one project ("the Website or the Thesis
-        // notes" leaves the choice open).
+        // One thing found: one project's memories (or none's), for words
+        // naming at most one project ("the Website or the Thesis notes"
+        // leaves the choice open).
         let named = projects
             .iter()
-            .filter(|p| grounding::named_project(&self.request, std::slice::from_ref(p)).is_some())
+            .filter(|p| {
+                grounding::named_project(&self.request, std::slice::from_ref(p)).is_some()
+                    || grounding::named_project(words, std::slice::from_ref(p)).is_some()
+            })
             .count();
         let first_project = &hits[0].project;
         let settles = named <= 1 && hits.iter().all(|hit| hit.project == *first_project);
@@ -209,8 +244,9 @@ impl Run {
             // What it settled is no news when the model finds it again.
             self.research.learn(output.facts.iter().cloned());
         }
+        let found = cut_result(&output.text);
         self.policy.found_first(output.text, settles);
-        Some(note)
+        Some(found)
     }
 
     /// A reminder asked for with no time in the user's words: Imprint asks

@@ -2,9 +2,10 @@
 //! readable left (it was empty, or only markup): what the reply did, from
 //! its writes' arguments, or else what its last read found.
 
-use chrono::{DateTime, Local};
+use chrono::{DateTime, Local, NaiveDate};
 use serde_json::Value;
 
+use crate::tools::run::MemoryLine;
 use crate::tools::{self, REMIND, STORE};
 
 /// Verbs a reminder's text may start with: "to call Anna" reads well, "to
@@ -34,9 +35,48 @@ pub fn from_writes(writes: &[(String, Value)], now: DateTime<Local>) -> Option<S
     (!parts.is_empty()).then(|| format!("Done: {}.", parts.join("; ")))
 }
 
-/// What a read found, for a model that then said nothing.
+/// What a read found, for a model that then said nothing, as a person
+/// reads it: each memory a list item with its project and day, without
+/// the ids and headings the model reads; the project list under its own
+/// heading.
 pub fn from_found(found: &str) -> String {
-    format!("Here is what I found:\n\n{found}")
+    // Each memory's content (its lines) and where and when it was kept.
+    let mut memories: Vec<(Vec<&str>, String)> = Vec::new();
+    let mut rest: Vec<&str> = Vec::new();
+    for line in found.lines().filter(|line| !line.trim().is_empty()) {
+        if let Some(memory) = MemoryLine::read(line) {
+            let day = NaiveDate::parse_from_str(memory.day, "%Y-%m-%d")
+                .map(|d| d.format("%-d %B %Y").to_string())
+                .unwrap_or_else(|_| memory.day.to_string());
+            let kept = match memory.project {
+                Some(project) => format!("{project}, {day}"),
+                None => day,
+            };
+            memories.push((vec![memory.content.trim()], kept));
+        } else if let Some((lines, _)) = memories.last_mut() {
+            // A memory of several lines goes on in its item.
+            lines.push(line.trim());
+        } else {
+            rest.push(line);
+        }
+    }
+    if !memories.is_empty() {
+        let items: Vec<String> = memories
+            .iter()
+            .map(|(lines, kept)| format!("- {} ({kept})", lines.join("\n  ")))
+            .collect();
+        return format!(
+            "Here is what I found in your memories:\n\n{}",
+            items.join("\n")
+        );
+    }
+    match rest.split_first() {
+        Some((&"Projects:", projects)) => format!(
+            "Here is what I found: your projects.\n\n{}",
+            projects.join("\n")
+        ),
+        _ => format!("Here is what I found:\n\n{}", rest.join("\n")),
+    }
 }
 
 /// A read that found nothing, for a model that then said nothing.
@@ -58,9 +98,10 @@ fn text<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 fn reminder(args: &Value, now: DateTime<Local>) -> String {
+    let repeat = text(args, "repeat");
     let when = text(args, "at")
         .and_then(|at| tools::run::parse_date_time(at, now).ok())
-        .map(|due| format!(" for {}", moment(due.with_timezone(&Local), now)))
+        .map(|due| format!(" for {}", when(due.with_timezone(&Local), repeat, now)))
         .unwrap_or_default();
     let Some(what) = text(args, "text").map(|t| t.trim_end_matches('.')) else {
         return format!("reminder set{when}");
@@ -79,6 +120,18 @@ fn reminder(args: &Value, now: DateTime<Local>) -> String {
         format!("reminder set{when} to {lowered}")
     } else {
         format!("reminder set{when}: {what}")
+    }
+}
+
+/// "every day at 08:00", "every weekday at 09:30", "every Friday at 17:00"
+/// for a reminder that comes back; else its one [`moment`].
+fn when(due: DateTime<Local>, repeat: Option<&str>, now: DateTime<Local>) -> String {
+    let time = due.format("%H:%M");
+    match repeat {
+        Some("daily") => format!("every day at {time}"),
+        Some("weekdays") => format!("every weekday at {time}"),
+        Some("weekly") => format!("every {} at {time}", due.format("%A")),
+        _ => moment(due, now),
     }
 }
 
@@ -113,6 +166,29 @@ mod tests {
         assert_eq!(
             from_writes(&writes, now()).unwrap(),
             "Done: reminder set for Tuesday 09:00 to call Anna."
+        );
+    }
+
+    #[test]
+    fn a_reminder_that_comes_back_says_how_often() {
+        let set = |repeat: &str, at: &str| {
+            let writes = [(
+                REMIND.to_string(),
+                json!({"text": "Take the vitamins", "at": at, "repeat": repeat}),
+            )];
+            from_writes(&writes, now()).unwrap()
+        };
+        assert_eq!(
+            set("daily", "2026-12-01T08:00"),
+            "Done: reminder set for every day at 08:00 to take the vitamins."
+        );
+        assert_eq!(
+            set("weekdays", "2026-12-01T09:30"),
+            "Done: reminder set for every weekday at 09:30 to take the vitamins."
+        );
+        assert_eq!(
+            set("weekly", "2026-12-04T17:00"),
+            "Done: reminder set for every Friday at 17:00 to take the vitamins."
         );
     }
 
@@ -155,6 +231,26 @@ mod tests {
         assert_eq!(
             from_writes(&[("search".into(), json!({"query": "x"}))], now()),
             None
+        );
+    }
+
+    #[test]
+    fn what_was_found_reads_as_a_list_without_ids_or_headings() {
+        let found = "3 memories found:\n\
+            [17] (no project, 2026-08-02) Marta's phone number is 0176 333 444\n\
+            [4] (Website, Blog, 2026-11-10) Hosting report: the VPS costs 12 EUR\n\
+            a month, paid yearly\n\
+            [9] (Q3 (draft), 2026-11-12) Budget: 400 EUR";
+        assert_eq!(
+            from_found(found),
+            "Here is what I found in your memories:\n\n\
+             - Marta's phone number is 0176 333 444 (2 August 2026)\n\
+             - Hosting report: the VPS costs 12 EUR\n  a month, paid yearly (Website, Blog, 10 November 2026)\n\
+             - Budget: 400 EUR (Q3 (draft), 12 November 2026)"
+        );
+        assert_eq!(
+            from_found("Projects:\n- Billing (3 memories, 2026-11-01 to 2026-11-12)"),
+            "Here is what I found: your projects.\n\n- Billing (3 memories, 2026-11-01 to 2026-11-12)"
         );
     }
 }

@@ -55,6 +55,11 @@ pub(super) struct SmallModelPolicy {
     /// thing: search settled it, so the model's question is not asked.
     #[serde(default)]
     found_first_settles: bool,
+    /// What that settling first search found: the answer over the model's
+    /// own searches, which a small model words more broadly ("phone" finds
+    /// Anna's number too for "What's Marta's phone number?").
+    #[serde(default)]
+    settled_by: Option<String>,
     /// Imprint stored what the user asked to save (once).
     #[serde(default)]
     stored_for_the_model: bool,
@@ -247,6 +252,9 @@ impl SmallModelPolicy {
     /// one thing (one project's memories, and the request named at most
     /// one project), so a question about it is not asked.
     pub fn found_first(&mut self, found: String, settles: bool) {
+        if settles {
+            self.settled_by = Some(found.clone());
+        }
         self.found.get_or_insert(found);
         self.found_first_settles |= settles;
     }
@@ -321,7 +329,12 @@ impl SmallModelPolicy {
             .map(|(name, args, _)| (name.clone(), args.clone()))
             .collect();
         own_answer::from_writes(&writes, now)
-            .or_else(|| self.found.as_deref().map(own_answer::from_found))
+            .or_else(|| {
+                self.settled_by
+                    .as_deref()
+                    .or(self.found.as_deref())
+                    .map(own_answer::from_found)
+            })
             .or_else(|| {
                 self.reads
                     .last()
@@ -458,6 +471,27 @@ mod tests {
     }
 
     #[test]
+    fn what_imprints_settling_search_found_is_the_fallback_over_the_models_broader_search() {
+        let marta = "[17] (no project, 2026-08-02) Marta's phone number is 0176 333 444";
+        let anna = "[16] (no project, 2026-08-01) Anna's phone number is 0176 111 222";
+        let broader = ToolOutput {
+            text: format!("2 memories found:\n{marta}\n{anna}"),
+            facts: vec!["memory:17".into(), "memory:16".into()],
+            ..ToolOutput::default()
+        };
+        for settles in [true, false] {
+            let mut policy = SmallModelPolicy::default();
+            policy.found_first(format!("1 memory found:\n{marta}"), settles);
+            policy.record(tools::SEARCH, &json!({"query": "phone"}), &broader);
+            let answer = policy.fallback(Local::now()).unwrap();
+            assert!(answer.contains("Marta's phone number"), "{answer}");
+            // Not settled: the model's own search (after the user said
+            // which, say) is the newer word.
+            assert_eq!(answer.contains("Anna's"), !settles, "{answer}");
+        }
+    }
+
+    #[test]
     fn no_read_runs_twice_with_the_same_arguments() {
         let mut policy = SmallModelPolicy::default();
         policy.record(tools::LIST_PROJECTS, &json!({}), &done("Projects: Billing"));
@@ -469,7 +503,7 @@ mod tests {
         policy.record(
             tools::SEARCH,
             &json!({"query": "tea", "project": "Home"}),
-            &done("1 memories found"),
+            &done("1 memory found"),
         );
         assert!(policy
             .repeated_read(

@@ -866,7 +866,16 @@ impl Run {
                 args: call.arguments.clone(),
             });
         }
-        let listing_again = call.name == tools::LIST_PROJECTS && self.policy.first_search_settled();
+        // Browsing (the project list, or a search for "everything") once
+        // Imprint's first search settled what the request is about.
+        let browsing = call.name == tools::LIST_PROJECTS
+            || (call.name == tools::SEARCH
+                && call
+                    .arguments
+                    .get("query")
+                    .and_then(Value::as_str)
+                    .is_none_or(|q| q.trim().is_empty() || tools::run::is_generic_query(q)));
+        let listing_again = browsing && self.policy.first_search_settled();
         let (output, stored_args, stored_content) =
             if call.name == ASK_USER && tools::is_offered(&self.tools, ASK_USER) {
                 self.ask(&call).await?
@@ -896,9 +905,10 @@ impl Run {
             name: call.name,
             content: result,
         });
-        // Refused, repeated and unasked calls are no progress, nor is the
-        // project list once Imprint's first search settled what the
-        // request is about (a small model lists them every turn).
+        // Refused, repeated and unasked calls are no progress, nor is
+        // browsing once Imprint's first search settled what the request is
+        // about (a small model lists the projects or the newest memories
+        // every turn).
         let progress = outcome.status == ToolStatus::Done
             && (output.wrote || self.research.learn(output.facts))
             && !listing_again;

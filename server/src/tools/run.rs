@@ -167,11 +167,19 @@ async fn search(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreErro
         });
     }
     let text = if generic {
-        format!("{} memories found (the newest first):", hits.len())
+        format!("{} (the newest first):", memories_found(hits.len()))
     } else {
-        format!("{} memories found:", hits.len())
+        format!("{}:", memories_found(hits.len()))
     };
     Ok(found_memories(text, &hits))
+}
+
+/// "1 memory found", "3 memories found".
+pub fn memories_found(count: usize) -> String {
+    match count {
+        1 => "1 memory found".to_string(),
+        n => format!("{n} memories found"),
+    }
 }
 
 /// A search's output: `heading`, then each memory as the model reads it.
@@ -184,10 +192,7 @@ pub fn found_memories(heading: String, hits: &[Memory]) -> ToolOutput {
     ToolOutput {
         found: Some(hits.len() as u64),
         text,
-        facts: hits
-            .iter()
-            .map(|hit| format!("memory:{}", hit.id))
-            .collect(),
+        facts: hits.iter().map(|hit| memory_fact(hit.id)).collect(),
         ..ToolOutput::default()
     }
 }
@@ -198,6 +203,51 @@ pub fn memory_line(memory: &Memory) -> String {
     let project = memory.project.as_deref().unwrap_or("no project");
     let date = memory.created_at.get(..10).unwrap_or(&memory.created_at);
     format!("[{}] ({project}, {date}) {}", memory.id, memory.content)
+}
+
+/// A memory line read back ([`memory_line`]).
+#[derive(Debug, PartialEq)]
+pub struct MemoryLine<'a> {
+    pub id: i64,
+    /// `None` for "no project".
+    pub project: Option<&'a str>,
+    /// "2026-11-16".
+    pub day: &'a str,
+    pub content: &'a str,
+}
+
+impl<'a> MemoryLine<'a> {
+    /// `None` for any line [`memory_line`] did not write.
+    pub fn read(line: &'a str) -> Option<Self> {
+        let rest = line.strip_prefix('[')?;
+        let (id, rest) = rest.split_once("] (")?;
+        let id = id.parse().ok()?;
+        // A project's name may hold ", " or ")": the day is what ends it
+        // (the first day so written: the content may hold one too).
+        let at = (0..rest.len()).find(|&i| {
+            rest.get(i..i + 2) == Some(", ")
+                && rest.get(i + 12..i + 14) == Some(") ")
+                && rest
+                    .get(i + 2..i + 12)
+                    .is_some_and(|day| chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_ok())
+        })?;
+        let project = &rest[..at];
+        Some(Self {
+            id,
+            project: (project != "no project").then_some(project),
+            day: &rest[at + 2..at + 12],
+            content: &rest[at + 14..],
+        })
+    }
+
+    /// The key search results carry for it ([`found_memories`]'s facts).
+    pub fn fact(&self) -> String {
+        memory_fact(self.id)
+    }
+}
+
+fn memory_fact(id: i64) -> String {
+    format!("memory:{id}")
 }
 
 async fn list_projects(env: &ToolEnv<'_>) -> Result<ToolOutput, StoreError> {
@@ -341,6 +391,33 @@ mod tests {
             reminder_added: &|| {},
             now: Local::now(),
         }
+    }
+
+    #[test]
+    fn a_memory_line_reads_back_whatever_its_project_is_called() {
+        let memory = |project: Option<&str>| Memory {
+            id: 42,
+            content: "Budget: 400 EUR (draft), not final".into(),
+            project: project.map(str::to_string),
+            tags: Vec::new(),
+            created_at: "2026-11-16T09:30:00Z".into(),
+        };
+        for project in [None, Some("Thesis"), Some("Q3 (draft), Berlin")] {
+            let line = memory_line(&memory(project));
+            assert_eq!(
+                MemoryLine::read(&line),
+                Some(MemoryLine {
+                    id: 42,
+                    project,
+                    day: "2026-11-16",
+                    content: "Budget: 400 EUR (draft), not final",
+                }),
+                "{line}"
+            );
+        }
+        assert_eq!(MemoryLine::read("2 memories found:"), None);
+        assert_eq!(MemoryLine::read("[x] (Thesis, 2026-11-16) y"), None);
+        assert_eq!(MemoryLine::read("[1] (Thesis, someday) y"), None);
     }
 
     #[tokio::test]

@@ -223,3 +223,38 @@ fn words_that_say_nothing_about_when() {
         assert_eq!(stated(text, now()), None, "{text}");
     }
 }
+
+#[test]
+fn a_reminders_text_loses_the_time_it_carries_elsewhere() {
+    let cases = [
+        ("call Tom tomorrow at 9", "call Tom"),
+        ("take your vitamins every day at 8 AM", "take your vitamins"),
+        (
+            "renew Passport on December 3, 2026 at 10:00 AM",
+            "renew Passport",
+        ),
+        (
+            "The billing meeting is scheduled for tomorrow at 9:30.",
+            "The billing meeting",
+        ),
+        ("Stretch, 15:00", "Stretch"),
+        ("Back up the laptop weekly", "Back up the laptop"),
+        ("check the inbox every weekday at 9:30.", "check the inbox"),
+        ("Call the bank in 2 hours", "Call the bank"),
+        ("Water the plants in the evening", "Water the plants"),
+        ("Tomorrow at 9: call Tom", "call Tom"),
+        // Numbers that are not the time stay.
+        ("Read chapter 3 on Monday", "Read chapter 3"),
+        ("Buy 2 tickets for tomorrow", "Buy 2 tickets"),
+        // No time, or nothing but time: as it was.
+        ("Call 3 people", "Call 3 people"),
+        ("check in before the flight", "check in before the flight"),
+        ("Meet at the station", "Meet at the station"),
+        ("Next steps for the launch", "Next steps for the launch"),
+        ("tomorrow at 9", "tomorrow at 9"),
+        ("call grandma", "call grandma"),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(without_the_time(text), expected, "{text}");
+    }
+}
