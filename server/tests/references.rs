@@ -578,6 +578,47 @@ async fn a_reminder_about_something_nobody_named_is_not_set() {
 }
 
 #[tokio::test]
+async fn a_reminders_text_holds_whom_the_user_said_a_pronoun_means() {
+    let tomorrow_at_nine = (now() + Duration::days(1))
+        .with_hour(9)
+        .and_then(|t| t.with_minute(0))
+        .unwrap()
+        .format("%Y-%m-%dT%H:%M")
+        .to_string();
+    let server = TestServer::start(
+        vec![scenario(
+            "call him",
+            vec![
+                // The built-in model's text for it: the wrong person.
+                Turn::call(REMIND, json!({"text": "call me", "at": tomorrow_at_nine})),
+                Turn::text("Done."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    server.set_now(now());
+    seed(&server, MEMORIES).await;
+    let sid = server.create_session().await;
+    server
+        .say(&sid, "Remind me to call him tomorrow at 9.")
+        .await;
+    let mut events = server.watch(&sid, None).await;
+    let question = events.until("question").await.pop().unwrap();
+    assert_eq!(
+        question["question"],
+        "I found nothing in your memories for “him”. Who do you mean by “him”?"
+    );
+    server.answer_ok(&sid, &question["id"], "Tom").await;
+    events.until_done().await;
+    let (_, list) = server.get("/api/reminders").await;
+    let reminders = list["reminders"].as_array().unwrap();
+    assert_eq!(reminders.len(), 1, "{list}");
+    // Tom, and no "tomorrow at 9" in the text of a reminder due then.
+    assert_eq!(reminders[0]["text"], "Call Tom");
+}
+
+#[tokio::test]
 async fn a_request_about_the_users_own_things_is_searched_before_the_model_starts() {
     let server = TestServer::start(
         vec![answers("phone number"), answers("Garden project")],

@@ -848,6 +848,67 @@ async fn a_memory_the_model_never_stored_is_stored_for_it_once_a_turn_gets_nowhe
 }
 
 #[tokio::test]
+async fn a_memory_the_model_answered_without_storing_is_stored_for_it() {
+    // The built-in model answered "The password hint … is First Street"
+    // in 2 s and stored nothing: the page read as if it was written down.
+    let trigger = "password hint";
+    let server = TestServer::start(
+        vec![scenario(
+            trigger,
+            vec![
+                Turn::text("The password hint for your email account is First Street."),
+                Turn::text("Written down."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(
+            &sid,
+            "Write down the password hint for my email account: the first street.",
+        )
+        .await;
+
+    assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    let stored = results(&events)
+        .into_iter()
+        .find(|r| r["name"] == "store")
+        .unwrap_or_else(|| panic!("Imprint stored it: {events:?}"));
+    assert_eq!(stored["status"], "done", "{stored}");
+    let found = server
+        .running
+        .engine
+        .store
+        .search_memories(MemoryQuery {
+            query: "password hint".into(),
+            ..MemoryQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    // What it is about stays with what to keep.
+    assert_eq!(
+        found[0].content,
+        "Password hint for my email account: the first street."
+    );
+    // The job done, the model answers once more, with no tools.
+    let requests = server.standin.requests_for(trigger);
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert!(requests[1].get("tools").is_none());
+    let answer = events
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "assistant_message")
+        .unwrap();
+    assert!(
+        answer["text"].as_str().unwrap().ends_with("Written down."),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
 async fn a_reminder_the_model_never_set_is_set_for_it_when_research_ends() {
     // The built-in model listed projects until research ended, with the
     // reminder the user asked for (and its time) never set.

@@ -31,6 +31,10 @@ use when::Stated;
 
 /// What the user said: the request, then the answers given during this
 /// reply, in order.
+/// Words at most of an answer that says what a reference means ("Tom", "my
+/// sister Anna"); a longer one is not put in a reminder's text for it.
+const MEANT_WORDS: usize = 4;
+
 pub struct UserWords<'a> {
     pub request: &'a str,
     pub answers: &'a [String],
@@ -401,19 +405,23 @@ pub fn dates_from_user(args: &Value, words: &UserWords<'_>, now: DateTime<Local>
 }
 
 /// A `remind` call's text, kept when it shares a word of substance with
-/// what the user said; else the request's own ("Call him tomorrow at 9").
+/// what the user said; else the request's own ("Call him tomorrow at 9"),
+/// with what the user said the request's reference `meant` ("Call Tom").
 /// A small model copied Imprint's note into it ("remind now with the text
 /// and that time"). Either way without the time, which the reminder keeps
 /// in `at` and `repeat` ("Call him").
-pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>) -> Value {
+pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>, meant: Option<&str>) -> Value {
     let said: Vec<String> = words
         .latest_first()
         .flat_map(|text| reference::topic(text, &[]))
         .collect();
     let text = args.get("text").and_then(Value::as_str).unwrap_or("");
-    // A text of no words of substance ("call him") is left as it is.
+    // What the user said a reference of the request means ("him": "Tom").
+    let meant = meant.and_then(|meaning| meant_by(words.request, meaning));
+    // A text of no words of substance ("call him") is left as it is,
+    // unless the user said whom it means: then the request's, with that.
     let own = reference::topic(text, &[]);
-    let shares = own.is_empty() || own.iter().any(|w| said.contains(w));
+    let shares = (own.is_empty() && meant.is_none()) || own.iter().any(|w| said.contains(w));
     let text = if !shares {
         reminder_text(words.request)
     } else if text.to_lowercase().starts_with("remind me") {
@@ -422,11 +430,42 @@ pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>) -> Value {
     } else {
         Some(text.to_string())
     };
+    let text = match (text, meant) {
+        (Some(text), Some((phrase, meaning))) => Some(replace_words(&text, &phrase, meaning)),
+        (text, _) => text,
+    };
     let mut args = args.clone();
     if let (Some(text), Some(map)) = (text.filter(|t| !t.is_empty()), args.as_object_mut()) {
         map.insert("text".into(), Value::String(when::without_the_time(&text)));
     }
     args
+}
+
+/// The request's reference and the user's few words for what it means
+/// ("him", "Tom"); `None` for a longer answer.
+fn meant_by<'m>(request: &str, meaning: &'m str) -> Option<(String, &'m str)> {
+    let found = reference::find(request, "", &[])?;
+    let meaning = meaning.trim();
+    let few = (1..=MEANT_WORDS).contains(&meaning.split_whitespace().count());
+    (few && !meaning.eq_ignore_ascii_case(&found.phrase)).then_some((found.phrase, meaning))
+}
+
+/// `text` with each whole-word `phrase` (any case) replaced by `with`.
+fn replace_words(text: &str, phrase: &str, with: &str) -> String {
+    let lower = text.to_lowercase();
+    let phrase = phrase.to_lowercase();
+    let mut out = String::new();
+    let mut from = 0;
+    while let Some(found) = lower[from..].find(&phrase).map(|i| from + i) {
+        let end = found + phrase.len();
+        let whole = !lower[..found].ends_with(char::is_alphanumeric)
+            && !lower[end..].starts_with(char::is_alphanumeric);
+        out.push_str(&text[from..found]);
+        out.push_str(if whole { with } else { &text[found..end] });
+        from = end;
+    }
+    out.push_str(&text[from..]);
+    out
 }
 
 /// A `remind` call's recurrence, from the user's words only: `repeat` is
@@ -556,18 +595,28 @@ fn after_remind_me(source: &str) -> Option<String> {
     only_when.then(|| rest[start..].trim().to_string())
 }
 
-/// What to remind of, in the user's own words: "Remind me to call Anna."
-/// → "Call Anna"; `None` when the request does not say it that way.
 /// What a request to save says to keep, in the user's words: what follows
 /// a colon ("Save to the Website project: the client approved the
-/// mockups"), or "that …" after a verb of keeping ("Remember that Anna
-/// likes tea"). `None` when it does not say it plainly.
+/// mockups"), after what it is about when the words before the colon say
+/// ("Write down the password hint for my email account: the first street"
+/// keeps "Password hint for my email account: the first street"), or
+/// "that …" after a verb of keeping ("Remember that Anna likes tea").
+/// `None` when it does not say it plainly.
 pub fn what_to_save(request: &str) -> Option<String> {
     if !asks_to_save(request) {
         return None;
     }
     let said = match request.split_once(':') {
-        Some((_, after)) => after,
+        Some((before, after)) => {
+            let after = after.trim();
+            if after.is_empty() {
+                return None;
+            }
+            return Some(match saved_under(before) {
+                Some(label) => format!("{}: {after}", capitalized(&label)),
+                None => capitalized(after),
+            });
+        }
         None => {
             let lower = request.to_lowercase();
             let at = [
@@ -582,11 +631,48 @@ pub fn what_to_save(request: &str) -> Option<String> {
         }
     };
     let said = said.trim();
-    let mut chars = said.chars();
-    let first = chars.next()?;
-    Some(first.to_uppercase().chain(chars).collect())
+    (!said.is_empty()).then(|| capitalized(said))
 }
 
+/// What the words before a colon say a memory is about, without the verb
+/// of keeping: "Write down the password hint for my email account" is
+/// "password hint for my email account". `None` for a place to keep it
+/// ("Save to the Website project", "Note this").
+fn saved_under(before: &str) -> Option<String> {
+    const KEEPING: &[&str] = &[
+        "please", "write", "down", "save", "store", "note", "remember", "keep", "add", "record",
+        "jot", "log", "file", "memorize", "memorise", "the", "a", "an", "this", "that", "my",
+    ];
+    let lower = before.to_lowercase();
+    if lower_words(&lower)
+        .iter()
+        .any(|w| w == "project" || w == "projects")
+    {
+        return None;
+    }
+    let words: Vec<&str> = before.split_whitespace().collect();
+    let start = words.iter().position(|w| {
+        !KEEPING.contains(
+            &w.to_lowercase()
+                .trim_matches(|c: char| !c.is_alphanumeric()),
+        )
+    })?;
+    let label = words[start..].join(" ");
+    // "to my notes", "in memory": where, not what.
+    let substance = reference::topic(&label, &[]);
+    (!substance.is_empty()).then_some(label)
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// What to remind of, in the user's own words: "Remind me to call Anna."
+/// → "Call Anna"; `None` when the request does not say it that way.
 pub fn reminder_text(request: &str) -> Option<String> {
     let about = after_remind_me(request)?;
     let (_, what) = about.split_once(' ')?;

@@ -558,6 +558,16 @@ fn what_to_save_comes_from_the_users_words() {
             Some("Anna likes green tea"),
         ),
         ("Please note that the VPS moved", Some("The VPS moved")),
+        // What it is about, said before the colon, is kept with it.
+        (
+            "Write down the password hint for my email account: the first street.",
+            Some("Password hint for my email account: the first street."),
+        ),
+        (
+            "Note this: the gate code is 4711",
+            Some("The gate code is 4711"),
+        ),
+        ("Add to my notes: buy oat milk", Some("Buy oat milk")),
         // What to keep is not said plainly, or nothing is to be kept.
         ("Save the hosting report", None),
         ("Save this:", None),
@@ -578,14 +588,20 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     // Imprint's note copied as the text: nothing the user said.
     let copied =
         json!({"text": "remind now with the text and that time", "at": "2030-01-01T09:00"});
-    assert_eq!(reminder_text_from_user(&copied, &words)["text"], "Call him");
+    assert_eq!(
+        reminder_text_from_user(&copied, &words, None)["text"],
+        "Call him"
+    );
     for kept in ["Call Tom", "call him"] {
         let args = json!({"text": kept, "at": "2030-01-01T09:00"});
-        assert_eq!(reminder_text_from_user(&args, &words)["text"], kept);
+        assert_eq!(reminder_text_from_user(&args, &words, None)["text"], kept);
     }
     // The time is the reminder's `at`, not its text.
     let args = json!({"text": "Call Tom tomorrow at 9", "at": "2030-01-01T09:00"});
-    assert_eq!(reminder_text_from_user(&args, &words)["text"], "Call Tom");
+    assert_eq!(
+        reminder_text_from_user(&args, &words, None)["text"],
+        "Call Tom"
+    );
     // The request copied: what it asks to be reminded of.
     let words = UserWords {
         request: "Remind me about the dentist next Monday at 10.",
@@ -594,7 +610,31 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     let args =
         json!({"text": "Remind me about the dentist next Monday at 10", "at": "2030-01-07T10:00"});
     assert_eq!(
-        reminder_text_from_user(&args, &words)["text"],
+        reminder_text_from_user(&args, &words, None)["text"],
         "The dentist"
+    );
+    // "him" said to be Tom: a text of no substance ("call me") is the
+    // request's, with Tom in it.
+    let words = UserWords {
+        request: "Remind me to call him tomorrow at 9.",
+        answers: &[],
+    };
+    for text in ["call me", "Call him"] {
+        let args = json!({"text": text, "at": "2030-01-01T09:00"});
+        assert_eq!(
+            reminder_text_from_user(&args, &words, Some("Tom"))["text"],
+            "Call Tom",
+            "{text}"
+        );
+    }
+    // A long answer is not put in the text.
+    let args = json!({"text": "call him", "at": "2030-01-01T09:00"});
+    assert_eq!(
+        reminder_text_from_user(
+            &args,
+            &words,
+            Some("the man who fixed our roof last spring")
+        )["text"],
+        "call him"
     );
 }

@@ -278,14 +278,30 @@ fn time_run(tokens: &[&str], end: End) -> Option<usize> {
 }
 
 /// What a run of words says about time: a moment (read from a fixed early
-/// morning, so "at 9" and "tomorrow at 9" differ) or a recurrence.
-fn meaning(tokens: &[&str]) -> Option<(Option<Stated>, Option<Recurrence>)> {
+/// morning, so "at 9" and "tomorrow at 9" differ), a recurrence, or a
+/// vague time ("next week", "later": the reminder's time was asked).
+fn meaning(tokens: &[&str]) -> Option<(Option<Stated>, Option<Recurrence>, bool)> {
     let text: Vec<&str> = tokens.iter().map(|t| t.trim_end_matches(':')).collect();
     let text = text.join(" ");
     let morning = local(NaiveDate::from_ymd_opt(2001, 1, 1)?, clock(0, 0)?)?;
-    let said = (stated(&text, morning), recurrence(&text));
-    (said != (None, None)).then_some(said)
+    let vague = VAGUE.contains(&words(&text).join(" ").as_str());
+    let said = (stated(&text, morning), recurrence(&text), vague);
+    (said != (None, None, false)).then_some(said)
 }
+
+/// Times too vague to be a moment, said whole.
+const VAGUE: &[&str] = &[
+    "next week",
+    "this week",
+    "next month",
+    "this month",
+    "this weekend",
+    "next weekend",
+    "later",
+    "later today",
+    "soon",
+    "sometime",
+];
 
 /// A word a said time can be made of.
 fn is_time_word(word: &str) -> bool {
@@ -294,6 +310,7 @@ fn is_time_word(word: &str) -> bool {
         "this", "on", "at", "by", "in", "within", "until", "every", "each", "once", "a", "an",
         "the", "of", "to", "through", "-", "@", "half", "am", "pm", "o'clock", "oclock", "daily",
         "weekly", "nightly", "everyday", "workday", "workdays", "working", "business", "mon-fri",
+        "month", "weekend", "later", "soon", "sometime",
     ];
     let singular = word.strip_suffix('s').unwrap_or(word);
     WORDS.contains(&word)

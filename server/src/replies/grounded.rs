@@ -286,6 +286,19 @@ impl Run {
         Ok(Some(note))
     }
 
+    /// What the user said, in their own words, a reference of the request
+    /// means ("Tom" for "him").
+    fn meant(&self) -> Option<&str> {
+        self.settled
+            .iter()
+            .find_map(|(kind, resolved)| match resolved {
+                Some(Resolved::Meant(words)) if *kind == NeedKind::Reference => {
+                    Some(words.as_str())
+                }
+                _ => None,
+            })
+    }
+
     /// Imprint asked what a reference means, and no answer said.
     fn reference_unknown(&self) -> bool {
         self.settled
@@ -390,7 +403,7 @@ impl Run {
         };
         let args = match call.name.as_str() {
             REMIND => grounding::recurring(
-                &grounding::reminder_text_from_user(&args, &words),
+                &grounding::reminder_text_from_user(&args, &words, self.meant()),
                 &words,
                 self.env.clock.now(),
             ),

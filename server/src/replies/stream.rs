@@ -599,6 +599,13 @@ impl Run {
                 }
             }
             if turn.calls.is_empty() && turn.malformed == 0 {
+                // Answered as if saved, and nothing stored: Imprint stores
+                // what the user said to keep, after the model's text.
+                if WritesAsked::of(&self.request).save
+                    && self.write_for_the_model_of(false, &mut turn.text).await
+                {
+                    continue;
+                }
                 // A detail asked for that never came: no nudge (a time
                 // asked before the model started and given still is one).
                 let details_asked = self.settled.iter().any(|(_, r)| r.is_none());
@@ -649,11 +656,12 @@ impl Run {
     /// memory to save, a reminder): Imprint makes the call itself. True
     /// when there is one to run.
     async fn write_for_the_model(&mut self) -> bool {
-        self.write_for_the_model_of(true).await
+        self.write_for_the_model_of(true, &mut String::new()).await
     }
 
-    /// [`Self::write_for_the_model`]; a reminder only when `reminder`.
-    async fn write_for_the_model_of(&mut self, reminder: bool) -> bool {
+    /// [`Self::write_for_the_model`]; a reminder only when `reminder`. The
+    /// call goes after the model's `text` (taken when there is a call).
+    async fn write_for_the_model_of(&mut self, reminder: bool, text: &mut String) -> bool {
         let projects = self.recent_projects().await;
         let project = self.project_meant(&projects);
         // A detail asked for that never came: no write on a guess.
@@ -672,7 +680,7 @@ impl Run {
         let Some(call) = call else {
             return false;
         };
-        self.call_for_the_model(String::new(), call);
+        self.call_for_the_model(std::mem::take(text), call);
         true
     }
 
@@ -734,7 +742,7 @@ impl Run {
         // saves it now rather than turns later (a small model lists the
         // projects again and again instead).
         if !pending.by_imprint && !pending.progress && asked.save && !job_done {
-            self.write_for_the_model_of(false).await;
+            self.write_for_the_model_of(false, &mut String::new()).await;
         }
         Ok(false)
     }

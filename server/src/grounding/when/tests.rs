@@ -243,6 +243,8 @@ fn a_reminders_text_loses_the_time_it_carries_elsewhere() {
         ("Call the bank in 2 hours", "Call the bank"),
         ("Water the plants in the evening", "Water the plants"),
         ("Tomorrow at 9: call Tom", "call Tom"),
+        ("It next week", "It"),
+        ("call Anna later", "call Anna"),
         // Numbers that are not the time stay.
         ("Read chapter 3 on Monday", "Read chapter 3"),
         ("Buy 2 tickets for tomorrow", "Buy 2 tickets"),
