@@ -130,4 +130,34 @@ test.describe('chat sessions', () => {
     await chat.messageBox.press('Enter');
     await expect(chat.userMessages.last()).toHaveText('line one\nline two');
   });
+
+  test('should open a new chat ready to type into, and keep each chat\'s unsent draft', async ({ chat, page }) => {
+    const first = await chat.startNewChat();
+    await expect(chat.messageBox).toBeFocused();
+    // Typed without clicking the box first.
+    await page.keyboard.type('a draft for the first chat');
+
+    await chat.newChat.click();
+    await expect(page).not.toHaveURL(new RegExp(`/chat/${first}$`));
+    await expect(chat.conversation).not.toHaveAttribute('data-session-id', first);
+    const second = (await chat.conversation.getAttribute('data-session-id'))!;
+    await expect(chat.messageBox).toBeFocused();
+    await expect(chat.messageBox).toHaveValue('');
+    await page.keyboard.type('and one for the second');
+
+    await chat.row(first).getByRole('link').click();
+    await expect(chat.conversation).toHaveAttribute('data-session-id', first);
+    await expect(chat.messageBox).toHaveValue('a draft for the first chat');
+    await chat.messageBox.press('Enter');
+    await expect(chat.userMessages.last()).toHaveText('a draft for the first chat');
+    // Sent: the draft is gone with it.
+    await expect(chat.messageBox).toHaveValue('');
+
+    // A visit to another page keeps the second chat's draft.
+    await page.getByRole('link', { name: 'Memories' }).click();
+    await page.getByRole('link', { name: 'Chat' }).click();
+    await chat.row(second).getByRole('link').click();
+    await expect(chat.conversation).toHaveAttribute('data-session-id', second);
+    await expect(chat.messageBox).toHaveValue('and one for the second');
+  });
 });

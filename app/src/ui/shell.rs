@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::chat::Drafts;
 use super::echo::Companion;
 use super::inbox::InboxButton;
 use super::notifications::{NotificationsButton, ReminderToasts};
@@ -15,6 +16,8 @@ use crate::api::fetch_status;
 pub fn Shell(children: Children) -> impl IntoView {
     let location = expect_context::<Location>();
     let on_voice_page = move || location.pathname.get().starts_with("/voice");
+    // Drafts outlive the Chat page: a visit to Memories keeps them.
+    provide_context(Drafts::default());
     view! {
         <div class="shell">
             <header class="topbar">

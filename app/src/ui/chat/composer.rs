@@ -14,20 +14,70 @@ pub enum ComposerMode {
     Busy,
 }
 
+/// What was typed and not sent, per chat, while the page is open: a draft
+/// stays with its chat when the user opens another (or a new one) and
+/// comes back.
+/// (A list, not a map: a few drafts at a time, and no hashing code in the
+/// wasm.)
+#[derive(Clone, Copy)]
+pub struct Drafts(StoredValue<Vec<(String, String)>>);
+
+impl Default for Drafts {
+    fn default() -> Self {
+        Self(StoredValue::new(Vec::new()))
+    }
+}
+
+impl Drafts {
+    fn of(self, chat: &str) -> String {
+        self.0
+            .with_value(|drafts| {
+                drafts
+                    .iter()
+                    .find(|(id, _)| id == chat)
+                    .map(|(_, text)| text.clone())
+            })
+            .unwrap_or_default()
+    }
+
+    fn keep(self, chat: &str, text: String) {
+        self.0.update_value(|drafts| {
+            drafts.retain(|(id, _)| id != chat);
+            if !text.is_empty() {
+                drafts.push((chat.to_string(), text));
+            }
+        });
+    }
+}
+
 #[component]
 pub fn Composer(
+    /// The chat the box writes to (its draft is kept under its id).
+    chat: String,
     #[prop(into)] mode: Signal<ComposerMode>,
     on_send: Callback<String>,
 ) -> impl IntoView {
-    let text = RwSignal::new(String::new());
+    let drafts = use_context::<Drafts>().unwrap_or_default();
+    let chat = StoredValue::new(chat);
+    let text = RwSignal::new(chat.with_value(|c| drafts.of(c)));
+    let set_text = move |value: String| {
+        chat.with_value(|c| drafts.keep(c, value.clone()));
+        text.set(value);
+    };
     let area = NodeRef::<html::Textarea>::new();
+    // A chat opened (a new one, too) is ready to type into.
+    Effect::new(move |_| {
+        if let Some(area) = area.get() {
+            let _ = area.focus();
+        }
+    });
     let send = move || {
         let value = text.get_untracked();
         if value.trim().is_empty() || mode.get_untracked() == ComposerMode::Busy {
             return;
         }
         on_send.run(value);
-        text.set(String::new());
+        set_text(String::new());
     };
     let placeholder = move || match mode.get() {
         ComposerMode::Message => "Message Imprint…",
@@ -39,7 +89,7 @@ pub fn Composer(
             <textarea node_ref=area data-testid="message-box" aria-label="Message" rows="2"
                 placeholder=placeholder
                 prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))
+                on:input=move |ev| set_text(event_target_value(&ev))
                 on:keydown=move |ev| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();

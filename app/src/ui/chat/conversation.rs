@@ -270,7 +270,7 @@ pub fn Conversation(id: String) -> impl IntoView {
                 </Show>
             </div>
             {move || send_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            <Composer mode=mode on_send=on_send/>
+            <Composer chat=sid.get_value() mode=mode on_send=on_send/>
         </div>
     }
 }

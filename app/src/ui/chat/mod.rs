@@ -6,6 +6,7 @@ mod items;
 mod message_window;
 mod question_card;
 
+pub use composer::Drafts;
 pub use question_card::{local_time, QuestionCard};
 mod sessions;
 
