@@ -436,7 +436,13 @@ pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>, meant: Optio
     };
     let mut args = args.clone();
     if let (Some(text), Some(map)) = (text.filter(|t| !t.is_empty()), args.as_object_mut()) {
-        map.insert("text".into(), Value::String(when::without_the_time(&text)));
+        // A note, not a sentence: "Send the invoice", no full stop.
+        let text = when::without_the_time(&text);
+        let text = text
+            .strip_suffix('.')
+            .filter(|t| !t.ends_with('.'))
+            .unwrap_or(&text);
+        map.insert("text".into(), Value::String(text.to_string()));
     }
     args
 }

@@ -596,6 +596,16 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
         let args = json!({"text": kept, "at": "2030-01-01T09:00"});
         assert_eq!(reminder_text_from_user(&args, &words, None)["text"], kept);
     }
+    // A note, not a sentence.
+    let words_said = UserWords {
+        request: "Remind me to send the invoice.",
+        answers: &answers,
+    };
+    let args = json!({"text": "Send the invoice.", "at": "2030-01-01T09:00"});
+    assert_eq!(
+        reminder_text_from_user(&args, &words_said, None)["text"],
+        "Send the invoice"
+    );
     // The time is the reminder's `at`, not its text.
     let args = json!({"text": "Call Tom tomorrow at 9", "at": "2030-01-01T09:00"});
     assert_eq!(
