@@ -909,6 +909,45 @@ async fn a_memory_the_model_answered_without_storing_is_stored_for_it() {
 }
 
 #[tokio::test]
+async fn a_memory_stored_without_what_it_is_keeps_the_users_words() {
+    let trigger = "new PIN";
+    let server = TestServer::start(
+        vec![scenario(
+            trigger,
+            vec![
+                Turn::call("store", json!({"content": "4321"})),
+                Turn::text("Saved."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Save the new PIN 4321 for my bank account.")
+        .await;
+    assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    let found = server
+        .running
+        .engine
+        .store
+        .search_memories(MemoryQuery {
+            query: "4321".into(),
+            ..MemoryQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].content, "New PIN 4321 for my bank account.");
+    // The page's line says what was stored, not the model's guess.
+    let result = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert_eq!(
+        result["args"]["content"], "New PIN 4321 for my bank account.",
+        "{result}"
+    );
+}
+
+#[tokio::test]
 async fn a_reminder_the_model_never_set_is_set_for_it_when_research_ends() {
     // The built-in model listed projects until research ended, with the
     // reminder the user asked for (and its time) never set.

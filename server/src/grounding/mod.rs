@@ -601,6 +601,57 @@ fn after_remind_me(source: &str) -> Option<String> {
     only_when.then(|| rest[start..].trim().to_string())
 }
 
+/// A `store` call's content, kept when it holds at least half of the words
+/// of substance of what the user said to keep; else the user's own words
+/// ("Save the new PIN 4321 for my bank account." stored as "4321" by the
+/// built-in model is stored as "New PIN 4321 for my bank account.").
+pub fn memory_content_from_user(args: &Value, words: &UserWords<'_>) -> Value {
+    let Some(said) = what_to_save(words.request).or_else(|| {
+        let rest = after_keeping_words(words.request)?;
+        asks_to_save(words.request).then(|| capitalized(rest))
+    }) else {
+        return args.clone();
+    };
+    let wanted = reference::topic(&said, &[]);
+    let content = args.get("content").and_then(Value::as_str).unwrap_or("");
+    let held = reference::topic(content, &[]);
+    let kept = wanted.iter().filter(|w| held.contains(w)).count();
+    let mut args = args.clone();
+    if kept * 2 < wanted.len() {
+        if let Some(map) = args.as_object_mut() {
+            map.insert("content".into(), Value::String(said));
+        }
+    }
+    args
+}
+
+/// Verbs of keeping, and the small words that may come with them at the
+/// start of a request to save ("Please write down the …").
+const KEEPING: &[&str] = &[
+    "please", "write", "down", "save", "store", "note", "remember", "keep", "add", "record", "jot",
+    "log", "file", "memorize", "memorise", "the", "a", "an", "this", "that", "my",
+];
+
+/// The request after its leading words of keeping ("Save the new PIN 4321
+/// …" is "new PIN 4321 …"); `None` unless it starts with a verb of keeping.
+fn after_keeping_words(text: &str) -> Option<&str> {
+    let mut rest = text.trim_start();
+    let mut verb = false;
+    while let Some((word, after)) = rest.split_once(char::is_whitespace) {
+        let plain = word.to_lowercase();
+        let plain = plain.trim_matches(|c: char| !c.is_alphanumeric());
+        if !KEEPING.contains(&plain) {
+            break;
+        }
+        verb |= !matches!(
+            plain,
+            "please" | "down" | "the" | "a" | "an" | "this" | "that" | "my"
+        );
+        rest = after.trim_start();
+    }
+    (verb && !rest.is_empty()).then_some(rest)
+}
+
 /// What a request to save says to keep, in the user's words: what follows
 /// a colon ("Save to the Website project: the client approved the
 /// mockups"), after what it is about when the words before the colon say
@@ -645,10 +696,6 @@ pub fn what_to_save(request: &str) -> Option<String> {
 /// "password hint for my email account". `None` for a place to keep it
 /// ("Save to the Website project", "Note this").
 fn saved_under(before: &str) -> Option<String> {
-    const KEEPING: &[&str] = &[
-        "please", "write", "down", "save", "store", "note", "remember", "keep", "add", "record",
-        "jot", "log", "file", "memorize", "memorise", "the", "a", "an", "this", "that", "my",
-    ];
     let lower = before.to_lowercase();
     if lower_words(&lower)
         .iter()

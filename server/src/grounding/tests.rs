@@ -579,6 +579,48 @@ fn what_to_save_comes_from_the_users_words() {
 }
 
 #[test]
+fn a_memorys_content_holds_what_the_user_said_to_keep() {
+    let stored = |request: &str, content: &str| {
+        let words = UserWords {
+            request,
+            answers: &[],
+        };
+        memory_content_from_user(&json!({"content": content}), &words)["content"].clone()
+    };
+    // The built-in model kept the number and lost what it is.
+    assert_eq!(
+        stored("Save the new PIN 4321 for my bank account.", "4321"),
+        "New PIN 4321 for my bank account."
+    );
+    assert_eq!(
+        stored(
+            "Write down the password hint for my email account: the first street.",
+            "the first street"
+        ),
+        "Password hint for my email account: the first street."
+    );
+    // Said in other words, but said: kept as the model wrote it.
+    for (request, content) in [
+        (
+            "Please remember my wifi password is hunter2",
+            "Wifi password: hunter2",
+        ),
+        (
+            "Note the meeting moved to Friday",
+            "The meeting has been moved to Friday",
+        ),
+        (
+            "Remember that Anna likes green tea",
+            "Anna likes green tea.",
+        ),
+        // Nothing plainly said to keep: the model's.
+        ("My wifi password is hunter2, can you keep it?", "hunter2"),
+    ] {
+        assert_eq!(stored(request, content), content, "{request}");
+    }
+}
+
+#[test]
 fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     let answers = vec!["Tom".to_string()];
     let words = UserWords {

@@ -408,6 +408,7 @@ impl Run {
                 self.env.clock.now(),
             ),
             SEARCH => grounding::dates_from_user(&args, &words, self.env.clock.now()),
+            STORE => grounding::memory_content_from_user(&args, &words),
             _ => args,
         };
         if let Some(output) = self
