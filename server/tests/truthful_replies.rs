@@ -948,6 +948,48 @@ async fn a_memory_stored_without_what_it_is_keeps_the_users_words() {
 }
 
 #[tokio::test]
+async fn an_answer_that_says_imprints_notes_back_is_not_shown_as_the_answer() {
+    // The built-in model's whole answer once: "The last tool calls found
+    // nothing new. Do not call any more tools."
+    let trigger = "login for";
+    let server = TestServer::start(
+        vec![scenario(
+            trigger,
+            vec![
+                Turn::call("search", json!({"query": "login"})),
+                Turn::text("The last tool calls found nothing new. Do not call any more tools."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    server
+        .remember("Bank account: online banking login is anna.k", None)
+        .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "What's the login for my bank?").await;
+    let answer = events
+        .iter()
+        .find(|e| e["type"] == "assistant_message")
+        .unwrap_or_else(|| panic!("an answer: {events:?}"));
+    let text = answer["text"].as_str().unwrap();
+    assert!(!text.contains("tool"), "{text}");
+    assert!(
+        text.starts_with("Here is what I found in your memories:"),
+        "{text}"
+    );
+    assert!(text.contains("online banking login is anna.k"), "{text}");
+    let session = server.session(&sid).await;
+    let stored = session["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(stored["content"].as_str(), Some(text), "{stored}");
+}
+
+#[tokio::test]
 async fn a_reminder_the_model_never_set_is_set_for_it_when_research_ends() {
     // The built-in model listed projects until research ended, with the
     // reminder the user asked for (and its time) never set.

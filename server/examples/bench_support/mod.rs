@@ -338,8 +338,21 @@ pub async fn start_local_model() -> (tokio::process::Child, String) {
             }
         }
     }
-    // Keep reading its log, so the pipe never fills.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    // Keep reading its log, so the pipe never fills; into the file
+    // `IMPRINT_BENCH_MODEL_LOG` names, to see what a slow turn cost
+    // (prompt tokens evaluated, generation).
+    let mut model_log = std::env::var("IMPRINT_BENCH_MODEL_LOG").ok().map(|path| {
+        std::fs::File::create(&path)
+            .unwrap_or_else(|e| panic!("IMPRINT_BENCH_MODEL_LOG {path}: {e}"))
+    });
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(file) = model_log.as_mut() {
+                use std::io::Write;
+                let _ = writeln!(file, "{line}");
+            }
+        }
+    });
     (child, format!("http://127.0.0.1:{port}"))
 }
 

@@ -35,6 +35,77 @@ pub fn from_writes(writes: &[(String, Value)], now: DateTime<Local>) -> Option<S
     (!parts.is_empty()).then(|| format!("Done: {}.", parts.join("; ")))
 }
 
+/// Words only Imprint's notes to the model use: a sentence of the answer
+/// holding one says a note back ("The last tool calls found nothing new.
+/// Do not call any more tools." was the built-in model's whole answer).
+const NOTE_WORDS: &[&str] = &[
+    "tool call",
+    "more tools",
+    "any tools",
+    "found nothing new",
+    "research time is up",
+    "answer the user now",
+    "(imprint",
+    "imprint searched",
+    "imprint asked",
+    "imprint's search",
+    "imprint looked up",
+    "the note with",
+    "not asked:",
+    "do not ask",
+];
+
+/// The model's answer without the sentences that say Imprint's notes
+/// back; as it was when it says none.
+pub fn without_notes_said_back(text: &str) -> String {
+    let mut kept = String::new();
+    let mut dropped = false;
+    for sentence in sentences(text) {
+        let lower = sentence.to_lowercase();
+        if NOTE_WORDS.iter().any(|w| lower.contains(w)) {
+            dropped = true;
+        } else {
+            kept.push_str(sentence);
+        }
+    }
+    if dropped {
+        kept.trim().to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+/// `text` cut after each '.', '!' or '?' that ends a sentence (followed by
+/// a space or the end) and after each line, the cuts kept with the pieces.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let ends =
+            c == '\n' || (matches!(c, '.' | '!' | '?') && next.is_none_or(char::is_whitespace));
+        if ends {
+            // The space after it goes with it.
+            let mut end = i + c.len_utf8();
+            while let Some(&(j, n)) = chars.peek() {
+                if n == ' ' {
+                    end = j + 1;
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            pieces.push(&text[start..end]);
+            start = end;
+        }
+    }
+    if start < text.len() {
+        pieces.push(&text[start..]);
+    }
+    pieces
+}
+
 /// What a read found, for a model that then said nothing, as a person
 /// reads it: each memory a list item with its project and day, without
 /// the ids and headings the model reads; the project list under its own
@@ -167,6 +238,35 @@ mod tests {
             from_writes(&writes, now()).unwrap(),
             "Done: reminder set for Tuesday 09:00 to call Anna."
         );
+    }
+
+    #[test]
+    fn sentences_that_say_imprints_notes_back_are_dropped() {
+        assert_eq!(
+            without_notes_said_back(
+                "The last tool calls found nothing new. Do not call any more tools."
+            ),
+            ""
+        );
+        assert_eq!(
+            without_notes_said_back(
+                "The password hint is \"First Street\". The user asked for \"do not call any more tools\" and did not call any more tools.\nThe user could not find more."
+            ),
+            "The password hint is \"First Street\". \nThe user could not find more."
+        );
+        assert_eq!(
+            without_notes_said_back(
+                "The thesis report draft was created by Imprint, which searched first. Imprint searched the user's memories first. Chapter 3 went to the supervisor!"
+            ),
+            "The thesis report draft was created by Imprint, which searched first. Chapter 3 went to the supervisor!"
+        );
+        // An answer that says no note back stays exactly as written.
+        for answer in [
+            "Marta's number is 0176 333 444.  ",
+            "Tea, 3 p.m. on Friday.",
+        ] {
+            assert_eq!(without_notes_said_back(answer), answer);
+        }
     }
 
     #[test]

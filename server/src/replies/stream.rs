@@ -16,6 +16,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::checkpoint::{self, Asking, Checkpoint, PendingCalls, Step};
+use super::own_answer;
 use super::policy::{self, SmallModelPolicy};
 use super::slots::{WritingSlot, WritingSlots};
 use super::{Replies, Reply};
@@ -158,8 +159,9 @@ async fn drive(mut run: Run) {
     let store = run.store.clone();
     let outcome = run.run().await;
     run.release_slot();
-    // Markup never reaches the user, even in the stored answer.
-    let text = without_markup(&run.text);
+    // Markup never reaches the user, even in the stored answer; nor do
+    // Imprint's notes said back by a small model.
+    let text = own_answer::without_notes_said_back(&without_markup(&run.text));
     let session = reply.session_id.clone();
     // A small model may write nothing readable after its tools ran (see
     // the policy): Imprint answers from what was done or found.
