@@ -53,6 +53,10 @@ const NOTE_WORDS: &[&str] = &[
     "the note with",
     "not asked:",
     "do not ask",
+    "asked for is done",
+    "what you could not find",
+    "the user asked",
+    "the user's memories",
 ];
 
 /// The model's answer without the sentences that say Imprint's notes
@@ -259,6 +263,20 @@ mod tests {
                 "The thesis report draft was created by Imprint, which searched first. Imprint searched the user's memories first. Chapter 3 went to the supervisor!"
             ),
             "The thesis report draft was created by Imprint, which searched first. Chapter 3 went to the supervisor!"
+        );
+        // Seen in the last evaluation: the note's words in the model's own
+        // sentences.
+        assert_eq!(
+            without_notes_said_back(
+                "The thesis report draft was created by Imprint, which searched the user's memories first. It found one memory."
+            ),
+            "It found one memory."
+        );
+        assert_eq!(
+            without_notes_said_back(
+                "The password hint is \"First Street\".The user asked for \"What the user asked for is done."
+            ),
+            ""
         );
         // An answer that says no note back stays exactly as written.
         for answer in [
