@@ -695,6 +695,44 @@ async fn browsing_after_imprint_found_what_the_request_is_about_is_no_news() {
 }
 
 #[tokio::test]
+async fn other_memories_found_after_imprint_found_what_the_request_is_about_are_no_news() {
+    let trigger = "Marta's phone";
+    let server = TestServer::start(
+        vec![scenario(
+            trigger,
+            vec![
+                // Searches with other words, each finding other memories.
+                Turn::call(SEARCH, json!({"query": "Stripe invoices"})),
+                Turn::call(SEARCH, json!({"query": "garlic"})),
+                Turn::call(SEARCH, json!({"query": "inbox"})),
+                Turn::text("Marta's number is 0176 333 444."),
+            ],
+        )],
+        &[],
+    )
+    .await;
+    seed(&server, MEMORIES).await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "What's Marta's phone number?").await;
+    // The billing meeting was new to the reply but says nothing about
+    // Marta's number: research ended after that turn.
+    let results: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 1, "{events:?}");
+    assert_eq!(results[0]["found"], 1, "{events:?}");
+    let answer = events
+        .iter()
+        .find(|e| e["type"] == "assistant_message")
+        .expect("an answer");
+    assert_eq!(
+        answer["text"],
+        "Here is what I found in your memories:\n\n- Marta's phone number is 0176 333 444 (2 April 2030)"
+    );
+}
+
+#[tokio::test]
 async fn a_general_question_or_a_write_is_not_searched_first() {
     let server = TestServer::start(
         vec![

@@ -250,16 +250,25 @@ fn topic_of(words: &[String], skip: &[&str], projects: &[String]) -> Vec<String>
 /// with oat milk"). A word matches its plural or other endings ("meeting",
 /// "meetings").
 pub fn is_about(memory: &Memory, topic: &[String]) -> bool {
+    content_is_about(&memory.content, topic)
+}
+
+/// [`is_about`] for a memory's content alone.
+pub fn content_is_about(content: &str, topic: &[String]) -> bool {
     if topic.is_empty() {
         return false;
     }
     let may_miss = usize::from(topic.len() >= 3);
-    words_held(memory, topic) + may_miss >= topic.len()
+    content_words_held(content, topic) + may_miss >= topic.len()
 }
 
 /// How many of the topic's words a memory holds (see [`is_about`]).
 pub fn words_held(memory: &Memory, topic: &[String]) -> usize {
-    let words = lower_words(&memory.content);
+    content_words_held(&memory.content, topic)
+}
+
+fn content_words_held(content: &str, topic: &[String]) -> usize {
+    let words = lower_words(content);
     topic
         .iter()
         .filter(|t| {

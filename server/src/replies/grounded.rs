@@ -241,8 +241,10 @@ impl Run {
         let first_project = &hits[0].project;
         let settles = named <= 1 && hits.iter().all(|hit| hit.project == *first_project);
         if settles {
-            // What it settled is no news when the model finds it again.
+            // What it settled is no news when the model finds it again,
+            // nor is what the model finds that is not about it.
             self.research.learn(output.facts.iter().cloned());
+            self.policy.settle_topic(topic.clone());
         }
         let found = cut_result(&output.text);
         self.policy.found_first(output.text, settles);

@@ -60,6 +60,10 @@ pub(super) struct SmallModelPolicy {
     /// Anna's number too for "What's Marta's phone number?").
     #[serde(default)]
     settled_by: Option<String>,
+    /// The words that settling search looked for: a later search is news
+    /// only when it finds new memories about them.
+    #[serde(default)]
+    settled_topic: Vec<String>,
     /// Imprint stored what the user asked to save (once).
     #[serde(default)]
     stored_for_the_model: bool,
@@ -257,6 +261,18 @@ impl SmallModelPolicy {
         }
         self.found.get_or_insert(found);
         self.found_first_settles |= settles;
+    }
+
+    /// The words of the request Imprint's settling first search looked
+    /// for (see [`Self::settled_topic`]).
+    pub fn settle_topic(&mut self, topic: Vec<String>) {
+        self.settled_topic = topic;
+    }
+
+    /// What the settling first search looked for; empty when none settled
+    /// the request by its words (a reference chosen, a project named).
+    pub fn settled_topic(&self) -> &[String] {
+        &self.settled_topic
     }
 
     /// Imprint's first search found what the request is about, as one

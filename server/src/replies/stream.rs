@@ -22,7 +22,7 @@ use super::slots::{WritingSlot, WritingSlots};
 use super::{Replies, Reply};
 use crate::ask::{Ticket, UserAnswer};
 use crate::clock::Clock;
-use crate::grounding::{self, NeedKind};
+use crate::grounding::{self, reference, NeedKind};
 use crate::models::shown_text::without_markup;
 use crate::models::{
     ChatMessage, ModelClient, ModelError, ModelEvent, ToolCallRequest, TurnRequest,
@@ -30,7 +30,7 @@ use crate::models::{
 use crate::research::Research;
 use crate::store::{NewMessage, SavedState, Store, ToolOutcome};
 use crate::tools::{
-    self, run::ToolEnv, Offer, ToolOutput, WritesAsked, ASK_USER, MAX_RESULT_CHARS,
+    self, run::MemoryLine, run::ToolEnv, Offer, ToolOutput, WritesAsked, ASK_USER, MAX_RESULT_CHARS,
 };
 
 /// What every reply needs from the server.
@@ -886,6 +886,7 @@ impl Run {
                     .and_then(Value::as_str)
                     .is_none_or(|q| q.trim().is_empty() || tools::run::is_generic_query(q)));
         let listing_again = browsing && self.policy.first_search_settled();
+        let searched = call.name == tools::SEARCH;
         let (output, stored_args, stored_content) =
             if call.name == ASK_USER && tools::is_offered(&self.tools, ASK_USER) {
                 self.ask(&call).await?
@@ -920,7 +921,7 @@ impl Run {
         // about (a small model lists the projects or the newest memories
         // every turn).
         let progress = outcome.status == ToolStatus::Done
-            && (output.wrote || self.research.learn(output.facts))
+            && (output.wrote || self.learn(searched, &output))
             && !listing_again;
         if let Some(pending) = self.pending.as_mut() {
             pending.calls.remove(0);
@@ -928,6 +929,27 @@ impl Run {
             pending.statuses.push(outcome.status);
         }
         self.append_step(vec![row]).await
+    }
+
+    /// Learns what a read found; true when it was news. Once Imprint's
+    /// first search settled what the request is about, a search's news is
+    /// only new memories about it: a small model searches other words
+    /// ("pizza", "restaurant") and finds other memories, turn after turn.
+    fn learn(&mut self, searched: bool, output: &ToolOutput) -> bool {
+        let topic = self.policy.settled_topic();
+        if !searched || topic.is_empty() {
+            return self.research.learn(output.facts.iter().cloned());
+        }
+        let about: Vec<String> = output
+            .text
+            .lines()
+            .filter_map(MemoryLine::read)
+            .filter(|memory| reference::content_is_about(memory.content, topic))
+            .map(|memory| memory.fact())
+            .collect();
+        let news = self.research.learn(about);
+        self.research.learn(output.facts.iter().cloned());
+        news
     }
 
     pub(super) async fn run_tool(&self, name: &str, args: &Value) -> ToolOutput {
