@@ -64,6 +64,13 @@ async fn seed(server: &TestServer, memories: &[(&str, Option<&str>, &str)]) {
     }
 }
 
+/// A server whose model plays `scenarios`, holding [`MEMORIES`].
+async fn with_memories(scenarios: Vec<Scenario>) -> TestServer {
+    let server = TestServer::start(scenarios, &[]).await;
+    seed(&server, MEMORIES).await;
+    server
+}
+
 /// The model answers in one turn, whatever it was told.
 fn answers(trigger: &str) -> Scenario {
     scenario(trigger, vec![Turn::text("Here is what I know.")])
@@ -87,8 +94,7 @@ fn options(question: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn several_matches_give_a_question_whose_options_are_the_memories() {
-    let server = TestServer::start(vec![answers("in the meeting")], &[]).await;
-    seed(&server, MEMORIES).await;
+    let server = with_memories(vec![answers("in the meeting")]).await;
     let sid = server.create_session().await;
     server.say(&sid, "What did we decide in the meeting?").await;
     let mut events = server.watch(&sid, None).await;
@@ -140,8 +146,7 @@ async fn several_matches_give_a_question_whose_options_are_the_memories() {
 
 #[tokio::test]
 async fn you_decide_takes_the_first_candidate_and_own_words_are_passed_on() {
-    let server = TestServer::start(vec![answers("in the meeting")], &[]).await;
-    seed(&server, MEMORIES).await;
+    let server = with_memories(vec![answers("in the meeting")]).await;
     let sid = server.create_session().await;
     server.say(&sid, "What did we decide in the meeting?").await;
     let mut events = server.watch(&sid, None).await;
@@ -185,8 +190,7 @@ async fn you_decide_takes_the_first_candidate_and_own_words_are_passed_on() {
 
 #[tokio::test]
 async fn one_match_is_used_without_a_question() {
-    let server = TestServer::start(vec![answers("the document I mentioned")], &[]).await;
-    seed(&server, MEMORIES).await;
+    let server = with_memories(vec![answers("the document I mentioned")]).await;
     let sid = server.create_session().await;
     let events = server
         .converse(&sid, "Find the document I mentioned.")
@@ -202,15 +206,11 @@ async fn one_match_is_used_without_a_question() {
 
 #[tokio::test]
 async fn no_match_is_an_open_question_that_says_so() {
-    let server = TestServer::start(
-        vec![scenario(
-            "for the account",
-            vec![Turn::text("Noted: I will keep it.")],
-        )],
-        &[],
-    )
+    let server = with_memories(vec![scenario(
+        "for the account",
+        vec![Turn::text("Noted: I will keep it.")],
+    )])
     .await;
-    seed(&server, MEMORIES).await;
     let sid = server.create_session().await;
     server
         .say(&sid, "Write down the password hint for the account.")
@@ -234,15 +234,11 @@ async fn no_match_is_an_open_question_that_says_so() {
 
 #[tokio::test]
 async fn a_pronoun_is_looked_up_only_with_nothing_before_it() {
-    let server = TestServer::start(
-        vec![
-            answers("her phone number"),
-            scenario("Tell me about Anna", vec![Turn::text("Anna likes tea.")]),
-        ],
-        &[],
-    )
+    let server = with_memories(vec![
+        answers("her phone number"),
+        scenario("Tell me about Anna", vec![Turn::text("Anna likes tea.")]),
+    ])
     .await;
-    seed(&server, MEMORIES).await;
     // A new chat: "her" is nobody yet, and two numbers are in memory.
     let sid = server.create_session().await;
     server.say(&sid, "What's her phone number?").await;
@@ -273,18 +269,14 @@ async fn a_pronoun_is_looked_up_only_with_nothing_before_it() {
 
 #[tokio::test]
 async fn a_named_thing_is_left_to_the_model() {
-    let server = TestServer::start(
-        vec![scenario(
-            "billing meeting",
-            vec![
-                Turn::call(SEARCH, json!({"query": "billing meeting"})),
-                Turn::text("You decided to move invoices to Stripe."),
-            ],
-        )],
-        &[],
-    )
+    let server = with_memories(vec![scenario(
+        "billing meeting",
+        vec![
+            Turn::call(SEARCH, json!({"query": "billing meeting"})),
+            Turn::text("You decided to move invoices to Stripe."),
+        ],
+    )])
     .await;
-    seed(&server, MEMORIES).await;
     let sid = server.create_session().await;
     let events = server
         .converse(&sid, "What did we decide in the billing meeting?")
@@ -443,18 +435,14 @@ async fn a_reference_question_waits_again_after_a_kill_with_its_options() {
 
 #[tokio::test]
 async fn once_the_user_answered_imprints_question_the_models_same_question_is_not_asked() {
-    let server = TestServer::start(
-        vec![scenario(
-            "in the meeting",
-            vec![
-                Turn::ask("Which meeting?", &["Billing", "Imprint"]),
-                Turn::text("You moved invoices to Stripe."),
-            ],
-        )],
-        &[],
-    )
+    let server = with_memories(vec![scenario(
+        "in the meeting",
+        vec![
+            Turn::ask("Which meeting?", &["Billing", "Imprint"]),
+            Turn::text("You moved invoices to Stripe."),
+        ],
+    )])
     .await;
-    seed(&server, MEMORIES).await;
     let sid = server.create_session().await;
     server.say(&sid, "What did we decide in the meeting?").await;
     let mut events = server.watch(&sid, None).await;
@@ -474,22 +462,18 @@ async fn once_the_user_answered_imprints_question_the_models_same_question_is_no
 #[tokio::test]
 async fn the_memory_the_user_chose_found_again_is_no_news_and_research_ends() {
     let trigger = "in the meeting";
-    let server = TestServer::start(
-        vec![scenario(
-            trigger,
-            vec![
-                // A small model searches for what it was handed, then lists
-                // the projects and searches again with other words.
-                Turn::call(SEARCH, json!({"query": "billing meeting"})),
-                Turn::call(LIST_PROJECTS, json!({})),
-                Turn::call(SEARCH, json!({"query": "meeting decisions"})),
-                Turn::text("You moved invoices to Stripe."),
-            ],
-        )],
-        &[],
-    )
+    let server = with_memories(vec![scenario(
+        trigger,
+        vec![
+            // A small model searches for what it was handed, then lists
+            // the projects and searches again with other words.
+            Turn::call(SEARCH, json!({"query": "billing meeting"})),
+            Turn::call(LIST_PROJECTS, json!({})),
+            Turn::call(SEARCH, json!({"query": "meeting decisions"})),
+            Turn::text("You moved invoices to Stripe."),
+        ],
+    )])
     .await;
-    seed(&server, MEMORIES).await;
     let sid = server.create_session().await;
     server.say(&sid, "What did we decide in the meeting?").await;
     let mut events = server.watch(&sid, None).await;
@@ -503,12 +487,8 @@ async fn the_memory_the_user_chose_found_again_is_no_news_and_research_ends() {
     let results: Vec<&Value> = rest.iter().filter(|e| e["type"] == "tool_result").collect();
     assert_eq!(results.len(), 1, "{rest:?}");
     assert_eq!(server.standin.requests_for(trigger).len(), 2);
-    let answer = rest
-        .iter()
-        .find(|e| e["type"] == "assistant_message")
-        .expect("an answer");
     assert_eq!(
-        answer["text"],
+        assistant_text(&rest),
         "Here is what I found in your memories:\n\n\
          - Billing meeting: we decided to move invoices to Stripe (Billing, 12 May 2030)"
     );
@@ -517,8 +497,7 @@ async fn the_memory_the_user_chose_found_again_is_no_news_and_research_ends() {
 #[tokio::test]
 async fn the_users_own_words_for_what_they_meant_are_searched_for_the_model() {
     let trigger = "the one I care about";
-    let server = TestServer::start(vec![scenario(trigger, vec![Turn::text("")])], &[]).await;
-    seed(&server, MEMORIES).await;
+    let server = with_memories(vec![scenario(trigger, vec![Turn::text("")])]).await;
     let sid = server.create_session().await;
     server
         .say(&sid, "Tell me about the one I care about.")
@@ -536,12 +515,8 @@ async fn the_users_own_words_for_what_they_meant_are_searched_for_the_model() {
     assert!(sent.contains("0176 111 222"), "{sent}");
     assert!(!sent.contains("0176 333 444"), "Marta's number: {sent}");
     // A model that then says nothing: Imprint answers with what it found.
-    let answer = rest
-        .iter()
-        .find(|e| e["type"] == "assistant_message")
-        .expect("an answer");
     assert_eq!(
-        answer["text"],
+        assistant_text(&rest),
         "Here is what I found in your memories:\n\n- Anna's phone number is 0176 111 222 (1 April 2030)"
     );
 }
@@ -585,20 +560,16 @@ async fn a_reminders_text_holds_whom_the_user_said_a_pronoun_means() {
         .unwrap()
         .format("%Y-%m-%dT%H:%M")
         .to_string();
-    let server = TestServer::start(
-        vec![scenario(
-            "call him",
-            vec![
-                // The built-in model's text for it: the wrong person.
-                Turn::call(REMIND, json!({"text": "call me", "at": tomorrow_at_nine})),
-                Turn::text("Done."),
-            ],
-        )],
-        &[],
-    )
+    let server = with_memories(vec![scenario(
+        "call him",
+        vec![
+            // The built-in model's text for it: the wrong person.
+            Turn::call(REMIND, json!({"text": "call me", "at": tomorrow_at_nine})),
+            Turn::text("Done."),
+        ],
+    )])
     .await;
     server.set_now(now());
-    seed(&server, MEMORIES).await;
     let sid = server.create_session().await;
     server
         .say(&sid, "Remind me to call him tomorrow at 9.")
@@ -620,12 +591,7 @@ async fn a_reminders_text_holds_whom_the_user_said_a_pronoun_means() {
 
 #[tokio::test]
 async fn a_request_about_the_users_own_things_is_searched_before_the_model_starts() {
-    let server = TestServer::start(
-        vec![answers("phone number"), answers("Garden project")],
-        &[],
-    )
-    .await;
-    seed(&server, MEMORIES).await;
+    let server = with_memories(vec![answers("phone number"), answers("Garden project")]).await;
     let sid = server.create_session().await;
 
     let events = server.converse(&sid, "What's Marta's phone number?").await;
@@ -657,22 +623,18 @@ async fn a_request_about_the_users_own_things_is_searched_before_the_model_start
 #[tokio::test]
 async fn browsing_after_imprint_found_what_the_request_is_about_is_no_news() {
     let trigger = "Marta's phone";
-    let server = TestServer::start(
-        vec![scenario(
-            trigger,
-            vec![
-                // The newest memories, then the projects, then a search with
-                // other words: what a small model does with the answer in hand.
-                Turn::call(SEARCH, json!({"query": "everything"})),
-                Turn::call(LIST_PROJECTS, json!({})),
-                Turn::call(SEARCH, json!({"query": "phone numbers"})),
-                Turn::text("Marta's number is 0176 333 444."),
-            ],
-        )],
-        &[],
-    )
+    let server = with_memories(vec![scenario(
+        trigger,
+        vec![
+            // The newest memories, then the projects, then a search with
+            // other words: what a small model does with the answer in hand.
+            Turn::call(SEARCH, json!({"query": "everything"})),
+            Turn::call(LIST_PROJECTS, json!({})),
+            Turn::call(SEARCH, json!({"query": "phone numbers"})),
+            Turn::text("Marta's number is 0176 333 444."),
+        ],
+    )])
     .await;
-    seed(&server, MEMORIES).await;
     let sid = server.create_session().await;
     let events = server.converse(&sid, "What's Marta's phone number?").await;
     // The newest memories were new to the reply, but no news about Marta's
@@ -684,12 +646,8 @@ async fn browsing_after_imprint_found_what_the_request_is_about_is_no_news() {
         .collect();
     assert_eq!(results.len(), 1, "{events:?}");
     assert_eq!(results[0]["status"], "done");
-    let answer = events
-        .iter()
-        .find(|e| e["type"] == "assistant_message")
-        .expect("an answer");
     assert_eq!(
-        answer["text"],
+        assistant_text(&events),
         "Here is what I found in your memories:\n\n- Marta's phone number is 0176 333 444 (2 April 2030)"
     );
 }
@@ -697,21 +655,17 @@ async fn browsing_after_imprint_found_what_the_request_is_about_is_no_news() {
 #[tokio::test]
 async fn other_memories_found_after_imprint_found_what_the_request_is_about_are_no_news() {
     let trigger = "Marta's phone";
-    let server = TestServer::start(
-        vec![scenario(
-            trigger,
-            vec![
-                // Searches with other words, each finding other memories.
-                Turn::call(SEARCH, json!({"query": "Stripe invoices"})),
-                Turn::call(SEARCH, json!({"query": "garlic"})),
-                Turn::call(SEARCH, json!({"query": "inbox"})),
-                Turn::text("Marta's number is 0176 333 444."),
-            ],
-        )],
-        &[],
-    )
+    let server = with_memories(vec![scenario(
+        trigger,
+        vec![
+            // Searches with other words, each finding other memories.
+            Turn::call(SEARCH, json!({"query": "Stripe invoices"})),
+            Turn::call(SEARCH, json!({"query": "garlic"})),
+            Turn::call(SEARCH, json!({"query": "inbox"})),
+            Turn::text("Marta's number is 0176 333 444."),
+        ],
+    )])
     .await;
-    seed(&server, MEMORIES).await;
     let sid = server.create_session().await;
     let events = server.converse(&sid, "What's Marta's phone number?").await;
     // The billing meeting was new to the reply but says nothing about
@@ -722,28 +676,20 @@ async fn other_memories_found_after_imprint_found_what_the_request_is_about_are_
         .collect();
     assert_eq!(results.len(), 1, "{events:?}");
     assert_eq!(results[0]["found"], 1, "{events:?}");
-    let answer = events
-        .iter()
-        .find(|e| e["type"] == "assistant_message")
-        .expect("an answer");
     assert_eq!(
-        answer["text"],
+        assistant_text(&events),
         "Here is what I found in your memories:\n\n- Marta's phone number is 0176 333 444 (2 April 2030)"
     );
 }
 
 #[tokio::test]
 async fn a_general_question_or_a_write_is_not_searched_first() {
-    let server = TestServer::start(
-        vec![
-            answers("capital"),
-            answers("Save this"),
-            answers("phone bill"),
-        ],
-        &[],
-    )
+    let server = with_memories(vec![
+        answers("capital"),
+        answers("Save this"),
+        answers("phone bill"),
+    ])
     .await;
-    seed(&server, MEMORIES).await;
     for request in [
         "What is the capital of Japan?",
         "Save this: Marta's phone number is now 0176 999 000.",
@@ -767,28 +713,24 @@ async fn a_general_question_or_a_write_is_not_searched_first() {
 async fn the_models_question_about_what_imprint_found_as_one_thing_is_not_asked() {
     // The built-in model asked "What project do you need help with?" of a
     // request naming the project, with its memories in hand.
-    let server = TestServer::start(
-        vec![
-            scenario(
-                "Garden project",
-                vec![
-                    Turn::ask("What project do you need help with?", &[]),
-                    Turn::text("Garlic goes in the north bed."),
-                ],
-            ),
-            // Budgets in two projects: which one is a fair question.
-            scenario(
-                "my budget",
-                vec![
-                    Turn::ask("Which budget do you mean?", &["Website", "Thesis"]),
-                    Turn::text("The Thesis survey budget is 400 EUR."),
-                ],
-            ),
-        ],
-        &[],
-    )
+    let server = with_memories(vec![
+        scenario(
+            "Garden project",
+            vec![
+                Turn::ask("What project do you need help with?", &[]),
+                Turn::text("Garlic goes in the north bed."),
+            ],
+        ),
+        // Budgets in two projects: which one is a fair question.
+        scenario(
+            "my budget",
+            vec![
+                Turn::ask("Which budget do you mean?", &["Website", "Thesis"]),
+                Turn::text("The Thesis survey budget is 400 EUR."),
+            ],
+        ),
+    ])
     .await;
-    seed(&server, MEMORIES).await;
     seed(
         &server,
         &[

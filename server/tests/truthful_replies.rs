@@ -746,11 +746,7 @@ async fn an_answer_turn_that_says_its_tools_back_gets_imprints_own_answer() {
     let events = server.converse(&sid, "What is the launch plan?").await;
 
     assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
-    let answer = events
-        .iter()
-        .find(|e| e["type"] == "assistant_message")
-        .expect("an answer");
-    let text = answer["text"].as_str().unwrap();
+    let text = assistant_text(&events);
     assert!(!shows_markup(text), "{text}");
     assert!(text.contains("Launch plan: ship on Friday"), "{text}");
     assert!(text.starts_with("Here is what I found"), "{text}");
@@ -827,16 +823,7 @@ async fn a_memory_the_model_never_stored_is_stored_for_it_once_a_turn_gets_nowhe
         .find(|r| r["name"] == "store")
         .unwrap_or_else(|| panic!("Imprint stored it: {events:?}"));
     assert_eq!(stored["status"], "done", "{stored}");
-    let found = server
-        .running
-        .engine
-        .store
-        .search_memories(MemoryQuery {
-            query: "mockups".into(),
-            ..MemoryQuery::default()
-        })
-        .await
-        .unwrap();
+    let found = server.memories_about("mockups").await;
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].content, "The client approved the mockups.");
     assert_eq!(found[0].project.as_deref(), Some("Website"));
@@ -877,16 +864,7 @@ async fn a_memory_the_model_answered_without_storing_is_stored_for_it() {
         .find(|r| r["name"] == "store")
         .unwrap_or_else(|| panic!("Imprint stored it: {events:?}"));
     assert_eq!(stored["status"], "done", "{stored}");
-    let found = server
-        .running
-        .engine
-        .store
-        .search_memories(MemoryQuery {
-            query: "password hint".into(),
-            ..MemoryQuery::default()
-        })
-        .await
-        .unwrap();
+    let found = server.memories_about("password hint").await;
     assert_eq!(found.len(), 1, "{found:?}");
     // What it is about stays with what to keep.
     assert_eq!(
@@ -927,16 +905,7 @@ async fn a_memory_stored_without_what_it_is_keeps_the_users_words() {
         .converse(&sid, "Save the new PIN 4321 for my bank account.")
         .await;
     assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
-    let found = server
-        .running
-        .engine
-        .store
-        .search_memories(MemoryQuery {
-            query: "4321".into(),
-            ..MemoryQuery::default()
-        })
-        .await
-        .unwrap();
+    let found = server.memories_about("4321").await;
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].content, "New PIN 4321 for my bank account.");
     // The page's line says what was stored, not the model's guess.
@@ -968,11 +937,7 @@ async fn an_answer_that_says_imprints_notes_back_is_not_shown_as_the_answer() {
         .await;
     let sid = server.create_session().await;
     let events = server.converse(&sid, "What's the login for my bank?").await;
-    let answer = events
-        .iter()
-        .find(|e| e["type"] == "assistant_message")
-        .unwrap_or_else(|| panic!("an answer: {events:?}"));
-    let text = answer["text"].as_str().unwrap();
+    let text = assistant_text(&events);
     assert!(!text.contains("tool"), "{text}");
     assert!(
         text.starts_with("Here is what I found in your memories:"),

@@ -312,30 +312,17 @@ pub fn asks_for_reminder(text: &str) -> bool {
 /// "remember", "note that", "add to my notes", "write down".
 pub fn asks_to_save(text: &str) -> bool {
     let lower = text.to_lowercase();
-    lower_words(text).iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "save"
-                | "store"
-                | "remember"
-                | "note"
-                | "keep"
-                | "add"
-                | "record"
-                | "memorize"
-                | "memorise"
-                | "jot"
-                | "log"
-                | "file"
-        )
-    }) || [
-        "write down",
-        "write this down",
-        "don't forget",
-        "dont forget",
-    ]
-    .iter()
-    .any(|p| lower.contains(p))
+    lower_words(text)
+        .iter()
+        .any(|w| KEEPING_VERBS.contains(&w.as_str()))
+        || [
+            "write down",
+            "write this down",
+            "don't forget",
+            "dont forget",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
 }
 
 /// A reminder asked for with no time the user's words give (not even a
@@ -625,31 +612,42 @@ pub fn memory_content_from_user(args: &Value, words: &UserWords<'_>) -> Value {
     args
 }
 
-/// Verbs of keeping, and the small words that may come with them at the
-/// start of a request to save ("Please write down the …").
-const KEEPING: &[&str] = &[
-    "please", "write", "down", "save", "store", "note", "remember", "keep", "add", "record", "jot",
-    "log", "file", "memorize", "memorise", "the", "a", "an", "this", "that", "my",
+/// Verbs that ask to keep something ("write" only as "write down").
+const KEEPING_VERBS: &[&str] = &[
+    "save", "store", "remember", "note", "keep", "add", "record", "memorize", "memorise", "jot",
+    "log", "file",
+];
+
+/// Small words that may come with a verb of keeping at the start of a
+/// request to save ("Please write down the …").
+const BESIDE_KEEPING: &[&str] = &[
+    "please", "write", "down", "the", "a", "an", "this", "that", "my",
 ];
 
 /// The request after its leading words of keeping ("Save the new PIN 4321
 /// …" is "new PIN 4321 …"); `None` unless it starts with a verb of keeping.
 fn after_keeping_words(text: &str) -> Option<&str> {
+    let (rest, verb) = without_keeping_words(text);
+    (verb && !rest.is_empty()).then_some(rest)
+}
+
+/// `text` after its leading verbs of keeping and the small words beside
+/// them, and whether there was such a verb.
+fn without_keeping_words(text: &str) -> (&str, bool) {
     let mut rest = text.trim_start();
     let mut verb = false;
-    while let Some((word, after)) = rest.split_once(char::is_whitespace) {
+    while !rest.is_empty() {
+        let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         let plain = word.to_lowercase();
         let plain = plain.trim_matches(|c: char| !c.is_alphanumeric());
-        if !KEEPING.contains(&plain) {
+        let keeping = KEEPING_VERBS.contains(&plain) || plain == "write";
+        if !keeping && !BESIDE_KEEPING.contains(&plain) {
             break;
         }
-        verb |= !matches!(
-            plain,
-            "please" | "down" | "the" | "a" | "an" | "this" | "that" | "my"
-        );
+        verb |= keeping;
         rest = after.trim_start();
     }
-    (verb && !rest.is_empty()).then_some(rest)
+    (rest, verb)
 }
 
 /// What a request to save says to keep, in the user's words: what follows
@@ -703,17 +701,14 @@ fn saved_under(before: &str) -> Option<String> {
     {
         return None;
     }
-    let words: Vec<&str> = before.split_whitespace().collect();
-    let start = words.iter().position(|w| {
-        !KEEPING.contains(
-            &w.to_lowercase()
-                .trim_matches(|c: char| !c.is_alphanumeric()),
-        )
-    })?;
-    let label = words[start..].join(" ");
+    let (label, _) = without_keeping_words(before);
+    let label = label.trim_end();
+    if label.is_empty() {
+        return None;
+    }
     // "to my notes", "in memory": where, not what.
-    let substance = reference::topic(&label, &[]);
-    (!substance.is_empty()).then_some(label)
+    let substance = reference::topic(label, &[]);
+    (!substance.is_empty()).then(|| label.to_string())
 }
 
 fn capitalized(text: &str) -> String {

@@ -51,13 +51,11 @@ pub(super) struct SmallModelPolicy {
     /// asks the same again after the answer).
     #[serde(default)]
     questions: Vec<String>,
-    /// Imprint's first search found what the request is about, as one
-    /// thing: search settled it, so the model's question is not asked.
-    #[serde(default)]
-    found_first_settles: bool,
-    /// What that settling first search found: the answer over the model's
-    /// own searches, which a small model words more broadly ("phone" finds
-    /// Anna's number too for "What's Marta's phone number?").
+    /// What Imprint's first search found when it settled what the request
+    /// is about, as one thing (then the model's question is not asked):
+    /// the answer over the model's own searches, which a small model words
+    /// more broadly ("phone" finds Anna's number too for "What's Marta's
+    /// phone number?").
     #[serde(default)]
     settled_by: Option<String>,
     /// The words that settling search looked for: a later search is news
@@ -260,7 +258,6 @@ impl SmallModelPolicy {
             self.settled_by = Some(found.clone());
         }
         self.found.get_or_insert(found);
-        self.found_first_settles |= settles;
     }
 
     /// The words of the request Imprint's settling first search looked
@@ -278,7 +275,7 @@ impl SmallModelPolicy {
     /// Imprint's first search found what the request is about, as one
     /// thing (see [`Self::found_first`]).
     pub fn first_search_settled(&self) -> bool {
-        self.found_first_settles
+        self.settled_by.is_some()
     }
 
     /// True once the job is done: every write the request asked for was
@@ -316,7 +313,7 @@ impl SmallModelPolicy {
             "Not asked: you already asked this, and the user answered. Do not ask again; go on with their answer.".into()
         } else if let Some(option) = ask.said {
             format!("Not asked: the user already said \"{option}\". Do not ask; go on with it.")
-        } else if self.found_first_settles {
+        } else if self.first_search_settled() {
             "Not asked: Imprint's search already found what the user asks about (see the note with their message). Do not ask; answer from it.".into()
         } else if ask.settled {
             "Not asked: the user already answered Imprint's question about this request. Do not ask again; go on with what they said.".into()

@@ -107,6 +107,19 @@ impl TestServer {
             .unwrap();
     }
 
+    /// The stored memories a search for `query` finds.
+    pub async fn memories_about(&self, query: &str) -> Vec<imprint::store::MemoryHit> {
+        self.running
+            .engine
+            .store
+            .search_memories(imprint::store::MemoryQuery {
+                query: query.into(),
+                ..imprint::store::MemoryQuery::default()
+            })
+            .await
+            .unwrap()
+    }
+
     /// Holds the server's "now" at `at`: the dates its replies work out
     /// no longer move with the wall clock (nor across midnight).
     pub fn set_now(&self, at: chrono::DateTime<chrono::Local>) {
@@ -238,6 +251,15 @@ pub fn streamed_text(events: &[Value]) -> String {
         .filter(|e| e["type"] == "token")
         .map(|e| e["text"].as_str().unwrap())
         .collect()
+}
+
+/// The text of the reply's `assistant_message`, which must be there.
+pub fn assistant_text(events: &[Value]) -> &str {
+    events
+        .iter()
+        .find(|e| e["type"] == "assistant_message")
+        .and_then(|e| e["text"].as_str())
+        .unwrap_or_else(|| panic!("an answer: {events:?}"))
 }
 
 /// The "now" of date tests, Monday 2030-06-03 at 10:40 local time: a
