@@ -463,6 +463,7 @@ mod tests {
             allow_other,
             expires_at: None,
             origin: QuestionOrigin::Model,
+            reason: None,
         }
     }
 

@@ -98,6 +98,13 @@ pub struct Config {
     #[arg(long, env = "IMPRINT_CHAT_MAX_TOKENS", default_value_t = 2048)]
     pub chat_max_tokens: u32,
 
+    /// Who drives a reply's steps: `planned` (Imprint plans the request's
+    /// steps and the model fills each in under a JSON schema; for small
+    /// local models) or `free` (the model's own tool loop, with native or
+    /// markup calls). Default: `planned` for the local model, else `free`.
+    #[arg(long, env = "IMPRINT_CHAT_TURNS", value_enum)]
+    pub chat_turns: Option<Turns>,
+
     /// Seconds of research (the tool loop) before the reserved answer
     /// (at most 86400, a day).
     #[arg(long, env = "IMPRINT_RESEARCH_BUDGET_S", default_value_t = 300.0)]
@@ -196,6 +203,27 @@ pub struct ModelSettings {
     pub idle_timeout: Duration,
     /// Sent as `max_tokens` with every request.
     pub max_tokens: u32,
+    /// Who drives a reply's steps.
+    pub turns: Turns,
+}
+
+/// Who drives a reply's steps (see [`Config::chat_turns`]).
+#[derive(ValueEnum, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Turns {
+    /// Imprint plans; each model turn is decoded under a JSON schema.
+    Planned,
+    /// The model's own tool loop.
+    Free,
+}
+
+impl Turns {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Turns::Planned => "planned",
+            Turns::Free => "free",
+        }
+    }
 }
 
 impl Provider {
@@ -341,6 +369,12 @@ impl Config {
             }),
             idle_timeout: secs(self.model_idle_timeout_s),
             max_tokens: self.chat_max_tokens,
+            turns: self.chat_turns.unwrap_or(match provider {
+                // A 0.5B model driving its own loop invents the user's
+                // facts and loops on tools (issue #26).
+                Provider::Local => Turns::Planned,
+                _ => Turns::Free,
+            }),
         }
     }
 
@@ -364,12 +398,13 @@ impl Config {
     pub fn summary(&self) -> String {
         let m = self.model();
         format!(
-            "addr={} provider={} base_url={} model={} tool_format={} key={} token={} slots={} budget={}s iters={} max_tokens={} answer_timeout={}s",
+            "addr={} provider={} base_url={} model={} tool_format={} turns={} key={} token={} slots={} budget={}s iters={} max_tokens={} answer_timeout={}s",
             self.addr,
             m.provider.as_str(),
             m.base_url,
             m.model,
             m.tool_format.as_str(),
+            m.turns.as_str(),
             if m.api_key.is_some() { "set" } else { "none" },
             if self.token.is_some() { "set" } else { "none" },
             self.writing_slots,
@@ -429,7 +464,7 @@ impl Config {
             }
         }
         for origin in &self.allowed_origins {
-            if crate::http::guard::Origin::parse(origin).is_none() {
+            if crate::origin::Origin::parse(origin).is_none() {
                 return Err(ConfigError::BadOrigin(origin.clone()));
             }
         }
@@ -497,6 +532,7 @@ pub struct FileConfig {
     chat_tool_format: Option<ToolFormat>,
     chat_tool_prompt: Option<ToolPrompt>,
     chat_max_tokens: Option<u32>,
+    chat_turns: Option<Turns>,
     research_budget_s: Option<f64>,
     max_tool_iters: Option<u32>,
     answer_timeout_s: Option<f64>,
@@ -574,6 +610,7 @@ impl Config {
             chat_api_key,
             chat_tool_format,
             chat_tool_prompt,
+            chat_turns,
         );
     }
 }

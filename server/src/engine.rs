@@ -51,6 +51,7 @@ impl Engine {
         let model = config.model();
         let reply_env = Arc::new(ReplyEnv {
             tool_sets: ToolSets::new(model.tool_format),
+            planned: model.turns == crate::config::Turns::Planned,
             model: ModelClient::new(model),
             slots: Arc::new(WritingSlots::new(config.writing_slots)),
             research_budget: config.research_budget(),

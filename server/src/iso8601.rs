@@ -7,7 +7,7 @@
 //! caller), and a date alone (`2026-12-01`, always two-digit month and day).
 //! The `T` and `Z` may be lower case.
 
-use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone, Utc};
 
 /// What an ISO 8601 text says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +79,20 @@ fn plain_date(s: &str) -> Option<NaiveDate> {
         return None;
     }
     NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
+}
+
+/// An ISO 8601 date-time (see [`crate::iso8601`]): with an offset, or
+/// without one (the user's local time). A date alone is not enough.
+pub fn parse_date_time(text: &str, now: DateTime<Local>) -> Result<DateTime<Utc>, String> {
+    let text = text.trim();
+    match parse(text) {
+        Some(IsoTime::Date(_)) | None => Err(format!(
+            "`at` must be an ISO 8601 date-time such as 2026-12-01T09:00, not {text:?}"
+        )),
+        Some(t) => t
+            .moment_in(&now.timezone())
+            .ok_or_else(|| format!("{text} does not exist in the local time zone")),
+    }
 }
 
 #[cfg(test)]

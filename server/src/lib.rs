@@ -7,13 +7,16 @@
 //! - [`tools`]: tool schemas, the offered set, and their implementations
 //! - [`research`]: a reply's research budget
 //! - [`iso8601`]: the one reader of ISO 8601 dates and date-times
+//! - [`plan`]: a reply's plan with planned turns: the kind of request, why, and the answer guard
 //! - [`grounding`]: details a tool call must take from the user's words (a reminder's time, "the project"), else Imprint asks
 //! - [`ask`]: asking the user: normalization, answer validation, the waiter
 //! - [`replies`]: the registry of running replies, event logs, `stream_reply`
 //! - [`reminders`]: the reminder timer
 //! - [`engine`]: the shared context; implements the dashboard's calls
+//! - [`memory_lines`]: a found memory as the one line the model reads, and read back
 //! - [`markdown`]: assistant text to safe HTML, for history and finished replies
 //! - [`sse`]: the one reader of server-sent events (the model's stream, the tests')
+//! - [`origin`]: web origins and host authorities, read one way for the guard and the configuration
 //! - [`http`]: routes, streams, the guard
 //! - [`import`]: `imprint import FILE.jsonl`
 
@@ -27,7 +30,10 @@ pub mod ids;
 pub mod import;
 pub mod iso8601;
 pub mod markdown;
+pub mod memory_lines;
 pub mod models;
+pub mod origin;
+pub mod plan;
 pub mod reminders;
 pub mod replies;
 pub mod research;

@@ -95,6 +95,7 @@ mod tests {
                 allow_other: true,
                 expires_at: None,
                 origin: QuestionOrigin::Model,
+                reason: None,
             },
         )
     }

@@ -380,6 +380,10 @@ fn tool_item(m: &Message) -> ReplyItem {
             "imprint" => QuestionOrigin::Imprint,
             _ => QuestionOrigin::Model,
         },
+        reason: args
+            .get("reason")
+            .and_then(Value::as_str)
+            .map(str::to_string),
     };
     let state = match text("outcome").as_str() {
         "answered" => CardState::Answered(m.content.clone()),
@@ -407,6 +411,7 @@ mod tests {
             allow_other: true,
             expires_at: None,
             origin: QuestionOrigin::Model,
+            reason: None,
         }
     }
 

@@ -77,6 +77,7 @@ fn question(o: &Object) -> Option<Question> {
             }
         })
         .ok()?,
+        reason: optional(o, "reason", |v| v.as_str().map(str::to_owned)).ok()?,
     })
 }
 

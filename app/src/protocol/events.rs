@@ -28,6 +28,10 @@ pub struct Question {
     pub expires_at: Option<String>,
     #[serde(default)]
     pub origin: QuestionOrigin,
+    /// Why this is asked, in a few words the card shows ("3 memories
+    /// match “the meeting”").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 fn default_true() -> bool {
@@ -306,6 +310,7 @@ mod tests {
             allow_other: true,
             expires_at: Some("2026-11-30T10:00:00Z".into()),
             origin: QuestionOrigin::Model,
+            reason: None,
         });
         round_trip(
             &event,

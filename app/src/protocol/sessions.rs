@@ -223,6 +223,8 @@ pub struct WaitingQuestion {
     pub allow_other: bool,
     pub origin: super::QuestionOrigin,
     pub expires_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl WaitingQuestion {
@@ -236,6 +238,7 @@ impl WaitingQuestion {
             allow_other: question.allow_other,
             origin: question.origin,
             expires_at: question.expires_at,
+            reason: question.reason,
         }
     }
 
@@ -248,6 +251,7 @@ impl WaitingQuestion {
             allow_other: self.allow_other,
             expires_at: self.expires_at.clone(),
             origin: self.origin,
+            reason: self.reason.clone(),
         }
     }
 }
@@ -372,6 +376,7 @@ mod tests {
             allow_other: true,
             expires_at: Some("2026-11-30T10:00:00Z".into()),
             origin: super::super::QuestionOrigin::Imprint,
+            reason: None,
         };
         let waiting = WaitingQuestion::new("s".into(), "Plans".into(), question.clone());
         assert_eq!(waiting.to_question(), question);

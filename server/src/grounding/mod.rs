@@ -26,7 +26,7 @@ pub mod when;
 use chrono::{DateTime, Datelike, Duration, Local, NaiveTime, TimeZone, Weekday};
 use serde_json::Value;
 
-use crate::tools::{LIST_PROJECTS, REMIND, SEARCH, STORE};
+use app::protocol::tool_names::{LIST_PROJECTS, REMIND, SEARCH, STORE};
 use when::Stated;
 
 /// What the user said: the request, then the answers given during this
@@ -127,6 +127,28 @@ impl Need {
             Need::Time { about, .. } => format!("What time should I remind you {about}?"),
             Need::Project { .. } => "Which project do you mean?".to_string(),
             Need::Reference { question, .. } => question.clone(),
+        }
+    }
+
+    /// Why the question is asked, in a few words the card shows ("3
+    /// memories match “the meeting”").
+    pub fn reason(&self) -> String {
+        match self {
+            Need::Time { .. } => "Your request says no time".to_string(),
+            Need::Project { options } => format!(
+                "{} projects could be meant, and the request names none",
+                options.len()
+            ),
+            Need::Reference {
+                phrase, candidates, ..
+            } => {
+                let memories: usize = candidates.iter().map(|c| c.memories.len().max(1)).sum();
+                match memories {
+                    0 => format!("No memory matches “{phrase}”"),
+                    1 => format!("1 memory matches “{phrase}”"),
+                    n => format!("{n} memories match “{phrase}”"),
+                }
+            }
         }
     }
 
@@ -470,7 +492,7 @@ pub fn recurring(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> V
     let said = words.latest_first().find_map(when::recurrence);
     let first = said.and_then(|r| {
         let at = args.get("at").and_then(Value::as_str)?;
-        let t = crate::tools::run::parse_date_time(at, now).ok()?;
+        let t = crate::iso8601::parse_date_time(at, now).ok()?;
         r.first_after(t.with_timezone(&Local), now)
     });
     if let Some(map) = args.as_object_mut() {
@@ -510,7 +532,7 @@ fn check_time(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Verd
             let model_time = args
                 .get("at")
                 .and_then(Value::as_str)
-                .and_then(|at| crate::tools::run::parse_date_time(at, now).ok())
+                .and_then(|at| crate::iso8601::parse_date_time(at, now).ok())
                 .map(|t| t.with_timezone(&Local))
                 .filter(|t| t.date_naive() == day && *t > now);
             let t = model_time.or_else(|| Stated::Day(day).moment());
@@ -579,6 +601,8 @@ fn after_remind_me(source: &str) -> Option<String> {
     let before = &lower_rest[..start];
     let only_when = before.trim().is_empty()
         || when::recurrence(before).is_some()
+        // "tomorrow at 9", "on Friday at 14:00": the words say when.
+        || when::is_only_time(before)
         || lower_words(before).iter().all(|w| {
             matches!(
                 w.as_str(),
@@ -593,10 +617,7 @@ fn after_remind_me(source: &str) -> Option<String> {
 /// ("Save the new PIN 4321 for my bank account." stored as "4321" by the
 /// built-in model is stored as "New PIN 4321 for my bank account.").
 pub fn memory_content_from_user(args: &Value, words: &UserWords<'_>) -> Value {
-    let Some(said) = what_to_save(words.request).or_else(|| {
-        let rest = after_keeping_words(words.request)?;
-        asks_to_save(words.request).then(|| capitalized(rest))
-    }) else {
+    let Some(said) = content_to_save(words.request) else {
         return args.clone();
     };
     let wanted = reference::topic(&said, &[]);
@@ -648,6 +669,16 @@ fn without_keeping_words(text: &str) -> (&str, bool) {
         rest = after.trim_start();
     }
     (rest, verb)
+}
+
+/// What to keep, in the user's words: [`what_to_save`], or else the
+/// request past its verb of keeping ("Save the new PIN 4321 for my bank
+/// account." keeps "New PIN 4321 for my bank account.").
+pub fn content_to_save(request: &str) -> Option<String> {
+    what_to_save(request).or_else(|| {
+        let rest = after_keeping_words(request)?;
+        asks_to_save(request).then(|| capitalized(rest))
+    })
 }
 
 /// What a request to save says to keep, in the user's words: what follows

@@ -267,7 +267,7 @@ pub fn words_held(memory: &Memory, topic: &[String]) -> usize {
     content_words_held(&memory.content, topic)
 }
 
-fn content_words_held(content: &str, topic: &[String]) -> usize {
+pub fn content_words_held(content: &str, topic: &[String]) -> usize {
     let words = lower_words(content);
     topic
         .iter()
@@ -456,7 +456,7 @@ pub fn candidates(hits: &[Memory]) -> Vec<Candidate> {
     let mut found: Vec<Candidate> = Vec::new();
     for hit in hits {
         let label = label(hit);
-        let line = crate::tools::run::memory_line(hit);
+        let line = crate::memory_lines::memory_line(hit);
         match found
             .iter_mut()
             .find(|c| c.label.eq_ignore_ascii_case(&label))

@@ -214,6 +214,18 @@ pub fn without_the_time(text: &str) -> String {
         .to_string()
 }
 
+/// True when every word of `text` is a time word ("tomorrow at 9", "on
+/// Friday"), and there is one.
+pub fn is_only_time(text: &str) -> bool {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    !tokens.is_empty()
+        && tokens.iter().all(|token| {
+            words(token.trim_end_matches([':', ',']))
+                .iter()
+                .all(|w| is_time_word(w))
+        })
+}
+
 /// Words that lead to a time at the end of a reminder's text.
 const LEAD_INS: [&str; 10] = [
     "for",

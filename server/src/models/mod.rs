@@ -73,6 +73,18 @@ pub enum ModelError {
     CutOff,
 }
 
+/// One constrained step (see [`ModelClient::constrained`]).
+#[derive(Clone, Debug)]
+pub struct StepRequest {
+    pub messages: Vec<ChatMessage>,
+    /// The JSON schema the reply must match.
+    pub schema: Value,
+    /// Most tokens the step may write (a pick or a sentence).
+    pub max_tokens: u32,
+    /// The writing slot the reply holds (see [`TurnRequest::slot`]).
+    pub slot: Option<usize>,
+}
+
 /// One model turn: the conversation so far and the tools offered.
 #[derive(Clone, Debug, Default)]
 pub struct TurnRequest {

@@ -134,7 +134,7 @@ impl Run {
         format!("{minutes} minutes")
     }
 
-    fn new_question(
+    pub(super) fn new_question(
         &self,
         text: String,
         options: Vec<String>,
@@ -151,6 +151,7 @@ impl Run {
                 .and_then(|d| chrono::Utc::now().checked_add_signed(d))
                 .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
             origin,
+            reason: None,
         }
     }
 
@@ -162,7 +163,10 @@ impl Run {
     /// unanswered question and interrupts the reply; a shutdown leaves it
     /// stored, to wait again after the restart. Returns how it ended and
     /// the question actually posed.
-    async fn pose(&mut self, question: Question) -> Result<(Posed, Question), Interrupt> {
+    pub(super) async fn pose(
+        &mut self,
+        question: Question,
+    ) -> Result<(Posed, Question), Interrupt> {
         let (question, wait) = match self.resumed.take() {
             Some(resumed) => (resumed.question, resumed.wait),
             None => {
@@ -302,8 +306,11 @@ impl Run {
                 attempt,
                 text: text.clone(),
             });
-            let question =
-                self.new_question(text.clone(), need.options(), true, QuestionOrigin::Imprint);
+            let question = Question {
+                reason: Some(need.reason()),
+                ..self.new_question(text.clone(), need.options(), true, QuestionOrigin::Imprint)
+            };
+            tracing::info!(reply = %self.reply.id, reason = ?question.reason, "Imprint asks");
             let (posed, question) = self.pose(question).await?;
             if kind == NeedKind::Reference && matches!(posed, Posed::Answered(_)) {
                 // It names a memory ("Billing meeting (12 Nov)"): no words a
@@ -442,6 +449,9 @@ fn question_args(question: &Question) -> Value {
     });
     if question.origin == QuestionOrigin::Imprint {
         args["origin"] = json!("imprint");
+    }
+    if let Some(reason) = &question.reason {
+        args["reason"] = json!(reason);
     }
     args
 }

@@ -183,6 +183,7 @@ mod tests {
                 allow_other: true,
                 expires_at: Some("2026-11-30T18:00:00.000Z".into()),
                 origin: QuestionOrigin::Model,
+                reason: None,
             }),
         };
         let text = serde_json::to_string(&saved).unwrap();

@@ -33,7 +33,8 @@ impl Run {
         let referred = reference.is_some();
         notes.extend(reference);
         notes.extend(self.settle_the_time().await?);
-        if !referred {
+        // Planned turns search as their plan says (see `planned`).
+        if !referred && !self.env.planned {
             notes.extend(self.look_first().await);
         }
         if let Some(ChatMessage::User(text)) = self.messages.last_mut() {
@@ -290,7 +291,7 @@ impl Run {
 
     /// What the user said, in their own words, a reference of the request
     /// means ("Tom" for "him").
-    fn meant(&self) -> Option<&str> {
+    pub(super) fn meant(&self) -> Option<&str> {
         self.settled
             .iter()
             .find_map(|(kind, resolved)| match resolved {
@@ -302,7 +303,7 @@ impl Run {
     }
 
     /// Imprint asked what a reference means, and no answer said.
-    fn reference_unknown(&self) -> bool {
+    pub(super) fn reference_unknown(&self) -> bool {
         self.settled
             .iter()
             .any(|(kind, resolved)| *kind == NeedKind::Reference && resolved.is_none())

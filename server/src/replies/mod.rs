@@ -12,6 +12,7 @@ mod grounded;
 mod history;
 mod log;
 mod own_answer;
+mod planned;
 mod policy;
 mod slots;
 mod stream;
@@ -441,6 +442,7 @@ mod tests {
             allow_other: true,
             expires_at: None,
             origin: Default::default(),
+            reason: None,
         };
         let b = replies.start("b", &store()).unwrap();
         let a = replies.start("a", &store()).unwrap();

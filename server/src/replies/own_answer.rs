@@ -120,14 +120,7 @@ pub fn from_found(found: &str) -> String {
     let mut rest: Vec<&str> = Vec::new();
     for line in found.lines().filter(|line| !line.trim().is_empty()) {
         if let Some(memory) = MemoryLine::read(line) {
-            let day = NaiveDate::parse_from_str(memory.day, "%Y-%m-%d")
-                .map(|d| d.format("%-d %B %Y").to_string())
-                .unwrap_or_else(|_| memory.day.to_string());
-            let kept = match memory.project {
-                Some(project) => format!("{project}, {day}"),
-                None => day,
-            };
-            memories.push((vec![memory.content.trim()], kept));
+            memories.push((vec![memory.content.trim()], kept(&memory)));
         } else if let Some((lines, _)) = memories.last_mut() {
             // A memory of several lines goes on in its item.
             lines.push(line.trim());
@@ -151,6 +144,18 @@ pub fn from_found(found: &str) -> String {
             projects.join("\n")
         ),
         _ => format!("Here is what I found:\n\n{}", rest.join("\n")),
+    }
+}
+
+/// Where and when a memory was kept: "Website, 2 August 2026", or the day
+/// alone.
+pub fn kept(memory: &MemoryLine<'_>) -> String {
+    let day = NaiveDate::parse_from_str(memory.day, "%Y-%m-%d")
+        .map(|d| d.format("%-d %B %Y").to_string())
+        .unwrap_or_else(|_| memory.day.to_string());
+    match memory.project {
+        Some(project) => format!("{project}, {day}"),
+        None => day,
     }
 }
 

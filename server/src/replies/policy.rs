@@ -355,6 +355,20 @@ impl SmallModelPolicy {
             })
     }
 
+    /// The writes made so far: tool and arguments.
+    pub fn writes(&self) -> Vec<(String, Value)> {
+        self.writes
+            .iter()
+            .map(|(name, args, _)| (name.clone(), args.clone()))
+            .collect()
+    }
+
+    /// The memories Imprint's lookup settled the request by (one match,
+    /// or the one the user chose), as search lines.
+    pub fn settled_memories(&self) -> Option<&str> {
+        self.settled_by.as_deref()
+    }
+
     fn reminder_set(&self) -> bool {
         self.writes.iter().any(|(name, _, _)| name == tools::REMIND)
     }

@@ -48,6 +48,9 @@ pub struct ReplyEnv {
     pub reminder_added: Arc<dyn Fn() + Send + Sync>,
     /// "Now", for every date a reply works out.
     pub clock: Clock,
+    /// Imprint plans each reply's steps and the model fills them in under
+    /// a schema (see [`super::planned`]); else the model's own tool loop.
+    pub planned: bool,
     /// The server's shutdown: a reply ended by it keeps what it stored.
     pub shutdown: CancellationToken,
 }
@@ -312,7 +315,7 @@ pub(super) struct Run {
     turns: u32,
     /// Before the first model turn (Imprint may ask which project, which
     /// thing, or when).
-    settling: bool,
+    pub(super) settling: bool,
     /// The current turn's calls not finished yet.
     pending: Option<PendingCalls>,
     /// Imprint's own question across its attempts.
@@ -345,8 +348,8 @@ pub(super) enum ResumedWait {
 }
 
 /// One finished model turn.
-struct Turn {
-    text: String,
+pub(super) struct Turn {
+    pub(super) text: String,
     calls: Vec<ToolCallRequest>,
     malformed: usize,
     /// The research deadline passed while the model was still writing:
@@ -553,6 +556,9 @@ impl Run {
     }
 
     async fn run(&mut self) -> Result<(), Interrupt> {
+        if self.env.planned {
+            return self.planned().await;
+        }
         if self.settling {
             self.settle().await?;
             self.settling = false;
@@ -689,7 +695,7 @@ impl Run {
     /// A call Imprint makes in the model's place, after the model's `text`:
     /// run as a turn's pending call, so a question its grounding asks
     /// resumes it after a restart.
-    fn call_for_the_model(&mut self, text: String, call: ToolCallRequest) {
+    pub(super) fn call_for_the_model(&mut self, text: String, call: ToolCallRequest) {
         self.messages.push(ChatMessage::Assistant {
             content: text,
             tool_calls: vec![call.clone()],
@@ -760,14 +766,26 @@ impl Run {
     /// Streams one model turn; `allow_calls` false is the reserved answer
     /// (tools neither described nor run, markup still kept from the user).
     async fn turn(&mut self, allow_calls: bool) -> Result<Turn, Interrupt> {
+        let (messages, tools) = (self.messages.clone(), Arc::clone(&self.tools));
+        self.turn_on(messages, tools, allow_calls).await
+    }
+
+    /// [`Self::turn`] on the given conversation and tools.
+    pub(super) async fn turn_on(
+        &mut self,
+        messages: Vec<ChatMessage>,
+        tools: Arc<Vec<Value>>,
+        allow_calls: bool,
+    ) -> Result<Turn, Interrupt> {
         self.ensure_slot().await?;
         self.leave_checkpoint();
         self.length_limited = false;
         self.turns += 1;
         tracing::debug!(reply = %self.reply.id, turn = self.turns, allow_calls, "model turn");
+        let research_turn = allow_calls && !tools.is_empty();
         let request = TurnRequest {
-            messages: self.messages.clone(),
-            tools: Arc::clone(&self.tools),
+            messages,
+            tools,
             allow_calls,
             call_id_prefix: format!("t{}_", self.turns),
             slot: self.permit.as_ref().map(WritingSlot::index),
@@ -785,7 +803,6 @@ impl Run {
             overlong: false,
         };
         let deadline = self.research.deadline();
-        let research_turn = allow_calls && !self.tools.is_empty();
         let mut ignored_calls = 0;
         loop {
             let event = tokio::select! {
@@ -803,11 +820,7 @@ impl Run {
                 None => break,
                 Some(Ok(ModelEvent::Text(text))) => {
                     turn.text.push_str(&text);
-                    self.text.push_str(&text);
-                    // Queued before it is shown: if Imprint dies now, the
-                    // text shown so far is kept, marked interrupted.
-                    self.store.add_reply_text(&self.reply.id, &text);
-                    self.reply.log.publish(ReplyEvent::Token { text });
+                    self.push_text(text);
                 }
                 Some(Ok(ModelEvent::LengthLimit)) => self.length_limited = true,
                 Some(Ok(ModelEvent::ToolCall(call))) if allow_calls => {
@@ -855,6 +868,37 @@ impl Run {
         Ok(turn)
     }
 
+    /// True while a call Imprint made (or the model's turn wrote) has not
+    /// run yet, as after a restart mid-call.
+    pub(super) fn has_pending_calls(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Runs the pending calls to their end, without the model loop's
+    /// judgement of the turn (planned turns have none).
+    pub(super) async fn run_pending_calls(&mut self) -> Result<(), Interrupt> {
+        while let Some(call) = self.pending.as_ref().and_then(|p| p.calls.first().cloned()) {
+            self.call(call).await?;
+        }
+        self.pending = None;
+        Ok(())
+    }
+
+    /// Shows `text` as part of the answer.
+    pub(super) fn push_text(&mut self, text: String) {
+        self.text.push_str(&text);
+        // Queued before it is shown: if Imprint dies now, the text shown
+        // so far is kept, marked interrupted.
+        self.store.add_reply_text(&self.reply.id, &text);
+        self.reply.log.publish(ReplyEvent::Token { text });
+    }
+
+    /// The model server's slot this reply writes on (see
+    /// [`TurnRequest::slot`]).
+    pub(super) fn slot_index(&self) -> Option<usize> {
+        self.permit.as_ref().map(WritingSlot::index)
+    }
+
     pub(super) fn interrupted(&self) -> Interrupt {
         if self.env.shutdown.is_cancelled() {
             Interrupt::Shutdown
@@ -868,7 +912,7 @@ impl Run {
     /// Runs one call: publishes it, runs it, publishes and stores its
     /// result, and hands it to the model, and notes it in the turn's
     /// pending calls (its progress and what became of it).
-    async fn call(&mut self, call: ToolCallRequest) -> Result<(), Interrupt> {
+    pub(super) async fn call(&mut self, call: ToolCallRequest) -> Result<(), Interrupt> {
         if !std::mem::take(&mut self.replaying_call) {
             self.reply.log.publish(ReplyEvent::ToolCall {
                 id: call.id.clone(),

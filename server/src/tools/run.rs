@@ -5,7 +5,9 @@ use chrono::{DateTime, Local, Utc};
 use serde_json::Value;
 
 use super::{LIST_PROJECTS, REMIND, SEARCH, STORE};
-use crate::iso8601::{self, IsoTime};
+pub use crate::iso8601::parse_date_time;
+use crate::memory_lines::memory_fact;
+pub use crate::memory_lines::{memories_found, memory_line, MemoryLine};
 use crate::store::{Memory, MemoryQuery, NewMemory, Store, StoreError};
 
 /// What a tool call produced.
@@ -174,14 +176,6 @@ async fn search(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreErro
     Ok(found_memories(text, &hits))
 }
 
-/// "1 memory found", "3 memories found".
-pub fn memories_found(count: usize) -> String {
-    match count {
-        1 => "1 memory found".to_string(),
-        n => format!("{n} memories found"),
-    }
-}
-
 /// A search's output: `heading`, then each memory as the model reads it.
 pub fn found_memories(heading: String, hits: &[Memory]) -> ToolOutput {
     let mut text = heading;
@@ -195,59 +189,6 @@ pub fn found_memories(heading: String, hits: &[Memory]) -> ToolOutput {
         facts: hits.iter().map(|hit| memory_fact(hit.id)).collect(),
         ..ToolOutput::default()
     }
-}
-
-/// A memory as search results show it to the model:
-/// "[7] (Thesis, 2026-11-16) Thesis: the survey budget is 400 EUR".
-pub fn memory_line(memory: &Memory) -> String {
-    let project = memory.project.as_deref().unwrap_or("no project");
-    let date = memory.created_at.get(..10).unwrap_or(&memory.created_at);
-    format!("[{}] ({project}, {date}) {}", memory.id, memory.content)
-}
-
-/// A memory line read back ([`memory_line`]).
-#[derive(Debug, PartialEq)]
-pub struct MemoryLine<'a> {
-    pub id: i64,
-    /// `None` for "no project".
-    pub project: Option<&'a str>,
-    /// "2026-11-16".
-    pub day: &'a str,
-    pub content: &'a str,
-}
-
-impl<'a> MemoryLine<'a> {
-    /// `None` for any line [`memory_line`] did not write.
-    pub fn read(line: &'a str) -> Option<Self> {
-        let rest = line.strip_prefix('[')?;
-        let (id, rest) = rest.split_once("] (")?;
-        let id = id.parse().ok()?;
-        // A project's name may hold ", " or ")": the day is what ends it
-        // (the first day so written: the content may hold one too).
-        let at = (0..rest.len()).find(|&i| {
-            rest.get(i..i + 2) == Some(", ")
-                && rest.get(i + 12..i + 14) == Some(") ")
-                && rest
-                    .get(i + 2..i + 12)
-                    .is_some_and(|day| chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_ok())
-        })?;
-        let project = &rest[..at];
-        Some(Self {
-            id,
-            project: (project != "no project").then_some(project),
-            day: &rest[at + 2..at + 12],
-            content: &rest[at + 14..],
-        })
-    }
-
-    /// The key search results carry for it ([`found_memories`]'s facts).
-    pub fn fact(&self) -> String {
-        memory_fact(self.id)
-    }
-}
-
-fn memory_fact(id: i64) -> String {
-    format!("memory:{id}")
 }
 
 async fn list_projects(env: &ToolEnv<'_>) -> Result<ToolOutput, StoreError> {
@@ -363,20 +304,6 @@ async fn remind(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreErro
         row_id: Some(reminder.id),
         ..ToolOutput::default()
     })
-}
-
-/// An ISO 8601 date-time (see [`crate::iso8601`]): with an offset, or
-/// without one (the user's local time). A date alone is not enough.
-pub fn parse_date_time(text: &str, now: DateTime<Local>) -> Result<DateTime<Utc>, String> {
-    let text = text.trim();
-    match iso8601::parse(text) {
-        Some(IsoTime::Date(_)) | None => Err(format!(
-            "`at` must be an ISO 8601 date-time such as 2026-12-01T09:00, not {text:?}"
-        )),
-        Some(t) => t
-            .moment_in(&now.timezone())
-            .ok_or_else(|| format!("{text} does not exist in the local time zone")),
-    }
 }
 
 #[cfg(test)]

@@ -307,6 +307,21 @@ async fn completions(State(state): State<AppState>, Json(request): Json<Value>) 
         )
             .into_response();
     }
+    if request["stream"] == json!(false) {
+        // A whole reply (Imprint's constrained steps ask for one).
+        if turn.stall {
+            // Held until the client goes away (the handler is dropped).
+            std::future::pending::<()>().await;
+        }
+        let content: String = turn.chunks.concat();
+        let reason = turn.finish_reason.as_deref().unwrap_or("stop");
+        return Json(json!({
+            "id": "standin",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": reason}],
+        }))
+        .into_response();
+    }
     let counters = Arc::clone(&state.counters);
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(16);
     tokio::spawn(async move {

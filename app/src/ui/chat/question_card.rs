@@ -62,6 +62,7 @@ pub fn QuestionCard(
         <div class="question-card" role="group" aria-label="Question" data-testid="question-card" data-state=state_name>
             <p class="question-label">{if by_imprint { "Imprint needs to know" } else { "Question" }}</p>
             <p class="question-text" data-testid="question-text">{question.question.clone()}</p>
+            {question.reason.clone().map(|reason| view! { <p class="question-reason" data-testid="question-reason">{reason}</p> })}
             {(!options.is_empty()).then(|| view! {
                 <div class="question-options">
                     {options.into_iter().enumerate().map(|(i, option)| {

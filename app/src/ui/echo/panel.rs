@@ -107,6 +107,7 @@ fn EchoTurnView(id: String) -> impl IntoView {
                     allow_other: question.allow_other,
                     expires_at: None,
                     origin: QuestionOrigin::Model,
+                    reason: None,
                 };
                 let decide_id = qid.clone();
                 // Said or typed, "you decide" is taken the same way.

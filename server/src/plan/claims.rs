@@ -1,0 +1,184 @@
+//! The answer guard: an answer about the user's things may name a number,
+//! a name, a date, a code or a place only when what backs it (the memories
+//! found, the user's own words) holds it. The model picks and words; this
+//! checks, and on a claim nothing backs Imprint answers from the memory
+//! itself.
+
+/// Words a sentence may capitalize without naming anything.
+const PLAIN_CAPITALS: &[&str] = &[
+    "i",
+    "i'm",
+    "i've",
+    "i'd",
+    "i'll",
+    "you",
+    "your",
+    "yours",
+    "the",
+    "a",
+    "an",
+    "it",
+    "it's",
+    "its",
+    "this",
+    "that",
+    "these",
+    "those",
+    "there",
+    "here",
+    "yes",
+    "no",
+    "ok",
+    "okay",
+    "sure",
+    "imprint",
+    "in",
+    "on",
+    "at",
+    "for",
+    "from",
+    "to",
+    "and",
+    "but",
+    "or",
+    "so",
+    "as",
+    "if",
+    "my",
+    "our",
+    "we",
+    "they",
+    "he",
+    "she",
+    "his",
+    "her",
+    "their",
+    "according",
+    "based",
+    "from",
+    "unfortunately",
+    "sorry",
+    "however",
+    "also",
+    "then",
+    "note",
+    "memory",
+    "memories",
+    "saved",
+    "what",
+    "when",
+    "where",
+    "who",
+    "which",
+    "how",
+    "why",
+    "done",
+];
+
+/// The specific words of `answer` that nothing in `backing` holds: tokens
+/// with a digit ("12345", "LM4T8R", "16:40"), and capitalized words inside
+/// a sentence ("Jan", "Lisbon"). Empty when every claim is backed.
+pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
+    let digits: Vec<String> = backing.iter().map(|text| digits_in(text)).collect();
+    let backing: Vec<String> = backing.iter().flat_map(|text| tokens(text)).collect();
+    let backed = |token: &str| {
+        let plain = normalize(token);
+        let number = digits_in(token);
+        backing.iter().any(|b| normalize(b) == plain)
+            // "0176 555 1234" backs "01765551234": a long number written
+            // with other spacing is the same number.
+            || (number.len() >= 4 && digits.iter().any(|d| d.contains(&number)))
+    };
+    let mut unbacked = Vec::new();
+    let mut sentence_start = true;
+    for raw in answer.split_whitespace() {
+        let token = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let ends_sentence = raw.ends_with(['.', '!', '?', ':']);
+        if !token.is_empty() {
+            let capitalized = token.chars().next().is_some_and(char::is_uppercase);
+            let specific = has_digit(token)
+                || (capitalized
+                    && !sentence_start
+                    && !PLAIN_CAPITALS.contains(&token.to_lowercase().as_str()))
+                || (token.len() >= 3 && token.chars().all(|c| c.is_ascii_uppercase()));
+            if specific && !backed(token) && !unbacked.iter().any(|u| u == token) {
+                unbacked.push(token.to_string());
+            }
+            sentence_start = false;
+        }
+        if ends_sentence {
+            sentence_start = true;
+        }
+    }
+    unbacked
+}
+
+fn tokens(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Lower case, possessive and punctuation off: "Jan's" is "jan".
+fn normalize(token: &str) -> String {
+    let lower = token.to_lowercase();
+    let lower = lower.trim_end_matches("'s").trim_end_matches('\'');
+    lower.chars().filter(|c| c.is_alphanumeric()).collect()
+}
+
+fn has_digit(token: &str) -> bool {
+    token.chars().any(|c| c.is_ascii_digit())
+}
+
+fn digits_in(text: &str) -> String {
+    text.chars().filter(char::is_ascii_digit).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_number_no_memory_holds_is_an_invented_claim() {
+        let memory = "Plumber: Jan Kowalski, 0176 555 1234";
+        assert_eq!(
+            unbacked("The plumber's number is 12345.", &[memory]),
+            vec!["12345"]
+        );
+        assert!(unbacked("The plumber's number is 0176 555 1234.", &[memory]).is_empty());
+        // Spaces or none, the same digits back each other.
+        assert!(unbacked("Call 01765551234.", &[memory]).is_empty());
+    }
+
+    #[test]
+    fn a_name_inside_a_sentence_must_come_from_the_memory_or_the_user() {
+        let memory = "Roadmap meeting: we decided to ship the beta in March";
+        assert_eq!(
+            unbacked("We decided to focus on Project Atlas.", &[memory]),
+            vec!["Project", "Atlas"]
+        );
+        assert!(unbacked("You decided to ship the beta in March.", &[memory]).is_empty());
+        // The user's own words back a name too.
+        assert!(unbacked(
+            "Lena arrives at 16:40.",
+            &["Lena's train gets in at 16:40 on Saturday"]
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn codes_and_dates_are_claims_and_a_sentences_first_word_is_not() {
+        let memory = "Flight back: booking code LM4T8R, 14 March";
+        assert!(unbacked("Your flight back has the code LM4T8R.", &[memory]).is_empty());
+        assert_eq!(
+            unbacked("Your code is XK99Q on 15 March.", &[memory]),
+            vec!["XK99Q", "15"]
+        );
+        // "Travel" opens the sentence: no name; the date is the claim.
+        assert_eq!(
+            unbacked("Travel insurance runs out on December 1, 2026.", &[memory]),
+            vec!["December", "1", "2026"]
+        );
+    }
+}

@@ -1,0 +1,355 @@
+//! The plan of a reply with planned turns: what kind of request it is, and
+//! why. Rules decide where the words are plain (a save, a reminder, an
+//! act Imprint cannot do, the project list, small talk); every other
+//! request is a question, answered from the memories a search finds about
+//! it, or, when it is about nothing of the user's, from the model's
+//! general knowledge. Each decision carries its reason, logged with the
+//! reply.
+//!
+//! The English word tables of this layer live here and in
+//! [`crate::grounding`] (what a save keeps, a reminder's time, "the
+//! project"); [`claims`] checks an answer against what backs it.
+
+pub mod claims;
+
+use crate::grounding::{self, lower_words};
+
+/// What a request asks Imprint to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Keep something ("Save: the plumber is Jan, 0176 555 1234").
+    Save,
+    /// Set a reminder.
+    Remind,
+    /// An act Imprint has no tool for ("Move that to Friday"): `verb`.
+    CannotDo { verb: String },
+    /// The user's projects ("List my projects.").
+    Projects,
+    /// A greeting or thanks: the model's own short answer.
+    SmallTalk,
+    /// Anything else: a read of the memories, or general knowledge.
+    Question,
+}
+
+/// A request's kind and why it was so judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub kind: Kind,
+    pub reason: String,
+}
+
+/// Acts Imprint has no tool for, as the verb that opens a request.
+const CANNOT_DO: &[&str] = &[
+    "move",
+    "cancel",
+    "send",
+    "book",
+    "email",
+    "e-mail",
+    "mail",
+    "text",
+    "call",
+    "phone",
+    "order",
+    "buy",
+    "pay",
+    "reschedule",
+    "postpone",
+    "forward",
+    "share",
+    "post",
+    "invite",
+    "delete",
+    "erase",
+    "reply",
+    "message",
+    "schedule",
+    "rename",
+    "translate",
+];
+
+/// Words that may come before a request's verb: "please move…", "can you
+/// send…", "could you please book…".
+const POLITE: &[&str] = &[
+    "please", "can", "could", "would", "will", "you", "kindly", "go", "ahead", "and", "now",
+    "just", "hey", "imprint", "ok", "okay",
+];
+
+/// A request that is only this is small talk.
+const SMALL_TALK: &[&str] = &[
+    "hi",
+    "hello",
+    "hey",
+    "hallo",
+    "yo",
+    "thanks",
+    "thank",
+    "you",
+    "ty",
+    "cheers",
+    "good",
+    "morning",
+    "evening",
+    "afternoon",
+    "night",
+    "bye",
+    "goodbye",
+    "how",
+    "are",
+    "is",
+    "it",
+    "going",
+    "nice",
+    "great",
+    "cool",
+    "ok",
+    "okay",
+    "imprint",
+    "there",
+    "much",
+    "so",
+    "very",
+    "what's",
+    "up",
+    "whats",
+];
+
+/// Words that open a question about what is, was or was kept, not a
+/// request to do something.
+const ASKING_WHAT: &[&str] = &[
+    "what", "what's", "whats", "when", "when's", "where", "where's", "who", "who's", "whom",
+    "whose", "which", "how", "how's", "why", "did", "do", "does", "is", "are", "was", "were",
+    "have", "has", "had",
+];
+
+/// Words that mark a request as about the user's own life: "my", "we".
+const FIRST_PERSON: &[&str] = &[
+    "i",
+    "me",
+    "my",
+    "mine",
+    "myself",
+    "we",
+    "us",
+    "our",
+    "ours",
+    "ourselves",
+    "i'm",
+    "i've",
+    "i'd",
+    "i'll",
+    "we're",
+    "we've",
+    "we'd",
+    "we'll",
+];
+
+/// Words ending in "'s" that are no possessive ("what's", "it's").
+const NOT_POSSESSIVE: &[&str] = &[
+    "what's", "it's", "that's", "there's", "here's", "who's", "where's", "when's", "how's",
+    "let's", "he's", "she's", "why's", "which's",
+];
+
+/// Judges what a request asks for.
+pub fn classify(request: &str) -> Plan {
+    let words = lower_words(request);
+    let plan = |kind, reason: &str| Plan {
+        kind,
+        reason: reason.to_string(),
+    };
+    // "What did I note about hosting?" asks what was kept; "Can you
+    // remind me…" asks for a reminder.
+    let asks_what = words
+        .first()
+        .is_some_and(|w| ASKING_WHAT.contains(&w.as_str()));
+    if !asks_what && grounding::asks_for_reminder(request) {
+        return plan(Kind::Remind, "the request asks to be reminded");
+    }
+    if !asks_what && grounding::asks_to_save(request) {
+        return plan(Kind::Save, "the request asks to keep something");
+    }
+    if let Some(verb) = opening_verb(&words).filter(|v| CANNOT_DO.contains(&v.as_str())) {
+        return Plan {
+            reason: format!("the request asks to {verb}, which Imprint cannot do"),
+            kind: Kind::CannotDo { verb },
+        };
+    }
+    if asks_for_projects(&words) {
+        return plan(Kind::Projects, "the request asks for the project list");
+    }
+    if !words.is_empty()
+        && words.len() <= 6
+        && words.iter().all(|w| SMALL_TALK.contains(&w.as_str()))
+    {
+        return plan(Kind::SmallTalk, "the request is a greeting or thanks");
+    }
+    plan(Kind::Question, "the request asks something")
+}
+
+/// The request's first word past politeness ("Could you please move…" →
+/// "move"), if it opens with one.
+fn opening_verb(words: &[String]) -> Option<String> {
+    words
+        .iter()
+        .find(|w| !POLITE.contains(&w.as_str()))
+        .cloned()
+}
+
+/// "List my projects", "What projects do I have?", "Show me the projects".
+fn asks_for_projects(words: &[String]) -> bool {
+    let Some(at) = words.iter().position(|w| w == "projects") else {
+        return false;
+    };
+    // "…my projects" or "which projects …", and nothing after but
+    // words of asking: "notes from my projects about X" is a search.
+    const ASKING: &[&str] = &[
+        "list", "show", "what", "which", "name", "my", "me", "all", "the", "are", "do", "i",
+        "have", "we", "our", "tell", "about", "give", "see", "current", "there", "any", "got",
+        "so", "far", "is", "of", "please", "can", "you", "could",
+    ];
+    words
+        .iter()
+        .enumerate()
+        .all(|(i, w)| i == at || ASKING.contains(&w.as_str()))
+}
+
+/// True when the request is about the user's own life: it says "my", "we"
+/// or the like, or names someone's thing ("the plumber's number",
+/// "Marta's birthday"). A question with neither ("What's the capital of
+/// Australia?", "Say hello in French.") is general knowledge, unless the
+/// memories hold something about it.
+pub fn is_personal(request: &str) -> bool {
+    let words = lower_words(request);
+    words.iter().any(|w| {
+        FIRST_PERSON.contains(&w.as_str())
+            || (w.ends_with("'s") && w.len() > 3 && !NOT_POSSESSIVE.contains(&w.as_str()))
+    })
+}
+
+/// What a question asks about, as words to look up: the words that name
+/// the thing ("plumber", "travel insurance") and those that say what about
+/// it is wanted ("number"). A memory answers only when it holds the naming
+/// words: "Car insurance renews on 1 March" is no answer about travel
+/// insurance.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Topic {
+    /// Words naming the thing asked about.
+    pub names: Vec<String>,
+    /// Words saying what of it is asked ("number", "address", "code").
+    pub asked: Vec<String>,
+}
+
+/// Words that say what of a thing is asked, not which thing.
+const ASKED_OF: &[&str] = &[
+    "number",
+    "numbers",
+    "phone",
+    "mobile",
+    "cell",
+    "telephone",
+    "address",
+    "email",
+    "mail",
+    "code",
+    "codes",
+    "pin",
+    "password",
+    "passcode",
+    "date",
+    "dates",
+    "birthday",
+    "name",
+    "names",
+    "price",
+    "cost",
+    "costs",
+    "amount",
+    "total",
+    "deadline",
+    "due",
+    "time",
+    "day",
+    "when",
+    "where",
+    "plan",
+    "plans",
+    "decision",
+    "decisions",
+    "deciding",
+    "idea",
+    "ideas",
+    "status",
+    "result",
+    "results",
+    "size",
+    "color",
+    "colour",
+    "model",
+    "version",
+    "login",
+    "username",
+    "account",
+    "id",
+    "reference",
+    "booking",
+    "confirmation",
+    "hint",
+    "end",
+    "run",
+    "runs",
+    "expire",
+    "expires",
+    "renew",
+    "renews",
+    "ending",
+    "up",
+    "out",
+];
+
+impl Topic {
+    /// The topic of `request` (see [`crate::grounding::reference::topic`]),
+    /// split into naming and asked words.
+    pub fn of(request: &str, projects: &[String]) -> Self {
+        let words = crate::grounding::reference::topic(request, projects);
+        let (asked, names): (Vec<String>, Vec<String>) = words
+            .into_iter()
+            .partition(|w| ASKED_OF.contains(&w.as_str()));
+        // "What's the number?": the asked word is all there is to find.
+        if names.is_empty() {
+            return Self {
+                names: asked,
+                asked: Vec::new(),
+            };
+        }
+        Self { names, asked }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Every word, the naming ones first: what to search for.
+    pub fn words(&self) -> Vec<String> {
+        self.names.iter().chain(&self.asked).cloned().collect()
+    }
+
+    /// True when `content` holds every naming word, or all but one of
+    /// three or more ("the roadmap meeting on the 19th"); a word matches
+    /// its plural or other endings, as [`crate::grounding::reference`]
+    /// matches them.
+    pub fn named_in(&self, content: &str) -> bool {
+        let may_miss = usize::from(self.names.len() >= 3);
+        !self.names.is_empty()
+            && crate::grounding::reference::content_words_held(content, &self.names) + may_miss
+                >= self.names.len()
+    }
+
+    /// "the plumber", "travel insurance": what the request names, for
+    /// "I found nothing about …".
+    pub fn phrase(&self) -> String {
+        self.names.join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests;

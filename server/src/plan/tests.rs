@@ -1,0 +1,104 @@
+use super::*;
+
+fn kind(request: &str) -> Kind {
+    classify(request).kind
+}
+
+#[test]
+fn writes_are_judged_by_their_verbs_before_anything_else() {
+    assert_eq!(
+        kind("Remind me in 2 hours to check on the laundry"),
+        Kind::Remind
+    );
+    assert_eq!(
+        kind("Save this for the project: the deadline moved."),
+        Kind::Save
+    );
+    assert_eq!(
+        kind("Write down the password hint for the account."),
+        Kind::Save
+    );
+    // "Send" inside a reminder is what to be reminded of.
+    assert_eq!(kind("Remind me to send the invoice tomorrow"), Kind::Remind);
+    assert_eq!(kind("Can you remind me at 9 to call Anna?"), Kind::Remind);
+    // A question about what was kept is a read.
+    assert_eq!(kind("What did I note about the hosting?"), Kind::Question);
+    assert_eq!(kind("When is my reminder for the dentist?"), Kind::Question);
+}
+
+#[test]
+fn an_act_imprint_has_no_tool_for_is_said_so_by_its_verb() {
+    for (request, verb) in [
+        ("Move that to Friday.", "move"),
+        ("Cancel it", "cancel"),
+        (
+            "Could you please send my colleague the hosting report?",
+            "send",
+        ),
+        ("Book a table at Luigi's for 8", "book"),
+    ] {
+        assert_eq!(
+            kind(request),
+            Kind::CannotDo { verb: verb.into() },
+            "{request}"
+        );
+        assert!(classify(request).reason.contains(verb));
+    }
+    // A question that holds such a verb asks something.
+    assert_eq!(kind("When did I send the invoice?"), Kind::Question);
+}
+
+#[test]
+fn the_project_list_is_asked_for_plainly_or_not_at_all() {
+    assert_eq!(kind("List my projects."), Kind::Projects);
+    assert_eq!(kind("What projects do I have?"), Kind::Projects);
+    assert_eq!(kind("Show me all the projects"), Kind::Projects);
+    assert_eq!(
+        kind("What did I note in my projects about hosting?"),
+        Kind::Question
+    );
+}
+
+#[test]
+fn greetings_and_thanks_are_small_talk_and_a_request_in_them_is_not() {
+    assert_eq!(kind("Hi!"), Kind::SmallTalk);
+    assert_eq!(kind("Thank you so much"), Kind::SmallTalk);
+    assert_eq!(kind("Good morning, Imprint"), Kind::SmallTalk);
+    assert_eq!(kind("Hi, what's Marta's number?"), Kind::Question);
+    assert_eq!(kind("Say hello in French."), Kind::Question);
+}
+
+#[test]
+fn a_question_is_personal_when_it_says_my_or_we_or_names_someones_thing() {
+    assert!(is_personal("What's the plumber's number?"));
+    assert!(is_personal("When does my travel insurance run out?"));
+    assert!(is_personal(
+        "What did we agree on at the marketing offsite?"
+    ));
+    assert!(is_personal("What's Marta's birthday?"));
+    assert!(!is_personal("What's the capital of Australia?"));
+    assert!(!is_personal("Say hello in French."));
+    assert!(!is_personal("What's 12 times 7?"));
+}
+
+#[test]
+fn a_memory_answers_only_when_it_names_what_was_asked_about() {
+    let topic = Topic::of("When does my travel insurance run out?", &[]);
+    assert_eq!(topic.names, vec!["travel", "insurance"]);
+    assert!(!topic.named_in("Car insurance renews on 1 March"));
+    assert!(topic.named_in("Travel insurance with Allianz ends 30 June 2027"));
+
+    let topic = Topic::of("What's the plumber's number?", &[]);
+    assert_eq!(topic.names, vec!["plumber"]);
+    assert_eq!(topic.asked, vec!["number"]);
+    assert!(topic.named_in("Plumber: Jan Kowalski, 0176 555 1234"));
+    assert!(!topic.named_in("Electrician: Piotr, 0176 999 000"));
+    assert_eq!(topic.phrase(), "plumber");
+
+    // Of three or more naming words, one may be missing.
+    let topic = Topic::of(
+        "In the roadmap meeting on the 19th, what did we end up deciding?",
+        &[],
+    );
+    assert!(topic.named_in("Roadmap meeting 19 Nov: ship the beta in March"));
+}

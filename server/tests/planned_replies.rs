@@ -1,0 +1,377 @@
+//! Issue 26 through real HTTP: with planned turns (the local model's
+//! default) Imprint plans each request's steps and the model fills them in
+//! under a JSON schema. A stand-in plays the built-in model's habits
+//! (invented numbers, the project list for "Say hello in French.", calls
+//! for a minute), and what the user sees stays true.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::*;
+
+/// A server on planned turns: the `local` provider, reached at the
+/// stand-in.
+async fn planned(scenarios: Vec<Scenario>) -> TestServer {
+    let standin = StandIn::start(scenarios).await;
+    let base = standin.base_url();
+    TestServer::start_with(
+        standin,
+        &[
+            "--chat-provider",
+            "local",
+            "--chat-base-url",
+            &base,
+            "--chat-model",
+            "standin",
+        ],
+        &[],
+    )
+    .await
+}
+
+/// The stand-in's answer to a constrained step: this JSON value.
+fn step(value: Value) -> Turn {
+    Turn::text(&value.to_string())
+}
+
+fn tools_called(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "tool_call")
+        .map(|e| e["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Every request the stand-in got for `trigger` was a constrained step
+/// (a schema, no tools) or a general answer (no tools either).
+fn no_tools_offered(server: &TestServer, trigger: &str) {
+    for request in server.standin.requests_for(trigger) {
+        assert!(
+            request.get("tools").is_none(),
+            "no tools are offered in planned turns: {request}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_number_the_model_invents_is_not_said_and_the_memory_is() {
+    // The built-in model's answer of the issue.
+    let server = planned(vec![scenario(
+        "plumber",
+        vec![step(
+            json!({"memory": 1, "answer": "The plumber's number is 12345."}),
+        )],
+    )])
+    .await;
+    server
+        .remember("Plumber: Jan Kowalski, 0176 555 1234", None)
+        .await;
+    server
+        .remember("Electrician: Piotr, 0176 999 000", None)
+        .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "What's the plumber's number?").await;
+    let text = assistant_text(&events);
+    assert!(!text.contains("12345"), "{text}");
+    assert!(text.contains("0176 555 1234"), "{text}");
+    assert!(
+        !text.contains("Piotr"),
+        "only the memory asked about: {text}"
+    );
+    // The step was constrained: a schema, the memories, no tools.
+    let requests = server.standin.requests_for("plumber");
+    assert_eq!(requests.len(), 1, "one model step");
+    let request = &requests[0];
+    assert_eq!(request["response_format"]["type"], "json_schema");
+    assert_eq!(request["stream"], false);
+    assert!(request.to_string().contains("0176 555 1234"));
+    assert!(!request.to_string().contains("Electrician"), "{request}");
+    no_tools_offered(&server, "plumber");
+}
+
+#[tokio::test]
+async fn a_sentence_the_memory_backs_is_the_answer_with_where_it_came_from() {
+    let server = planned(vec![scenario(
+        "flight back",
+        vec![step(json!({"memory": 0, "answer": ""}))],
+    )])
+    .await;
+    server
+        .remember("Flight out: booking code QX7P2M, 12 March", None)
+        .await;
+    server
+        .remember("Flight back: booking code LM4T8R, 19 March", None)
+        .await;
+    let sid = server.create_session().await;
+    let question = "What's the booking code of my flight back?";
+    server.converse(&sid, question).await;
+    // Where the step listed the flight back, the model picks it.
+    let listed = server.standin.requests_for("flight back")[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let number = listed
+        .lines()
+        .find(|l| l.contains("LM4T8R"))
+        .and_then(|l| l.split('.').next())
+        .unwrap()
+        .to_string();
+    let pick = json!({"memory": number.parse::<u64>().unwrap(), "answer": "Your flight back has the booking code LM4T8R."});
+    server
+        .standin
+        .replace(vec![scenario("flight back", vec![step(pick)])]);
+    let events = server.converse(&sid, question).await;
+    let text = assistant_text(&events);
+    assert!(
+        text.starts_with("Your flight back has the booking code LM4T8R."),
+        "{text}"
+    );
+    assert!(
+        !text.contains("QX7P2M"),
+        "not a dump of every match: {text}"
+    );
+    assert!(text.contains("*From your memory of "), "{text}");
+}
+
+#[tokio::test]
+async fn with_nothing_saved_a_personal_question_says_so_without_the_model() {
+    let server = planned(Vec::new()).await;
+    server
+        .remember("Car insurance renews on 1 March", None)
+        .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "What's the plumber's number?").await;
+    let text = assistant_text(&events);
+    assert_eq!(
+        text,
+        "I found nothing about “plumber” in your memories. Tell me the number, and I'll save it."
+    );
+    assert!(!types(&events).contains(&"error".to_string()), "{events:?}");
+    // A near miss is no answer: car insurance is not travel insurance.
+    let events = server
+        .converse(&sid, "When does my travel insurance run out?")
+        .await;
+    let text = assistant_text(&events);
+    assert!(
+        text.starts_with("I found nothing about “travel insurance”"),
+        "{text}"
+    );
+    assert!(
+        server.standin.requests().is_empty(),
+        "no model step was needed"
+    );
+}
+
+#[tokio::test]
+async fn a_pick_of_a_memory_that_names_nothing_asked_about_is_not_the_answer() {
+    let server = planned(vec![scenario(
+        "offsite",
+        vec![step(
+            json!({"memory": 1, "answer": "You agreed on a new logo."}),
+        )],
+    )])
+    .await;
+    // Found by the search, but the model picks "none" here: the closest
+    // memory is shown as that, never as the answer.
+    server
+        .remember("Marketing offsite: venue is the Lakeside hotel", None)
+        .await;
+    server.standin.replace(vec![scenario(
+        "offsite",
+        vec![step(json!({"memory": 0, "answer": ""}))],
+    )]);
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "What did we agree on at the marketing offsite?")
+        .await;
+    let text = assistant_text(&events);
+    assert!(
+        text.starts_with("I found nothing in your memories that answers that."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Lakeside hotel"),
+        "the closest is shown: {text}"
+    );
+}
+
+#[tokio::test]
+async fn a_general_question_is_the_models_own_answer_with_no_tools_and_marked() {
+    let server = planned(vec![
+        // The built-in model, given tools, answered with the project list.
+        scenario("French", vec![Turn::text("Bonjour !")]),
+    ])
+    .await;
+    server
+        .remember("Website: launch is on 4 May", Some("Website"))
+        .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "Say hello in French.").await;
+    let text = assistant_text(&events);
+    assert!(text.starts_with("Bonjour !"), "{text}");
+    assert!(text.contains("General knowledge"), "{text}");
+    assert!(tools_called(&events).is_empty(), "{events:?}");
+    no_tools_offered(&server, "French");
+    let request = &server.standin.requests_for("French")[0];
+    assert!(request.get("response_format").is_none());
+    assert!(
+        !request.to_string().contains("Website"),
+        "no memories: {request}"
+    );
+}
+
+#[tokio::test]
+async fn an_act_imprint_cannot_do_is_said_in_a_sentence_with_what_it_found() {
+    let server = planned(Vec::new()).await;
+    server
+        .remember("Hosting report: costs rose 12% in November", None)
+        .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Send my colleague the hosting report")
+        .await;
+    let text = assistant_text(&events);
+    assert!(text.starts_with("I can't send anything for you"), "{text}");
+    assert!(text.contains("costs rose 12%"), "{text}");
+    assert!(server.standin.requests().is_empty(), "no model step");
+    assert!(tools_called(&events).is_empty());
+}
+
+#[tokio::test]
+async fn a_save_keeps_the_users_words_and_a_reminder_its_time_with_no_model() {
+    let server = planned(Vec::new()).await;
+    server.set_now(now());
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Save the new PIN 4321 for my bank account.")
+        .await;
+    assert_eq!(tools_called(&events), vec!["store"], "{events:?}");
+    let text = assistant_text(&events);
+    assert!(text.starts_with("Done: saved"), "{text}");
+    let saved = server.memories_about("PIN").await;
+    assert_eq!(saved.len(), 1);
+    assert!(saved[0].content.contains("4321"), "{}", saved[0].content);
+
+    let events = server
+        .converse(&sid, "Remind me tomorrow at 9 to call Anna")
+        .await;
+    assert_eq!(tools_called(&events), vec!["remind"]);
+    let result = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert_eq!(result["status"], "done", "{result}");
+    let text = assistant_text(&events);
+    assert!(text.contains("call Anna"), "{text}");
+    assert!(server.standin.requests().is_empty(), "no model step");
+}
+
+#[tokio::test]
+async fn the_project_list_is_read_once() {
+    let server = planned(Vec::new()).await;
+    server
+        .remember("Website: launch is on 4 May", Some("Website"))
+        .await;
+    server
+        .remember("Thesis: survey budget 400 EUR", Some("Thesis"))
+        .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "List my projects.").await;
+    assert_eq!(tools_called(&events), vec!["list_projects"]);
+    let text = assistant_text(&events);
+    assert!(
+        text.contains("Website") && text.contains("Thesis"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_answer_step_answers_from_the_memories_and_a_stop_ends_it() {
+    let server = planned(vec![scenario(
+        "wifi",
+        vec![Turn {
+            status: Some(500),
+            ..Turn::default()
+        }],
+    )])
+    .await;
+    server
+        .remember("Wifi password: on the router's back, WPA key 7731", None)
+        .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "What's my wifi password?").await;
+    let text = assistant_text(&events);
+    assert!(text.contains("WPA key 7731"), "{text}");
+
+    // A step that never answers ends at once with a stop.
+    server.standin.replace(vec![scenario(
+        "wifi",
+        vec![Turn {
+            stall: true,
+            ..Turn::default()
+        }],
+    )]);
+    let reply_id = server.say(&sid, "What's my wifi password?").await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    server.standin.wait_for_requests(2).await;
+    let (status, body) = server
+        .post(&format!("/api/chat/sessions/{sid}/stop"), json!({}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let events = events.until_done().await;
+    assert!(
+        types(&events).contains(&"stopped".to_string()),
+        "{events:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_reference_with_two_matches_is_asked_with_its_reason_and_the_choice_answers() {
+    let server = planned(vec![scenario(
+        "meeting",
+        vec![step(
+            json!({"memory": 1, "answer": "You decided to move the launch to 4 May."}),
+        )],
+    )])
+    .await;
+    server
+        .remember(
+            "Website meeting: we decided to move the launch to 4 May",
+            None,
+        )
+        .await;
+    server
+        .remember("Billing meeting: we decided to raise prices by 5%", None)
+        .await;
+    let sid = server.create_session().await;
+    let reply_id = server.say(&sid, "What did we decide in the meeting?").await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let before = events.until("question").await;
+    let question = before.last().unwrap();
+    assert_eq!(
+        question["reason"], "2 memories match “the meeting”",
+        "{question}"
+    );
+    let website = question["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o.as_str().unwrap().contains("Website"))
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_string();
+    server.answer_ok(&sid, &question["id"], &website).await;
+    let events = events.until_done().await;
+    let text = assistant_text(&events);
+    assert!(
+        text.starts_with("You decided to move the launch to 4 May."),
+        "{text}"
+    );
+    // The step read only the chosen memory.
+    let request = server.standin.requests_for("meeting")[0].to_string();
+    assert!(!request.contains("raise prices"), "{request}");
+    // History keeps the reason with the card.
+    let session = server.session(&sid).await;
+    assert!(
+        session.to_string().contains("2 memories match"),
+        "{session}"
+    );
+}
