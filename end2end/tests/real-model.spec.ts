@@ -98,3 +98,21 @@ test.describe('remind me to call Anna, three times in a row', () => {
     });
   }
 });
+
+// Issue 26: with nothing saved about a plumber, the built-in model invented
+// "The plumber's number is 12345." or failed with "the model gave no
+// answer". Planned turns say plainly that nothing was found, quickly.
+test('with no plumber saved, asking for the plumber\'s number says nothing was found within 10 s @real-model', async ({ chat }) => {
+  test.setTimeout(MODEL_TIMEOUT);
+  await chat.startNewChat();
+  const asked = Date.now();
+  await chat.say("What's the plumber's number?");
+  const answer = chat.assistantMessages.last();
+  await expect(answer).toContainText(/found nothing/i, { timeout: 10_000 });
+  expect(Date.now() - asked).toBeLessThan(10_000);
+  await expect(chat.stop).toBeHidden();
+  const text = await answer.innerText();
+  expect(text).not.toMatch(/\d{3,}/);
+  await expect(chat.conversation.getByRole('button', { name: /retry/i })).toHaveCount(0);
+  await expect(chat.conversation).not.toContainText('The reply failed');
+});

@@ -39,6 +39,9 @@
 
 #[path = "bench_support/mod.rs"]
 mod bench_support;
+/// `IMPRINT_EVAL_MODE=truth` (issue 26): the truth evaluation instead.
+#[path = "eval_truth/mod.rs"]
+mod eval_truth;
 
 use std::fmt::Write as _;
 use std::process::Stdio;
@@ -521,6 +524,9 @@ impl Outcome {
 
 #[tokio::main]
 async fn main() {
+    if std::env::var("IMPRINT_EVAL_MODE").as_deref() == Ok("truth") {
+        return eval_truth::run().await;
+    }
     let binary = match imprint_binary() {
         Ok(b) => b,
         Err(e) => {

@@ -130,7 +130,10 @@ async fn a_sentence_the_memory_backs_is_the_answer_with_where_it_came_from() {
         !text.contains("QX7P2M"),
         "not a dump of every match: {text}"
     );
-    assert!(text.contains("*From your memory of "), "{text}");
+    assert!(
+        text.contains("*From your memory “Flight back: booking code LM4T8R, 19 March”"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -252,8 +255,9 @@ async fn a_save_keeps_the_users_words_and_a_reminder_its_time_with_no_model() {
     assert_eq!(saved.len(), 1);
     assert!(saved[0].content.contains("4321"), "{}", saved[0].content);
 
+    // "remnd" (the typo) is still a reminder.
     let events = server
-        .converse(&sid, "Remind me tomorrow at 9 to call Anna")
+        .converse(&sid, "remnd me tomorrow at 9 to call Anna")
         .await;
     assert_eq!(tools_called(&events), vec!["remind"]);
     let result = events.iter().find(|e| e["type"] == "tool_result").unwrap();
@@ -374,4 +378,24 @@ async fn a_reference_with_two_matches_is_asked_with_its_reason_and_the_choice_an
         session.to_string().contains("2 memories match"),
         "{session}"
     );
+}
+
+#[tokio::test]
+async fn a_save_that_names_a_detail_without_it_asks_for_it_and_keeps_the_answer() {
+    let server = planned(Vec::new()).await;
+    let sid = server.create_session().await;
+    let reply_id = server.say(&sid, "save the allotment gate code").await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let before = events.until("question").await;
+    let question = before.last().unwrap();
+    assert_eq!(question["question"], "What is the allotment gate code?");
+    assert_eq!(question["options"], json!([]));
+    assert!(question["reason"].is_string(), "{question}");
+    server.answer_ok(&sid, &question["id"], "4471").await;
+    let events = events.until_done().await;
+    assert_eq!(tools_called(&events), vec!["store"]);
+    let saved = server.memories_about("allotment").await;
+    assert_eq!(saved.len(), 1);
+    assert_eq!(saved[0].content, "Allotment gate code: 4471");
+    assert!(server.standin.requests().is_empty(), "no model step");
 }

@@ -161,3 +161,38 @@ async fn remind_me_to_call_anna_is_short_true_and_done_three_times() {
         );
     }
 }
+
+/// Issue 26: the built-in model, under planned turns, answers from the
+/// memory that names what was asked about, and never with a number no
+/// memory holds; with nothing saved about it, it says so.
+#[tokio::test]
+#[ignore = "needs the real local model: scripts/test.sh runs it"]
+async fn the_plumbers_number_comes_from_the_plumbers_memory_or_is_said_to_be_missing() {
+    let server = with_real_model().await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "What's the plumber's number?").await;
+    let text = assistant_text(&events);
+    assert!(text.contains("found nothing"), "{text}");
+    assert!(!text.chars().any(|c| c.is_ascii_digit()), "{text}");
+
+    server
+        .remember("Plumber: Jan Kowalski, 0176 555 1234", None)
+        .await;
+    server
+        .remember("Electrician: Piotr Nowak, 0151 222 9876", None)
+        .await;
+    let events = server
+        .converse(&sid, "whats the number of the plumber?")
+        .await;
+    let text = assistant_text(&events);
+    assert!(text.contains("555 1234"), "{text}");
+    assert!(!text.contains("9876"), "{text}");
+    // No other number: only the memory's, and the day it was kept.
+    let year = chrono::Local::now().format("%Y").to_string();
+    for group in text.split(|c: char| !c.is_ascii_digit()) {
+        assert!(
+            group.len() <= 2 || ["0176", "555", "1234", &year].contains(&group),
+            "{group} is in no memory: {text}"
+        );
+    }
+}

@@ -324,10 +324,49 @@ pub fn asks_for_reminder(text: &str) -> bool {
     let lower = text.to_lowercase();
     let words = lower_words(text);
     words.iter().any(|w| {
-        w.starts_with("remind") || matches!(w.as_str(), "alarm" | "alert" | "notify" | "ping")
+        w.starts_with("remind")
+            // "remnd", "reminf": one slip of the keys is still the verb.
+            || one_edit_apart(w, "remind")
+            || matches!(w.as_str(), "alarm" | "alert" | "notify" | "ping")
     }) || ["wake me", "let me forget", "let me not forget"]
         .iter()
         .any(|p| lower.contains(p))
+}
+
+/// Where "remnd me" (one slip from "remind me") is in `lower`, and its
+/// length.
+fn misspelt_remind_me(lower: &str) -> Option<(usize, usize)> {
+    let mut at = 0;
+    for word in lower.split(' ') {
+        let plain = word.trim_matches(|c: char| !c.is_alphanumeric());
+        if one_edit_apart(plain, "remind") && lower[at + word.len()..].starts_with(" me") {
+            return Some((at, word.len() + 3));
+        }
+        at += word.len() + 1;
+    }
+    None
+}
+
+/// True when `a` becomes `b` by one letter left out, added or changed.
+fn one_edit_apart(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    match long.len() - short.len() {
+        0 => a.iter().zip(&b).filter(|(x, y)| x != y).count() == 1,
+        1 => {
+            let first = short
+                .iter()
+                .zip(long.iter())
+                .take_while(|(x, y)| x == y)
+                .count();
+            short[first..] == long[first + 1..]
+        }
+        _ => false,
+    }
 }
 
 /// True when the words ask to keep something: "save", "store",
@@ -590,7 +629,8 @@ fn after_remind_me(source: &str) -> Option<String> {
     let lower = source.to_lowercase();
     let (i, len) = ["remind me", "reminder"]
         .iter()
-        .find_map(|anchor| lower.find(anchor).map(|i| (i, anchor.len())))?;
+        .find_map(|anchor| lower.find(anchor).map(|i| (i, anchor.len())))
+        .or_else(|| misspelt_remind_me(&lower))?;
     let rest = clean_end(&source[i + len..]);
     let lower_rest = format!(" {}", rest.to_lowercase());
     let start = [" to ", " about ", " of ", " that "]
@@ -692,7 +732,21 @@ pub fn what_to_save(request: &str) -> Option<String> {
     if !asks_to_save(request) {
         return None;
     }
-    let said = match request.split_once(':') {
+    // "Lena's train gets in at 16:40 on Saturday, save that": what comes
+    // before the keeping words is what to keep.
+    if let Some(before) = before_trailing_keep(request) {
+        return Some(capitalized(before));
+    }
+    // A colon between digits is a clock time ("16:40"), not where what to
+    // keep begins.
+    let bytes = request.as_bytes();
+    let colon = request.char_indices().find(|&(i, c)| {
+        c == ':'
+            && !(i > 0
+                && bytes[i - 1].is_ascii_digit()
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+    });
+    let said = match colon.map(|(i, _)| (&request[..i], &request[i + 1..])) {
         Some((before, after)) => {
             let after = after.trim();
             if after.is_empty() {
@@ -718,6 +772,45 @@ pub fn what_to_save(request: &str) -> Option<String> {
     };
     let said = said.trim();
     (!said.is_empty()).then(|| capitalized(said))
+}
+
+/// Keeping words that may close a request ("…, save that").
+const TRAILING_KEEP: &[&str] = &[
+    "save that",
+    "save this",
+    "save it",
+    "remember that",
+    "remember this",
+    "remember it",
+    "note that",
+    "note this",
+    "note it",
+    "keep that",
+    "keep this",
+    "store that",
+    "store this",
+    "store it",
+    "write that down",
+    "write it down",
+    "jot that down",
+    "please save",
+];
+
+/// The request before keeping words that close it ("Lena's train gets in
+/// at 16:40 on Saturday, save that" → "Lena's train gets in at 16:40 on
+/// Saturday"); `None` when it does not end so, or nothing is before them.
+fn before_trailing_keep(request: &str) -> Option<&str> {
+    let trimmed = request.trim_end_matches(|c: char| c.is_whitespace() || ".!".contains(c));
+    let lower = trimmed.to_lowercase();
+    let suffix = TRAILING_KEEP.iter().find(|s| lower.ends_with(*s))?;
+    let before = trimmed.get(..trimmed.len() - suffix.len())?;
+    // Only a closing clause: "…, save that", "… - remember this".
+    let cut = before.trim_end();
+    if !cut.ends_with([',', '-', '–', '—', ';', '.']) {
+        return None;
+    }
+    let before = cut.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.".contains(c));
+    (lower_words(before).len() >= 2).then_some(before)
 }
 
 /// What the words before a colon say a memory is about, without the verb

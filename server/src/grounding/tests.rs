@@ -549,6 +549,16 @@ fn the_one_option_the_user_named() {
 #[test]
 fn what_to_save_comes_from_the_users_words() {
     let cases = [
+        // A clock time's colon is no separator, and keeping words that
+        // close the request are not kept.
+        (
+            "Lena's train gets in at 16:40 on Saturday, save that",
+            Some("Lena's train gets in at 16:40 on Saturday"),
+        ),
+        (
+            "Note: the gate code is 12:34 until Friday",
+            Some("The gate code is 12:34 until Friday"),
+        ),
         (
             "Save to the Website project: the client approved the mockups.",
             Some("The client approved the mockups."),

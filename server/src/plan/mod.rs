@@ -220,10 +220,53 @@ fn asks_for_projects(words: &[String]) -> bool {
 /// memories hold something about it.
 pub fn is_personal(request: &str) -> bool {
     let words = lower_words(request);
+    let topic = Topic::of(request, &[]);
     words.iter().any(|w| {
         FIRST_PERSON.contains(&w.as_str())
             || (w.ends_with("'s") && w.len() > 3 && !NOT_POSSESSIVE.contains(&w.as_str()))
     })
+    // "the number of the plumber": a thing named, and its number, code
+    // or address asked for.
+    || (!topic.asked.is_empty() && topic.asked.iter().any(|w| KEPT_DETAILS.contains(&w.as_str())))
+}
+
+/// Details people keep about their own things, as asked for: "the
+/// plumber's number", "the code of the flight".
+const KEPT_DETAILS: &[&str] = &[
+    "number",
+    "phone",
+    "mobile",
+    "cell",
+    "telephone",
+    "address",
+    "email",
+    "code",
+    "pin",
+    "password",
+    "passcode",
+    "birthday",
+    "login",
+    "username",
+    "account",
+    "booking",
+    "confirmation",
+    "hint",
+    "deadline",
+];
+
+/// True when a save names a detail without giving it: "Save the
+/// allotment gate code", "Write down the password hint for the account"
+/// (`named`: what the request says to keep). A digit, an "is", a colon or
+/// an address gives it ("the PIN 4321", "Anna's email is …").
+pub fn names_a_detail_without_it(request: &str, named: &str) -> bool {
+    let words = lower_words(named);
+    let gives = named
+        .chars()
+        .any(|c| c.is_ascii_digit() || c == '@' || c == ':')
+        || words
+            .iter()
+            .any(|w| matches!(w.as_str(), "is" | "are" | "was" | "=" | "means"));
+    !gives && Topic::of(request, &[]).detail().is_some()
 }
 
 /// What a question asks about, as words to look up: the words that name
@@ -306,6 +349,35 @@ const ASKED_OF: &[&str] = &[
     "out",
 ];
 
+/// Asked words whose answer holds a digit.
+const DIGITS_ASKED: &[&str] = &[
+    "number",
+    "numbers",
+    "phone",
+    "mobile",
+    "cell",
+    "telephone",
+    "code",
+    "codes",
+    "pin",
+    "passcode",
+    "date",
+    "dates",
+    "birthday",
+    "price",
+    "cost",
+    "costs",
+    "amount",
+    "total",
+    "deadline",
+    "due",
+    "expire",
+    "expires",
+    "renew",
+    "renews",
+    "id",
+];
+
 impl Topic {
     /// The topic of `request` (see [`crate::grounding::reference::topic`]),
     /// split into naming and asked words.
@@ -344,10 +416,45 @@ impl Topic {
                 >= self.names.len()
     }
 
-    /// "the plumber", "travel insurance": what the request names, for
-    /// "I found nothing about …".
-    pub fn phrase(&self) -> String {
-        self.names.join(" ")
+    /// True when what is asked is a number, a code or a date ("the
+    /// plumber's number", "when does it run out"): an answer without a
+    /// digit does not say it.
+    pub fn wants_digits(&self) -> bool {
+        self.asked
+            .iter()
+            .any(|w| DIGITS_ASKED.contains(&w.as_str()))
+    }
+
+    /// "plumber", "Anna", "travel insurance": what the request names, as
+    /// the user wrote it (`request`), for "I found nothing about …".
+    pub fn phrase(&self, request: &str) -> String {
+        let written: Vec<&str> = request
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .collect();
+        self.names
+            .iter()
+            .map(|name| {
+                written
+                    .iter()
+                    .map(|w| w.trim_end_matches("'s").trim_end_matches('\''))
+                    .find(|w| w.to_lowercase() == *name)
+                    .map_or_else(|| name.clone(), str::to_string)
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The detail asked for, when it is a thing one can tell ("number",
+    /// "address"): "Tell me the number, and I'll save it."
+    pub fn detail(&self) -> Option<&str> {
+        // "the password hint": all asked, and so all naming.
+        self.asked
+            .iter()
+            .chain(&self.names)
+            .map(String::as_str)
+            .find(|w| KEPT_DETAILS.contains(w) || DIGITS_ASKED.contains(w))
+            .filter(|w| !matches!(*w, "due" | "expire" | "expires" | "renew" | "renews"))
     }
 }
 

@@ -79,6 +79,9 @@ fn a_question_is_personal_when_it_says_my_or_we_or_names_someones_thing() {
     assert!(!is_personal("What's the capital of Australia?"));
     assert!(!is_personal("Say hello in French."));
     assert!(!is_personal("What's 12 times 7?"));
+    // A thing named and its number asked for.
+    assert!(is_personal("whats the number of the plumber?"));
+    assert!(!is_personal("What's the boiling point of water?"));
 }
 
 #[test]
@@ -93,7 +96,15 @@ fn a_memory_answers_only_when_it_names_what_was_asked_about() {
     assert_eq!(topic.asked, vec!["number"]);
     assert!(topic.named_in("Plumber: Jan Kowalski, 0176 555 1234"));
     assert!(!topic.named_in("Electrician: Piotr, 0176 999 000"));
-    assert_eq!(topic.phrase(), "plumber");
+    assert_eq!(topic.phrase("What's the plumber's number?"), "plumber");
+    assert_eq!(topic.detail(), Some("number"));
+    let topic = Topic::of("When is Anna's birthday?", &[]);
+    assert_eq!(topic.phrase("When is Anna's birthday?"), "Anna");
+    // "run out" is asked, but is nothing to tell.
+    assert_eq!(
+        Topic::of("When does my travel insurance run out?", &[]).detail(),
+        None
+    );
 
     // Of three or more naming words, one may be missing.
     let topic = Topic::of(
@@ -101,4 +112,18 @@ fn a_memory_answers_only_when_it_names_what_was_asked_about() {
         &[],
     );
     assert!(topic.named_in("Roadmap meeting 19 Nov: ship the beta in March"));
+}
+
+#[test]
+fn a_save_that_names_a_detail_and_does_not_give_it_is_asked() {
+    let asks = |request: &str| {
+        let named = crate::grounding::content_to_save(request).unwrap();
+        names_a_detail_without_it(request, &named)
+    };
+    assert!(asks("save the allotment gate code"));
+    assert!(asks("Write down the password hint for the account."));
+    assert!(!asks("Save the new PIN 4321 for my bank account."));
+    assert!(!asks("Remember Anna's email is anna@example.org"));
+    // Nothing asked of a thing to keep: kept as said.
+    assert!(!asks("Remember to buy oat milk"));
 }

@@ -399,6 +399,42 @@ impl Run {
         Ok(None)
     }
 
+    /// Imprint's open question (no options): the user's words, or `None`
+    /// when none came (left to Imprint, or no answer in time), with the
+    /// question's history row for the caller to store once what follows
+    /// from the answer is in the reply's state.
+    pub(super) async fn ask_open(
+        &mut self,
+        text: String,
+        reason: String,
+    ) -> Result<(Option<String>, NewMessage), Interrupt> {
+        let question = Question {
+            reason: Some(reason),
+            ..self.new_question(text, Vec::new(), true, QuestionOrigin::Imprint)
+        };
+        let (posed, question) = self.pose(question).await?;
+        let mut stored_args = question_args(&question);
+        let (outcome, content, answer) = match posed {
+            Posed::Answered(answer) => ("answered", answer.clone(), Some(answer)),
+            Posed::LeftToImprint => {
+                self.closed_left_to_imprint(question.id.clone(), None);
+                let content = "The user left it to Imprint; nothing was given.".to_string();
+                ("left_to_imprint", content, None)
+            }
+            Posed::TimedOut => {
+                let content = format!(
+                    "No answer came from the user within {}.",
+                    self.answer_wait()
+                );
+                ("timed_out", content, None)
+            }
+        };
+        stored_args["outcome"] = json!(outcome);
+        let row =
+            NewMessage::tool(ASK_USER, stored_args, content).with_outcome(ToolOutcome::default());
+        Ok((answer, row))
+    }
+
     /// The call when the user gave no usable detail: a write is not made
     /// (and the model is told to say so); a read goes on with the stated
     /// assumption of no project filter.

@@ -24,11 +24,18 @@ pub fn from_writes(writes: &[(String, Value)], now: DateTime<Local>) -> Option<S
         .iter()
         .filter_map(|(tool, args)| match tool.as_str() {
             REMIND => Some(reminder(args, now)),
-            STORE => Some(match text(args, "content") {
+            STORE => {
                 // The sentence ends after the quote: "… mockups”."
-                Some(content) => format!("saved “{}”", content.trim_end_matches('.')),
-                None => "saved a memory".to_string(),
-            }),
+                let saved = match text(args, "content") {
+                    Some(content) => format!("saved “{}”", content.trim_end_matches('.')),
+                    None => "saved a memory".to_string(),
+                };
+                // Where it went, when the user left that to Imprint too.
+                Some(match text(args, "project") {
+                    Some(project) => format!("{saved} in the project {project}"),
+                    None => saved,
+                })
+            }
             _ => None,
         })
         .collect();
@@ -312,6 +319,18 @@ mod tests {
         assert_eq!(
             set("weekly", "2026-12-04T17:00"),
             "Done: reminder set for every Friday at 17:00 to take the vitamins."
+        );
+    }
+
+    #[test]
+    fn a_saved_memory_says_which_project_it_went_to() {
+        let writes = vec![(
+            STORE.to_string(),
+            json!({"content": "The deadline moved.", "project": "Website"}),
+        )];
+        assert_eq!(
+            from_writes(&writes, now()).as_deref(),
+            Some("Done: saved “The deadline moved” in the project Website.")
         );
     }
 

@@ -71,19 +71,7 @@ impl Run {
             } else if details_asked {
                 None
             } else {
-                let projects = self.recent_projects().await;
-                let mut arguments = json!({});
-                if let Some(project) = self.project_meant(&projects) {
-                    arguments["project"] = json!(project);
-                }
-                crate::grounding::content_to_save(&self.request).map(|content| {
-                    arguments["content"] = json!(content);
-                    ToolCallRequest {
-                        id: "imprint_store".into(),
-                        name: STORE.into(),
-                        arguments,
-                    }
-                })
+                return self.save_the_users_words().await;
             };
             let Some(call) = call else {
                 self.say(&self.nothing_written(tool));
@@ -91,6 +79,63 @@ impl Run {
             };
             self.call_for_the_model(String::new(), call);
         }
+        self.finish_write(tool).await
+    }
+
+    /// A save: what the user said to keep, in their words. A detail named
+    /// and not given ("Save the allotment gate code") is asked for first.
+    async fn save_the_users_words(&mut self) -> Result<(), Interrupt> {
+        let projects = self.recent_projects().await;
+        let mut arguments = json!({});
+        if let Some(project) = self.project_meant(&projects) {
+            arguments["project"] = json!(project);
+        }
+        let mut row = None;
+        let content = match crate::grounding::what_to_save(&self.request) {
+            Some(content) => Some(content),
+            None => match crate::grounding::content_to_save(&self.request) {
+                Some(named)
+                    if tools::is_offered(&self.tools, tools::ASK_USER)
+                        && plan::names_a_detail_without_it(&self.request, &named) =>
+                {
+                    let label = named.trim_end_matches(['.', '!', '?']).to_string();
+                    let question = format!("What is the {}?", lower_first(&label));
+                    let reason = "Your request names it, but does not say it".to_string();
+                    let (answer, asked) = self.ask_open(question, reason).await?;
+                    row = Some(asked);
+                    answer.map(|answer| format!("{label}: {}", answer.trim()))
+                }
+                other => other,
+            },
+        };
+        match content {
+            Some(content) => {
+                arguments["content"] = json!(content);
+                let call = ToolCallRequest {
+                    id: "imprint_store".into(),
+                    name: STORE.into(),
+                    arguments,
+                };
+                // The call is in the reply's state before the question's
+                // row is stored: a restart now saves, not asks again.
+                self.call_for_the_model(String::new(), call);
+                if let Some(row) = row {
+                    self.append_step(vec![row]).await?;
+                }
+            }
+            None => {
+                if let Some(row) = row {
+                    self.append_step(vec![row]).await?;
+                }
+                self.say(&self.nothing_written(STORE));
+                return Ok(());
+            }
+        }
+        self.finish_write(STORE).await
+    }
+
+    /// Runs the write made and says what was done.
+    async fn finish_write(&mut self, tool: &str) -> Result<(), Interrupt> {
         self.run_pending_calls().await?;
         // "Done: …" from what was written (see `drive`); nothing written
         // is said plainly.
@@ -177,10 +222,16 @@ impl Run {
         let personal = plan::is_personal(&self.request) || project.is_some() || chosen;
         if found.is_empty() {
             if personal {
-                self.say(&nothing_found(&topic));
+                self.say(&nothing_found(&topic, &self.request));
                 return Ok(());
             }
             return self.general(true).await;
+        }
+        if topic.is_empty() && !chosen {
+            // A project named and nothing asked of it ("my notes from the
+            // Website project"): its newest memories are the answer.
+            self.say(&own_answer::from_found(&found.join("\n")));
+            return Ok(());
         }
         self.answer_from(&found, &topic, personal, chosen).await
     }
@@ -259,16 +310,21 @@ impl Run {
         backing.extend(self.answers.iter().map(String::as_str));
         let invented = claims::unbacked(&pick.answer, &backing);
         let answer = pick.answer.trim();
-        let text = if answer.is_empty() || !invented.is_empty() {
-            if !invented.is_empty() {
-                tracing::info!(reply = %self.reply.id, ?invented, "the answer named what no memory holds; Imprint answers from the memory");
-            }
-            format!("From your memories: {}", memory.content.trim())
-        } else {
-            answer.to_string()
-        };
+        // "Jan Kowalski" for the plumber's number names him, but does not
+        // say it.
+        let says_it = !topic.wants_digits() || answer.chars().any(|c| c.is_ascii_digit());
+        let content = memory.content.trim();
         let source = own_answer::kept(memory);
-        self.say(&format!("{text}\n\n*From your memory of {source}.*"));
+        let own = answer.is_empty() || !invented.is_empty() || !says_it;
+        if !invented.is_empty() {
+            tracing::info!(reply = %self.reply.id, ?invented, "the answer named what no memory holds; Imprint answers from the memory");
+        }
+        let text = if own || content.contains(answer.trim_end_matches('.')) {
+            format!("From your memories: {content} ({source})")
+        } else {
+            format!("{answer}\n\n*From your memory “{content}” ({source}).*")
+        };
+        self.say(&text);
         Ok(())
     }
 
@@ -349,6 +405,17 @@ impl Run {
     }
 }
 
+/// "Allotment gate code" → "allotment gate code"; a name stays.
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match (chars.next(), chars.clone().next()) {
+        (Some(first), Some(second)) if second.is_lowercase() => {
+            first.to_lowercase().chain(chars).collect()
+        }
+        _ => text.to_string(),
+    }
+}
+
 /// What the answer step chose.
 struct Pick {
     /// 1-based; 0 for none.
@@ -362,16 +429,16 @@ enum PickError {
 }
 
 /// "I found nothing about the plumber in your memories." and what to do.
-fn nothing_found(topic: &Topic) -> String {
+fn nothing_found(topic: &Topic, request: &str) -> String {
     if topic.is_empty() {
         return "I found nothing about that in your memories. Tell me, and I'll save it.".into();
     }
-    let what = match topic.asked.first() {
-        Some(asked) => format!("Tell me the {asked}, and I'll save it."),
+    let what = match topic.detail() {
+        Some(detail) => format!("Tell me the {detail}, and I'll save it."),
         None => "Tell me, and I'll save it.".into(),
     };
     format!(
         "I found nothing about “{}” in your memories. {what}",
-        topic.phrase()
+        topic.phrase(request)
     )
 }
