@@ -328,9 +328,23 @@ pub fn asks_for_reminder(text: &str) -> bool {
             // "remnd", "reminf": one slip of the keys is still the verb.
             || one_edit_apart(w, "remind")
             || matches!(w.as_str(), "alarm" | "alert" | "notify" | "ping")
-    }) || ["wake me", "let me forget", "let me not forget"]
+    }) || ["wake me", "let me forget", "let me not forget", "nudge me"]
         .iter()
         .any(|p| lower.contains(p))
+}
+
+/// What to be reminded of when a reminder's words give the time first and
+/// then, after a comma, what: "for tomorrow at 7:15am, take the bins out"
+/// → "to take the bins out". `None` for any other shape.
+fn after_the_time(rest: &str) -> Option<String> {
+    let (time, what) = rest.split_once(',')?;
+    let time = time.trim();
+    let time = ["for ", "on ", "at "]
+        .iter()
+        .find_map(|lead| time.strip_prefix(lead))
+        .unwrap_or(time);
+    let what = what.trim();
+    (when::is_only_time(time) && lower_words(what).len() >= 2).then(|| format!("to {what}"))
 }
 
 /// Where "remnd me" (one slip from "remind me") is in `lower`, and its
@@ -627,11 +641,21 @@ fn clean_end(s: &str) -> String {
 /// "remind me every day to take my pills" → "to take my pills".
 fn after_remind_me(source: &str) -> Option<String> {
     let lower = source.to_lowercase();
-    let (i, len) = ["remind me", "reminder"]
-        .iter()
-        .find_map(|anchor| lower.find(anchor).map(|i| (i, anchor.len())))
-        .or_else(|| misspelt_remind_me(&lower))?;
+    let (i, len) = [
+        "remind me",
+        "reminder",
+        "nudge me",
+        "ping me",
+        "alert me",
+        "notify me",
+    ]
+    .iter()
+    .find_map(|anchor| lower.find(anchor).map(|i| (i, anchor.len())))
+    .or_else(|| misspelt_remind_me(&lower))?;
     let rest = clean_end(&source[i + len..]);
+    if let Some(what) = after_the_time(&rest) {
+        return Some(what);
+    }
     let lower_rest = format!(" {}", rest.to_lowercase());
     let start = [" to ", " about ", " of ", " that "]
         .iter()
@@ -682,7 +706,7 @@ const KEEPING_VERBS: &[&str] = &[
 /// Small words that may come with a verb of keeping at the start of a
 /// request to save ("Please write down the …").
 const BESIDE_KEEPING: &[&str] = &[
-    "please", "write", "down", "the", "a", "an", "this", "that", "my",
+    "please", "pls", "plz", "write", "down", "the", "a", "an", "this", "that", "my",
 ];
 
 /// The request after its leading words of keeping ("Save the new PIN 4321
@@ -794,13 +818,24 @@ const TRAILING_KEEP: &[&str] = &[
     "write it down",
     "jot that down",
     "please save",
+    "keep a note of that",
+    "make a note of that",
+    "make a note of it",
+    "note that down",
+    "take a note of that",
 ];
 
 /// The request before keeping words that close it ("Lena's train gets in
 /// at 16:40 on Saturday, save that" → "Lena's train gets in at 16:40 on
 /// Saturday"); `None` when it does not end so, or nothing is before them.
 fn before_trailing_keep(request: &str) -> Option<&str> {
-    let trimmed = request.trim_end_matches(|c: char| c.is_whitespace() || ".!".contains(c));
+    let mut trimmed = request.trim_end_matches(|c: char| c.is_whitespace() || ".!".contains(c));
+    // "…, store it pls": the politeness after the keeping words goes.
+    for polite in [" please", " pls", " plz", " thanks", " thx", " ta"] {
+        if trimmed.to_lowercase().ends_with(polite) {
+            trimmed = trimmed[..trimmed.len() - polite.len()].trim_end();
+        }
+    }
     let lower = trimmed.to_lowercase();
     let suffix = TRAILING_KEEP.iter().find(|s| lower.ends_with(*s))?;
     let before = trimmed.get(..trimmed.len() - suffix.len())?;
@@ -827,7 +862,8 @@ fn saved_under(before: &str) -> Option<String> {
     }
     let (label, _) = without_keeping_words(before);
     let label = label.trim_end();
-    if label.is_empty() {
+    // "Keep in mind: …" says how, not what.
+    if label.is_empty() || label.eq_ignore_ascii_case("in mind") {
         return None;
     }
     // "to my notes", "in memory": where, not what.

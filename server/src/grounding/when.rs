@@ -47,10 +47,17 @@ pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
     if let Some(t) = iso(&words) {
         return Some(t);
     }
-    if let Some(span) = span_from_now(&words) {
-        return Some(Stated::At(now + span));
-    }
     let today = now.date_naive();
+    if let Some(span) = span_from_now(&words) {
+        let then = now.checked_add_signed(span)?;
+        // "in 3 days at 9am": the day from the span, the time as said.
+        if span >= Duration::days(1) {
+            if let Some(time) = clock_time(&words, part_of_day(&words)) {
+                return local(then.date_naive(), time).map(Stated::At);
+            }
+        }
+        return Some(Stated::At(then));
+    }
     let day = day_of(&words, today);
     let part = part_of_day(&words);
     let time = clock_time(&words, part);
@@ -483,7 +490,8 @@ fn span_from_now(words: &[String]) -> Option<Duration> {
             let digits: String = first.chars().take_while(char::is_ascii_digit).collect();
             if !digits.is_empty() {
                 if let (Ok(n), Some(u)) = (digits.parse::<i32>(), unit(&first[digits.len()..])) {
-                    return Some(u * n);
+                    // "in 2147483647weeks" is no time a reminder can have.
+                    return (1..=1000).contains(&n).then(|| u * n);
                 }
             }
         }

@@ -11,6 +11,10 @@
 //! project"); [`claims`] checks an answer against what backs it.
 
 pub mod claims;
+mod topic;
+
+pub use topic::Topic;
+use topic::KEPT_DETAILS;
 
 use crate::grounding::{self, lower_words};
 
@@ -162,6 +166,14 @@ pub fn classify(request: &str) -> Plan {
     let asks_what = words
         .first()
         .is_some_and(|w| ASKING_WHAT.contains(&w.as_str()));
+    // "Remind me what my national insurance number is" asks what was
+    // kept, not for a reminder.
+    let recall = words.windows(3).any(|w| {
+        w[0].starts_with("remind") && w[1] == "me" && ASKING_WHAT.contains(&w[2].as_str())
+    });
+    if recall {
+        return plan(Kind::Question, "the request asks to be told what was kept");
+    }
     if !asks_what && grounding::asks_for_reminder(request) {
         return plan(Kind::Remind, "the request asks to be reminded");
     }
@@ -230,30 +242,6 @@ pub fn is_personal(request: &str) -> bool {
     || (!topic.asked.is_empty() && topic.asked.iter().any(|w| KEPT_DETAILS.contains(&w.as_str())))
 }
 
-/// Details people keep about their own things, as asked for: "the
-/// plumber's number", "the code of the flight".
-const KEPT_DETAILS: &[&str] = &[
-    "number",
-    "phone",
-    "mobile",
-    "cell",
-    "telephone",
-    "address",
-    "email",
-    "code",
-    "pin",
-    "password",
-    "passcode",
-    "birthday",
-    "login",
-    "username",
-    "account",
-    "booking",
-    "confirmation",
-    "hint",
-    "deadline",
-];
-
 /// True when a save names a detail without giving it: "Save the
 /// allotment gate code", "Write down the password hint for the account"
 /// (`named`: what the request says to keep). A digit, an "is", a colon or
@@ -267,195 +255,6 @@ pub fn names_a_detail_without_it(request: &str, named: &str) -> bool {
             .iter()
             .any(|w| matches!(w.as_str(), "is" | "are" | "was" | "=" | "means"));
     !gives && Topic::of(request, &[]).detail().is_some()
-}
-
-/// What a question asks about, as words to look up: the words that name
-/// the thing ("plumber", "travel insurance") and those that say what about
-/// it is wanted ("number"). A memory answers only when it holds the naming
-/// words: "Car insurance renews on 1 March" is no answer about travel
-/// insurance.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Topic {
-    /// Words naming the thing asked about.
-    pub names: Vec<String>,
-    /// Words saying what of it is asked ("number", "address", "code").
-    pub asked: Vec<String>,
-}
-
-/// Words that say what of a thing is asked, not which thing.
-const ASKED_OF: &[&str] = &[
-    "number",
-    "numbers",
-    "phone",
-    "mobile",
-    "cell",
-    "telephone",
-    "address",
-    "email",
-    "mail",
-    "code",
-    "codes",
-    "pin",
-    "password",
-    "passcode",
-    "date",
-    "dates",
-    "birthday",
-    "name",
-    "names",
-    "price",
-    "cost",
-    "costs",
-    "amount",
-    "total",
-    "deadline",
-    "due",
-    "time",
-    "day",
-    "when",
-    "where",
-    "plan",
-    "plans",
-    "decision",
-    "decisions",
-    "deciding",
-    "idea",
-    "ideas",
-    "status",
-    "result",
-    "results",
-    "size",
-    "color",
-    "colour",
-    "model",
-    "version",
-    "login",
-    "username",
-    "account",
-    "id",
-    "reference",
-    "booking",
-    "confirmation",
-    "hint",
-    "end",
-    "run",
-    "runs",
-    "expire",
-    "expires",
-    "renew",
-    "renews",
-    "ending",
-    "up",
-    "out",
-];
-
-/// Asked words whose answer holds a digit.
-const DIGITS_ASKED: &[&str] = &[
-    "number",
-    "numbers",
-    "phone",
-    "mobile",
-    "cell",
-    "telephone",
-    "code",
-    "codes",
-    "pin",
-    "passcode",
-    "date",
-    "dates",
-    "birthday",
-    "price",
-    "cost",
-    "costs",
-    "amount",
-    "total",
-    "deadline",
-    "due",
-    "expire",
-    "expires",
-    "renew",
-    "renews",
-    "id",
-];
-
-impl Topic {
-    /// The topic of `request` (see [`crate::grounding::reference::topic`]),
-    /// split into naming and asked words.
-    pub fn of(request: &str, projects: &[String]) -> Self {
-        let words = crate::grounding::reference::topic(request, projects);
-        let (asked, names): (Vec<String>, Vec<String>) = words
-            .into_iter()
-            .partition(|w| ASKED_OF.contains(&w.as_str()));
-        // "What's the number?": the asked word is all there is to find.
-        if names.is_empty() {
-            return Self {
-                names: asked,
-                asked: Vec::new(),
-            };
-        }
-        Self { names, asked }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-
-    /// Every word, the naming ones first: what to search for.
-    pub fn words(&self) -> Vec<String> {
-        self.names.iter().chain(&self.asked).cloned().collect()
-    }
-
-    /// True when `content` holds every naming word, or all but one of
-    /// three or more ("the roadmap meeting on the 19th"); a word matches
-    /// its plural or other endings, as [`crate::grounding::reference`]
-    /// matches them.
-    pub fn named_in(&self, content: &str) -> bool {
-        let may_miss = usize::from(self.names.len() >= 3);
-        !self.names.is_empty()
-            && crate::grounding::reference::content_words_held(content, &self.names) + may_miss
-                >= self.names.len()
-    }
-
-    /// True when what is asked is a number, a code or a date ("the
-    /// plumber's number", "when does it run out"): an answer without a
-    /// digit does not say it.
-    pub fn wants_digits(&self) -> bool {
-        self.asked
-            .iter()
-            .any(|w| DIGITS_ASKED.contains(&w.as_str()))
-    }
-
-    /// "plumber", "Anna", "travel insurance": what the request names, as
-    /// the user wrote it (`request`), for "I found nothing about …".
-    pub fn phrase(&self, request: &str) -> String {
-        let written: Vec<&str> = request
-            .split(|c: char| !c.is_alphanumeric() && c != '\'')
-            .filter(|w| !w.is_empty())
-            .collect();
-        self.names
-            .iter()
-            .map(|name| {
-                written
-                    .iter()
-                    .map(|w| w.trim_end_matches("'s").trim_end_matches('\''))
-                    .find(|w| w.to_lowercase() == *name)
-                    .map_or_else(|| name.clone(), str::to_string)
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
-    /// The detail asked for, when it is a thing one can tell ("number",
-    /// "address"): "Tell me the number, and I'll save it."
-    pub fn detail(&self) -> Option<&str> {
-        // "the password hint": all asked, and so all naming.
-        self.asked
-            .iter()
-            .chain(&self.names)
-            .map(String::as_str)
-            .find(|w| KEPT_DETAILS.contains(w) || DIGITS_ASKED.contains(w))
-            .filter(|w| !matches!(*w, "due" | "expire" | "expires" | "renew" | "renews"))
-    }
 }
 
 #[cfg(test)]

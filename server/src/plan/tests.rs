@@ -127,3 +127,80 @@ fn a_save_that_names_a_detail_and_does_not_give_it_is_asked() {
     // Nothing asked of a thing to keep: kept as said.
     assert!(!asks("Remember to buy oat milk"));
 }
+
+#[test]
+fn phrasings_of_saves_and_reminders_a_user_writes() {
+    assert_eq!(
+        kind("remind me what my national insurance number is"),
+        Kind::Question
+    );
+    assert_eq!(
+        kind("Can you nudge me in 90 minutes to call Dad back"),
+        Kind::Remind
+    );
+    for (request, text) in [
+        (
+            "Set a reminder for tomorrow at 7:15am, take the bins out",
+            "Take the bins out",
+        ),
+        (
+            "Put in a reminder for Thursday at 10:40, dentist checkup",
+            "Dentist checkup",
+        ),
+        (
+            "Can you nudge me in 90 minutes to call Dad back",
+            "Call Dad back",
+        ),
+        ("ping me in half an hour about the laundry", "The laundry"),
+    ] {
+        assert_eq!(
+            crate::grounding::reminder_text(request).as_deref(),
+            Some(text),
+            "{request}"
+        );
+    }
+    for (request, kept) in [
+        (
+            "my NHS number is 943 476 5919 - store it pls",
+            "My NHS number is 943 476 5919",
+        ),
+        (
+            "pls remember the babysitter is called Anouk and charges 12.50 an hour",
+            "Babysitter is called Anouk and charges 12.50 an hour",
+        ),
+        (
+            "I paid Devika back £85 for the concert tickets, keep a note of that",
+            "I paid Devika back £85 for the concert tickets",
+        ),
+        (
+            "Keep in mind: Marcus Whitfield is the new head of finance",
+            "Marcus Whitfield is the new head of finance",
+        ),
+    ] {
+        assert_eq!(kind(request), Kind::Save, "{request}");
+        assert_eq!(
+            crate::grounding::content_to_save(request).as_deref(),
+            Some(kept),
+            "{request}"
+        );
+    }
+}
+
+#[test]
+fn a_memory_answers_when_it_holds_the_requests_runs_of_names_whole() {
+    let topic = Topic::of(
+        "my cousin is visiting, what's the password for our home wi-fi",
+        &[],
+    );
+    assert!(topic.score("Home Wi-Fi: SaffronOtter91") > 0);
+    let topic = Topic::of("wifi pw at the office pls", &[]);
+    assert!(topic.score("Office wifi password: Quill2026") > topic.score("Home wifi: x"));
+    let topic = Topic::of("when is Priya's bday", &[]);
+    assert!(topic.score("Priya's birthday is 23 March") > 0);
+    assert!(topic.asked_in("Priya's birthday is 23 March"));
+    let topic = Topic::of("when's Tom's birthday", &[]);
+    assert!(topic.named_in("Tom from accounts prefers calls after 2pm"));
+    assert!(!topic.asked_in("Tom from accounts prefers calls after 2pm"));
+    let topic = Topic::of("dads mobile number", &[]);
+    assert!(topic.score("Dad's mobile: 07700 900615") > 0);
+}

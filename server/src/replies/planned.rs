@@ -255,8 +255,14 @@ impl Run {
                 return Vec::new();
             }
         };
+        if topic.is_empty() {
+            return hits.iter().take(READ_LIMIT).map(memory_line).collect();
+        }
+        // The memories that hold the most of what the request names
+        // (the office wifi over the home one for "wifi pw at the office").
+        let best = hits.iter().map(|hit| topic.score(&hit.content)).max();
         hits.iter()
-            .filter(|hit| topic.is_empty() || topic.named_in(&hit.content))
+            .filter(|hit| best.is_some_and(|best| best > 0 && topic.score(&hit.content) == best))
             .take(READ_LIMIT)
             .map(memory_line)
             .collect()
@@ -289,21 +295,32 @@ impl Run {
             .memory
             .checked_sub(1)
             .and_then(|i| memories.get(i))
-            .filter(|m| chosen || topic.is_empty() || topic.named_in(m.content));
+            .filter(|m| chosen || topic.is_empty() || topic.named_in(m.content))
+            // "When's Tom's birthday?" is not answered by when Tom likes
+            // his calls.
+            .filter(|m| chosen || topic.asked_in(m.content));
         let Some(memory) = picked else {
             if !personal {
                 return self.general(true).await;
             }
-            let mut text = format!(
-                "I found nothing in your memories that answers that. {}",
-                own_answer::from_found(&found.join("\n")).replacen(
-                    "Here is what I found in your memories:",
-                    "The closest:",
-                    1
+            let closest: Vec<&String> = found
+                .iter()
+                .filter(|line| MemoryLine::read(line).is_some_and(|m| topic.asked_in(m.content)))
+                .collect();
+            let text = if closest.is_empty() {
+                nothing_found(topic, &self.request)
+            } else {
+                let lines: Vec<&str> = closest.iter().map(|l| l.as_str()).collect();
+                format!(
+                    "I found nothing in your memories that answers that. {}",
+                    own_answer::from_found(&lines.join("\n")).replacen(
+                        "Here is what I found in your memories:",
+                        "The closest:",
+                        1
+                    )
                 )
-            );
-            text = text.trim_end().to_string();
-            self.say(&text);
+            };
+            self.say(text.trim_end());
             return Ok(());
         };
         let mut backing = vec![memory.content, self.request.as_str()];

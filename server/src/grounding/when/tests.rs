@@ -260,3 +260,18 @@ fn a_reminders_text_loses_the_time_it_carries_elsewhere() {
         assert_eq!(without_the_time(text), expected, "{text}");
     }
 }
+
+#[test]
+fn a_span_of_days_keeps_the_clock_time_said_and_a_huge_span_is_no_time() {
+    let now = chrono::Local
+        .with_ymd_and_hms(2030, 6, 3, 10, 40, 0)
+        .earliest()
+        .unwrap();
+    let at = |text: &str| match stated(text, now) {
+        Some(Stated::At(t)) => Some(t.format("%Y-%m-%d %H:%M").to_string()),
+        _ => None,
+    };
+    assert_eq!(at("in 3 days at 9am").as_deref(), Some("2030-06-06 09:00"));
+    assert_eq!(at("in 2 hours").as_deref(), Some("2030-06-03 12:40"));
+    assert_eq!(at("in 2147483647weeks"), None);
+}

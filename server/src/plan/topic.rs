@@ -1,0 +1,375 @@
+//! A question's topic: the words naming what it asks about, the words
+//! saying what of it is wanted, and which memories answer it.
+
+use crate::grounding::lower_words;
+
+/// Details people keep about their own things, as asked for: "the
+/// plumber's number", "the code of the flight".
+pub(super) const KEPT_DETAILS: &[&str] = &[
+    "number",
+    "phone",
+    "mobile",
+    "cell",
+    "telephone",
+    "address",
+    "email",
+    "code",
+    "pin",
+    "password",
+    "passcode",
+    "birthday",
+    "login",
+    "username",
+    "account",
+    "booking",
+    "confirmation",
+    "hint",
+    "deadline",
+];
+
+/// What a question asks about, as words to look up: the words that name
+/// the thing ("plumber", "travel insurance") and those that say what about
+/// it is wanted ("number"). A memory answers only when it holds the naming
+/// words: "Car insurance renews on 1 March" is no answer about travel
+/// insurance.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Topic {
+    /// Words naming the thing asked about.
+    pub names: Vec<String>,
+    /// Words saying what of it is asked ("number", "address", "code").
+    pub asked: Vec<String>,
+    /// The naming words as the request runs them together ("travel
+    /// insurance", "home wi fi"): a memory that holds part of a run and
+    /// not all of it is a near miss ("car insurance").
+    pub runs: Vec<Vec<String>>,
+}
+
+/// Words people write for the same thing: a memory holding one holds
+/// the others.
+const SAME_THING: &[&[&str]] = &[
+    &[
+        "number",
+        "phone",
+        "tel",
+        "telephone",
+        "mobile",
+        "landline",
+        "cell",
+        "no",
+    ],
+    &["code", "combination", "combo", "pin", "passcode"],
+    &["password", "pw", "pwd", "passcode", "key"],
+    &["wifi", "wi-fi", "wlan", "wireless"],
+    &["birthday", "bday", "birth", "born"],
+    &["booking", "ref", "reference", "confirmation"],
+    &["dad", "dads", "father"],
+    &["mum", "mums", "mom", "moms", "mother"],
+    &["address", "lives", "street", "road", "postcode"],
+    &["email", "e-mail", "mail"],
+    &["reg", "registration", "plate"],
+];
+
+/// True when one of `words` (a memory's) is `word`, one of its other
+/// names, or the same word with another ending ("meeting", "meetings").
+fn holds(words: &[String], word: &str) -> bool {
+    let same = SAME_THING
+        .iter()
+        .find(|group| group.contains(&word))
+        .map_or(&[][..], |group| *group);
+    words.iter().any(|w| {
+        let w = w.trim_end_matches("'s");
+        w == word
+            || same.contains(&w)
+            || (w.len().min(word.len()) >= 4 && (w.starts_with(word) || word.starts_with(w)))
+    })
+}
+
+/// Words that say what of a thing is asked, not which thing.
+const ASKED_OF: &[&str] = &[
+    "number",
+    "numbers",
+    "phone",
+    "mobile",
+    "cell",
+    "telephone",
+    "address",
+    "email",
+    "mail",
+    "code",
+    "codes",
+    "pin",
+    "password",
+    "passcode",
+    "date",
+    "dates",
+    "birthday",
+    "name",
+    "names",
+    "price",
+    "cost",
+    "costs",
+    "amount",
+    "total",
+    "deadline",
+    "due",
+    "time",
+    "day",
+    "when",
+    "where",
+    "plan",
+    "plans",
+    "decision",
+    "decisions",
+    "deciding",
+    "idea",
+    "ideas",
+    "status",
+    "result",
+    "results",
+    "size",
+    "color",
+    "colour",
+    "model",
+    "version",
+    "login",
+    "username",
+    "account",
+    "id",
+    "reference",
+    "booking",
+    "confirmation",
+    "hint",
+    "end",
+    "run",
+    "runs",
+    "expire",
+    "expires",
+    "renew",
+    "renews",
+    "ending",
+    "up",
+    "out",
+];
+
+/// Asked words whose answer holds a digit.
+const DIGITS_ASKED: &[&str] = &[
+    "number",
+    "numbers",
+    "phone",
+    "mobile",
+    "cell",
+    "telephone",
+    "code",
+    "codes",
+    "pin",
+    "passcode",
+    "date",
+    "dates",
+    "birthday",
+    "price",
+    "cost",
+    "costs",
+    "amount",
+    "total",
+    "deadline",
+    "due",
+    "expire",
+    "expires",
+    "renew",
+    "renews",
+    "id",
+];
+
+impl Topic {
+    /// The topic of `request` (see [`crate::grounding::reference::topic`]),
+    /// split into naming and asked words.
+    pub fn of(request: &str, projects: &[String]) -> Self {
+        let words = crate::grounding::reference::topic(request, projects);
+        let (asked, names): (Vec<String>, Vec<String>) = words
+            .into_iter()
+            .partition(|w| ASKED_OF.contains(&w.as_str()));
+        // "What's the number?": the asked word is all there is to find.
+        let (names, asked) = if names.is_empty() {
+            (asked, Vec::new())
+        } else {
+            (names, asked)
+        };
+        let runs = runs_of(request, &names);
+        Self { names, asked, runs }
+    }
+
+    /// How well `content` answers: the number of naming runs it holds
+    /// whole (a run of three or more may miss one word); 0 when it holds
+    /// none, or holds part of a run and no whole one (a near miss).
+    pub fn score(&self, content: &str) -> usize {
+        let words = lower_words(content);
+        let held = |run: &[String]| run.iter().filter(|w| holds(&words, w)).count();
+        let whole = self
+            .runs
+            .iter()
+            .filter(|run| held(run) + usize::from(run.len() >= 3) >= run.len())
+            .count();
+        whole
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Every word, the naming ones first, and the other names people
+    /// write for each ("bday": "birthday"): what to search for.
+    pub fn words(&self) -> Vec<String> {
+        let mut words: Vec<String> = Vec::new();
+        for word in self.names.iter().chain(&self.asked) {
+            words.push(word.clone());
+            if let Some(group) = SAME_THING.iter().find(|g| g.contains(&word.as_str())) {
+                words.extend(group.iter().map(|w| w.to_string()));
+            }
+        }
+        words.dedup();
+        words
+    }
+
+    /// True when `content` holds every naming word, or all but one of
+    /// three or more ("the roadmap meeting on the 19th"); a word matches
+    /// its plural or other endings, as [`crate::grounding::reference`]
+    /// matches them.
+    pub fn named_in(&self, content: &str) -> bool {
+        self.score(content) > 0
+    }
+
+    /// True when `content` holds what is asked ("the number": a phone, a
+    /// landline, a "tel"); true when nothing in particular is asked.
+    pub fn asked_in(&self, content: &str) -> bool {
+        let words = lower_words(content);
+        let is = |table: &[&str]| self.asked.iter().any(|w| table.contains(&w.as_str()));
+        self.asked.is_empty()
+            || self.asked.iter().any(|w| holds(&words, w))
+            // "Plumber: Jan, 0176 555 1234" holds a number without saying so.
+            || (is(NUMBERS_ASKED) && content.chars().any(|c| c.is_ascii_digit()))
+            // A day: a month's name, or a date in digits ("23/3", "2027-06-30").
+            || (is(DAYS_ASKED)
+                && (words.iter().any(|w| MONTHS.contains(&w.as_str()))
+                    || content.split_whitespace().any(|w| {
+                        w.contains(['/', '-', '.']) && w.chars().filter(char::is_ascii_digit).count() >= 2
+                    })))
+    }
+
+    /// True when what is asked is a number, a code or a date ("the
+    /// plumber's number", "when does it run out"): an answer without a
+    /// digit does not say it.
+    pub fn wants_digits(&self) -> bool {
+        self.asked
+            .iter()
+            .any(|w| DIGITS_ASKED.contains(&w.as_str()))
+    }
+
+    /// "plumber", "Anna", "travel insurance": what the request names, as
+    /// the user wrote it (`request`), for "I found nothing about …".
+    pub fn phrase(&self, request: &str) -> String {
+        let written: Vec<&str> = request
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .collect();
+        self.names
+            .iter()
+            .map(|name| {
+                written
+                    .iter()
+                    .map(|w| w.trim_end_matches("'s").trim_end_matches('\''))
+                    .find(|w| w.to_lowercase() == *name)
+                    .map_or_else(|| name.clone(), str::to_string)
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The detail asked for, when it is a thing one can tell ("number",
+    /// "address"): "Tell me the number, and I'll save it."
+    pub fn detail(&self) -> Option<&str> {
+        // "the password hint": all asked, and so all naming.
+        self.asked
+            .iter()
+            .chain(&self.names)
+            .map(String::as_str)
+            .find(|w| KEPT_DETAILS.contains(w) || DIGITS_ASKED.contains(w))
+            .filter(|w| !matches!(*w, "due" | "expire" | "expires" | "renew" | "renews"))
+    }
+}
+
+/// Asked words answered by any number.
+const NUMBERS_ASKED: &[&str] = &[
+    "number",
+    "numbers",
+    "phone",
+    "mobile",
+    "cell",
+    "telephone",
+    "code",
+    "codes",
+    "pin",
+    "passcode",
+    "price",
+    "cost",
+    "costs",
+    "amount",
+    "total",
+    "id",
+];
+
+/// Asked words answered by a day.
+const DAYS_ASKED: &[&str] = &[
+    "date", "dates", "birthday", "deadline", "due", "expire", "expires", "renew", "renews",
+];
+
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+];
+
+/// The naming words as the request runs them together: a run breaks at
+/// any other word and at punctuation ("my cousin is visiting, what's the
+/// password for our home wi-fi" runs "cousin", "visiting", "home wi fi").
+fn runs_of(request: &str, names: &[String]) -> Vec<Vec<String>> {
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    for clause in request.split([',', '.', '?', '!', ';', ':', '(', ')']) {
+        let mut run: Vec<String> = Vec::new();
+        for word in lower_words(clause) {
+            let plain = word.trim_end_matches("'s").to_string();
+            if names.contains(&plain) {
+                if !run.contains(&plain) {
+                    run.push(plain);
+                }
+            } else if !run.is_empty() {
+                runs.push(std::mem::take(&mut run));
+            }
+        }
+        if !run.is_empty() {
+            runs.push(run);
+        }
+    }
+    runs.dedup();
+    runs
+}
