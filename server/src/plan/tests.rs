@@ -204,3 +204,22 @@ fn a_memory_answers_when_it_holds_the_requests_runs_of_names_whole() {
     let topic = Topic::of("dads mobile number", &[]);
     assert!(topic.score("Dad's mobile: 07700 900615") > 0);
 }
+
+#[test]
+fn whose_it_is_and_which_thing_is_asked_must_be_in_the_memory() {
+    // Whose: the office wifi is not the wifi at mum's house.
+    let topic = Topic::of("whats the wifi password at mum's house", &[]);
+    assert_eq!(topic.score("Office wifi: ACME-Guest / password Quill2026!"), 0);
+    assert!(topic.score("Mum's house wifi: Garden77") > 0);
+    // "Which hotel": a flight to the same town is no answer.
+    let topic = Topic::of("which hotel am I staying at in Porto?", &[]);
+    assert!(!topic.asked_in("Flight back from Porto 2 Jan, Ryanair FR8824"));
+    assert!(topic.asked_in("Porto hotel: Casa da Ribeira, 3 nights"));
+    // A phone number is a run of digits, not a house number or postcode.
+    let topic = Topic::of("Ines's phone number?", &[]);
+    assert!(!topic.asked_in("Ines (my sister) lives at 14 Corran Street, Leith, EH6 8QT"));
+    assert!(topic.asked_in("Ines: 07700 900563"));
+    // "wi-fi" and "wifi" are one word.
+    let topic = Topic::of("what's the password for our home wi-fi", &[]);
+    assert!(topic.score("Home wifi: SaffronOtter91") > 0);
+}

@@ -42,6 +42,8 @@ pub struct Topic {
     /// insurance", "home wi fi"): a memory that holds part of a run and
     /// not all of it is a near miss ("car insurance").
     pub runs: Vec<Vec<String>>,
+    /// Naming words written as whose ("mum's", "Tom's").
+    pub owners: Vec<String>,
 }
 
 /// Words people write for the same thing: a memory holding one holds
@@ -184,10 +186,19 @@ impl Topic {
     /// The topic of `request` (see [`crate::grounding::reference::topic`]),
     /// split into naming and asked words.
     pub fn of(request: &str, projects: &[String]) -> Self {
+        let request = &one_word_names(request);
         let words = crate::grounding::reference::topic(request, projects);
+        // "Which hotel…", "what room…": the noun after the question word
+        // is what is asked.
+        let lower = lower_words(request);
+        let asked_noun: Vec<&String> = lower
+            .windows(2)
+            .filter(|w| matches!(w[0].as_str(), "which" | "what"))
+            .map(|w| &w[1])
+            .collect();
         let (asked, names): (Vec<String>, Vec<String>) = words
             .into_iter()
-            .partition(|w| ASKED_OF.contains(&w.as_str()));
+            .partition(|w| ASKED_OF.contains(&w.as_str()) || asked_noun.contains(&w));
         // "What's the number?": the asked word is all there is to find.
         let (names, asked) = if names.is_empty() {
             (asked, Vec::new())
@@ -195,14 +206,29 @@ impl Topic {
             (names, asked)
         };
         let runs = runs_of(request, &names);
-        Self { names, asked, runs }
+        // "mum's house", "Tom's birthday": whose it is must be held.
+        let owners = lower
+            .iter()
+            .filter(|w| w.ends_with("'s"))
+            .map(|w| w.trim_end_matches("'s").to_string())
+            .filter(|w| names.contains(w))
+            .collect();
+        Self {
+            names,
+            asked,
+            runs,
+            owners,
+        }
     }
 
     /// How well `content` answers: the number of naming runs it holds
     /// whole (a run of three or more may miss one word); 0 when it holds
     /// none, or holds part of a run and no whole one (a near miss).
     pub fn score(&self, content: &str) -> usize {
-        let words = lower_words(content);
+        let words = lower_words(&one_word_names(content));
+        if !self.owners.iter().all(|owner| holds(&words, owner)) {
+            return 0;
+        }
         let held = |run: &[String]| run.iter().filter(|w| holds(&words, w)).count();
         let whole = self
             .runs
@@ -241,12 +267,12 @@ impl Topic {
     /// True when `content` holds what is asked ("the number": a phone, a
     /// landline, a "tel"); true when nothing in particular is asked.
     pub fn asked_in(&self, content: &str) -> bool {
-        let words = lower_words(content);
+        let words = lower_words(&one_word_names(content));
         let is = |table: &[&str]| self.asked.iter().any(|w| table.contains(&w.as_str()));
         self.asked.is_empty()
             || self.asked.iter().any(|w| holds(&words, w))
             // "Plumber: Jan, 0176 555 1234" holds a number without saying so.
-            || (is(NUMBERS_ASKED) && content.chars().any(|c| c.is_ascii_digit()))
+            || (is(NUMBERS_ASKED) && has_digit_run(content, 3))
             // A day: a month's name, or a date in digits ("23/3", "2027-06-30").
             || (is(DAYS_ASKED)
                 && (words.iter().any(|w| MONTHS.contains(&w.as_str()))
@@ -297,7 +323,28 @@ impl Topic {
     }
 }
 
-/// Asked words answered by any number.
+/// True when `text` holds `len` digits in a row ("0176", "3382"); a
+/// house number or a postcode's "EH6" says no phone number.
+fn has_digit_run(text: &str, len: usize) -> bool {
+    text.split(|c: char| !c.is_ascii_digit())
+        .any(|run| run.len() >= len)
+}
+
+/// "wi-fi" and "e-mail" as the one word people also write.
+fn one_word_names(text: &str) -> String {
+    let mut text = text.to_string();
+    for (written, word) in [
+        ("wi-fi", "wifi"),
+        ("Wi-Fi", "wifi"),
+        ("WiFi", "wifi"),
+        ("e-mail", "email"),
+    ] {
+        text = text.replace(written, word);
+    }
+    text
+}
+
+/// Asked words answered by a number.
 const NUMBERS_ASKED: &[&str] = &[
     "number",
     "numbers",

@@ -25,7 +25,7 @@ const READ_LIMIT: usize = 5;
 
 /// What the model is told in a general answer: it knows nothing of the
 /// user's life.
-const GENERAL_PROMPT: &str = "You are Imprint, a personal memory assistant. Answer briefly and plainly, in the user's language. You know nothing about the user's own life: never state the user's numbers, names, dates, plans or decisions.";
+const GENERAL_PROMPT: &str = "You are a helpful assistant. Answer the question briefly and correctly, in the user's language.";
 
 impl Run {
     /// Runs the reply as planned: the kind of request decides the steps.
@@ -214,12 +214,22 @@ impl Run {
                     .collect()
             })
             .unwrap_or_default();
+        let personal = plan::is_personal(&self.request) || project.is_some() || !chosen.is_empty();
         let (found, chosen) = if chosen.is_empty() {
-            (self.search(&topic, project.clone()).await, false)
+            let mut found = self.search(&topic, project.clone()).await;
+            // A general question ("the boiling point of water") is not
+            // answered by a memory that shares one of its words ("Water:
+            // Severnside account"): most of what it names must be held.
+            if !personal {
+                found.retain(|line| {
+                    MemoryLine::read(line)
+                        .is_some_and(|m| 2 * topic.score(m.content) > topic.runs.len())
+                });
+            }
+            (found, false)
         } else {
             (chosen, true)
         };
-        let personal = plan::is_personal(&self.request) || project.is_some() || chosen;
         if found.is_empty() {
             if personal {
                 self.say(&nothing_found(&topic, &self.request));
