@@ -209,7 +209,10 @@ fn a_memory_answers_when_it_holds_the_requests_runs_of_names_whole() {
 fn whose_it_is_and_which_thing_is_asked_must_be_in_the_memory() {
     // Whose: the office wifi is not the wifi at mum's house.
     let topic = Topic::of("whats the wifi password at mum's house", &[]);
-    assert_eq!(topic.score("Office wifi: ACME-Guest / password Quill2026!"), 0);
+    assert_eq!(
+        topic.score("Office wifi: ACME-Guest / password Quill2026!"),
+        0
+    );
     assert!(topic.score("Mum's house wifi: Garden77") > 0);
     // "Which hotel": a flight to the same town is no answer.
     let topic = Topic::of("which hotel am I staying at in Porto?", &[]);
@@ -222,4 +225,23 @@ fn whose_it_is_and_which_thing_is_asked_must_be_in_the_memory() {
     // "wi-fi" and "wifi" are one word.
     let topic = Topic::of("what's the password for our home wi-fi", &[]);
     assert!(topic.score("Home wifi: SaffronOtter91") > 0);
+}
+
+#[test]
+fn politeness_names_nothing_and_a_policy_is_asked_of_its_insurance() {
+    let topic = Topic::of("wifi pw at the office pls", &[]);
+    assert!(is_personal("wifi pw at the office pls"));
+    assert_eq!(topic.runs.len(), 2, "{topic:?}");
+    assert_eq!(
+        topic.score("Office wifi: ACME-Guest / password Quill2026!"),
+        2
+    );
+    let topic = Topic::of(
+        "do I have travel insurance for the Porto trip? what's the policy no",
+        &[],
+    );
+    assert_eq!(
+        topic.score("Home insurance with Lakeside, policy KH/88134"),
+        0
+    );
 }

@@ -7,6 +7,8 @@ use crate::grounding::lower_words;
 /// plumber's number", "the code of the flight".
 pub(super) const KEPT_DETAILS: &[&str] = &[
     "number",
+    "pw",
+    "policy",
     "phone",
     "mobile",
     "cell",
@@ -89,6 +91,9 @@ fn holds(words: &[String], word: &str) -> bool {
 /// Words that say what of a thing is asked, not which thing.
 const ASKED_OF: &[&str] = &[
     "number",
+    "pw",
+    "pwd",
+    "policy",
     "numbers",
     "phone",
     "mobile",
@@ -199,6 +204,11 @@ impl Topic {
         let (asked, names): (Vec<String>, Vec<String>) = words
             .into_iter()
             .partition(|w| ASKED_OF.contains(&w.as_str()) || asked_noun.contains(&w));
+        // Politeness names nothing ("… at the office pls").
+        let names: Vec<String> = names
+            .into_iter()
+            .filter(|w| !matches!(w.as_str(), "pls" | "plz" | "thx" | "thanks" | "ty"))
+            .collect();
         // "What's the number?": the asked word is all there is to find.
         let (names, asked) = if names.is_empty() {
             (asked, Vec::new())
@@ -346,6 +356,7 @@ fn one_word_names(text: &str) -> String {
 
 /// Asked words answered by a number.
 const NUMBERS_ASKED: &[&str] = &[
+    "policy",
     "number",
     "numbers",
     "phone",
