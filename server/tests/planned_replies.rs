@@ -230,9 +230,15 @@ async fn an_act_imprint_cannot_do_is_said_in_a_sentence_with_what_it_found() {
         .remember("Hosting report: costs rose 12% in November", None)
         .await;
     let sid = server.create_session().await;
-    let events = server
-        .converse(&sid, "Send my colleague the hosting report")
+    // Imprint asks whom "my colleague" means (as for any read or write),
+    // then says plainly it cannot send.
+    let reply_id = server
+        .say(&sid, "Send my colleague the hosting report")
         .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let question = events.until("question").await.pop().unwrap();
+    server.answer_ok(&sid, &question["id"], "Priya").await;
+    let events = events.until_done().await;
     let text = assistant_text(&events);
     assert!(text.starts_with("I can't send anything for you"), "{text}");
     assert!(text.contains("costs rose 12%"), "{text}");

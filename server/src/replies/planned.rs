@@ -33,9 +33,13 @@ impl Run {
         let plan = plan::classify(&self.request);
         tracing::info!(reply = %self.reply.id, kind = ?plan.kind, reason = %plan.reason, "planned");
         if self.settling {
-            // Only a read or a write has a project, a thing or a time to
-            // settle; an act Imprint cannot do needs no question first.
-            if matches!(plan.kind, Kind::Save | Kind::Remind | Kind::Question) {
+            // A read or a write settles its project, thing or time; so
+            // does an act Imprint cannot do ("Move that to Friday": which
+            // one?), to say what the memories hold about it.
+            if matches!(
+                plan.kind,
+                Kind::Save | Kind::Remind | Kind::Question | Kind::CannotDo { .. }
+            ) {
                 self.settle().await?;
             }
             self.settling = false;
@@ -159,8 +163,21 @@ impl Run {
     /// memories hold about it.
     async fn cannot_do(&mut self, verb: &str) -> Result<(), Interrupt> {
         let projects = self.recent_projects().await;
-        let topic = Topic::of(&self.request, &projects);
-        let found = self.search(&topic, None).await;
+        // The memory the user chose when Imprint asked what "that" is, or
+        // what their own words for it find, or the request's.
+        let chosen = self.chosen_memories();
+        let mut found = chosen;
+        if let Some(meant) = self
+            .meant()
+            .map(str::to_string)
+            .filter(|_| found.is_empty())
+        {
+            found = self.search(&Topic::of(&meant, &projects), None).await;
+        }
+        if found.is_empty() {
+            let topic = Topic::of(&self.request, &projects);
+            found = self.search(&topic, None).await;
+        }
         let mut text = format!(
             "I can't {verb} anything for you: I can keep your memories, look them up and set reminders."
         );
@@ -204,16 +221,7 @@ impl Run {
         let topic = Topic::of(&words, &projects);
         // The memory the user chose from Imprint's options, or the one
         // match its lookup found, is what the request is about.
-        let chosen: Vec<String> = self
-            .policy
-            .settled_memories()
-            .map(|text| {
-                text.lines()
-                    .filter(|l| MemoryLine::read(l).is_some())
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let chosen = self.chosen_memories();
         let personal = plan::is_personal(&self.request) || project.is_some() || !chosen.is_empty();
         let (found, chosen) = if chosen.is_empty() {
             let mut found = self.search(&topic, project.clone()).await;
@@ -244,6 +252,20 @@ impl Run {
             return Ok(());
         }
         self.answer_from(&found, &topic, personal, chosen).await
+    }
+
+    /// The memories Imprint's lookup settled the request by: the one the
+    /// user chose from its options, or the one match it found.
+    fn chosen_memories(&self) -> Vec<String> {
+        self.policy
+            .settled_memories()
+            .map(|text| {
+                text.lines()
+                    .filter(|l| MemoryLine::read(l).is_some())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// The memories about `topic` (all of its naming words), within
