@@ -356,8 +356,26 @@ fn words(text: &str) -> Vec<String> {
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '!' | '?' | '(' | ')' | '"'))
         .map(|w| w.trim_matches(|c: char| matches!(c, '.' | '\'' | '“' | '”' | '‘' | '’')))
         .filter(|w| !w.is_empty())
-        .map(str::to_string)
+        .map(dotted_clock)
         .collect()
+}
+
+/// "8.05pm" and "18.30" as the clock times "8:05pm" and "18:30".
+fn dotted_clock(word: &str) -> String {
+    let Some((hour, rest)) = word.split_once('.') else {
+        return word.to_string();
+    };
+    let minutes: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let suffix = &rest[minutes.len()..];
+    let clock = (1..=2).contains(&hour.len())
+        && hour.chars().all(|c| c.is_ascii_digit())
+        && minutes.len() == 2
+        && matches!(suffix, "" | "am" | "pm");
+    if clock {
+        format!("{hour}:{minutes}{suffix}")
+    } else {
+        word.to_string()
+    }
 }
 
 /// Words that soften a time without changing it.

@@ -152,6 +152,7 @@ fn phrasings_of_saves_and_reminders_a_user_writes() {
             "Call Dad back",
         ),
         ("ping me in half an hour about the laundry", "The laundry"),
+        ("remind me tmrw at 8.05pm to message Priya", "Message Priya"),
     ] {
         assert_eq!(
             crate::grounding::reminder_text(request).as_deref(),

@@ -153,7 +153,7 @@ impl Run {
         let details_asked = self.settled.iter().any(|(_, r)| r.is_none());
         match (tool, details_asked) {
             (REMIND, true) => "I set no reminder, since I don't know when. Tell me when, and I'll set it.".into(),
-            (REMIND, false) => "I set no reminder: I couldn't tell what to remind you of. Say it like “Remind me tomorrow at 9 to call Anna.”".into(),
+            (REMIND, false) => "I set no reminder: I couldn't tell what to remind you of. Say it like “Remind me tomorrow at 9 to call the bank.”".into(),
             (_, true) => "I saved nothing, since I couldn't tell where it goes. Tell me again with the project's name.".into(),
             _ => "What should I save? Say it like “Save: the wifi password is on the router.”".into(),
         }

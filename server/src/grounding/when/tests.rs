@@ -274,4 +274,5 @@ fn a_span_of_days_keeps_the_clock_time_said_and_a_huge_span_is_no_time() {
     assert_eq!(at("in 3 days at 9am").as_deref(), Some("2030-06-06 09:00"));
     assert_eq!(at("in 2 hours").as_deref(), Some("2030-06-03 12:40"));
     assert_eq!(at("in 2147483647weeks"), None);
+    assert_eq!(at("tmrw at 8.05pm").as_deref(), Some("2030-06-04 20:05"));
 }
