@@ -147,7 +147,7 @@ async fn with_nothing_saved_a_personal_question_says_so_without_the_model() {
     let text = assistant_text(&events);
     assert_eq!(
         text,
-        "I found nothing about “plumber” in your memories. Tell me the number, and I'll save it."
+        "I found nothing about “plumber's number” in your memories. Tell me the number, and I'll save it."
     );
     assert!(!types(&events).contains(&"error".to_string()), "{events:?}");
     // A near miss is no answer: car insurance is not travel insurance.

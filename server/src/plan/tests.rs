@@ -96,10 +96,18 @@ fn a_memory_answers_only_when_it_names_what_was_asked_about() {
     assert_eq!(topic.asked, vec!["number"]);
     assert!(topic.named_in("Plumber: Jan Kowalski, 0176 555 1234"));
     assert!(!topic.named_in("Electrician: Piotr, 0176 999 000"));
-    assert_eq!(topic.phrase("What's the plumber's number?"), "plumber");
+    assert_eq!(
+        topic.phrase("What's the plumber's number?"),
+        "plumber's number"
+    );
     assert_eq!(topic.detail(), Some("number"));
     let topic = Topic::of("When is Anna's birthday?", &[]);
-    assert_eq!(topic.phrase("When is Anna's birthday?"), "Anna");
+    assert_eq!(topic.phrase("When is Anna's birthday?"), "Anna's birthday");
+    let request = "do I have travel insurance for the Porto trip? what's the policy no";
+    assert_eq!(
+        Topic::of(request, &[]).phrase(request),
+        "travel insurance for the Porto trip"
+    );
     // "run out" is asked, but is nothing to tell.
     assert_eq!(
         Topic::of("When does my travel insurance run out?", &[]).detail(),

@@ -300,24 +300,44 @@ impl Topic {
             .any(|w| DIGITS_ASKED.contains(&w.as_str()))
     }
 
-    /// "plumber", "Anna", "travel insurance": what the request names, as
-    /// the user wrote it (`request`), for "I found nothing about …".
+    /// "plumber's number", "Tom's birthday", "travel insurance for the
+    /// Porto trip": what the request names, as the user wrote it
+    /// (`request`), for "I found nothing about …". The span of the first
+    /// clause naming it, from its first naming word to its last (a detail
+    /// asked included); the naming words alone when the span runs long.
     pub fn phrase(&self, request: &str) -> String {
-        let written: Vec<&str> = request
-            .split(|c: char| !c.is_alphanumeric() && c != '\'')
-            .filter(|w| !w.is_empty())
-            .collect();
-        self.names
-            .iter()
-            .map(|name| {
-                written
+        let plain = |w: &str| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+                .trim_end_matches("'s")
+                .to_string()
+        };
+        let detail = self.detail().map(str::to_string);
+        let marked = |w: &str| {
+            let w = plain(w);
+            self.names.contains(&w) || detail.as_ref() == Some(&w)
+        };
+        let request = one_word_names(request);
+        for clause in request.split([',', '.', '?', '!', ';']) {
+            let words: Vec<&str> = clause.split_whitespace().collect();
+            let (Some(first), Some(last)) = (
+                words.iter().position(|w| marked(w)),
+                words.iter().rposition(|w| marked(w)),
+            ) else {
+                continue;
+            };
+            let span = &words[first..=last];
+            let unmarked = span.iter().filter(|w| !marked(w)).count();
+            if unmarked <= 2 {
+                return span
                     .iter()
-                    .map(|w| w.trim_end_matches("'s").trim_end_matches('\''))
-                    .find(|w| w.to_lowercase() == *name)
-                    .map_or_else(|| name.clone(), str::to_string)
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+                    .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+            }
+            break;
+        }
+        self.names.join(" ")
     }
 
     /// The detail asked for, when it is a thing one can tell ("number",
