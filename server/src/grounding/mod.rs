@@ -20,21 +20,28 @@
 //! the user left unnamed ([`reference`]), and a reminder's time
 //! ([`unstated_time`]).
 
+mod keep;
 pub mod reference;
+mod remind;
 pub mod when;
 
-use chrono::{DateTime, Datelike, Duration, Local, NaiveTime, TimeZone, Weekday};
+pub use keep::{asks_to_save, content_to_save, memory_content_from_user, what_to_save};
+use remind::about;
+use remind::next_week_options;
+pub use remind::{asks_for_reminder, reminder_text, reminder_text_from_user, time_options};
+
+use chrono::{DateTime, Local};
 use serde_json::Value;
 
 use app::protocol::tool_names::{LIST_PROJECTS, REMIND, SEARCH, STORE};
 use when::Stated;
 
-/// What the user said: the request, then the answers given during this
-/// reply, in order.
 /// Words at most of an answer that says what a reference means ("Tom", "my
 /// sister Anna"); a longer one is not put in a reminder's text for it.
 const MEANT_WORDS: usize = 4;
 
+/// What the user said: the request, then the answers given during this
+/// reply, in order.
 pub struct UserWords<'a> {
     pub request: &'a str,
     pub answers: &'a [String],
@@ -318,88 +325,6 @@ pub(crate) fn lower_words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// True when the words ask for a reminder: "remind me", "set a reminder",
-/// "wake me", "don't let me forget".
-pub fn asks_for_reminder(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    let words = lower_words(text);
-    words.iter().any(|w| {
-        w.starts_with("remind")
-            // "remnd", "reminf": one slip of the keys is still the verb.
-            || one_edit_apart(w, "remind")
-            || matches!(w.as_str(), "alarm" | "alert" | "notify" | "ping")
-    }) || ["wake me", "let me forget", "let me not forget", "nudge me"]
-        .iter()
-        .any(|p| lower.contains(p))
-}
-
-/// What to be reminded of when a reminder's words give the time first and
-/// then, after a comma, what: "for tomorrow at 7:15am, take the bins out"
-/// → "to take the bins out". `None` for any other shape.
-fn after_the_time(rest: &str) -> Option<String> {
-    let (time, what) = rest.split_once(',')?;
-    let time = time.trim();
-    let time = ["for ", "on ", "at "]
-        .iter()
-        .find_map(|lead| time.strip_prefix(lead))
-        .unwrap_or(time);
-    let what = what.trim();
-    (when::is_only_time(time) && lower_words(what).len() >= 2).then(|| format!("to {what}"))
-}
-
-/// Where "remnd me" (one slip from "remind me") is in `lower`, and its
-/// length.
-fn misspelt_remind_me(lower: &str) -> Option<(usize, usize)> {
-    let mut at = 0;
-    for word in lower.split(' ') {
-        let plain = word.trim_matches(|c: char| !c.is_alphanumeric());
-        if one_edit_apart(plain, "remind") && lower[at + word.len()..].starts_with(" me") {
-            return Some((at, word.len() + 3));
-        }
-        at += word.len() + 1;
-    }
-    None
-}
-
-/// True when `a` becomes `b` by one letter left out, added or changed.
-fn one_edit_apart(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let (short, long) = if a.len() <= b.len() {
-        (&a, &b)
-    } else {
-        (&b, &a)
-    };
-    match long.len() - short.len() {
-        0 => a.iter().zip(&b).filter(|(x, y)| x != y).count() == 1,
-        1 => {
-            let first = short
-                .iter()
-                .zip(long.iter())
-                .take_while(|(x, y)| x == y)
-                .count();
-            short[first..] == long[first + 1..]
-        }
-        _ => false,
-    }
-}
-
-/// True when the words ask to keep something: "save", "store",
-/// "remember", "note that", "add to my notes", "write down".
-pub fn asks_to_save(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    lower_words(text)
-        .iter()
-        .any(|w| KEEPING_VERBS.contains(&w.as_str()))
-        || [
-            "write down",
-            "write this down",
-            "don't forget",
-            "dont forget",
-        ]
-        .iter()
-        .any(|p| lower.contains(p))
-}
-
 /// A reminder asked for with no time the user's words give (not even a
 /// day): the question to settle before the model starts, so asking does
 /// not wait on the model calling `remind`. "Every day", "next week" and
@@ -434,24 +359,6 @@ pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need
     })
 }
 
-/// Monday, Wednesday and Friday of next week at 09:00, labelled date
-/// first ("7 Dec (Mon), 09:00") so the label reads back as the same
-/// moment in the grammar of when.
-fn next_week_options(now: DateTime<Local>) -> Vec<(String, DateTime<Local>)> {
-    let today = now.date_naive();
-    let to_monday = 7 - i64::from(today.weekday().num_days_from_monday());
-    [0, 2, 4]
-        .into_iter()
-        .filter_map(|offset| {
-            let day = today.checked_add_signed(Duration::days(to_monday + offset))?;
-            let t = Local
-                .from_local_datetime(&day.and_time(NaiveTime::from_hms_opt(9, 0, 0)?))
-                .earliest()?;
-            Some((t.format("%-d %b (%a), %H:%M").to_string(), t))
-        })
-        .collect()
-}
-
 /// A `search` call's date filters, kept only when the user's words give a
 /// time. A small model fills `since` / `until` with today's date on its
 /// own, and then finds nothing; without a stated time it searches all.
@@ -464,76 +371,6 @@ pub fn dates_from_user(args: &Value, words: &UserWords<'_>, now: DateTime<Local>
         }
     }
     args
-}
-
-/// A `remind` call's text, kept when it shares a word of substance with
-/// what the user said; else the request's own ("Call him tomorrow at 9"),
-/// with what the user said the request's reference `meant` ("Call Tom").
-/// A small model copied Imprint's note into it ("remind now with the text
-/// and that time"). Either way without the time, which the reminder keeps
-/// in `at` and `repeat` ("Call him").
-pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>, meant: Option<&str>) -> Value {
-    let said: Vec<String> = words
-        .latest_first()
-        .flat_map(|text| reference::topic(text, &[]))
-        .collect();
-    let text = args.get("text").and_then(Value::as_str).unwrap_or("");
-    // What the user said a reference of the request means ("him": "Tom").
-    let meant = meant.and_then(|meaning| meant_by(words.request, meaning));
-    // A text of no words of substance ("call him") is left as it is,
-    // unless the user said whom it means: then the request's, with that.
-    let own = reference::topic(text, &[]);
-    let shares = (own.is_empty() && meant.is_none()) || own.iter().any(|w| said.contains(w));
-    let text = if !shares {
-        reminder_text(words.request)
-    } else if text.to_lowercase().starts_with("remind me") {
-        // The request copied as the text: what it asks to be reminded of.
-        reminder_text(text).or_else(|| Some(text.to_string()))
-    } else {
-        Some(text.to_string())
-    };
-    let text = match (text, meant) {
-        (Some(text), Some((phrase, meaning))) => Some(replace_words(&text, &phrase, meaning)),
-        (text, _) => text,
-    };
-    let mut args = args.clone();
-    if let (Some(text), Some(map)) = (text.filter(|t| !t.is_empty()), args.as_object_mut()) {
-        // A note, not a sentence: "Send the invoice", no full stop.
-        let text = when::without_the_time(&text);
-        let text = text
-            .strip_suffix('.')
-            .filter(|t| !t.ends_with('.'))
-            .unwrap_or(&text);
-        map.insert("text".into(), Value::String(text.to_string()));
-    }
-    args
-}
-
-/// The request's reference and the user's few words for what it means
-/// ("him", "Tom"); `None` for a longer answer.
-fn meant_by<'m>(request: &str, meaning: &'m str) -> Option<(String, &'m str)> {
-    let found = reference::find(request, "", &[])?;
-    let meaning = meaning.trim();
-    let few = (1..=MEANT_WORDS).contains(&meaning.split_whitespace().count());
-    (few && !meaning.eq_ignore_ascii_case(&found.phrase)).then_some((found.phrase, meaning))
-}
-
-/// `text` with each whole-word `phrase` (any case) replaced by `with`.
-fn replace_words(text: &str, phrase: &str, with: &str) -> String {
-    let lower = text.to_lowercase();
-    let phrase = phrase.to_lowercase();
-    let mut out = String::new();
-    let mut from = 0;
-    while let Some(found) = lower[from..].find(&phrase).map(|i| from + i) {
-        let end = found + phrase.len();
-        let whole = !lower[..found].ends_with(char::is_alphanumeric)
-            && !lower[end..].starts_with(char::is_alphanumeric);
-        out.push_str(&text[from..found]);
-        out.push_str(if whole { with } else { &text[found..end] });
-        from = end;
-    }
-    out.push_str(&text[from..]);
-    out
 }
 
 /// A `remind` call's recurrence, from the user's words only: `repeat` is
@@ -604,320 +441,6 @@ fn time_need(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Need 
         about: about(words.request, model_text),
         options: time_options(now),
     }
-}
-
-/// Completes "What time should I remind you …?" from the user's request
-/// ("remind me to send the invoice" → "to send the invoice"), else from
-/// the reminder's text.
-fn about(request: &str, model_text: &str) -> String {
-    if let Some(rest) = [request, model_text].into_iter().find_map(after_remind_me) {
-        return rest;
-    }
-    // "Remind me before the flight": the user's words as they are.
-    let lower = request.to_lowercase();
-    if let Some(i) = lower.find("remind me ") {
-        let rest = clean_end(&request[i + "remind me ".len()..]);
-        if !rest.is_empty() {
-            return rest;
-        }
-    }
-    let text = clean_end(model_text);
-    if text.is_empty() {
-        "about this".to_string()
-    } else {
-        format!("about “{text}”")
-    }
-}
-
-fn clean_end(s: &str) -> String {
-    s.trim()
-        .trim_end_matches(['.', '!', '?', ' '])
-        .trim()
-        .to_string()
-}
-
-/// "to send the invoice" from "… remind me to send the invoice." (or
-/// "… a reminder to send …"); words of when before it are passed over:
-/// "remind me every day to take my pills" → "to take my pills".
-fn after_remind_me(source: &str) -> Option<String> {
-    let lower = source.to_lowercase();
-    let (i, len) = [
-        "remind me",
-        "reminder",
-        "nudge me",
-        "ping me",
-        "alert me",
-        "notify me",
-    ]
-    .iter()
-    .find_map(|anchor| lower.find(anchor).map(|i| (i, anchor.len())))
-    .or_else(|| misspelt_remind_me(&lower))?;
-    let rest = clean_end(&source[i + len..]);
-    if let Some(what) = after_the_time(&rest) {
-        return Some(what);
-    }
-    let lower_rest = format!(" {}", rest.to_lowercase());
-    let start = [" to ", " about ", " of ", " that "]
-        .iter()
-        .filter_map(|p| lower_rest.find(p))
-        .min()?;
-    // Only when the words before it say when or how often.
-    let before = &lower_rest[..start];
-    let only_when = before.trim().is_empty()
-        || when::recurrence(before).is_some()
-        // "tomorrow at 9", "on Friday at 14:00": the words say when.
-        || when::is_only_time(before)
-        || lower_words(before).iter().all(|w| {
-            matches!(
-                w.as_str(),
-                "next" | "week" | "later" | "soon" | "sometime" | "again" | "please"
-            )
-        });
-    only_when.then(|| rest[start..].trim().to_string())
-}
-
-/// A `store` call's content, kept when it holds at least half of the words
-/// of substance of what the user said to keep; else the user's own words
-/// ("Save the new PIN 4321 for my bank account." stored as "4321" by the
-/// built-in model is stored as "New PIN 4321 for my bank account.").
-pub fn memory_content_from_user(args: &Value, words: &UserWords<'_>) -> Value {
-    let Some(said) = content_to_save(words.request) else {
-        return args.clone();
-    };
-    let wanted = reference::topic(&said, &[]);
-    let content = args.get("content").and_then(Value::as_str).unwrap_or("");
-    let held = reference::topic(content, &[]);
-    let kept = wanted.iter().filter(|w| held.contains(w)).count();
-    let mut args = args.clone();
-    if kept * 2 < wanted.len() {
-        if let Some(map) = args.as_object_mut() {
-            map.insert("content".into(), Value::String(said));
-        }
-    }
-    args
-}
-
-/// Verbs that ask to keep something ("write" only as "write down").
-const KEEPING_VERBS: &[&str] = &[
-    "save", "store", "remember", "note", "keep", "add", "record", "memorize", "memorise", "jot",
-    "log", "file",
-];
-
-/// Small words that may come with a verb of keeping at the start of a
-/// request to save ("Please write down the …").
-const BESIDE_KEEPING: &[&str] = &[
-    "please", "pls", "plz", "write", "down", "the", "a", "an", "this", "that", "my",
-];
-
-/// The request after its leading words of keeping ("Save the new PIN 4321
-/// …" is "new PIN 4321 …"); `None` unless it starts with a verb of keeping.
-fn after_keeping_words(text: &str) -> Option<&str> {
-    let (rest, verb) = without_keeping_words(text);
-    (verb && !rest.is_empty()).then_some(rest)
-}
-
-/// `text` after its leading verbs of keeping and the small words beside
-/// them, and whether there was such a verb.
-fn without_keeping_words(text: &str) -> (&str, bool) {
-    let mut rest = text.trim_start();
-    let mut verb = false;
-    while !rest.is_empty() {
-        let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        let plain = word.to_lowercase();
-        let plain = plain.trim_matches(|c: char| !c.is_alphanumeric());
-        let keeping = KEEPING_VERBS.contains(&plain) || plain == "write";
-        if !keeping && !BESIDE_KEEPING.contains(&plain) {
-            break;
-        }
-        verb |= keeping;
-        rest = after.trim_start();
-    }
-    (rest, verb)
-}
-
-/// What to keep, in the user's words: [`what_to_save`], or else the
-/// request past its verb of keeping ("Save the new PIN 4321 for my bank
-/// account." keeps "New PIN 4321 for my bank account.").
-pub fn content_to_save(request: &str) -> Option<String> {
-    what_to_save(request).or_else(|| {
-        let rest = after_keeping_words(request)?;
-        asks_to_save(request).then(|| capitalized(rest))
-    })
-}
-
-/// What a request to save says to keep, in the user's words: what follows
-/// a colon ("Save to the Website project: the client approved the
-/// mockups"), after what it is about when the words before the colon say
-/// ("Write down the password hint for my email account: the first street"
-/// keeps "Password hint for my email account: the first street"), or
-/// "that …" after a verb of keeping ("Remember that Anna likes tea").
-/// `None` when it does not say it plainly.
-pub fn what_to_save(request: &str) -> Option<String> {
-    if !asks_to_save(request) {
-        return None;
-    }
-    // "Lena's train gets in at 16:40 on Saturday, save that": what comes
-    // before the keeping words is what to keep.
-    if let Some(before) = before_trailing_keep(request) {
-        return Some(capitalized(before));
-    }
-    // A colon between digits is a clock time ("16:40"), not where what to
-    // keep begins.
-    let bytes = request.as_bytes();
-    let colon = request.char_indices().find(|&(i, c)| {
-        c == ':'
-            && !(i > 0
-                && bytes[i - 1].is_ascii_digit()
-                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
-    });
-    let said = match colon.map(|(i, _)| (&request[..i], &request[i + 1..])) {
-        Some((before, after)) => {
-            let after = after.trim();
-            if after.is_empty() {
-                return None;
-            }
-            return Some(match saved_under(before) {
-                Some(label) => format!("{}: {after}", capitalized(&label)),
-                None => capitalized(after),
-            });
-        }
-        None => {
-            let lower = request.to_lowercase();
-            let at = [
-                "remember that ",
-                "note that ",
-                "save that ",
-                "keep in mind that ",
-            ]
-            .iter()
-            .find_map(|p| lower.find(p).map(|i| i + p.len()))?;
-            &request[at..]
-        }
-    };
-    let said = said.trim();
-    (!said.is_empty()).then(|| capitalized(said))
-}
-
-/// Keeping words that may close a request ("…, save that").
-const TRAILING_KEEP: &[&str] = &[
-    "save that",
-    "save this",
-    "save it",
-    "remember that",
-    "remember this",
-    "remember it",
-    "note that",
-    "note this",
-    "note it",
-    "keep that",
-    "keep this",
-    "store that",
-    "store this",
-    "store it",
-    "write that down",
-    "write it down",
-    "jot that down",
-    "please save",
-    "keep a note of that",
-    "make a note of that",
-    "make a note of it",
-    "note that down",
-    "take a note of that",
-];
-
-/// The request before keeping words that close it ("Lena's train gets in
-/// at 16:40 on Saturday, save that" → "Lena's train gets in at 16:40 on
-/// Saturday"); `None` when it does not end so, or nothing is before them.
-fn before_trailing_keep(request: &str) -> Option<&str> {
-    let mut trimmed = request.trim_end_matches(|c: char| c.is_whitespace() || ".!".contains(c));
-    // "…, store it pls": the politeness after the keeping words goes.
-    for polite in [" please", " pls", " plz", " thanks", " thx", " ta"] {
-        if trimmed.to_lowercase().ends_with(polite) {
-            trimmed = trimmed[..trimmed.len() - polite.len()].trim_end();
-        }
-    }
-    let lower = trimmed.to_lowercase();
-    let suffix = TRAILING_KEEP.iter().find(|s| lower.ends_with(*s))?;
-    let before = trimmed.get(..trimmed.len() - suffix.len())?;
-    // Only a closing clause: "…, save that", "… - remember this".
-    let cut = before.trim_end();
-    if !cut.ends_with([',', '-', '–', '—', ';', '.']) {
-        return None;
-    }
-    let before = cut.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.".contains(c));
-    (lower_words(before).len() >= 2).then_some(before)
-}
-
-/// What the words before a colon say a memory is about, without the verb
-/// of keeping: "Write down the password hint for my email account" is
-/// "password hint for my email account". `None` for a place to keep it
-/// ("Save to the Website project", "Note this").
-fn saved_under(before: &str) -> Option<String> {
-    let lower = before.to_lowercase();
-    if lower_words(&lower)
-        .iter()
-        .any(|w| w == "project" || w == "projects")
-    {
-        return None;
-    }
-    let (label, _) = without_keeping_words(before);
-    let label = label.trim_end();
-    // "Keep in mind: …" says how, not what.
-    if label.is_empty() || label.eq_ignore_ascii_case("in mind") {
-        return None;
-    }
-    // "to my notes", "in memory": where, not what.
-    let substance = reference::topic(label, &[]);
-    (!substance.is_empty()).then(|| label.to_string())
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
-}
-
-/// What to remind of, in the user's own words: "Remind me to call Anna."
-/// → "Call Anna"; `None` when the request does not say it that way.
-pub fn reminder_text(request: &str) -> Option<String> {
-    let about = after_remind_me(request)?;
-    let (_, what) = about.split_once(' ')?;
-    let what = what.trim();
-    let mut chars = what.chars();
-    let first = chars.next()?;
-    Some(first.to_uppercase().chain(chars).collect())
-}
-
-/// A few sensible moments from now, labelled.
-pub fn time_options(now: DateTime<Local>) -> Vec<(String, DateTime<Local>)> {
-    let today = now.date_naive();
-    let at = |days: i64, hour: u32| {
-        let day = today.checked_add_signed(Duration::days(days))?;
-        Local
-            .from_local_datetime(&day.and_time(NaiveTime::from_hms_opt(hour, 0, 0)?))
-            .earliest()
-    };
-    let mut options = Vec::new();
-    let mut push = |label: String, t: Option<DateTime<Local>>| {
-        if let Some(t) = t.filter(|t| *t > now) {
-            options.push((label, t));
-        }
-    };
-    if now.time() < NaiveTime::from_hms_opt(17, 0, 0).expect("valid") {
-        push("This evening, 18:00".into(), at(0, 18));
-    } else {
-        push("In 1 hour".into(), Some(now + Duration::hours(1)));
-    }
-    push("Tomorrow, 09:00".into(), at(1, 9));
-    push("Tomorrow, 18:00".into(), at(1, 18));
-    let tomorrow = today.succ_opt().map(|d| d.weekday());
-    if tomorrow != Some(Weekday::Mon) {
-        let ahead = 7 - i64::from(today.weekday().num_days_from_monday());
-        push("Monday, 09:00".into(), at(ahead, 9));
-    }
-    options
 }
 
 fn check_project(tool: &str, args: &Value, words: &UserWords<'_>, projects: &[String]) -> Verdict {

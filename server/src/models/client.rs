@@ -14,17 +14,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::markup::{MarkupEvent, MarkupFormat, MarkupParser};
 use super::shown_text::ShownText;
-use super::{
-    prompt, ChatMessage, ModelError, ModelEvent, StepRequest, ToolCallRequest, TurnRequest,
-};
+use super::{prompt, ChatMessage, ModelError, ModelEvent, ToolCallRequest, TurnRequest};
 use crate::config::{ModelSettings, ToolFormat, ToolPrompt};
 use crate::sse::{SseLine, SseLines};
 
 /// Reaches one configured model.
 #[derive(Clone)]
 pub struct ModelClient {
-    settings: ModelSettings,
-    http: reqwest::Client,
+    pub(super) settings: ModelSettings,
+    pub(super) http: reqwest::Client,
 }
 
 pub type TurnStream = mpsc::Receiver<Result<ModelEvent, ModelError>>;
@@ -90,7 +88,7 @@ impl ModelClient {
         matches!(request.send().await, Ok(r) if r.status().is_success())
     }
 
-    fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+    pub(super) fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
         match &self.settings.api_key {
             Some(key) => request.bearer_auth(key),
             None => request,
@@ -142,84 +140,6 @@ impl ModelClient {
             }
         });
         rx
-    }
-
-    /// One constrained step: the model's reply decoded under `schema` (a
-    /// JSON schema the model server enforces with a grammar), read whole.
-    /// A small model cannot write markup, notes or a second call in such a
-    /// step: its only way out is a value of the schema.
-    pub async fn constrained(
-        &self,
-        step: StepRequest,
-        stop: CancellationToken,
-    ) -> Result<Value, ModelError> {
-        let body = self.step_body(&step);
-        let request = self
-            .authorized(
-                self.http
-                    .post(format!("{}/chat/completions", self.settings.base_url)),
-            )
-            .json(&body)
-            .timeout(self.settings.idle_timeout);
-        let response = tokio::select! {
-            // Dropping the request stops the model server writing.
-            _ = stop.cancelled() => return Err(ModelError::Unreachable(self.settings.base_url.clone(), "stopped".into())),
-            response = request.send() => response,
-        };
-        let response = response.map_err(|e| {
-            if e.is_timeout() {
-                ModelError::Stalled(self.settings.idle_timeout.as_secs())
-            } else {
-                ModelError::Unreachable(self.settings.base_url.clone(), short_cause(&e))
-            }
-        })?;
-        let status = response.status();
-        let text = tokio::select! {
-            _ = stop.cancelled() => return Err(ModelError::Unreachable(self.settings.base_url.clone(), "stopped".into())),
-            text = response.text() => text.map_err(|e| ModelError::Unreachable(self.settings.base_url.clone(), short_cause(&e)))?,
-        };
-        if !status.is_success() {
-            return Err(ModelError::Status {
-                status: status.as_u16(),
-                message: error_message(&text),
-            });
-        }
-        let reply: Value = serde_json::from_str(&text)
-            .map_err(|_| ModelError::Garbage(format!("not JSON: {}", clip(&text, 80))))?;
-        let content = reply
-            .pointer("/choices/0/message/content")
-            .and_then(Value::as_str)
-            .ok_or_else(|| ModelError::Garbage("a reply without a message".into()))?;
-        serde_json::from_str(content.trim()).map_err(|_| {
-            ModelError::Garbage(format!("not the schema's JSON: {}", clip(content, 80)))
-        })
-    }
-
-    fn step_body(&self, step: &StepRequest) -> Value {
-        let messages: Vec<Value> = step
-            .messages
-            .iter()
-            .map(|m| prompt::wire_message(m, true))
-            .collect();
-        let mut body = json!({
-            "model": self.settings.model,
-            "messages": messages,
-            "stream": false,
-            "max_tokens": step.max_tokens.min(self.settings.max_tokens),
-            // The most likely value: a step picks or copies, it does not
-            // invent.
-            "temperature": 0.0,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": "step", "strict": true, "schema": step.schema},
-            },
-        });
-        if self.settings.provider == crate::config::Provider::Local {
-            if let Some(slot) = step.slot {
-                body["id_slot"] = json!(slot);
-            }
-        }
-        body
     }
 
     fn request_body(&self, turn: &TurnRequest) -> Value {
@@ -579,7 +499,7 @@ fn is_debris(text: &str) -> bool {
         .all(|c| c.is_whitespace() || matches!(c, '{' | '}' | '[' | ']' | ',' | ':' | '"'))
 }
 
-fn error_message(body: &str) -> String {
+pub(super) fn error_message(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let message = parsed.as_ref().and_then(|v| {
         v.pointer("/error/message")
@@ -591,7 +511,7 @@ fn error_message(body: &str) -> String {
     clip(message.as_deref().unwrap_or(body).trim(), 300)
 }
 
-fn short_cause(error: &reqwest::Error) -> String {
+pub(super) fn short_cause(error: &reqwest::Error) -> String {
     if error.is_connect() {
         "connection refused".into()
     } else if error.is_timeout() {
@@ -601,7 +521,7 @@ fn short_cause(error: &reqwest::Error) -> String {
     }
 }
 
-fn clip(text: &str, max: usize) -> String {
+pub(super) fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),

@@ -5,6 +5,7 @@ mod client;
 pub mod markup;
 mod prompt;
 pub mod shown_text;
+mod step;
 
 pub use client::ModelClient;
 pub use prompt::render_tools_for_markup;

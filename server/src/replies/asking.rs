@@ -13,8 +13,10 @@ use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use super::checkpoint::Asking;
+use super::ending::append;
 use super::policy::ModelQuestion;
-use super::stream::{append, cut_result, Interrupt, ResumedWait, Run};
+use super::resume::ResumedWait;
+use super::stream::{cut_result, Interrupt, Run};
 use crate::ask::{self, UserAnswer, WaitOutcome};
 use crate::grounding::{self, Need, NeedKind};
 use crate::models::ToolCallRequest;

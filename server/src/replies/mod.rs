@@ -8,14 +8,18 @@
 
 mod asking;
 mod checkpoint;
+mod ending;
+mod env;
 mod grounded;
 mod history;
 mod log;
 mod own_answer;
 mod planned;
 mod policy;
+mod resume;
 mod slots;
 mod stream;
+mod turn;
 
 pub use checkpoint::Checkpoint;
 pub use history::history_to_messages;

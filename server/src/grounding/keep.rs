@@ -1,0 +1,228 @@
+//! What a request to save keeps, in the user's words: whether it asks to
+//! keep something at all, what follows its colon or its "remember that",
+//! what comes before a closing "save that", and what the words before a
+//! colon say it is about.
+
+use serde_json::Value;
+
+use super::{lower_words, reference, UserWords};
+
+/// True when the words ask to keep something: "save", "store",
+/// "remember", "note that", "add to my notes", "write down".
+pub fn asks_to_save(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower_words(text)
+        .iter()
+        .any(|w| KEEPING_VERBS.contains(&w.as_str()))
+        || [
+            "write down",
+            "write this down",
+            "don't forget",
+            "dont forget",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
+}
+
+/// A `store` call's content, kept when it holds at least half of the words
+/// of substance of what the user said to keep; else the user's own words
+/// ("Save the new PIN 4321 for my bank account." stored as "4321" by the
+/// built-in model is stored as "New PIN 4321 for my bank account.").
+pub fn memory_content_from_user(args: &Value, words: &UserWords<'_>) -> Value {
+    let Some(said) = content_to_save(words.request) else {
+        return args.clone();
+    };
+    let wanted = reference::topic(&said, &[]);
+    let content = args.get("content").and_then(Value::as_str).unwrap_or("");
+    let held = reference::topic(content, &[]);
+    let kept = wanted.iter().filter(|w| held.contains(w)).count();
+    let mut args = args.clone();
+    if kept * 2 < wanted.len() {
+        if let Some(map) = args.as_object_mut() {
+            map.insert("content".into(), Value::String(said));
+        }
+    }
+    args
+}
+
+/// Verbs that ask to keep something ("write" only as "write down").
+const KEEPING_VERBS: &[&str] = &[
+    "save", "store", "remember", "note", "keep", "add", "record", "memorize", "memorise", "jot",
+    "log", "file",
+];
+
+/// Small words that may come with a verb of keeping at the start of a
+/// request to save ("Please write down the …").
+const BESIDE_KEEPING: &[&str] = &[
+    "please", "pls", "plz", "write", "down", "the", "a", "an", "this", "that", "my",
+];
+
+/// The request after its leading words of keeping ("Save the new PIN 4321
+/// …" is "new PIN 4321 …"); `None` unless it starts with a verb of keeping.
+fn after_keeping_words(text: &str) -> Option<&str> {
+    let (rest, verb) = without_keeping_words(text);
+    (verb && !rest.is_empty()).then_some(rest)
+}
+
+/// `text` after its leading verbs of keeping and the small words beside
+/// them, and whether there was such a verb.
+fn without_keeping_words(text: &str) -> (&str, bool) {
+    let mut rest = text.trim_start();
+    let mut verb = false;
+    while !rest.is_empty() {
+        let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let plain = word.to_lowercase();
+        let plain = plain.trim_matches(|c: char| !c.is_alphanumeric());
+        let keeping = KEEPING_VERBS.contains(&plain) || plain == "write";
+        if !keeping && !BESIDE_KEEPING.contains(&plain) {
+            break;
+        }
+        verb |= keeping;
+        rest = after.trim_start();
+    }
+    (rest, verb)
+}
+
+/// What to keep, in the user's words: [`what_to_save`], or else the
+/// request past its verb of keeping ("Save the new PIN 4321 for my bank
+/// account." keeps "New PIN 4321 for my bank account.").
+pub fn content_to_save(request: &str) -> Option<String> {
+    what_to_save(request).or_else(|| {
+        let rest = after_keeping_words(request)?;
+        asks_to_save(request).then(|| capitalized(rest))
+    })
+}
+
+/// What a request to save says to keep, in the user's words: what follows
+/// a colon ("Save to the Website project: the client approved the
+/// mockups"), after what it is about when the words before the colon say
+/// ("Write down the password hint for my email account: the first street"
+/// keeps "Password hint for my email account: the first street"), or
+/// "that …" after a verb of keeping ("Remember that Anna likes tea").
+/// `None` when it does not say it plainly.
+pub fn what_to_save(request: &str) -> Option<String> {
+    if !asks_to_save(request) {
+        return None;
+    }
+    // "Lena's train gets in at 16:40 on Saturday, save that": what comes
+    // before the keeping words is what to keep.
+    if let Some(before) = before_trailing_keep(request) {
+        return Some(capitalized(before));
+    }
+    // A colon between digits is a clock time ("16:40"), not where what to
+    // keep begins.
+    let bytes = request.as_bytes();
+    let colon = request.char_indices().find(|&(i, c)| {
+        c == ':'
+            && !(i > 0
+                && bytes[i - 1].is_ascii_digit()
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+    });
+    let said = match colon.map(|(i, _)| (&request[..i], &request[i + 1..])) {
+        Some((before, after)) => {
+            let after = after.trim();
+            if after.is_empty() {
+                return None;
+            }
+            return Some(match saved_under(before) {
+                Some(label) => format!("{}: {after}", capitalized(&label)),
+                None => capitalized(after),
+            });
+        }
+        None => {
+            let lower = request.to_lowercase();
+            let at = [
+                "remember that ",
+                "note that ",
+                "save that ",
+                "keep in mind that ",
+            ]
+            .iter()
+            .find_map(|p| lower.find(p).map(|i| i + p.len()))?;
+            &request[at..]
+        }
+    };
+    let said = said.trim();
+    (!said.is_empty()).then(|| capitalized(said))
+}
+
+/// Keeping words that may close a request ("…, save that").
+const TRAILING_KEEP: &[&str] = &[
+    "save that",
+    "save this",
+    "save it",
+    "remember that",
+    "remember this",
+    "remember it",
+    "note that",
+    "note this",
+    "note it",
+    "keep that",
+    "keep this",
+    "store that",
+    "store this",
+    "store it",
+    "write that down",
+    "write it down",
+    "jot that down",
+    "please save",
+    "keep a note of that",
+    "make a note of that",
+    "make a note of it",
+    "note that down",
+    "take a note of that",
+];
+
+/// The request before keeping words that close it ("Lena's train gets in
+/// at 16:40 on Saturday, save that" → "Lena's train gets in at 16:40 on
+/// Saturday"); `None` when it does not end so, or nothing is before them.
+fn before_trailing_keep(request: &str) -> Option<&str> {
+    let mut trimmed = request.trim_end_matches(|c: char| c.is_whitespace() || ".!".contains(c));
+    // "…, store it pls": the politeness after the keeping words goes.
+    for polite in [" please", " pls", " plz", " thanks", " thx", " ta"] {
+        if trimmed.to_lowercase().ends_with(polite) {
+            trimmed = trimmed[..trimmed.len() - polite.len()].trim_end();
+        }
+    }
+    let lower = trimmed.to_lowercase();
+    let suffix = TRAILING_KEEP.iter().find(|s| lower.ends_with(*s))?;
+    let before = trimmed.get(..trimmed.len() - suffix.len())?;
+    // Only a closing clause: "…, save that", "… - remember this".
+    let cut = before.trim_end();
+    if !cut.ends_with([',', '-', '–', '—', ';', '.']) {
+        return None;
+    }
+    let before = cut.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.".contains(c));
+    (lower_words(before).len() >= 2).then_some(before)
+}
+
+/// What the words before a colon say a memory is about, without the verb
+/// of keeping: "Write down the password hint for my email account" is
+/// "password hint for my email account". `None` for a place to keep it
+/// ("Save to the Website project", "Note this").
+fn saved_under(before: &str) -> Option<String> {
+    let lower = before.to_lowercase();
+    if lower_words(&lower)
+        .iter()
+        .any(|w| w == "project" || w == "projects")
+    {
+        return None;
+    }
+    let (label, _) = without_keeping_words(before);
+    let label = label.trim_end();
+    // "Keep in mind: …" says how, not what.
+    if label.is_empty() || label.eq_ignore_ascii_case("in mind") {
+        return None;
+    }
+    // "to my notes", "in memory": where, not what.
+    let substance = reference::topic(label, &[]);
+    (!substance.is_empty()).then(|| label.to_string())
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}

@@ -1,0 +1,272 @@
+//! A reminder asked for, in the user's words: whether the request asks to
+//! be reminded (one slip of the keys allowed), and what of: the text after
+//! "remind me" without the time it carries, with whom a pronoun means.
+
+use chrono::{DateTime, Datelike, Duration, Local, NaiveTime, TimeZone, Weekday};
+use serde_json::Value;
+
+use super::{lower_words, reference, when, UserWords, MEANT_WORDS};
+
+/// True when the words ask for a reminder: "remind me", "set a reminder",
+/// "wake me", "don't let me forget".
+pub fn asks_for_reminder(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let words = lower_words(text);
+    words.iter().any(|w| {
+        w.starts_with("remind")
+            // "remnd", "reminf": one slip of the keys is still the verb.
+            || one_edit_apart(w, "remind")
+            || matches!(w.as_str(), "alarm" | "alert" | "notify" | "ping")
+    }) || ["wake me", "let me forget", "let me not forget", "nudge me"]
+        .iter()
+        .any(|p| lower.contains(p))
+}
+
+/// What to be reminded of when a reminder's words give the time first and
+/// then, after a comma, what: "for tomorrow at 7:15am, take the bins out"
+/// → "to take the bins out". `None` for any other shape.
+fn after_the_time(rest: &str) -> Option<String> {
+    let (time, what) = rest.split_once(',')?;
+    let time = time.trim();
+    let time = ["for ", "on ", "at "]
+        .iter()
+        .find_map(|lead| time.strip_prefix(lead))
+        .unwrap_or(time);
+    let what = what.trim();
+    (when::is_only_time(time) && lower_words(what).len() >= 2).then(|| format!("to {what}"))
+}
+
+/// Where "remnd me" (one slip from "remind me") is in `lower`, and its
+/// length.
+fn misspelt_remind_me(lower: &str) -> Option<(usize, usize)> {
+    let mut at = 0;
+    for word in lower.split(' ') {
+        let plain = word.trim_matches(|c: char| !c.is_alphanumeric());
+        if one_edit_apart(plain, "remind") && lower[at + word.len()..].starts_with(" me") {
+            return Some((at, word.len() + 3));
+        }
+        at += word.len() + 1;
+    }
+    None
+}
+
+/// True when `a` becomes `b` by one letter left out, added or changed.
+fn one_edit_apart(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    match long.len() - short.len() {
+        0 => a.iter().zip(&b).filter(|(x, y)| x != y).count() == 1,
+        1 => {
+            let first = short
+                .iter()
+                .zip(long.iter())
+                .take_while(|(x, y)| x == y)
+                .count();
+            short[first..] == long[first + 1..]
+        }
+        _ => false,
+    }
+}
+
+/// A `remind` call's text, kept when it shares a word of substance with
+/// what the user said; else the request's own ("Call him tomorrow at 9"),
+/// with what the user said the request's reference `meant` ("Call Tom").
+/// A small model copied Imprint's note into it ("remind now with the text
+/// and that time"). Either way without the time, which the reminder keeps
+/// in `at` and `repeat` ("Call him").
+pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>, meant: Option<&str>) -> Value {
+    let said: Vec<String> = words
+        .latest_first()
+        .flat_map(|text| reference::topic(text, &[]))
+        .collect();
+    let text = args.get("text").and_then(Value::as_str).unwrap_or("");
+    // What the user said a reference of the request means ("him": "Tom").
+    let meant = meant.and_then(|meaning| meant_by(words.request, meaning));
+    // A text of no words of substance ("call him") is left as it is,
+    // unless the user said whom it means: then the request's, with that.
+    let own = reference::topic(text, &[]);
+    let shares = (own.is_empty() && meant.is_none()) || own.iter().any(|w| said.contains(w));
+    let text = if !shares {
+        reminder_text(words.request)
+    } else if text.to_lowercase().starts_with("remind me") {
+        // The request copied as the text: what it asks to be reminded of.
+        reminder_text(text).or_else(|| Some(text.to_string()))
+    } else {
+        Some(text.to_string())
+    };
+    let text = match (text, meant) {
+        (Some(text), Some((phrase, meaning))) => Some(replace_words(&text, &phrase, meaning)),
+        (text, _) => text,
+    };
+    let mut args = args.clone();
+    if let (Some(text), Some(map)) = (text.filter(|t| !t.is_empty()), args.as_object_mut()) {
+        // A note, not a sentence: "Send the invoice", no full stop.
+        let text = when::without_the_time(&text);
+        let text = text
+            .strip_suffix('.')
+            .filter(|t| !t.ends_with('.'))
+            .unwrap_or(&text);
+        map.insert("text".into(), Value::String(text.to_string()));
+    }
+    args
+}
+
+/// The request's reference and the user's few words for what it means
+/// ("him", "Tom"); `None` for a longer answer.
+fn meant_by<'m>(request: &str, meaning: &'m str) -> Option<(String, &'m str)> {
+    let found = reference::find(request, "", &[])?;
+    let meaning = meaning.trim();
+    let few = (1..=MEANT_WORDS).contains(&meaning.split_whitespace().count());
+    (few && !meaning.eq_ignore_ascii_case(&found.phrase)).then_some((found.phrase, meaning))
+}
+
+/// `text` with each whole-word `phrase` (any case) replaced by `with`.
+fn replace_words(text: &str, phrase: &str, with: &str) -> String {
+    let lower = text.to_lowercase();
+    let phrase = phrase.to_lowercase();
+    let mut out = String::new();
+    let mut from = 0;
+    while let Some(found) = lower[from..].find(&phrase).map(|i| from + i) {
+        let end = found + phrase.len();
+        let whole = !lower[..found].ends_with(char::is_alphanumeric)
+            && !lower[end..].starts_with(char::is_alphanumeric);
+        out.push_str(&text[from..found]);
+        out.push_str(if whole { with } else { &text[found..end] });
+        from = end;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// Completes "What time should I remind you …?" from the user's request
+/// ("remind me to send the invoice" → "to send the invoice"), else from
+/// the reminder's text.
+pub(super) fn about(request: &str, model_text: &str) -> String {
+    if let Some(rest) = [request, model_text].into_iter().find_map(after_remind_me) {
+        return rest;
+    }
+    // "Remind me before the flight": the user's words as they are.
+    let lower = request.to_lowercase();
+    if let Some(i) = lower.find("remind me ") {
+        let rest = clean_end(&request[i + "remind me ".len()..]);
+        if !rest.is_empty() {
+            return rest;
+        }
+    }
+    let text = clean_end(model_text);
+    if text.is_empty() {
+        "about this".to_string()
+    } else {
+        format!("about “{text}”")
+    }
+}
+
+fn clean_end(s: &str) -> String {
+    s.trim()
+        .trim_end_matches(['.', '!', '?', ' '])
+        .trim()
+        .to_string()
+}
+
+/// "to send the invoice" from "… remind me to send the invoice." (or
+/// "… a reminder to send …"); words of when before it are passed over:
+/// "remind me every day to take my pills" → "to take my pills".
+fn after_remind_me(source: &str) -> Option<String> {
+    let lower = source.to_lowercase();
+    let (i, len) = [
+        "remind me",
+        "reminder",
+        "nudge me",
+        "ping me",
+        "alert me",
+        "notify me",
+    ]
+    .iter()
+    .find_map(|anchor| lower.find(anchor).map(|i| (i, anchor.len())))
+    .or_else(|| misspelt_remind_me(&lower))?;
+    let rest = clean_end(&source[i + len..]);
+    if let Some(what) = after_the_time(&rest) {
+        return Some(what);
+    }
+    let lower_rest = format!(" {}", rest.to_lowercase());
+    let start = [" to ", " about ", " of ", " that "]
+        .iter()
+        .filter_map(|p| lower_rest.find(p))
+        .min()?;
+    // Only when the words before it say when or how often.
+    let before = &lower_rest[..start];
+    let only_when = before.trim().is_empty()
+        || when::recurrence(before).is_some()
+        // "tomorrow at 9", "on Friday at 14:00": the words say when.
+        || when::is_only_time(before)
+        || lower_words(before).iter().all(|w| {
+            matches!(
+                w.as_str(),
+                "next" | "week" | "later" | "soon" | "sometime" | "again" | "please"
+            )
+        });
+    only_when.then(|| rest[start..].trim().to_string())
+}
+
+/// What to remind of, in the user's own words: "Remind me to call Anna."
+/// → "Call Anna"; `None` when the request does not say it that way.
+pub fn reminder_text(request: &str) -> Option<String> {
+    let about = after_remind_me(request)?;
+    let (_, what) = about.split_once(' ')?;
+    let what = what.trim();
+    let mut chars = what.chars();
+    let first = chars.next()?;
+    Some(first.to_uppercase().chain(chars).collect())
+}
+
+/// Monday, Wednesday and Friday of next week at 09:00, labelled date
+/// first ("7 Dec (Mon), 09:00") so the label reads back as the same
+/// moment in the grammar of when.
+pub(super) fn next_week_options(now: DateTime<Local>) -> Vec<(String, DateTime<Local>)> {
+    let today = now.date_naive();
+    let to_monday = 7 - i64::from(today.weekday().num_days_from_monday());
+    [0, 2, 4]
+        .into_iter()
+        .filter_map(|offset| {
+            let day = today.checked_add_signed(Duration::days(to_monday + offset))?;
+            let t = Local
+                .from_local_datetime(&day.and_time(NaiveTime::from_hms_opt(9, 0, 0)?))
+                .earliest()?;
+            Some((t.format("%-d %b (%a), %H:%M").to_string(), t))
+        })
+        .collect()
+}
+
+/// A few sensible moments from now, labelled.
+pub fn time_options(now: DateTime<Local>) -> Vec<(String, DateTime<Local>)> {
+    let today = now.date_naive();
+    let at = |days: i64, hour: u32| {
+        let day = today.checked_add_signed(Duration::days(days))?;
+        Local
+            .from_local_datetime(&day.and_time(NaiveTime::from_hms_opt(hour, 0, 0)?))
+            .earliest()
+    };
+    let mut options = Vec::new();
+    let mut push = |label: String, t: Option<DateTime<Local>>| {
+        if let Some(t) = t.filter(|t| *t > now) {
+            options.push((label, t));
+        }
+    };
+    if now.time() < NaiveTime::from_hms_opt(17, 0, 0).expect("valid") {
+        push("This evening, 18:00".into(), at(0, 18));
+    } else {
+        push("In 1 hour".into(), Some(now + Duration::hours(1)));
+    }
+    push("Tomorrow, 09:00".into(), at(1, 9));
+    push("Tomorrow, 18:00".into(), at(1, 18));
+    let tomorrow = today.succ_opt().map(|d| d.weekday());
+    if tomorrow != Some(Weekday::Mon) {
+        let ahead = 7 - i64::from(today.weekday().num_days_from_monday());
+        push("Monday, 09:00".into(), at(ahead, 9));
+    }
+    options
+}

@@ -1,0 +1,170 @@
+//! Which words of a text say a time: a run of them at either end of a
+//! reminder's text goes (the reminder carries its time in its own
+//! fields), and a text of nothing else is a time.
+
+use chrono::NaiveDate;
+
+use super::{
+    clock, clock_time, day_number, local, month, number, part_of_day, recurrence, stated, unit,
+    words, Recurrence, Stated, FILLERS, WEEKDAYS,
+};
+use crate::iso8601;
+
+/// A reminder's text without the time it carries in its own fields: "call
+/// Tom tomorrow at 9" is "call Tom" (on the day it fires, "tomorrow" would
+/// be wrong), "take your vitamins every day at 8 AM" is "take your
+/// vitamins". Only a run of time words at the start or the end that says a
+/// moment or a recurrence goes, with the "on" or "for" that led to it; a
+/// text that is all time, or holds none, stays as it is.
+pub fn without_the_time(text: &str) -> String {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let mut kept: &[&str] = &tokens;
+    if let Some(start) = time_run(kept, End::Last) {
+        kept = &kept[..start];
+        // "scheduled for", "due on": what led to the time goes with it.
+        while let [rest @ .., last] = kept {
+            let word = last
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            if rest.is_empty() || !LEAD_INS.contains(&word.as_str()) {
+                break;
+            }
+            kept = rest;
+        }
+    }
+    if let Some(end) = time_run(kept, End::First) {
+        kept = &kept[end..];
+    }
+    if kept.len() == tokens.len() {
+        return text.to_string();
+    }
+    kept.join(" ")
+        .trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '-' | '–' | '—'))
+        .to_string()
+}
+
+/// True when every word of `text` is a time word ("tomorrow at 9", "on
+/// Friday"), and there is one.
+pub fn is_only_time(text: &str) -> bool {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    !tokens.is_empty()
+        && tokens.iter().all(|token| {
+            words(token.trim_end_matches([':', ',']))
+                .iter()
+                .all(|w| is_time_word(w))
+        })
+}
+
+/// Words that lead to a time at the end of a reminder's text.
+const LEAD_INS: [&str; 10] = [
+    "for",
+    "on",
+    "at",
+    "by",
+    "is",
+    "are",
+    "due",
+    "scheduled",
+    "set",
+    "starting",
+];
+
+#[derive(Clone, Copy, PartialEq)]
+enum End {
+    First,
+    Last,
+}
+
+/// Where the run of time words at one end of `tokens` begins (`Last`) or
+/// ends (`First`), if they say a moment or a recurrence and leave a word
+/// that is not time. A count just before it is left out when the time
+/// says the same without it: "chapter 3 on Monday" keeps its 3.
+fn time_run(tokens: &[&str], end: End) -> Option<usize> {
+    let is_time = |token: &&&str| {
+        words(token.trim_end_matches(':'))
+            .iter()
+            .all(|w| is_time_word(w))
+    };
+    let length = match end {
+        End::Last => tokens.iter().rev().take_while(is_time).count(),
+        End::First => tokens.iter().take_while(is_time).count(),
+    };
+    if length == 0 || length == tokens.len() {
+        return None;
+    }
+    let run = |length: usize| match end {
+        End::Last => &tokens[tokens.len() - length..],
+        End::First => &tokens[..length],
+    };
+    let said = meaning(run(length))?;
+    // A count just before the time is the text's ("chapter 3 on Monday").
+    let mut length = length;
+    while length > 1 {
+        let far = match end {
+            End::Last => tokens[tokens.len() - length],
+            End::First => tokens[length - 1],
+        };
+        let count = words(far)
+            .iter()
+            .all(|w| number(w).is_some() && !matches!(w.as_str(), "a" | "an"));
+        if !count || meaning(run(length - 1)) != Some(said) {
+            break;
+        }
+        length -= 1;
+    }
+    Some(match end {
+        End::Last => tokens.len() - length,
+        End::First => length,
+    })
+}
+
+/// What a run of words says about time: a moment (read from a fixed early
+/// morning, so "at 9" and "tomorrow at 9" differ), a recurrence, or a
+/// vague time ("next week", "later": the reminder's time was asked).
+fn meaning(tokens: &[&str]) -> Option<(Option<Stated>, Option<Recurrence>, bool)> {
+    let text: Vec<&str> = tokens.iter().map(|t| t.trim_end_matches(':')).collect();
+    let text = text.join(" ");
+    let morning = local(NaiveDate::from_ymd_opt(2001, 1, 1)?, clock(0, 0)?)?;
+    let vague = VAGUE.contains(&words(&text).join(" ").as_str());
+    let said = (stated(&text, morning), recurrence(&text), vague);
+    (said != (None, None, false)).then_some(said)
+}
+
+/// Times too vague to be a moment, said whole.
+const VAGUE: &[&str] = &[
+    "next week",
+    "this week",
+    "next month",
+    "this month",
+    "this weekend",
+    "next weekend",
+    "later",
+    "later today",
+    "soon",
+    "sometime",
+];
+
+/// A word a said time can be made of.
+pub(super) fn is_time_word(word: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "today", "tomorrow", "tmrw", "tonight", "day", "days", "week", "weeks", "after", "next",
+        "this", "on", "at", "by", "in", "within", "until", "every", "each", "once", "a", "an",
+        "the", "of", "to", "through", "-", "@", "half", "am", "pm", "o'clock", "oclock", "daily",
+        "weekly", "nightly", "everyday", "workday", "workdays", "working", "business", "mon-fri",
+        "month", "weekend", "later", "soon", "sometime",
+    ];
+    let singular = word.strip_suffix('s').unwrap_or(word);
+    WORDS.contains(&word)
+        || FILLERS.contains(&word)
+        || part_of_day(&[word.to_string()]).is_some()
+        || matches!(word, "midnight" | "weekday" | "weekdays")
+        || WEEKDAYS
+            .iter()
+            .any(|(name, _)| word == *name || singular == *name)
+        || number(word).is_some()
+        || unit(word).is_some()
+        || month(word).is_some()
+        || day_number(word).is_some()
+        || clock_time(&["at".to_string(), word.to_string()], None).is_some()
+        || iso8601::parse(word).is_some()
+}

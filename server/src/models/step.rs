@@ -1,0 +1,89 @@
+//! Constrained steps: one model reply decoded under a JSON schema the
+//! model server enforces (llama-server turns it into a grammar), read
+//! whole. Planned turns use it for the answer step.
+
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::client::{clip, error_message, short_cause};
+use super::{prompt, ModelClient, ModelError, StepRequest};
+
+impl ModelClient {
+    /// One constrained step: the model's reply decoded under `schema` (a
+    /// JSON schema the model server enforces with a grammar), read whole.
+    /// A small model cannot write markup, notes or a second call in such a
+    /// step: its only way out is a value of the schema.
+    pub async fn constrained(
+        &self,
+        step: StepRequest,
+        stop: CancellationToken,
+    ) -> Result<Value, ModelError> {
+        let body = self.step_body(&step);
+        let request = self
+            .authorized(
+                self.http
+                    .post(format!("{}/chat/completions", self.settings.base_url)),
+            )
+            .json(&body)
+            .timeout(self.settings.idle_timeout);
+        let response = tokio::select! {
+            // Dropping the request stops the model server writing.
+            _ = stop.cancelled() => return Err(ModelError::Unreachable(self.settings.base_url.clone(), "stopped".into())),
+            response = request.send() => response,
+        };
+        let response = response.map_err(|e| {
+            if e.is_timeout() {
+                ModelError::Stalled(self.settings.idle_timeout.as_secs())
+            } else {
+                ModelError::Unreachable(self.settings.base_url.clone(), short_cause(&e))
+            }
+        })?;
+        let status = response.status();
+        let text = tokio::select! {
+            _ = stop.cancelled() => return Err(ModelError::Unreachable(self.settings.base_url.clone(), "stopped".into())),
+            text = response.text() => text.map_err(|e| ModelError::Unreachable(self.settings.base_url.clone(), short_cause(&e)))?,
+        };
+        if !status.is_success() {
+            return Err(ModelError::Status {
+                status: status.as_u16(),
+                message: error_message(&text),
+            });
+        }
+        let reply: Value = serde_json::from_str(&text)
+            .map_err(|_| ModelError::Garbage(format!("not JSON: {}", clip(&text, 80))))?;
+        let content = reply
+            .pointer("/choices/0/message/content")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ModelError::Garbage("a reply without a message".into()))?;
+        serde_json::from_str(content.trim()).map_err(|_| {
+            ModelError::Garbage(format!("not the schema's JSON: {}", clip(content, 80)))
+        })
+    }
+
+    fn step_body(&self, step: &StepRequest) -> Value {
+        let messages: Vec<Value> = step
+            .messages
+            .iter()
+            .map(|m| prompt::wire_message(m, true))
+            .collect();
+        let mut body = json!({
+            "model": self.settings.model,
+            "messages": messages,
+            "stream": false,
+            "max_tokens": step.max_tokens.min(self.settings.max_tokens),
+            // The most likely value: a step picks or copies, it does not
+            // invent.
+            "temperature": 0.0,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "step", "strict": true, "schema": step.schema},
+            },
+        });
+        if self.settings.provider == crate::config::Provider::Local {
+            if let Some(slot) = step.slot {
+                body["id_slot"] = json!(slot);
+            }
+        }
+        body
+    }
+}

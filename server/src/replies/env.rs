@@ -1,0 +1,88 @@
+//! What a reply runs with: the server's shared parts (the model, the tool
+//! sets, the writing slots, the budgets) and one reply's job.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use app::protocol::DashboardEvent;
+use serde_json::Value;
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use super::slots::WritingSlots;
+use super::{Replies, Reply};
+use crate::clock::Clock;
+use crate::models::{ChatMessage, ModelClient};
+use crate::store::Store;
+use crate::tools::{self, Offer, WritesAsked};
+
+/// What every reply needs from the server.
+pub struct ReplyEnv {
+    pub model: ModelClient,
+    /// The tool sets, built once and shared by every reply (a set is ~20 KB
+    /// of JSON values; thousands of waiting replies must not each hold one).
+    pub tool_sets: ToolSets,
+    /// The writing slots: taken in line (FIFO) around model work.
+    pub slots: Arc<WritingSlots>,
+    pub research_budget: Duration,
+    pub max_tool_iters: u32,
+    pub answer_timeout: Duration,
+    pub dashboard: broadcast::Sender<DashboardEvent>,
+    pub reminder_added: Arc<dyn Fn() + Send + Sync>,
+    /// "Now", for every date a reply works out.
+    pub clock: Clock,
+    /// Imprint plans each reply's steps and the model fills them in under
+    /// a schema (see [`super::planned`]); else the model's own tool loop.
+    pub planned: bool,
+    /// The server's shutdown: a reply ended by it keeps what it stored.
+    pub shutdown: CancellationToken,
+}
+
+/// The tool schemas for each kind of caller and each set of writes a
+/// request may ask for (16 sets, built once).
+pub struct ToolSets {
+    sets: Vec<Arc<Vec<Value>>>,
+}
+
+impl ToolSets {
+    pub fn new(format: crate::config::ToolFormat) -> Self {
+        let sets = (0..16usize)
+            .map(|index| {
+                let bit = |b: usize| index & (1 << b) != 0;
+                let offer = Offer {
+                    read_only: bit(3),
+                    can_answer: bit(2),
+                };
+                let writes = WritesAsked {
+                    save: bit(1),
+                    remind: bit(0),
+                };
+                Arc::new(tools::offered_for(format, offer, writes))
+            })
+            .collect();
+        Self { sets }
+    }
+
+    /// The tools a caller may offer, with only the writes the request asks
+    /// for.
+    pub fn get(&self, offer: Offer, writes: WritesAsked) -> Arc<Vec<Value>> {
+        let index = usize::from(offer.read_only) * 8
+            + usize::from(offer.can_answer) * 4
+            + usize::from(writes.save) * 2
+            + usize::from(writes.remind);
+        Arc::clone(&self.sets[index])
+    }
+}
+
+/// One reply to run.
+pub struct ReplyJob {
+    pub env: Arc<ReplyEnv>,
+    pub replies: Arc<Replies>,
+    pub reply: Arc<Reply>,
+    /// Where the reply's history is written (an in-memory store for a
+    /// voice conversation that is not saved).
+    pub store: Store,
+    pub offer: Offer,
+    /// The conversation so far, the new user message last.
+    pub history: Vec<ChatMessage>,
+}

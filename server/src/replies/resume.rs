@@ -1,0 +1,183 @@
+//! A reply's resumable state: rebuilt at start from what was stored
+//! before its question was shown, stored again with each step while it
+//! waits, and dropped once it writes again.
+
+use std::time::Duration;
+
+use app::protocol::{DashboardEvent, Question, ReplyEvent};
+
+use super::checkpoint::{self, Checkpoint, Step};
+use super::policy::SmallModelPolicy;
+use super::stream::{Interrupt, ReplyJob, Run};
+use crate::ask::{Ticket, UserAnswer};
+use crate::research::Research;
+use crate::store::{NewMessage, SavedState};
+use crate::tools::{self, Offer, WritesAsked, ASK_USER};
+
+/// A restored question and how its wait goes on.
+pub(super) struct Resumed {
+    pub(super) question: Question,
+    pub(super) wait: ResumedWait,
+}
+
+pub(super) enum ResumedWait {
+    /// Registered at restore; waits for the time it has left.
+    Waiting(Ticket, Duration),
+    /// The answer was stored before the restart.
+    Answered(UserAnswer),
+    /// It expired while Imprint was down.
+    Expired,
+}
+
+impl Run {
+    /// A run rebuilt from its stored state. Registers the waiting question
+    /// and posts it again in the reply's log (which goes on after the last
+    /// stored `seq`), unless its answer was stored or it expired.
+    pub(super) fn restore(job: ReplyJob, saved: Checkpoint, answer: Option<String>) -> Self {
+        let tools = job
+            .env
+            .tool_sets
+            .get(saved.offer(), WritesAsked::of(&saved.request));
+        // Guards stored by another version may not read: the reply still
+        // goes on (its question matters more), with fresh guards, said so.
+        let policy = serde_json::from_value::<SmallModelPolicy>(saved.policy).unwrap_or_else(|error| {
+            tracing::warn!(%error, reply = %job.reply.id, "a restored reply's guards could not be read; it goes on with fresh ones");
+            SmallModelPolicy::default()
+        });
+        let resumed = saved.question.map(|question| {
+            let left = question
+                .expires_at
+                .as_deref()
+                .and_then(|at| chrono::DateTime::parse_from_rfc3339(at).ok())
+                .map(|at| {
+                    (at.with_timezone(&chrono::Utc) - chrono::Utc::now())
+                        .to_std()
+                        .unwrap_or_default()
+                })
+                .unwrap_or(job.env.answer_timeout);
+            let wait = match answer {
+                Some(text) => ResumedWait::Answered(UserAnswer::from_stored(&text)),
+                None if left.is_zero() => ResumedWait::Expired,
+                None => {
+                    let ticket = job.reply.waiters.register(question.clone());
+                    ResumedWait::Waiting(ticket, left)
+                }
+            };
+            job.reply
+                .log
+                .publish(ReplyEvent::Question(question.clone()));
+            let _ = job.env.dashboard.send(DashboardEvent::QuestionWaiting {
+                session_id: job.reply.session_id.clone(),
+                question_id: question.id.clone(),
+            });
+            Resumed { question, wait }
+        });
+        let (settling, pending) = match saved.step {
+            Step::Settle => (true, None),
+            Step::Calls(pending) => (false, Some(pending)),
+        };
+        Self {
+            request: saved.request,
+            answers: saved.answers,
+            policy,
+            read_only: saved.read_only,
+            asked: saved.asked,
+            settled: saved.settled,
+            imprint_chose: false,
+            overlong_turns: 0,
+            research: Research::restore(saved.research),
+            replaying_call: pending.as_ref().is_some_and(|p| !p.calls.is_empty()),
+            env: job.env,
+            replies: job.replies,
+            store: job.store,
+            reply: job.reply,
+            messages: saved.messages,
+            tools,
+            permit: None,
+            text: saved.text,
+            turns: saved.turns,
+            settling,
+            pending,
+            asking: saved.asking,
+            checkpointed: true,
+            resumed,
+            length_limited: false,
+        }
+    }
+
+    /// The reply's state now, as stored to resume it; `question`: the one
+    /// about to be posed.
+    pub(super) fn saved_state(&self, question: Option<&Question>) -> SavedState {
+        let offer = self.offer();
+        let saved = Checkpoint {
+            version: checkpoint::VERSION,
+            read_only: offer.read_only,
+            can_answer: offer.can_answer,
+            messages: self.messages.clone(),
+            research: self.research.save(),
+            request: self.request.clone(),
+            answers: self.answers.clone(),
+            policy: serde_json::to_value(&self.policy).unwrap_or_default(),
+            asked: self.asked,
+            settled: self.settled.clone(),
+            turns: self.turns,
+            text: self.text.clone(),
+            step: match (&self.pending, self.settling) {
+                (Some(pending), _) => Step::Calls(pending.clone()),
+                _ => Step::Settle,
+            },
+            asking: self.asking.clone(),
+            question: question.cloned(),
+        };
+        let last_seq = self.reply.log.last_seq() + u64::from(question.is_some());
+        SavedState {
+            checkpoint: serde_json::to_string(&saved).unwrap_or_default(),
+            question_id: question.map(|q| q.id.clone()),
+            last_seq,
+        }
+    }
+
+    /// Which tools this reply was offered (read back from its set).
+    pub(super) fn offer(&self) -> Offer {
+        Offer {
+            read_only: self.read_only,
+            can_answer: tools::is_offered(&self.tools, ASK_USER),
+        }
+    }
+
+    /// Appends history rows of the current step; while the reply's state is
+    /// stored, the state after the step is stored with them, in one write.
+    pub(super) async fn append_step(&mut self, rows: Vec<NewMessage>) -> Result<(), Interrupt> {
+        let session = self.reply.session_id.clone();
+        let result = if self.checkpointed {
+            let state = self.saved_state(None);
+            self.store
+                .append_reply_step(&session, &self.reply.id, rows, Some(state))
+                .await
+        } else {
+            self.store.append_messages(&session, rows).await.map(|_| ())
+        };
+        result.map_err(|e| {
+            tracing::error!(error = %e, "could not store a message");
+            Interrupt::failure("the reply could not be saved".into())
+        })
+    }
+
+    /// The reply writes again (a model request is on its way): its stored
+    /// state is no longer how to resume it.
+    pub(super) fn leave_checkpoint(&mut self) {
+        if let Some(resumed) = self.resumed.take() {
+            // The step that asked took another path after the restart.
+            tracing::warn!(question = %resumed.question.id, "a restored question was not asked again");
+            self.reply.log.publish(ReplyEvent::Unanswered {
+                id: resumed.question.id,
+                reason: "stopped".into(),
+                chosen: None,
+            });
+        }
+        if self.checkpointed {
+            self.store.drop_reply_state(&self.reply.id);
+            self.checkpointed = false;
+        }
+    }
+}
