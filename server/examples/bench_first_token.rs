@@ -137,7 +137,7 @@ async fn main() {
         let mut evaluated = Vec::new();
         let mut at = chrono::Local::now();
         for _ in 0..chats {
-            let sid = new_session(&http, &url).await;
+            let sid = bench_support::new_session(&http, &url).await;
             let text = match case {
                 Case::SecondMessage => {
                     send(&http, &url, &sid, QUESTION).await;
@@ -204,19 +204,6 @@ impl Case {
             Case::MinuteLater => "a minute later",
         }
     }
-}
-
-async fn new_session(http: &reqwest::Client, url: &str) -> String {
-    let session: Value = http
-        .post(format!("{url}/api/chat/sessions"))
-        .json(&json!({}))
-        .send()
-        .await
-        .expect("session")
-        .json()
-        .await
-        .expect("session JSON");
-    session["id"].as_str().expect("a session id").to_string()
 }
 
 /// Posts a message and reads its reply to the end: the time to the first

@@ -562,28 +562,7 @@ async fn main() {
         .expect("imprint import runs");
     assert!(imported.success(), "imprint import failed");
 
-    let mut model_env: Vec<(&str, String)> = Vec::new();
-    for key in [
-        "IMPRINT_CHAT_PROVIDER",
-        "IMPRINT_CHAT_BASE_URL",
-        "IMPRINT_CHAT_MODEL",
-        "IMPRINT_CHAT_API_KEY",
-        "IMPRINT_CHAT_TOOL_FORMAT",
-        "IMPRINT_CHAT_TOOL_PROMPT",
-    ] {
-        if let Ok(value) = std::env::var(key) {
-            model_env.push((key, value));
-        }
-    }
-    let _local_model = if model_env.iter().any(|(k, _)| *k == "IMPRINT_CHAT_BASE_URL") {
-        None
-    } else {
-        let (child, model_url) = bench_support::start_local_model().await;
-        let base_url = format!("{model_url}/v1");
-        model_env.push(("IMPRINT_CHAT_PROVIDER", "local".into()));
-        model_env.push(("IMPRINT_CHAT_BASE_URL", base_url));
-        Some(child)
-    };
+    let (model_env, _local_model) = bench_support::model_env().await;
     let mut env = vec![
         ("IMPRINT_ADDR", "127.0.0.1:0".to_string()),
         ("IMPRINT_DATA_DIR", data_dir.clone()),
@@ -671,16 +650,7 @@ fn answer_for(prompt: &Prompt<'_>, question: &Value) -> Value {
 
 async fn run_prompt(http: &reqwest::Client, url: &str, prompt: &Prompt<'_>) -> Outcome {
     let before = reminders(http, url).await;
-    let session: Value = http
-        .post(format!("{url}/api/chat/sessions"))
-        .json(&json!({}))
-        .send()
-        .await
-        .expect("session")
-        .json()
-        .await
-        .expect("session JSON");
-    let sid = session["id"].as_str().expect("a session id").to_string();
+    let sid = bench_support::new_session(http, url).await;
     let started = Instant::now();
     let mut events = bench_support::say(http, url, &sid, prompt.text()).await;
     let mut outcome = Outcome {

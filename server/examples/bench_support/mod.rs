@@ -356,6 +356,48 @@ pub async fn start_local_model() -> (tokio::process::Child, String) {
     (child, format!("http://127.0.0.1:{port}"))
 }
 
+/// The model settings a run takes from the environment
+/// (`IMPRINT_CHAT_PROVIDER`, `_BASE_URL`, `_MODEL`, `_API_KEY`,
+/// `_TOOL_FORMAT`, `_TOOL_PROMPT`), as variables for the server; with no
+/// base URL named, the local model is started (and kept while the child
+/// lives) and named.
+pub async fn model_env() -> (Vec<(&'static str, String)>, Option<tokio::process::Child>) {
+    let mut env: Vec<(&'static str, String)> = Vec::new();
+    for key in [
+        "IMPRINT_CHAT_PROVIDER",
+        "IMPRINT_CHAT_BASE_URL",
+        "IMPRINT_CHAT_MODEL",
+        "IMPRINT_CHAT_API_KEY",
+        "IMPRINT_CHAT_TOOL_FORMAT",
+        "IMPRINT_CHAT_TOOL_PROMPT",
+    ] {
+        if let Ok(value) = std::env::var(key) {
+            env.push((key, value));
+        }
+    }
+    if env.iter().any(|(k, _)| *k == "IMPRINT_CHAT_BASE_URL") {
+        return (env, None);
+    }
+    let (child, model_url) = start_local_model().await;
+    env.push(("IMPRINT_CHAT_PROVIDER", "local".into()));
+    env.push(("IMPRINT_CHAT_BASE_URL", format!("{model_url}/v1")));
+    (env, Some(child))
+}
+
+/// A new chat session's id.
+pub async fn new_session(http: &reqwest::Client, url: &str) -> String {
+    let session: Value = http
+        .post(format!("{url}/api/chat/sessions"))
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .expect("session")
+        .json()
+        .await
+        .expect("session JSON");
+    session["id"].as_str().expect("a session id").to_string()
+}
+
 /// Posts a message in a session and opens its reply's event stream by id
 /// (it can be read to its end even when the reply is quick).
 pub async fn say(http: &reqwest::Client, url: &str, sid: &str, text: &str) -> SseReader {

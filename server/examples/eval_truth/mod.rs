@@ -155,26 +155,8 @@ async fn start() -> (
         ("IMPRINT_DIST_DIR", "/nonexistent".to_string()),
         ("IMPRINT_RESEARCH_BUDGET_S", "120".to_string()),
     ];
-    for key in [
-        "IMPRINT_CHAT_PROVIDER",
-        "IMPRINT_CHAT_BASE_URL",
-        "IMPRINT_CHAT_MODEL",
-        "IMPRINT_CHAT_API_KEY",
-        "IMPRINT_CHAT_TOOL_FORMAT",
-        "IMPRINT_CHAT_TOOL_PROMPT",
-    ] {
-        if let Ok(value) = std::env::var(key) {
-            env.push((key, value));
-        }
-    }
-    let model_process = if env.iter().any(|(k, _)| *k == "IMPRINT_CHAT_BASE_URL") {
-        None
-    } else {
-        let (child, model_url) = bench_support::start_local_model().await;
-        env.push(("IMPRINT_CHAT_PROVIDER", "local".into()));
-        env.push(("IMPRINT_CHAT_BASE_URL", format!("{model_url}/v1")));
-        Some(child)
-    };
+    let (model_env, model_process) = bench_support::model_env().await;
+    env.extend(model_env);
     let server = Child::spawn(&binary, &env).await;
     let status: Value = reqwest::get(format!("{}/api/chat/status", server.url))
         .await
@@ -280,16 +262,7 @@ async fn run_case(http: &reqwest::Client, url: &str, case: &Case, limit: Duratio
         .iter()
         .map(|r| id_of(&r["id"]))
         .collect();
-    let session: Value = http
-        .post(format!("{url}/api/chat/sessions"))
-        .json(&json!({}))
-        .send()
-        .await
-        .expect("session")
-        .json()
-        .await
-        .expect("session JSON");
-    let sid = session["id"].as_str().expect("a session id").to_string();
+    let sid = bench_support::new_session(http, url).await;
     let sent = Local::now();
     let started = Instant::now();
     let mut outcome = Outcome {

@@ -425,7 +425,8 @@ const MONTHS: [&str; 12] = [
     "december",
 ];
 
-fn month(word: &str) -> Option<u32> {
+/// The month a word names ("march", "mar"), 1–12.
+pub(crate) fn month(word: &str) -> Option<u32> {
     if word.len() < 3 {
         return None;
     }

@@ -55,7 +55,6 @@ const PLAIN_CAPITALS: &[&str] = &[
     "their",
     "according",
     "based",
-    "from",
     "unfortunately",
     "sorry",
     "however",

@@ -158,35 +158,6 @@ const ASKED_OF: &[&str] = &[
     "out",
 ];
 
-/// Asked words whose answer holds a digit.
-const DIGITS_ASKED: &[&str] = &[
-    "number",
-    "numbers",
-    "phone",
-    "mobile",
-    "cell",
-    "telephone",
-    "code",
-    "codes",
-    "pin",
-    "passcode",
-    "date",
-    "dates",
-    "birthday",
-    "price",
-    "cost",
-    "costs",
-    "amount",
-    "total",
-    "deadline",
-    "due",
-    "expire",
-    "expires",
-    "renew",
-    "renews",
-    "id",
-];
-
 impl Topic {
     /// The topic of `request` (see [`crate::grounding::reference::topic`]),
     /// split into naming and asked words.
@@ -257,12 +228,15 @@ impl Topic {
     pub fn words(&self) -> Vec<String> {
         let mut words: Vec<String> = Vec::new();
         for word in self.names.iter().chain(&self.asked) {
-            words.push(word.clone());
-            if let Some(group) = SAME_THING.iter().find(|g| g.contains(&word.as_str())) {
-                words.extend(group.iter().map(|w| w.to_string()));
+            let group = SAME_THING.iter().find(|g| g.contains(&word.as_str()));
+            for other in std::iter::once(word.as_str())
+                .chain(group.into_iter().flat_map(|g| g.iter().copied()))
+            {
+                if !words.iter().any(|w| w == other) {
+                    words.push(other.to_string());
+                }
             }
         }
-        words.dedup();
         words
     }
 
@@ -285,7 +259,7 @@ impl Topic {
             || (is(NUMBERS_ASKED) && has_digit_run(content, 3))
             // A day: a month's name, or a date in digits ("23/3", "2027-06-30").
             || (is(DAYS_ASKED)
-                && (words.iter().any(|w| MONTHS.contains(&w.as_str()))
+                && (words.iter().any(|w| crate::grounding::when::month(w).is_some())
                     || content.split_whitespace().any(|w| {
                         w.contains(['/', '-', '.']) && w.chars().filter(char::is_ascii_digit).count() >= 2
                     })))
@@ -295,9 +269,7 @@ impl Topic {
     /// plumber's number", "when does it run out"): an answer without a
     /// digit does not say it.
     pub fn wants_digits(&self) -> bool {
-        self.asked
-            .iter()
-            .any(|w| DIGITS_ASKED.contains(&w.as_str()))
+        self.asked.iter().any(|w| asks_digits(w))
     }
 
     /// "plumber's number", "Tom's birthday", "travel insurance for the
@@ -348,7 +320,7 @@ impl Topic {
             .iter()
             .chain(&self.names)
             .map(String::as_str)
-            .find(|w| KEPT_DETAILS.contains(w) || DIGITS_ASKED.contains(w))
+            .find(|w| KEPT_DETAILS.contains(w) || asks_digits(w))
             .filter(|w| !matches!(*w, "due" | "expire" | "expires" | "renew" | "renews"))
     }
 }
@@ -372,6 +344,11 @@ fn one_word_names(text: &str) -> String {
         text = text.replace(written, word);
     }
     text
+}
+
+/// True for an asked word whose answer holds a digit: a number or a day.
+fn asks_digits(word: &str) -> bool {
+    NUMBERS_ASKED.contains(&word) || DAYS_ASKED.contains(&word)
 }
 
 /// Asked words answered by a number.
@@ -398,33 +375,6 @@ const NUMBERS_ASKED: &[&str] = &[
 /// Asked words answered by a day.
 const DAYS_ASKED: &[&str] = &[
     "date", "dates", "birthday", "deadline", "due", "expire", "expires", "renew", "renews",
-];
-
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
 ];
 
 /// The naming words as the request runs them together: a run breaks at
