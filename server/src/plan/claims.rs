@@ -112,6 +112,26 @@ pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
     unbacked
 }
 
+/// True when `answer` holds a word of `memory` that the question did not
+/// (a name, a number, a place): it tells the user something. "you" for
+/// "wifi pw at my parents place??" tells nothing.
+pub fn tells_something(answer: &str, memory: &str, question: &str) -> bool {
+    let asked: Vec<String> = tokens(question).iter().map(|t| normalize(t)).collect();
+    let held: Vec<String> = tokens(memory).iter().map(|t| normalize(t)).collect();
+    tokens(answer).iter().map(|t| normalize(t)).any(|t| {
+        t.chars().count() >= 2
+            && held.contains(&t)
+            && !asked.contains(&t)
+            && !FILLER.contains(&t.as_str())
+    })
+}
+
+/// Words an answer shares with any memory without telling anything.
+const FILLER: &[&str] = &[
+    "the", "is", "are", "was", "your", "you", "my", "at", "on", "in", "of", "for", "to", "and",
+    "a", "an", "it", "its", "with",
+];
+
 fn tokens(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|t| !t.is_empty())
@@ -137,6 +157,15 @@ fn digits_in(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_tells_something_only_with_a_word_of_the_memory_the_question_lacks() {
+        let memory = "Wifi password at my parents' house is Lindenbaum!1987";
+        let question = "wifi pw at my parnets place??";
+        assert!(!tells_something("you", memory, question));
+        assert!(!tells_something("The wifi at my place.", memory, question));
+        assert!(tells_something("It is Lindenbaum!1987.", memory, question));
+    }
 
     #[test]
     fn a_number_no_memory_holds_is_an_invented_claim() {

@@ -361,7 +361,9 @@ impl Run {
         let answer = pick.answer.trim();
         // "Jan Kowalski" for the plumber's number names him, but does not
         // say it.
-        let says_it = !topic.wants_digits() || answer.chars().any(|c| c.is_ascii_digit());
+        let says_it = (!topic.wants_digits() || answer.chars().any(|c| c.is_ascii_digit()))
+            // "you" for the wifi password says nothing the question did not.
+            && claims::tells_something(answer, memory.content, &self.request);
         let content = memory.content.trim();
         let source = own_answer::kept(memory);
         let own = answer.is_empty() || !invented.is_empty() || !says_it;
@@ -483,6 +485,12 @@ fn nothing_found(topic: &Topic, request: &str) -> String {
         return "I found nothing about that in your memories. Tell me, and I'll save it.".into();
     }
     let what = match topic.detail() {
+        // A secret is not asked for in passing.
+        Some("pin" | "password" | "pw" | "passcode") => String::new(),
+        Some("phone" | "mobile" | "cell" | "telephone") => {
+            "Tell me the number, and I'll save it.".into()
+        }
+        Some("policy") => "Tell me the policy number, and I'll save it.".into(),
         Some(detail) => format!("Tell me the {detail}, and I'll save it."),
         None => "Tell me, and I'll save it.".into(),
     };
@@ -490,4 +498,6 @@ fn nothing_found(topic: &Topic, request: &str) -> String {
         "I found nothing about “{}” in your memories. {what}",
         topic.phrase(request)
     )
+    .trim_end()
+    .to_string()
 }
