@@ -6,8 +6,22 @@
 //! `2026-12-01 09:00:00`: a wall-clock time, placed in a time zone by the
 //! caller), and a date alone (`2026-12-01`, always two-digit month and day).
 //! The `T` and `Z` may be lower case.
+//!
+//! Every time Imprint keeps lies in the years 0000–9999 (UTC), the years
+//! RFC 3339 can write: a year of five digits, a sign, or a moment an
+//! offset pushes out of them is no time, here where text becomes one.
 
-use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use std::ops::RangeInclusive;
+
+use chrono::{DateTime, Datelike, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone, Utc};
+
+/// The years a kept time may have (UTC).
+pub const YEARS: RangeInclusive<i32> = 0..=9999;
+
+/// Whether `t` is a time Imprint can keep: within [`YEARS`].
+pub fn storable<Tz: TimeZone>(t: &DateTime<Tz>) -> bool {
+    YEARS.contains(&t.naive_utc().year())
+}
 
 /// What an ISO 8601 text says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,12 +48,18 @@ const OFFSET_FORMATS: [&str; 2] = ["%Y-%m-%dT%H:%M%#z", "%Y-%m-%d %H:%M%#z"];
 /// is neither.
 pub fn parse(text: &str) -> Option<IsoTime> {
     let text = text.trim().to_ascii_uppercase();
+    // Four digits and a dash: chrono's `%Y` also takes `+10000` and `-5`.
+    let b = text.as_bytes();
+    if b.len() < 10 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return None;
+    }
+    let exact = |t: DateTime<FixedOffset>| storable(&t).then_some(IsoTime::Exact(t));
     if let Ok(t) = DateTime::parse_from_rfc3339(&text) {
-        return Some(IsoTime::Exact(t));
+        return exact(t);
     }
     for format in OFFSET_FORMATS {
         if let Ok(t) = DateTime::parse_from_str(&text, format) {
-            return Some(IsoTime::Exact(t));
+            return exact(t);
         }
     }
     for format in WALL_FORMATS {
@@ -52,15 +72,17 @@ pub fn parse(text: &str) -> Option<IsoTime> {
 
 impl IsoTime {
     /// The moment, a wall-clock time taken in `zone` (the earlier one when
-    /// a clock change makes it twice); `None` for a date alone or a wall
-    /// time that does not exist in `zone`.
+    /// a clock change makes it twice); `None` for a date alone, a wall
+    /// time that does not exist in `zone`, or one that `zone` moves out of
+    /// [`YEARS`].
     pub fn moment_in<Tz: TimeZone>(self, zone: &Tz) -> Option<DateTime<Utc>> {
         match self {
             IsoTime::Exact(t) => Some(t.with_timezone(&Utc)),
             IsoTime::Wall(t) => zone
                 .from_local_datetime(&t)
                 .earliest()
-                .map(|t| t.with_timezone(&Utc)),
+                .map(|t| t.with_timezone(&Utc))
+                .filter(storable),
             IsoTime::Date(_) => None,
         }
     }
@@ -89,9 +111,11 @@ pub fn parse_date_time(text: &str, now: DateTime<Local>) -> Result<DateTime<Utc>
         Some(IsoTime::Date(_)) | None => Err(format!(
             "`at` must be an ISO 8601 date-time such as 2026-12-01T09:00, not {text:?}"
         )),
-        Some(t) => t
-            .moment_in(&now.timezone())
-            .ok_or_else(|| format!("{text} does not exist in the local time zone")),
+        Some(t) => t.moment_in(&now.timezone()).ok_or_else(|| {
+            format!(
+                "{text} does not exist in the local time zone, or is outside the years 0000–9999"
+            )
+        }),
     }
 }
 
@@ -142,6 +166,28 @@ mod tests {
         assert_eq!(date.moment_in(&Utc), None);
         assert_eq!(parse("2030-1-2"), None);
         assert_eq!(parse("2030-02-30"), None);
+    }
+
+    #[test]
+    fn times_outside_the_years_0000_to_9999_are_no_times() {
+        for text in [
+            "+10000-01-01T09:00Z",
+            "+13434-05-06T07:08:09.000Z",
+            "-0001-01-01T00:00Z",
+            "10000-01-01",
+            "9999-12-31T23:00-05:00",
+            "0000-01-01T00:30+01:00",
+        ] {
+            let moment = parse(text).and_then(|t| t.moment_in(&Utc));
+            assert_eq!(moment, None, "{text}");
+        }
+        let last = parse("9999-12-31T23:59:59.999Z").and_then(|t| t.moment_in(&Utc));
+        assert!(last.is_some());
+        let first = parse("0000-01-01T00:00Z").and_then(|t| t.moment_in(&Utc));
+        assert!(first.is_some());
+        // A wall time that the zone pushes past the last year.
+        let west = FixedOffset::west_opt(5 * 3600).unwrap();
+        assert_eq!(parse("9999-12-31T23:00").unwrap().moment_in(&west), None);
     }
 
     #[test]

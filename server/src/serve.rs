@@ -3,7 +3,8 @@
 //! reply (waiting questions stay stored, replies being written are kept
 //! marked interrupted) and drain connections, within 2 s.
 
-use std::future::IntoFuture;
+pub mod connections;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -76,34 +77,28 @@ pub async fn start(config: Config) -> Result<Running, ServeError> {
         shutdown.clone(),
     );
     let app = crate::http::app(Arc::clone(&engine), dist);
+    let cap = connections::connection_cap(connections::raise_file_limit());
     let until = shutdown.clone();
-    // Events are small and latency matters: no Nagle delay.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
     let stopping = shutdown.clone();
     let replies = Arc::clone(&engine.replies);
     let task = tokio::spawn(async move {
-        let server = axum::serve(listener, app)
-            .with_graceful_shutdown(async move { until.cancelled().await })
-            .into_future();
+        let server = connections::serve(listener, app, cap, until);
         // Replies save their state as soon as the token is cancelled, in
         // parallel with the connections draining; neither may hold the
         // exit past the grace period.
-        let result = tokio::select! {
-            result = server => result,
+        tokio::select! {
+            _ = server => {}
             _ = async {
                 stopping.cancelled().await;
                 tokio::time::sleep(DRAIN_LIMIT).await;
             } => {
                 tracing::warn!("connections still open at shutdown were cut");
-                Ok(())
             }
-        };
+        }
         if !replies.settle(SAVE_LIMIT).await {
             tracing::warn!("a reply did not save its state in time");
         }
-        result
+        Ok(())
     });
     Ok(Running {
         addr,

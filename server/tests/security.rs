@@ -674,6 +674,36 @@ async fn open_voice_sockets_are_capped() {
     );
 }
 
+#[tokio::test]
+async fn sockets_that_never_say_hello_are_closed_and_free_their_places() {
+    let server = TestServer::start(vec![], &[]).await;
+    let mut silent = Vec::new();
+    for _ in 0..imprint::voice::MAX_SOCKETS {
+        silent.push(open_voice(&server, None).await.expect("under the cap"));
+    }
+    assert_eq!(open_voice(&server, None).await.err(), Some(503));
+    // The server says why and closes each one at the hello deadline.
+    let mut first = silent.remove(0);
+    let closing = tokio::time::timeout(imprint::http::voice::HELLO_DEADLINE * 3, async {
+        let mut said = None;
+        while let Some(Ok(message)) = first.next().await {
+            if let Message::Text(text) = message {
+                said = Some(text.to_string());
+            }
+        }
+        said
+    })
+    .await
+    .expect("a silent socket is closed");
+    assert!(closing.unwrap_or_default().contains("hello"));
+    for mut socket in silent {
+        while let Some(Ok(_)) = socket.next().await {}
+    }
+    let (mut socket, snapshot) = hello(&server, json!({"type": "hello"})).await;
+    assert_eq!(snapshot["type"], "snapshot", "the places are free again");
+    socket.close(None).await.unwrap();
+}
+
 // ----- tokens -----
 
 #[tokio::test]

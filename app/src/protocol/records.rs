@@ -36,6 +36,7 @@ pub struct MemoryListQuery {
 /// `POST /api/memories`. `id` and `created_at` put a deleted memory back as
 /// it was (the page's undo); a new memory gives neither.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MemoryInput {
     pub content: String,
     #[serde(default)]
@@ -51,6 +52,7 @@ pub struct MemoryInput {
 /// `PATCH /api/memories/{id}`: what is given changes; `project: null` (or
 /// blank) leaves the memory in no project.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MemoryPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
@@ -86,6 +88,7 @@ pub struct ProjectList {
 
 /// A project renamed, or merged into another when `to` is already one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ProjectMove {
     pub from: String,
     pub to: String,
@@ -137,6 +140,18 @@ pub struct Reminder {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReminderList {
     pub reminders: Vec<Reminder>,
+    /// Stored reminders that cannot be read (a time outside the years
+    /// 0000–9999 written by an older version or by hand): left out of
+    /// `reminders` and never fired, so they cannot block the others.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<UnreadableReminder>,
+}
+
+/// A stored reminder row that cannot be read, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnreadableReminder {
+    pub id: i64,
+    pub problem: String,
 }
 
 /// `GET /api/reminders?status=`: the ones still to come, or the done ones.
@@ -156,6 +171,7 @@ pub struct ReminderFilter {
 /// `POST /api/reminders`: `at` in the grounding grammar ("tomorrow at 9")
 /// or ISO 8601.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NewReminder {
     pub text: String,
     pub at: String,
@@ -166,6 +182,7 @@ pub struct NewReminder {
 /// `PATCH /api/reminders/{id}`: what is given changes; `repeat: null`
 /// makes it a one-off.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ReminderPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,

@@ -181,17 +181,20 @@ impl MessagePage {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CreateSession {
     #[serde(default)]
     pub title: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RenameSession {
     pub title: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PostMessage {
     pub message: String,
 }
@@ -204,6 +207,7 @@ pub struct ReplyStarted {
 /// The answer route's body: `{id, answer}`, or `{id, you_decide: true}`
 /// for "You decide" (then `answer` may be left out).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AnswerRequest {
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -19,6 +19,11 @@ impl Engine {
     fn reminder_time(&self, at: &str) -> Result<DateTime<Utc>, ApiError> {
         let now = self.clock().now();
         let at = at.trim();
+        if let Some(zone) = crate::grounding::when::zone_name(at) {
+            return Err(ApiError::bad_request(format!(
+                "{zone:?} is a time zone name, which Imprint does not read: give an offset (2030-01-01T09:00+02:00) or a local time"
+            )));
+        }
         let due = crate::tools::run::parse_date_time(at, now)
             .ok()
             .or_else(|| {
@@ -148,12 +153,15 @@ impl Records for Engine {
         &self,
         status: Option<ReminderStatus>,
     ) -> Result<ReminderList, ApiError> {
-        let reminders = self
+        let (reminders, unreadable) = self
             .store
             .reminders_with(status)
             .await
             .map_err(store_error)?;
-        Ok(ReminderList { reminders })
+        Ok(ReminderList {
+            reminders,
+            unreadable,
+        })
     }
 
     async fn create_reminder(

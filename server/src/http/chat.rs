@@ -45,8 +45,9 @@ async fn create(State(engine): State<AppState>, body: axum::body::Bytes) -> ApiR
     let request: CreateSession = if body.iter().all(u8::is_ascii_whitespace) {
         CreateSession::default()
     } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| app::api::ApiError::bad_request(format!("the body is not valid: {e}")))?
+        let value = serde_json::from_slice(&body)
+            .map_err(|e| app::api::ApiError::bad_request(format!("the body is not valid: {e}")))?;
+        super::error::from_object(value)?
     };
     ok(
         StatusCode::CREATED,

@@ -29,7 +29,26 @@ impl IntoResponse for AppError {
 }
 
 /// A JSON body whose rejection is the same error shape as every other.
+/// The body must be one JSON object with only the route's fields: serde
+/// would otherwise take `[]` for a struct of optional fields, and ignore a
+/// misspelt one.
 pub struct Json<T>(pub T);
+
+/// Reads a JSON object body as `T`, refusing any other shape with 400.
+pub fn from_object<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, AppError> {
+    let bad = |message: String| AppError(ApiError::bad_request(message));
+    if !value.is_object() {
+        let shape = match value {
+            serde_json::Value::Array(_) => "an array",
+            serde_json::Value::String(_) => "a string",
+            serde_json::Value::Number(_) => "a number",
+            serde_json::Value::Bool(_) => "a boolean",
+            _ => "null",
+        };
+        return Err(bad(format!("the body must be a JSON object, not {shape}")));
+    }
+    serde_json::from_value(value).map_err(|e| bad(format!("the body is not valid: {e}")))
+}
 
 impl<S, T> FromRequest<S> for Json<T>
 where
@@ -39,8 +58,10 @@ where
     type Rejection = Response;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::Json::<T>::from_request(req, state).await {
-            Ok(axum::Json(value)) => Ok(Json(value)),
+        match axum::Json::<serde_json::Value>::from_request(req, state).await {
+            Ok(axum::Json(value)) => from_object(value)
+                .map(Json)
+                .map_err(IntoResponse::into_response),
             Err(rejection) => Err(rejection_response(rejection)),
         }
     }

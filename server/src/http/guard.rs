@@ -143,6 +143,13 @@ fn query_token(query: Option<&str>) -> Option<String> {
         .map(|(_, value)| percent_decode_str(value).decode_utf8_lossy().into_owned())
 }
 
+/// A redirect target that stays on this server: `//evil.example/` (and
+/// `/\evil.example/`, which browsers read the same way) would otherwise
+/// be a scheme-relative address on another host.
+fn path_on_this_server(path: &str) -> String {
+    format!("/{}", path.trim_start_matches(['/', '\\']))
+}
+
 /// The query without its `token` parameter.
 fn query_without_token(query: &str) -> String {
     query
@@ -223,9 +230,10 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
             let cookie =
                 format!("{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict{secure}");
             let rest = query_without_token(request.uri().query().unwrap_or(""));
+            let path = path_on_this_server(request.uri().path());
             let location = match rest.as_str() {
-                "" => request.uri().path().to_string(),
-                rest => format!("{}?{rest}", request.uri().path()),
+                "" => path,
+                rest => format!("{path}?{rest}"),
             };
             let mut response = StatusCode::SEE_OTHER.into_response();
             if let (Ok(cookie), Ok(location)) = (

@@ -10,7 +10,7 @@ mod questions;
 mod reminders;
 mod site;
 mod streams;
-mod voice;
+pub mod voice;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -57,6 +57,10 @@ pub fn app(engine: Arc<Engine>, dist: PathBuf) -> Router {
         .fallback_service(site::service(dist))
         .layer(axum::middleware::from_fn(guard::json_errors))
         .layer(guard::body_limit())
+        // A body that stalls between chunks ends the request.
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            crate::serve::connections::BODY_TIMEOUT,
+        ))
         .layer(axum::middleware::from_fn_with_state(guard, guard::guard))
         // Outermost, so the guard's own refusals carry them too.
         .layer(SetResponseHeaderLayer::overriding(

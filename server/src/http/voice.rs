@@ -1,9 +1,13 @@
 //! `GET /api/voice/ws`: Echo's WebSocket. The first message is `hello`;
 //! the answer is a `snapshot`; then messages flow both ways (SPEC §6).
 //! Frames and messages are capped at 64 KiB, and so is the number of
-//! sockets open at once.
+//! sockets open at once. A socket must say `hello` within
+//! [`HELLO_DEADLINE`], is pinged every [`PING_INTERVAL`] and closed when
+//! the peer is silent for [`SILENCE_LIMIT`] or does not take a message
+//! within [`SEND_LIMIT`]: a place is never held by a peer that is gone.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use app::protocol::{VoiceClientMessage, VoiceServerMessage};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -14,11 +18,21 @@ use axum::routing::get;
 use axum::Router;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::{timeout, Instant};
 
 use super::error::json_error;
 use super::AppState;
 use crate::engine::Engine;
 use crate::voice::{Starter, MAX_FRAME_BYTES};
+
+/// How long a new socket may take to send `hello`.
+pub const HELLO_DEADLINE: Duration = Duration::from_secs(10);
+/// How often an open socket is pinged (browsers answer on their own).
+pub const PING_INTERVAL: Duration = Duration::from_secs(20);
+/// How long a socket may send nothing, not even a pong, before it is closed.
+pub const SILENCE_LIMIT: Duration = Duration::from_secs(60);
+/// How long one message may take to be taken by the peer.
+pub const SEND_LIMIT: Duration = Duration::from_secs(10);
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/voice/ws", get(upgrade))
@@ -52,31 +66,45 @@ fn parse(message: &Message) -> Option<Result<VoiceClientMessage, String>> {
     }
 }
 
-async fn session(mut socket: WebSocket, engine: Arc<Engine>, permit: OwnedSemaphorePermit) {
-    // The first message must be hello.
-    let (conversation_id, saving) = loop {
-        let Some(Ok(message)) = socket.recv().await else {
-            return;
+/// Sends `message`, or gives up when the peer does not take it in time.
+async fn send(socket: &mut WebSocket, message: Message) -> bool {
+    matches!(timeout(SEND_LIMIT, socket.send(message)).await, Ok(Ok(())))
+}
+
+/// Waits for `hello`, answering anything else with an error; `None` when
+/// the socket closes or [`HELLO_DEADLINE`] passes first.
+async fn hello(socket: &mut WebSocket) -> Option<(Option<String>, bool)> {
+    let deadline = Instant::now() + HELLO_DEADLINE;
+    loop {
+        let Ok(Some(Ok(message))) = tokio::time::timeout_at(deadline, socket.recv()).await else {
+            let _ = send(socket, error_text("no hello in time; the socket is closed")).await;
+            return None;
         };
         match parse(&message) {
             Some(Ok(VoiceClientMessage::Hello {
                 conversation_id,
                 saving,
-            })) => break (conversation_id, saving.unwrap_or(true)),
+            })) => return Some((conversation_id, saving.unwrap_or(true))),
             Some(Ok(_)) => {
-                let _ = socket.send(error_text("send hello first")).await;
+                send(socket, error_text("send hello first")).await;
             }
             Some(Err(e)) => {
-                let _ = socket.send(error_text(&e)).await;
+                send(socket, error_text(&e)).await;
             }
-            None if matches!(message, Message::Close(_)) => return,
+            None if matches!(message, Message::Close(_)) => return None,
             None => {}
         }
+    }
+}
+
+async fn session(mut socket: WebSocket, engine: Arc<Engine>, permit: OwnedSemaphorePermit) {
+    let Some((conversation_id, saving)) = hello(&mut socket).await else {
+        return;
     };
     let conversation = match engine.voice.open(conversation_id, saving).await {
         Ok(conversation) => conversation,
         Err(e) => {
-            let _ = socket.send(error_text(&e.to_string())).await;
+            send(&mut socket, error_text(&e.to_string())).await;
             return;
         }
     };
@@ -103,20 +131,24 @@ async fn relay(
     conversation: &Arc<crate::voice::Conversation>,
     outgoing: &mut tokio::sync::broadcast::Receiver<Arc<str>>,
 ) {
-    if socket
-        .send(Message::Text(conversation.snapshot().to_string().into()))
-        .await
-        .is_err()
+    if !send(
+        socket,
+        Message::Text(conversation.snapshot().to_string().into()),
+    )
+    .await
     {
         return;
     }
+    let mut heard_at = Instant::now();
+    let mut ping = tokio::time::interval_at(Instant::now() + PING_INTERVAL, PING_INTERVAL);
     loop {
         tokio::select! {
             incoming = socket.recv() => {
                 let Some(Ok(message)) = incoming else { break };
+                heard_at = Instant::now();
                 match parse(&message) {
                     Some(Ok(message)) => conversation.handle(starter, message).await,
-                    Some(Err(e)) if socket.send(error_text(&e)).await.is_err() => break,
+                    Some(Err(e)) if !send(socket, error_text(&e)).await => break,
                     Some(Err(_)) => {}
                     None if matches!(message, Message::Close(_)) => break,
                     None => {}
@@ -124,18 +156,25 @@ async fn relay(
             }
             out = outgoing.recv() => match out {
                 Ok(json) => {
-                    if socket.send(Message::Text(json.to_string().into())).await.is_err() {
+                    if !send(socket, Message::Text(json.to_string().into())).await {
                         break;
                     }
                 }
                 // Too slow to keep up: start again from a snapshot.
                 Err(RecvError::Lagged(_)) => {
-                    if socket.send(Message::Text(conversation.snapshot().to_string().into())).await.is_err() {
+                    if !send(socket, Message::Text(conversation.snapshot().to_string().into())).await {
                         break;
                     }
                 }
                 Err(RecvError::Closed) => break,
             },
+            _ = ping.tick() => {
+                if heard_at.elapsed() >= SILENCE_LIMIT
+                    || !send(socket, Message::Ping(Default::default())).await
+                {
+                    break;
+                }
+            }
             _ = engine.shutdown.cancelled() => break,
         }
     }

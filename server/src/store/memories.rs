@@ -122,6 +122,12 @@ impl std::fmt::Display for Cursor {
 /// A project named by memories: how many, and the first and last times.
 pub use app::protocol::ProjectInfo;
 
+/// The largest id a memory may be given back with: JavaScript's largest
+/// exact integer, so the page can hold every id. New ids follow the
+/// largest one, so an unbounded id would also run SQLite out of ids (past
+/// `i64::MAX` it picks them at random).
+pub const MAX_MEMORY_ID: i64 = (1 << 53) - 1;
+
 impl Store {
     /// Stores one memory.
     pub async fn add_memory(&self, memory: NewMemory) -> Result<Memory, StoreError> {
@@ -332,6 +338,11 @@ impl Store {
     /// Puts a deleted memory back with its own id (undo). `Invalid` if a
     /// memory holds that id.
     pub async fn restore_memory(&self, id: i64, memory: NewMemory) -> Result<Memory, StoreError> {
+        if !(1..=MAX_MEMORY_ID).contains(&id) {
+            return Err(invalid(format!(
+                "a memory id is a whole number from 1 to {MAX_MEMORY_ID}, not {id}"
+            )));
+        }
         let memory = ValidMemory::new(memory)?;
         self.call(move |conn| {
             let tx = conn.transaction()?;

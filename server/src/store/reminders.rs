@@ -4,7 +4,7 @@
 //! never done by firing: its `due_at` moves to its next time, kept at the
 //! same wall-clock time of the user's zone.
 
-use app::protocol::{Reminder, ReminderStatus, Repeat};
+use app::protocol::{Reminder, ReminderStatus, Repeat, UnreadableReminder};
 use chrono::{DateTime, Datelike, Days, Local, NaiveDateTime, TimeZone, Utc, Weekday};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{params, Connection, Row, TransactionBehavior};
@@ -48,7 +48,7 @@ impl Store {
         repeat: Option<Repeat>,
     ) -> Result<Reminder, StoreError> {
         let text = reminder_text(text.into())?;
-        let due_at = fmt_ts(due_at);
+        let due_at = fmt_ts(storable(due_at)?);
         self.call(move |conn| {
             let tx = conn.transaction()?;
             if let Some(id) = &session_id {
@@ -81,17 +81,19 @@ impl Store {
         .await
     }
 
-    /// Every reminder, done or not, soonest first.
+    /// Every reminder, done or not, soonest first (rows that cannot be
+    /// read are left out).
     pub async fn list_reminders(&self) -> Result<Vec<Reminder>, StoreError> {
-        self.reminders_with(None).await
+        Ok(self.reminders_with(None).await?.0)
     }
 
     /// Reminders with `status` (all when `None`): upcoming ones soonest
-    /// first, done ones latest first.
+    /// first, done ones latest first; and apart, the rows with that status
+    /// that cannot be read.
     pub async fn reminders_with(
         &self,
         status: Option<ReminderStatus>,
-    ) -> Result<Vec<Reminder>, StoreError> {
+    ) -> Result<(Vec<Reminder>, Vec<UnreadableReminder>), StoreError> {
         let sql = match status {
             None => format!("SELECT {COLUMNS} FROM reminders ORDER BY due_at, id"),
             Some(ReminderStatus::Upcoming) => {
@@ -103,15 +105,23 @@ impl Store {
         };
         self.call(move |conn| {
             let mut stmt = conn.prepare_cached(&sql)?;
-            let rows = stmt.query_map([], reminder_from_row)?;
-            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            let rows = stmt.query_map([], readable_reminder)?;
+            let mut readable = Vec::new();
+            let mut unreadable = Vec::new();
+            for row in rows {
+                match row? {
+                    Ok(reminder) => readable.push(reminder),
+                    Err(problem) => unreadable.push(problem),
+                }
+            }
+            Ok((readable, unreadable))
         })
         .await
     }
 
     /// One reminder by id.
     pub async fn get_reminder(&self, id: i64) -> Result<Option<Reminder>, StoreError> {
-        self.call(move |conn| Ok(reminder_by_id(conn, id)?)).await
+        self.call(move |conn| reminder_by_id(conn, id)).await
     }
 
     /// Changes what `change` gives; `None` if there is no such reminder.
@@ -121,6 +131,7 @@ impl Store {
         change: ReminderChange,
     ) -> Result<Option<Reminder>, StoreError> {
         let text = change.text.map(reminder_text).transpose()?;
+        let due_at = change.due_at.map(storable).transpose()?;
         self.call(move |conn| {
             let tx = conn.transaction()?;
             let Some(mut reminder) = reminder_by_id(&tx, id)? else {
@@ -129,7 +140,7 @@ impl Store {
             if let Some(text) = text {
                 reminder.text = text;
             }
-            if let Some(due_at) = change.due_at {
+            if let Some(due_at) = due_at {
                 reminder.due_at = fmt_ts(due_at);
             }
             if let Some(done) = change.done {
@@ -165,17 +176,24 @@ impl Store {
         .await
     }
 
-    /// When the earliest reminder not yet done is due.
+    /// When the earliest reminder not yet done is due. A row whose time
+    /// cannot be read is skipped (and logged): it must not hold back the
+    /// ones after it.
     pub async fn next_pending_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         self.call(|conn| {
-            let due: Option<String> = conn.query_row(
-                "SELECT MIN(due_at) FROM reminders WHERE done = 0",
-                [],
-                |row| row.get(0),
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, due_at FROM reminders WHERE done = 0 ORDER BY due_at, id",
             )?;
-            due.map(|d| parse_stored_ts(&d, 0))
-                .transpose()
-                .map_err(Into::into)
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                let id: i64 = row.get(0)?;
+                let due = row.get_ref(1)?.as_str().ok().map(|d| parse_stored_ts(d, 1));
+                match due {
+                    Some(Ok(due)) => return Ok(Some(due)),
+                    _ => tracing::warn!(id, "a reminder's time cannot be read; it is skipped"),
+                }
+            }
+            Ok(None)
         })
         .await
     }
@@ -190,8 +208,17 @@ impl Store {
                 let mut stmt = tx.prepare_cached(&format!(
                     "SELECT {COLUMNS} FROM reminders WHERE done = 0 AND due_at <= ?1"
                 ))?;
-                let rows = stmt.query_map([fmt_ts(now)], reminder_from_row)?;
-                rows.collect::<Result<Vec<_>, _>>()?
+                let rows = stmt.query_map([fmt_ts(now)], readable_reminder)?;
+                // A row that cannot be read (its time sorts before any
+                // real one) is never fired.
+                let mut taken = Vec::new();
+                for row in rows {
+                    match row? {
+                        Ok(reminder) => taken.push(reminder),
+                        Err(bad) => tracing::warn!(id = bad.id, problem = %bad.problem, "a reminder cannot be read; it is skipped"),
+                    }
+                }
+                taken
             };
             for reminder in &mut taken {
                 fire(&tx, reminder, now)?;
@@ -273,6 +300,17 @@ fn in_zone<Z: TimeZone>(wall: NaiveDateTime, zone: &Z) -> Option<DateTime<Utc>> 
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// A due time the store can write and read back (see [`crate::iso8601::YEARS`]).
+fn storable(due_at: DateTime<Utc>) -> Result<DateTime<Utc>, StoreError> {
+    if crate::iso8601::storable(&due_at) {
+        Ok(due_at)
+    } else {
+        Err(invalid(
+            "a reminder's time must be within the years 0000–9999",
+        ))
+    }
+}
+
 fn reminder_text(text: String) -> Result<String, StoreError> {
     let text = text.trim().to_owned();
     if text.is_empty() {
@@ -281,11 +319,34 @@ fn reminder_text(text: String) -> Result<String, StoreError> {
     Ok(text)
 }
 
-fn reminder_by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<Reminder>> {
+/// One reminder by id; a row that cannot be read is `Invalid`, saying so
+/// (it can still be deleted).
+fn reminder_by_id(conn: &Connection, id: i64) -> Result<Option<Reminder>, StoreError> {
     let mut stmt =
         conn.prepare_cached(&format!("SELECT {COLUMNS} FROM reminders WHERE id = ?1"))?;
-    let mut rows = stmt.query_map([id], reminder_from_row)?;
-    rows.next().transpose()
+    let mut rows = stmt.query_map([id], readable_reminder)?;
+    match rows.next().transpose()? {
+        None => Ok(None),
+        Some(Ok(reminder)) => Ok(Some(reminder)),
+        Some(Err(bad)) => Err(invalid(format!(
+            "reminder {id} cannot be read ({}); delete it",
+            bad.problem
+        ))),
+    }
+}
+
+/// A row as a reminder whose time can be read, or what is wrong with it.
+fn readable_reminder(row: &Row<'_>) -> rusqlite::Result<Result<Reminder, UnreadableReminder>> {
+    let id: i64 = row.get(0)?;
+    let read = reminder_from_row(row)
+        .and_then(|reminder| parse_stored_ts(&reminder.due_at, 2).map(|_| reminder));
+    Ok(read.map_err(|error| UnreadableReminder {
+        id,
+        problem: match error {
+            rusqlite::Error::FromSqlConversionFailure(_, _, why) => why.to_string(),
+            other => other.to_string(),
+        },
+    }))
 }
 
 fn reminder_from_row(row: &Row<'_>) -> rusqlite::Result<Reminder> {

@@ -932,6 +932,49 @@ async fn projects_are_counted_with_their_time_ranges() {
 }
 
 #[tokio::test]
+async fn a_reminder_row_that_cannot_be_read_is_skipped_reported_and_blocks_nothing() {
+    let (_dir, store) = file_store();
+    let t = |h: u32| Utc.with_ymd_and_hms(2030, 6, 1, h, 0, 0).unwrap();
+    // Rows an older version (or a hand) wrote: a five-digit year sorts
+    // before every real time; a time that is no time at all.
+    store
+        .call(|conn| {
+            conn.execute_batch(
+                "INSERT INTO reminders (text, due_at, created_at, done)
+                 VALUES ('far', '+13434-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z', 0),
+                        ('junk', 'soon', '2030-01-01T00:00:00.000Z', 0)",
+            )?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let good = store.add_reminder("good", t(9), None).await.unwrap();
+    assert_eq!(store.next_pending_due().await.unwrap(), Some(t(9)));
+    let (readable, unreadable) = store
+        .reminders_with(Some(app::protocol::ReminderStatus::Upcoming))
+        .await
+        .unwrap();
+    assert_eq!(readable.iter().map(|r| r.id).collect::<Vec<_>>(), [good.id]);
+    assert_eq!(unreadable.len(), 2);
+    assert!(
+        unreadable[0].problem.contains("+13434"),
+        "{:?}",
+        unreadable[0]
+    );
+    let taken = store.take_due(t(10)).await.unwrap();
+    assert_eq!(taken.iter().map(|r| r.id).collect::<Vec<_>>(), [good.id]);
+    assert_eq!(store.next_pending_due().await.unwrap(), None);
+    let far = unreadable[0].id;
+    let err = store.get_reminder(far).await.unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+    assert!(store.delete_reminder(far).await.unwrap());
+    // And nothing new can be stored past the year 9999.
+    let beyond = Utc.with_ymd_and_hms(10000, 1, 1, 0, 0, 0).unwrap();
+    let err = store.add_reminder("x", beyond, None).await.unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+}
+
+#[tokio::test]
 async fn reminders_are_taken_once_when_due() {
     let (_dir, store) = file_store();
     let t = |h: u32, m: u32| Utc.with_ymd_and_hms(2030, 6, 1, h, m, 0).unwrap();
@@ -1249,9 +1292,9 @@ async fn reminders_are_listed_by_status_edited_and_deleted() {
     assert!(done.done);
     let ids = |rs: Vec<app::protocol::Reminder>| rs.into_iter().map(|r| r.id).collect::<Vec<_>>();
     let upcoming = store.reminders_with(Some(ReminderStatus::Upcoming)).await;
-    assert_eq!(ids(upcoming.unwrap()), [two.id]);
+    assert_eq!(ids(upcoming.unwrap().0), [two.id]);
     let finished = store.reminders_with(Some(ReminderStatus::Done)).await;
-    assert_eq!(ids(finished.unwrap()), [one.id]);
+    assert_eq!(ids(finished.unwrap().0), [one.id]);
     let moved = store
         .update_reminder(
             two.id,

@@ -8,7 +8,7 @@ use leptos::task::spawn_local;
 use crate::api::{delete_reminder, list_reminders, update_reminder};
 use crate::logic::activity::local_time;
 use crate::logic::records::repeat_label;
-use crate::protocol::{Reminder, ReminderPatch, ReminderStatus};
+use crate::protocol::{Reminder, ReminderPatch, ReminderStatus, UnreadableReminder};
 use crate::ui::streams::DashboardEvents;
 
 #[component]
@@ -17,6 +17,7 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
     // The done ones are shown, else the upcoming ones.
     let done = RwSignal::new(false);
     let reminders = RwSignal::new(None::<Vec<Reminder>>);
+    let unreadable = RwSignal::new(Vec::<UnreadableReminder>::new());
     let error = RwSignal::new(None::<String>);
     let reload = RwSignal::new(0u64);
     let latest = StoredValue::new(0u64);
@@ -36,6 +37,7 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
             if latest.try_get_value() == Some(request) {
                 match result {
                     Ok(list) => {
+                        unreadable.try_set(list.unreadable);
                         reminders.try_set(Some(list.reminders));
                     }
                     Err(e) => {
@@ -58,6 +60,17 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
                 {choice(true, "Done", "done-reminders")}
             </div>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || {
+                let rows = unreadable.get();
+                (!rows.is_empty()).then(|| view! {
+                    <ul class="reminder-list unreadable" data-testid="unreadable-reminders"
+                        aria-label="Reminders that cannot be read">
+                        {rows.into_iter().map(|row| view! {
+                            <UnreadableRow row=row reload=reload/>
+                        }).collect_view()}
+                    </ul>
+                })
+            }}
             {move || match reminders.get() {
                 None => view! { <p class="muted">"Loading reminders…"</p> }.into_any(),
                 Some(list) if list.is_empty() => view! {
@@ -72,6 +85,33 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
                 }.into_any(),
             }}
         </div>
+    }
+}
+
+/// A stored reminder that cannot be read: it never fires, and says so,
+/// with the one thing that can be done about it.
+#[component]
+fn UnreadableRow(row: UnreadableReminder, reload: RwSignal<u64>) -> impl IntoView {
+    let id = row.id;
+    let error = RwSignal::new(None::<String>);
+    let remove = move |_| {
+        spawn_local(async move {
+            match delete_reminder(id).await {
+                Ok(()) => reload.update(|n| *n += 1),
+                Err(e) => {
+                    error.try_set(Some(e.message));
+                }
+            }
+        });
+    };
+    view! {
+        <li class="reminder-row" data-testid="unreadable-reminder" data-reminder-id=id>
+            <p class="error">{format!("Reminder {id} cannot be read and will not fire: {}", row.problem)}</p>
+            <div class="row-actions">
+                <button data-testid="delete-unreadable-reminder" on:click=remove>"Delete it"</button>
+            </div>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </li>
     }
 }
 
