@@ -104,6 +104,29 @@ test.describe('with bad input refused (the browser logs the 400)', () => {
     }
   });
 
+  test('should import a file far over 64 KiB from the page, showing its progress', async ({ page }, testInfo) => {
+    const fresh = await startRestartable({});
+    try {
+      const tag = uniqueTrigger('bulk').replace(/[^a-z0-9]/gi, '');
+      const count = 12000;
+      const lines = Array.from({ length: count }, (_, i) =>
+        JSON.stringify({ content: `note ${i} ${tag} ${'x'.repeat(150)}`, project: 'Bulk' }),
+      );
+      const file = testInfo.outputPath('bulk.jsonl');
+      fs.writeFileSync(file, lines.join('\n') + '\n');
+      expect(fs.statSync(file).size).toBeGreaterThan(1024 * 1024);
+      await page.goto(`${fresh.baseURL}/memories`);
+      await expect(page.getByTestId('no-memories')).toBeVisible();
+      await page.getByTestId('import-file').setInputFiles(file);
+      await expect(page.getByTestId('memories-message')).toHaveText(`Imported ${count} memories.`);
+      await expect(page.getByTestId('import-progress')).toHaveCount(0);
+      const exported = await (await page.request.get(`${fresh.baseURL}/api/memories/export`)).text();
+      expect(exported.trim().split('\n')).toHaveLength(count);
+    } finally {
+      await fresh.dispose();
+    }
+  });
+
   test("should set a reminder's time with \"tomorrow at 9\"", async ({ page, request }) => {
     const text = uniqueTrigger('water the plants');
     const created = await request.post('/api/reminders', { data: { text, at: 'in 3 hours' } });

@@ -2,6 +2,7 @@
 //! import (all or nothing, a bad line named by its number), and the export
 //! that writes the same format back.
 
+use std::io::BufRead;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -37,88 +38,88 @@ struct Line {
 
 /// Reads every line first; one bad line imports nothing and names itself.
 pub fn parse(text: &str) -> Result<Vec<NewMemory>, ImportError> {
-    Ok(parse_numbered(text)?.into_iter().map(|(_, m)| m).collect())
+    numbered_lines(std::io::Cursor::new(text.to_owned()))
+        .map(|line| line.map(|(_, memory)| memory))
+        .collect()
 }
 
-/// The memories with the number of the line each came from.
-fn parse_numbered(text: &str) -> Result<Vec<(usize, NewMemory)>, ImportError> {
-    let mut memories = Vec::new();
-    for (index, line) in text.lines().enumerate() {
+/// The memories of JSON Lines read from `reader`, one at a time, each with
+/// the number of its line (from 1); blank lines are skipped.
+pub fn numbered_lines<R: BufRead>(
+    reader: R,
+) -> impl Iterator<Item = Result<(usize, NewMemory), ImportError>> {
+    reader.lines().enumerate().filter_map(|(index, line)| {
         let number = index + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let parsed: Line = serde_json::from_str(line).map_err(|e| ImportError::Line {
-            number,
-            message: e.to_string(),
-        })?;
-        if parsed.content.trim().is_empty() {
-            return Err(ImportError::Line {
+        match line {
+            Ok(line) if line.trim().is_empty() => None,
+            Ok(line) => Some(memory_of(number, &line)),
+            Err(error) => Some(Err(ImportError::Line {
                 number,
-                message: "`content` is empty".into(),
-            });
+                message: format!("cannot be read: {error}"),
+            })),
         }
-        memories.push((
-            number,
-            NewMemory {
-                content: parsed.content.trim().to_string(),
-                project: parsed.project.filter(|p| !p.trim().is_empty()),
-                tags: parsed.tags,
-                created_at: parsed.created_at,
-            },
-        ));
-    }
-    Ok(memories)
-}
-
-/// Imports JSON Lines: every memory, or none and the first bad line named
-/// (also one the store refuses, such as an unreadable `created_at`).
-pub async fn import_text(store: &Store, text: &str) -> Result<usize, ImportError> {
-    let numbered = parse_numbered(text)?;
-    let lines: Vec<usize> = numbered.iter().map(|(n, _)| *n).collect();
-    let memories = numbered.into_iter().map(|(_, m)| m).collect();
-    store.import_memories(memories).await.map_err(|e| match e {
-        StoreError::Invalid(message) => named_line(&message, &lines)
-            .unwrap_or_else(|| ImportError::Store(StoreError::Invalid(message))),
-        other => ImportError::Store(other),
     })
 }
 
-/// "memory 3: why" from the store as the line that memory came from.
-fn named_line(message: &str, lines: &[usize]) -> Option<ImportError> {
-    let rest = message.strip_prefix("memory ")?;
-    let (index, why) = rest.split_once(": ")?;
-    let number = *lines.get(index.parse::<usize>().ok()?)?;
-    Some(ImportError::Line {
+fn memory_of(number: usize, line: &str) -> Result<(usize, NewMemory), ImportError> {
+    let bad = |message: String| ImportError::Line { number, message };
+    let parsed: Line = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+    if parsed.content.trim().is_empty() {
+        return Err(bad("`content` is empty".into()));
+    }
+    Ok((
         number,
-        message: why.to_string(),
-    })
+        NewMemory {
+            content: parsed.content.trim().to_string(),
+            project: parsed.project.filter(|p| !p.trim().is_empty()),
+            tags: parsed.tags,
+            created_at: parsed.created_at,
+        },
+    ))
 }
 
-/// Memories as JSON Lines in the format [`parse`] reads, one a line.
+/// Imports JSON Lines from `reader` in one transaction: every memory, or
+/// none and the first bad line named (also one the store refuses, such as
+/// an unreadable `created_at`). Lines are read one at a time, so a large
+/// file is never held whole.
+pub async fn import_reader<R>(store: &Store, reader: R) -> Result<usize, ImportError>
+where
+    R: BufRead + Send + 'static,
+{
+    store
+        .import_each(numbered_lines(reader), |number, message| {
+            ImportError::Line { number, message }
+        })
+        .await
+}
+
+/// [`import_reader`] over text already in memory.
+pub async fn import_text(store: &Store, text: &str) -> Result<usize, ImportError> {
+    import_reader(store, std::io::Cursor::new(text.to_owned())).await
+}
+
+/// One memory as a line of JSON Lines in the format [`parse`] reads.
+pub fn export_line(memory: &Memory) -> String {
+    let line = serde_json::json!({
+        "content": memory.content,
+        "project": memory.project,
+        "created_at": memory.created_at,
+        "tags": memory.tags,
+    });
+    format!("{line}\n")
+}
+
+/// Memories as JSON Lines, one a line.
 pub fn export(memories: &[Memory]) -> String {
-    let mut out = String::new();
-    for memory in memories {
-        let line = serde_json::json!({
-            "content": memory.content,
-            "project": memory.project,
-            "created_at": memory.created_at,
-            "tags": memory.tags,
-        });
-        out.push_str(&line.to_string());
-        out.push('\n');
-    }
-    out
+    memories.iter().map(export_line).collect()
 }
 
 pub async fn import_file(store: &Store, path: &Path) -> Result<usize, ImportError> {
-    let text = tokio::fs::read_to_string(path)
-        .await
-        .map_err(|source| ImportError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    import_text(store, &text).await
+    let file = std::fs::File::open(path).map_err(|source| ImportError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    import_reader(store, std::io::BufReader::new(file)).await
 }
 
 #[cfg(test)]

@@ -433,7 +433,7 @@ impl Conversation {
         if self.lock().stored {
             return Ok(());
         }
-        create_voice_session(&self.store, &self.id).await?;
+        self.store.create_voice_session(&self.id).await?;
         self.lock().stored = true;
         Ok(())
     }
@@ -574,24 +574,6 @@ impl Conversation {
             }
         }
     }
-}
-
-/// The session row of a voice conversation, with the id reserved at
-/// `hello`. (Belongs with the store's sessions; kept here while the store
-/// is being split, through its public `call`.)
-async fn create_voice_session(store: &Store, id: &str) -> Result<(), StoreError> {
-    let id = id.to_string();
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    store
-        .call(move |conn| {
-            conn.execute(
-                "INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at)
-                 VALUES (?1, 'Voice conversation', 'voice', ?2, ?2)",
-                rusqlite::params![id, now],
-            )?;
-            Ok(())
-        })
-        .await
 }
 
 /// The first `max` characters of `text`.

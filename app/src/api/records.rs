@@ -12,7 +12,7 @@ use server_fn::codec::Json;
 
 use super::ApiError;
 #[cfg(feature = "ssr")]
-use crate::protocol::{Imported, NewReminder};
+use crate::protocol::NewReminder;
 use crate::protocol::{
     Memory, MemoryInput, MemoryListQuery, MemoryPage, MemoryPatch, Moved, ProjectList, ProjectMove,
     Reminder, ReminderList, ReminderPatch, ReminderStatus,
@@ -31,10 +31,6 @@ pub trait Records: Send + Sync + 'static {
     async fn update_memory(&self, id: i64, patch: MemoryPatch) -> Result<Memory, ApiError>;
     /// Returns the memory deleted, so the page can put it back.
     async fn delete_memory(&self, id: i64) -> Result<Memory, ApiError>;
-    /// Every memory as JSON Lines, the format `imprint import` reads.
-    async fn export_memories(&self) -> Result<String, ApiError>;
-    /// JSON Lines in: all of them, or none and the bad line named.
-    async fn import_memories(&self, jsonl: String) -> Result<Imported, ApiError>;
     async fn list_projects(&self) -> Result<ProjectList, ApiError>;
     /// Renames a project, or merges it into another.
     async fn move_project(&self, change: ProjectMove) -> Result<Moved, ApiError>;

@@ -11,7 +11,10 @@ use chrono::{DateTime, Utc};
 
 use super::{store_error, Engine};
 use crate::import::{self, ImportError};
-use crate::store::{MemoryChange, MemoryPageQuery, NewMemory, ReminderChange};
+use crate::store::{ExportCursor, MemoryChange, MemoryPageQuery, NewMemory, ReminderChange};
+
+/// Memories per page of the export: its memory is bounded by this.
+const EXPORT_PAGE: usize = 200;
 
 impl Engine {
     /// A time the user typed: ISO 8601, or the grounding grammar ("tomorrow
@@ -40,6 +43,35 @@ impl Engine {
             return Err(ApiError::bad_request(format!("{at:?} has already passed")));
         }
         Ok(due)
+    }
+
+    /// One page of the export as JSON Lines, and where the next begins.
+    pub async fn export_page(
+        &self,
+        after: Option<ExportCursor>,
+    ) -> Result<(String, Option<ExportCursor>), ApiError> {
+        let (memories, next) = self
+            .store
+            .export_page(after, EXPORT_PAGE)
+            .await
+            .map_err(store_error)?;
+        Ok((import::export(&memories), next))
+    }
+
+    /// JSON Lines read from `reader` in: all of them, or none and the bad
+    /// line named.
+    pub async fn import_memories<R>(&self, reader: R) -> Result<Imported, ApiError>
+    where
+        R: std::io::BufRead + Send + 'static,
+    {
+        match import::import_reader(&self.store, reader).await {
+            Ok(imported) => Ok(Imported { imported }),
+            Err(error @ ImportError::Line { .. }) => Err(ApiError::bad_request(format!(
+                "nothing was imported: {error}"
+            ))),
+            Err(ImportError::Store(error)) => Err(store_error(error)),
+            Err(error @ ImportError::Read { .. }) => Err(ApiError::bad_request(error.to_string())),
+        }
     }
 
     fn no_memory(id: i64) -> ApiError {
@@ -111,22 +143,6 @@ impl Records for Engine {
             .await
             .map_err(store_error)?
             .ok_or_else(|| Self::no_memory(id))
-    }
-
-    async fn export_memories(&self) -> Result<String, ApiError> {
-        let memories = self.store.all_memories().await.map_err(store_error)?;
-        Ok(import::export(&memories))
-    }
-
-    async fn import_memories(&self, jsonl: String) -> Result<Imported, ApiError> {
-        match import::import_text(&self.store, &jsonl).await {
-            Ok(imported) => Ok(Imported { imported }),
-            Err(error @ ImportError::Line { .. }) => Err(ApiError::bad_request(format!(
-                "nothing was imported: {error}"
-            ))),
-            Err(ImportError::Store(error)) => Err(store_error(error)),
-            Err(error @ ImportError::Read { .. }) => Err(ApiError::bad_request(error.to_string())),
-        }
     }
 
     async fn list_projects(&self) -> Result<ProjectList, ApiError> {

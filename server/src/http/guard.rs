@@ -24,6 +24,20 @@ use super::error::json_error;
 use crate::origin::{split_authority, Origin};
 
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// The one route that takes more: an import of JSON Lines, streamed to a
+/// file before it is read.
+pub const IMPORT_PATH: &str = "/api/memories/import";
+/// The largest import.
+pub const MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
+
+/// The body limit of a request to `path`.
+pub fn body_limit_for(path: &str) -> usize {
+    if path == IMPORT_PATH {
+        MAX_IMPORT_BYTES
+    } else {
+        MAX_BODY_BYTES
+    }
+}
 const TOKEN_COOKIE: &str = "imprint_token";
 
 /// A name the server answers to; without a port, on any port.
@@ -211,11 +225,11 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok())
-        .is_some_and(|len| len > MAX_BODY_BYTES);
+        .is_some_and(|len| len > body_limit_for(request.uri().path()));
     if too_large {
         return json_error(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "the request body is larger than 64 KiB",
+            &too_large_message(request.uri().path()),
         );
     }
     // A page opened with ?token= stores it as a cookie and reloads itself
@@ -286,9 +300,23 @@ pub async fn json_errors(request: Request, next: Next) -> Response {
     json.into_response()
 }
 
-/// Limits request bodies (also those sent without a Content-Length).
-pub fn body_limit() -> tower_http::limit::RequestBodyLimitLayer {
-    tower_http::limit::RequestBodyLimitLayer::new(MAX_BODY_BYTES)
+/// What a refused body is told.
+pub fn too_large_message(path: &str) -> String {
+    if path == IMPORT_PATH {
+        "the file is larger than 64 MiB".to_string()
+    } else {
+        "the request body is larger than 64 KiB".to_string()
+    }
+}
+
+/// Limits request bodies, also those sent without a Content-Length (a
+/// reader past the limit gets `LengthLimitError`, which axum's extractors
+/// answer with 413).
+pub async fn body_limit(request: Request, next: Next) -> Response {
+    let limit = body_limit_for(request.uri().path());
+    let request =
+        request.map(|body| axum::body::Body::new(http_body_util::Limited::new(body, limit)));
+    next.run(request).await
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
+use futures::StreamExt;
+use tokio::io::AsyncWriteExt;
 
 use super::error::{AppError, Json};
 use super::AppState;
@@ -57,8 +59,21 @@ async fn delete(State(engine): State<AppState>, Path(id): Path<String>) -> ApiRe
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
+/// JSON Lines, written a page at a time as the client reads: a large
+/// store is never held in memory, nor the store's thread for long.
 async fn export(State(engine): State<AppState>) -> ApiResult {
-    let jsonl = engine.export_memories().await?;
+    // `Some(cursor)`: a page to read next (`None` is the first);
+    // `None`: the export is written.
+    let pages = futures::stream::unfold(Some(None), move |next| {
+        let engine = engine.clone();
+        async move {
+            let cursor = next?;
+            match engine.export_page(cursor).await {
+                Ok((text, next)) => Some((Ok(text), next.map(Some))),
+                Err(error) => Some((Err(std::io::Error::other(error.message)), None)),
+            }
+        }
+    });
     Ok((
         [
             (header::CONTENT_TYPE, "application/jsonl"),
@@ -67,12 +82,36 @@ async fn export(State(engine): State<AppState>) -> ApiResult {
                 "attachment; filename=\"imprint-memories.jsonl\"",
             ),
         ],
-        jsonl,
+        axum::body::Body::from_stream(pages),
     )
         .into_response())
 }
 
-/// The body is JSON Lines as sent (any content type), at most 64 KiB.
-async fn import(State(engine): State<AppState>, body: String) -> ApiResult {
-    ok(StatusCode::OK, engine.import_memories(body).await?)
+/// The body is JSON Lines as sent (any content type), at most 64 MiB. It
+/// is written to a file in the data directory as it arrives, then read
+/// line by line into one transaction: nothing large is held in memory,
+/// and the store is not held while a slow client uploads.
+async fn import(State(engine): State<AppState>, body: axum::body::Body) -> ApiResult {
+    let cannot_spool = |e: std::io::Error| {
+        tracing::error!(error = %e, "cannot write an import to a file");
+        ApiError::new(503, "the import cannot be written to a file now; try again")
+    };
+    let dir = engine
+        .config
+        .data_dir()
+        .unwrap_or_else(|_| std::env::temp_dir());
+    let spool = tempfile::NamedTempFile::new_in(&dir).map_err(cannot_spool)?;
+    let mut file = tokio::fs::File::from_std(spool.reopen().map_err(cannot_spool)?);
+    let mut chunks = body.into_data_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = match chunk {
+            Ok(chunk) => chunk,
+            Err(error) => return Ok(super::body_error_on(&error, super::guard::IMPORT_PATH)),
+        };
+        file.write_all(&chunk).await.map_err(cannot_spool)?;
+    }
+    file.flush().await.map_err(cannot_spool)?;
+    drop(file);
+    let reader = std::io::BufReader::new(spool.reopen().map_err(cannot_spool)?);
+    ok(StatusCode::OK, engine.import_memories(reader).await?)
 }

@@ -56,7 +56,7 @@ pub fn app(engine: Arc<Engine>, dist: PathBuf) -> Router {
         .nest("/api", api)
         .fallback_service(site::service(dist))
         .layer(axum::middleware::from_fn(guard::json_errors))
-        .layer(guard::body_limit())
+        .layer(axum::middleware::from_fn(guard::body_limit))
         // A body that stalls between chunks ends the request.
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             crate::serve::connections::BODY_TIMEOUT,
@@ -139,12 +139,17 @@ async fn server_function(
 
 /// A body that could not be read: too large, or broken off.
 fn body_error(error: &axum::Error) -> Response {
+    body_error_on(error, "")
+}
+
+/// A body that could not be read: 413 past the limit of `path`, else 400.
+pub(crate) fn body_error_on(error: &axum::Error, path: &str) -> Response {
     let too_large = std::iter::successors(Some(error as &dyn std::error::Error), |e| e.source())
         .any(|e| e.is::<http_body_util::LengthLimitError>());
     if too_large {
         error::json_error(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "the request body is larger than 64 KiB",
+            &guard::too_large_message(path),
         )
     } else {
         error::json_error(

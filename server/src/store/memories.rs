@@ -1,15 +1,15 @@
-//! Memories and their search: storing one or many (all or nothing), the
-//! FTS5 search with project and time filters, listing in pages (keyset
-//! paging newest first, or by rank), editing, deleting and putting back,
-//! export, and the projects memories name (one spelling per project, found
-//! case-insensitively; renamed or merged).
+//! Memories and their search: storing one, the FTS5 search with project
+//! and time filters, listing in pages (keyset paging newest first, or by
+//! rank), editing, deleting and putting back. Bulk import and export are
+//! in `transfer`, projects in `projects`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use rusqlite::types::Type;
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
+use super::projects::{project_name, ProjectNames};
 use super::time::{fmt_ts, next_now, parse_bound, parse_stored_ts, parse_user_time};
 use super::{invalid, Store, StoreError};
 
@@ -138,32 +138,6 @@ impl Store {
             let stored = insert_memory(&tx, &mut projects, memory)?;
             tx.commit()?;
             Ok(stored)
-        })
-        .await
-    }
-
-    /// Stores many memories in one transaction: all of them, or (on the
-    /// first bad one, named by its index) none. Returns how many.
-    pub async fn import_memories(&self, memories: Vec<NewMemory>) -> Result<usize, StoreError> {
-        let valid = memories
-            .into_iter()
-            .enumerate()
-            .map(|(i, m)| {
-                ValidMemory::new(m).map_err(|e| match e {
-                    StoreError::Invalid(msg) => invalid(format!("memory {i}: {msg}")),
-                    other => other,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        self.call(move |conn| {
-            let tx = conn.transaction()?;
-            let mut projects = ProjectNames::load(&tx)?;
-            let count = valid.len();
-            for memory in valid {
-                insert_memory(&tx, &mut projects, memory)?;
-            }
-            tx.commit()?;
-            Ok(count)
         })
         .await
     }
@@ -356,68 +330,6 @@ impl Store {
         })
         .await
     }
-
-    /// Moves every memory of project `from` (any case) to `to`: a rename, or
-    /// a merge when `to` is already a project (which keeps its spelling).
-    /// Returns how many moved; 0 when `from` names no project.
-    pub async fn move_project(&self, from: &str, to: &str) -> Result<u64, StoreError> {
-        let from = project_name(Some(from)).ok_or_else(|| invalid("name the project to move"))?;
-        let to = project_name(Some(to)).ok_or_else(|| invalid("the new project name is blank"))?;
-        self.call(move |conn| {
-            let tx = conn.transaction()?;
-            let projects = ProjectNames::load(&tx)?;
-            let Some(stored) = projects.find(&from).map(str::to_owned) else {
-                return Ok(0);
-            };
-            // Into another project: its spelling; a rename (even of case
-            // alone): the new one.
-            let target = match projects.find(&to) {
-                Some(other) if !other.eq_ignore_ascii_case(&stored) => other.to_owned(),
-                _ => to,
-            };
-            let moved = tx
-                .prepare_cached("UPDATE memories SET project = ?2 WHERE project = ?1")?
-                .execute(params![stored, target])?;
-            tx.commit()?;
-            Ok(moved as u64)
-        })
-        .await
-    }
-
-    /// Every memory, oldest first (for export).
-    pub async fn all_memories(&self) -> Result<Vec<Memory>, StoreError> {
-        self.call(|conn| {
-            let mut stmt = conn.prepare_cached(
-                "SELECT id, content, project, tags, created_at FROM memories
-                 ORDER BY created_at, id",
-            )?;
-            let rows = stmt.query_map([], memory_from_row)?;
-            Ok(rows.collect::<Result<Vec<_>, _>>()?)
-        })
-        .await
-    }
-
-    /// The projects named by memories, most recently active first.
-    pub async fn list_projects(&self) -> Result<Vec<ProjectInfo>, StoreError> {
-        self.call(|conn| {
-            let mut stmt = conn.prepare_cached(
-                "SELECT MIN(project), COUNT(*), MIN(created_at), MAX(created_at)
-                 FROM memories WHERE project IS NOT NULL
-                 GROUP BY project COLLATE NOCASE
-                 ORDER BY MAX(created_at) DESC, MIN(project)",
-            )?;
-            let rows = stmt.query_map([], |row| {
-                Ok(ProjectInfo {
-                    name: row.get(0)?,
-                    count: u64::try_from(row.get::<_, i64>(1)?).unwrap_or(0),
-                    first_at: row.get(2)?,
-                    last_at: row.get(3)?,
-                })
-            })?;
-            Ok(rows.collect::<Result<Vec<_>, _>>()?)
-        })
-        .await
-    }
 }
 
 /// What a search or a listing is narrowed to (stored forms; `until`
@@ -508,16 +420,8 @@ fn sql_count(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// A project name as given: trimmed, and none when blank.
-fn project_name(given: Option<&str>) -> Option<String> {
-    given
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .map(str::to_owned)
-}
-
 /// A checked [`NewMemory`]: trimmed text, clean tags, a stored-format time.
-struct ValidMemory {
+pub(super) struct ValidMemory {
     content: String,
     project: Option<String>,
     tags: Vec<String>,
@@ -526,7 +430,7 @@ struct ValidMemory {
 }
 
 impl ValidMemory {
-    fn new(m: NewMemory) -> Result<Self, StoreError> {
+    pub(super) fn new(m: NewMemory) -> Result<Self, StoreError> {
         let content = m.content.trim().to_owned();
         if content.is_empty() {
             return Err(invalid("the memory's content must not be blank"));
@@ -564,39 +468,7 @@ fn tags_json(tags: &[String]) -> Result<String, StoreError> {
     serde_json::to_string(tags).map_err(|e| invalid(format!("the tags cannot be stored: {e}")))
 }
 
-/// The project names already stored, found case-insensitively, so that one
-/// project keeps the spelling it was first stored with.
-struct ProjectNames {
-    by_folded: HashMap<String, String>,
-}
-
-impl ProjectNames {
-    fn load(conn: &Connection) -> rusqlite::Result<Self> {
-        let mut stmt =
-            conn.prepare_cached("SELECT DISTINCT project FROM memories WHERE project IS NOT NULL")?;
-        let names = stmt.query_map([], |row| row.get::<_, String>(0))?;
-        let mut by_folded = HashMap::new();
-        for name in names {
-            let name = name?;
-            by_folded.entry(name.to_lowercase()).or_insert(name);
-        }
-        Ok(Self { by_folded })
-    }
-
-    fn find(&self, name: &str) -> Option<&str> {
-        self.by_folded.get(&name.to_lowercase()).map(String::as_str)
-    }
-
-    /// The stored spelling of `name`, remembering it if it is new.
-    fn canonical(&mut self, name: String) -> String {
-        self.by_folded
-            .entry(name.to_lowercase())
-            .or_insert(name)
-            .clone()
-    }
-}
-
-fn insert_memory(
+pub(super) fn insert_memory(
     conn: &Connection,
     projects: &mut ProjectNames,
     m: ValidMemory,
@@ -635,7 +507,7 @@ fn memory_by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<Memory>> 
     rows.next().transpose()
 }
 
-fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
+pub(super) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
     let tags: String = row.get(3)?;
     let tags = serde_json::from_str(&tags)
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(3, Type::Text, Box::new(e)))?;

@@ -21,10 +21,12 @@
 
 mod memories;
 mod open_replies;
+mod projects;
 mod reminders;
 mod schema;
 mod sessions;
 mod time;
+mod transfer;
 
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
@@ -40,6 +42,7 @@ pub use memories::{
 pub use open_replies::{OpenReply, SavedState};
 pub use reminders::{next_time, ReminderChange};
 pub use sessions::{NewMessage, ToolOutcome, DEFAULT_CHANNEL, DEFAULT_TITLE, TITLE_MAX_CHARS};
+pub use transfer::ExportCursor;
 
 /// What can go wrong in the store.
 #[derive(Debug, thiserror::Error)]

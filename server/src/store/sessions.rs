@@ -87,6 +87,21 @@ impl NewMessage {
 }
 
 impl Store {
+    /// The session row of a voice conversation, with the id Echo reserved
+    /// at `hello` (nothing if it is there already).
+    pub async fn create_voice_session(&self, id: &str) -> Result<(), StoreError> {
+        let id = id.to_string();
+        self.call(move |conn| {
+            conn.execute(
+                "INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at)
+                 VALUES (?1, 'Voice conversation', 'voice', ?2, ?2)",
+                params![id, fmt_ts(next_now())],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
     /// A new, empty session. A blank title gives [`DEFAULT_TITLE`]; a blank
     /// channel gives [`DEFAULT_CHANNEL`].
     pub async fn create_session(

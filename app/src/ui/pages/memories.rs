@@ -442,10 +442,13 @@ fn ProjectMover() -> impl IntoView {
 }
 
 /// Import of a JSON Lines file: all of it, or nothing and the bad line
-/// named.
+/// named. The file goes as it is (the browser streams it, up to 64 MiB),
+/// with its progress shown.
 #[component]
 fn ImportButton() -> impl IntoView {
     let browser: Browser = expect_context();
+    // While an import runs: the share of the file sent, in percent.
+    let progress = RwSignal::new(None::<u32>);
     let on_change = move |ev: leptos::ev::Event| {
         use wasm_bindgen::JsCast;
         let Some(input) = ev
@@ -458,8 +461,11 @@ fn ImportButton() -> impl IntoView {
             return;
         };
         input.set_value("");
+        progress.set(Some(0));
         spawn_local(async move {
-            match import_file(file).await {
+            let result = import_file(file, progress).await;
+            progress.try_set(None);
+            match result {
                 Ok(count) => {
                     let what = if count == 1 { "memory" } else { "memories" };
                     browser.note(format!("Imported {count} {what}."));
@@ -471,41 +477,75 @@ fn ImportButton() -> impl IntoView {
         });
     };
     view! {
-        <label class="button import">
+        <label class="button import" class:busy=move || progress.get().is_some()>
             "Import"
             <input type="file" accept=".jsonl,.json,.txt,application/jsonl" class="visually-hidden"
-                data-testid="import-file" on:change=on_change/>
+                data-testid="import-file" on:change=on_change
+                prop:disabled=move || progress.get().is_some()/>
         </label>
+        {move || progress.get().map(|sent| {
+            let label = if sent < 100 {
+                format!("Sending the file: {sent}%")
+            } else {
+                "Importing…".to_string()
+            };
+            view! {
+                <span class="import-progress" role="status" data-testid="import-progress">
+                    <progress max="100" value=sent.to_string() aria-label="Import"></progress>
+                    " " {label}
+                </span>
+            }
+        })}
     }
 }
 
-/// Sends a file's text to `POST /api/memories/import` (JSON Lines is not
-/// a server function's argument) and reads `{imported}` or `{error}`.
-async fn import_file(file: web_sys::File) -> Result<u64, String> {
-    let text = wasm_bindgen_futures::JsFuture::from(file.text())
-        .await
-        .ok()
-        .and_then(|t| t.as_string())
-        .ok_or_else(|| "The file could not be read.".to_string())?;
-    let response = gloo_net::http::Request::post("/api/memories/import")
-        .header("content-type", "application/jsonl")
-        .body(text)
-        .map_err(|e| e.to_string())?
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    if response.status() == 413 {
-        return Err(
-            "This file is larger than 64 KiB: import it with `imprint import FILE`.".to_string(),
-        );
+/// Sends a file to `POST /api/memories/import` as it is (JSON Lines is not
+/// a server function's argument), reporting the share sent in `progress`,
+/// and reads `{imported}` or `{error}`. XMLHttpRequest, because fetch
+/// reports no upload progress.
+async fn import_file(file: web_sys::File, progress: RwSignal<Option<u32>>) -> Result<u64, String> {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    let failed = |_| "The file could not be sent.".to_string();
+    let request = web_sys::XmlHttpRequest::new().map_err(failed)?;
+    request
+        .open("POST", "/api/memories/import")
+        .map_err(failed)?;
+    request
+        .set_request_header("content-type", "application/jsonl")
+        .map_err(failed)?;
+    let on_progress =
+        Closure::<dyn FnMut(web_sys::ProgressEvent)>::new(move |ev: web_sys::ProgressEvent| {
+            if ev.length_computable() && ev.total() > 0.0 {
+                let sent = (ev.loaded() / ev.total() * 100.0).clamp(0.0, 100.0) as u32;
+                progress.try_set(Some(sent));
+            }
+        });
+    if let Ok(upload) = request.upload() {
+        upload.set_onprogress(Some(on_progress.as_ref().unchecked_ref()));
     }
+    let (ended_tx, ended) = futures::channel::oneshot::channel::<()>();
+    let ended_tx = std::cell::Cell::new(Some(ended_tx));
+    let on_end = Closure::<dyn FnMut()>::new(move || {
+        if let Some(tx) = ended_tx.take() {
+            let _ = tx.send(());
+        }
+    });
+    request.set_onloadend(Some(on_end.as_ref().unchecked_ref()));
+    request.send_with_opt_blob(Some(&file)).map_err(failed)?;
+    let _ = ended.await;
+    drop((on_progress, on_end));
+    let status = request.status().unwrap_or(0);
+    if status == 0 {
+        return Err("The file could not be sent: the connection failed.".to_string());
+    }
+    let text = request.response_text().ok().flatten().unwrap_or_default();
     // Read as bytes, like the event streams and server functions: one JSON
     // reader (serde_json's slice reader) compiled into the Wasm, not two.
-    let text = response.text().await.map_err(|e| e.to_string())?;
     let body: serde_json::Value =
         serde_json::from_slice(text.as_bytes()).map_err(|e| e.to_string())?;
     match body.get("imported").and_then(serde_json::Value::as_u64) {
-        Some(count) if response.ok() => Ok(count),
+        Some(count) if (200..300).contains(&status) => Ok(count),
         _ => Err(body
             .get("error")
             .and_then(serde_json::Value::as_str)
