@@ -37,7 +37,8 @@ test.describe('question cards', () => {
     await chat.say(trigger);
     await expect(chat.option('Red')).toBeFocused();
     await expect(chat.ownAnswer).toHaveCount(0);
-    await chat.page.keyboard.press('Tab');
+    // The options are one Tab stop: an arrow key moves between them.
+    await chat.page.keyboard.press('ArrowRight');
     await expect(chat.option('Blue')).toBeFocused();
     await chat.page.keyboard.press('Enter');
     await expect(chat.questionCard).toContainText('Answered: Blue');

@@ -3,9 +3,11 @@
 //! questions. (Markdown is rendered by the server: see `imprint::markdown`.)
 
 pub mod activity;
+pub mod announce;
 pub mod echo;
 pub mod history;
 pub mod inbox;
+pub mod keys;
 pub mod records;
 pub mod reply;
 pub mod route;

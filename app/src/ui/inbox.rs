@@ -1,6 +1,7 @@
 //! "Waiting for you" in the browser: the header control with the number of
 //! questions waiting, its panel answering each in place, the tab title's
-//! count, and a browser notification when a question waits unseen.
+//! count (also said in the page's live region when it changes), and a
+//! browser notification when a question waits unseen.
 //!
 //! Fed by one load at start (`list_questions`) and the dashboard events:
 //! `question_waiting` loads the list again, `question_closed` removes the
@@ -11,9 +12,12 @@ use leptos::task::spawn_local;
 use wasm_bindgen::prelude::*;
 use web_sys::{Notification, NotificationOptions, NotificationPermission, VisibilityState};
 
+use super::announcer::Announcer;
 use super::chat::{local_time, QuestionCard};
+use super::focus::Disclosure;
 use super::router::{chat_id, navigate_with, Location, A};
 use crate::api::{answer_question, list_questions};
+use crate::logic::announce;
 use crate::logic::inbox::{asker, needs_nudge, page_title, time_left, Waiting};
 use crate::logic::reply::CardState;
 use crate::protocol::{DashboardEvent, WaitingQuestion};
@@ -25,6 +29,7 @@ pub struct Inbox {
     /// Questions already nudged about (one notification each).
     nudged: StoredValue<Vec<String>>,
     location: Location,
+    announcer: Option<Announcer>,
 }
 
 /// Loads the waiting questions and keeps the tab title's count; the
@@ -34,6 +39,7 @@ pub fn provide_inbox() -> Inbox {
         waiting: RwSignal::new(Waiting::default()),
         nudged: StoredValue::new(Vec::new()),
         location: expect_context(),
+        announcer: use_context(),
     };
     provide_context(inbox);
     inbox.load(None);
@@ -52,7 +58,9 @@ impl Inbox {
                 self.load(Some(question_id.clone()))
             }
             DashboardEvent::QuestionClosed { question_id, .. } => {
-                self.waiting.update(|w| w.closed(question_id))
+                let before = self.waiting.with_untracked(Waiting::count);
+                self.waiting.update(|w| w.closed(question_id));
+                self.say_count_if_changed(before);
             }
             _ => {}
         }
@@ -65,12 +73,27 @@ impl Inbox {
             let Ok(list) = list_questions().await else {
                 return;
             };
+            let before = self.waiting.try_with_untracked(Waiting::count);
             self.waiting.try_update(|w| w.loaded(list.questions));
             let Some(id) = new_question else { return };
+            if let Some(before) = before {
+                self.say_count_if_changed(before);
+            }
             if let Some(question) = self.waiting.with_untracked(|w| w.get(&id).cloned()) {
                 self.nudge(&question);
             }
         });
+    }
+
+    /// Says the number waiting in the live region when it is not `before`
+    /// (the first load is no change: nothing is said).
+    fn say_count_if_changed(self, before: usize) {
+        let now = self.waiting.with_untracked(Waiting::count);
+        if now != before {
+            if let Some(announcer) = self.announcer {
+                announcer.say(announce::waiting_count(now));
+            }
+        }
     }
 
     /// A browser notification for a question waiting unseen (once each).
@@ -112,15 +135,24 @@ impl Inbox {
 #[component]
 pub fn InboxButton() -> impl IntoView {
     let inbox: Inbox = expect_context();
-    let open = RwSignal::new(false);
+    let panel = Disclosure::closed();
+    let open = panel.open;
+    let panel_ref = NodeRef::<leptos::html::Div>::new();
+    // An opened panel takes the focus (Escape gives it back).
+    Effect::new(move |_| {
+        if let Some(el) = panel_ref.get() {
+            let _ = el.focus();
+        }
+    });
     let count = move || inbox.waiting.with(Waiting::count);
     let questions = move || inbox.waiting.with(|w| w.questions.clone());
     view! {
-        <div class="inbox">
+        <div class="inbox" node_ref=panel.container>
             <button class="inbox-button" data-testid="inbox-button" class:has-waiting=move || { count() > 0 }
+                node_ref=panel.opener
                 aria-haspopup="dialog" aria-expanded=move || open.get().to_string()
                 aria-label=move || format!("Waiting for you: {}", count())
-                title="Questions waiting for you" on:click=move |_| open.update(|o| *o = !*o)>
+                title="Questions waiting for you" on:click=move |_| panel.toggle()>
                 <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" fill="none"
                     stroke="currentColor" stroke-width="2" stroke-linecap="round">
                     <path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"/>
@@ -129,10 +161,11 @@ pub fn InboxButton() -> impl IntoView {
                 <span class="inbox-count" data-testid="inbox-count">{count}</span>
             </button>
             <Show when=move || open.get()>
-                <div class="inbox-panel" role="dialog" aria-label="Waiting for you" data-testid="inbox-panel">
+                <div class="inbox-panel" role="dialog" aria-label="Waiting for you" data-testid="inbox-panel"
+                    tabindex="-1" node_ref=panel_ref>
                     <div class="inbox-header">
                         <strong>"Waiting for you"</strong>
-                        <button aria-label="Close" on:click=move |_| open.set(false)>"×"</button>
+                        <button aria-label="Close" on:click=move |_| panel.close()>"×"</button>
                     </div>
                     <Show when=move || count() == 0>
                         <p class="muted" data-testid="inbox-empty">"Nothing is waiting for you."</p>

@@ -1,7 +1,9 @@
 //! The dashboard's components (browser only).
 
+mod announcer;
 mod chat;
 mod echo;
+mod focus;
 mod inbox;
 mod notifications;
 mod pages;
@@ -10,6 +12,7 @@ mod shell;
 mod speech;
 mod streams;
 mod theme;
+mod viewport;
 
 use crate::logic::route::Route;
 use leptos::prelude::*;
@@ -19,6 +22,8 @@ use leptos::prelude::*;
 pub fn App() -> impl IntoView {
     router::provide_router();
     theme::provide_theme();
+    announcer::provide_announcer();
+    viewport::follow_on_screen_keyboard();
     let inbox = inbox::provide_inbox();
     streams::provide_dashboard_events(notifications::notify_if_hidden, move |event| {
         inbox.on_event(event)

@@ -1,11 +1,15 @@
-//! The frame around every page: navigation, the theme toggle and the model
-//! status.
+//! The frame around every page: the skip link, navigation, the theme
+//! toggle and the model status (in a menu on a phone), and the page's live
+//! region.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
 
+use super::announcer::LiveRegion;
 use super::chat::Drafts;
 use super::echo::Companion;
+use super::focus::Disclosure;
 use super::inbox::InboxButton;
 use super::notifications::{NotificationsButton, ReminderToasts};
 use super::router::{Location, A};
@@ -20,6 +24,9 @@ pub fn Shell(children: Children) -> impl IntoView {
     provide_context(Drafts::default());
     view! {
         <div class="shell">
+            <a class="skip-link" href="#message-box" data-testid="skip-link" on:click=skip_to_message_box>
+                "Skip to the message box"
+            </a>
             <header class="topbar">
                 <span class="brand">"Imprint"</span>
                 <nav aria-label="Main">
@@ -27,16 +34,57 @@ pub fn Shell(children: Children) -> impl IntoView {
                     <A href="/voice">"Voice"</A>
                     <A href="/memories">"Memories"</A>
                 </nav>
-                <ModelStatus/>
                 <InboxButton/>
-                <NotificationsButton/>
-                <ThemeToggle/>
+                <HeaderMenu/>
             </header>
-            <main class="page">{children()}</main>
+            <main class="page" id="main" tabindex="-1">{children()}</main>
+            <LiveRegion/>
             <ReminderToasts/>
             <Show when=move || !on_voice_page()>
                 <Companion/>
             </Show>
+        </div>
+    }
+}
+
+/// Focuses the message box; where there is none, the control that leads to
+/// one (New chat), Echo's text box, or the page's content.
+fn skip_to_message_box(ev: web_sys::MouseEvent) {
+    ev.prevent_default();
+    let doc = document();
+    let target = doc
+        .get_element_by_id("message-box")
+        .or_else(|| {
+            doc.query_selector("main [data-testid=echo-input]")
+                .ok()
+                .flatten()
+        })
+        .or_else(|| doc.query_selector("[data-testid=new-chat]").ok().flatten())
+        .or_else(|| doc.get_element_by_id("main"));
+    if let Some(el) = target.and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.focus();
+    }
+}
+
+/// The less-used controls: in the header on a wide screen, behind a
+/// "More" button on a phone (CSS decides which).
+#[component]
+fn HeaderMenu() -> impl IntoView {
+    let menu = Disclosure::closed();
+    view! {
+        <div class="header-more" node_ref=menu.container>
+            <button class="more-button" data-testid="more-button" node_ref=menu.opener
+                aria-label="More" title="More" aria-controls="header-extras"
+                aria-expanded=move || menu.open.get().to_string() on:click=move |_| menu.toggle()>
+                <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" fill="currentColor">
+                    <circle cx="5" cy="12" r="2"/><circle cx="12" cy="12" r="2"/><circle cx="19" cy="12" r="2"/>
+                </svg>
+            </button>
+            <div class="header-extras" id="header-extras" class:open=move || menu.open.get()>
+                <ModelStatus/>
+                <NotificationsButton/>
+                <ThemeToggle/>
+            </div>
         </div>
     }
 }

@@ -86,7 +86,7 @@ pub fn Composer(
     };
     view! {
         <form class="composer" on:submit=move |ev| { ev.prevent_default(); send(); }>
-            <textarea node_ref=area data-testid="message-box" aria-label="Message" rows="2"
+            <textarea node_ref=area id="message-box" data-testid="message-box" aria-label="Message" rows="2"
                 placeholder=placeholder
                 prop:value=move || text.get()
                 on:input=move |ev| set_text(event_target_value(&ev))

@@ -36,7 +36,13 @@ fn EmptyChat() -> impl IntoView {
     view! {
         <div class="empty-chat">
             <h1>"Chat"</h1>
-            <p>"Open a chat on the left, or start a new one. Imprint searches your memories, sets reminders, and asks when something is unclear."</p>
+            // The list is beside the chat on a wide screen, a drawer above
+            // it on a phone: CSS shows the words that fit.
+            <p>
+                <span class="wide-only">"Open a chat on the left, or start a new one."</span>
+                <span class="narrow-only">"Open a chat from “Chats” above, or start a new one."</span>
+                " Imprint searches your memories, sets reminders, and asks when something is unclear."
+            </p>
         </div>
     }
 }

@@ -1,13 +1,20 @@
 //! The question card: the question, a button per option, a box for the
 //! user's own words when allowed, and "You decide". It takes the focus
-//! while it waits; Enter sends. An answered card is disabled and shows the
-//! answer (or "Left to Imprint").
+//! while it waits (unless the user is typing elsewhere) and is announced
+//! once in the page's live region; Enter sends. The options are one Tab
+//! stop: arrow keys, Home and End move between them. An answered card is
+//! disabled and shows the answer (or "Left to Imprint"); the focus then
+//! goes back to the message box.
 
 use leptos::html;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
+use crate::logic::keys::roving_target;
 use crate::logic::reply::CardState;
 use crate::protocol::{Question, QuestionOrigin};
+use crate::ui::announcer::Announcer;
+use crate::ui::focus::{focus_in_or_lost, typing_elsewhere, unique_id};
 
 #[component]
 pub fn QuestionCard(
@@ -28,8 +35,13 @@ pub fn QuestionCard(
 ) -> impl IntoView {
     let waiting = move || state.get() == CardState::Waiting && on_answer.is_some();
     let own_words = RwSignal::new(String::new());
+    let card_ref = NodeRef::<html::Div>::new();
     let input_ref = NodeRef::<html::Input>::new();
-    let first_option_ref = NodeRef::<html::Button>::new();
+    let option_refs: Vec<NodeRef<html::Button>> =
+        question.options.iter().map(|_| NodeRef::new()).collect();
+    let option_refs = StoredValue::new(option_refs);
+    // The option that holds the options' one Tab stop.
+    let active = RwSignal::new(0usize);
     let send = move |text: String| {
         if let Some(callback) = on_answer {
             if !text.trim().is_empty() {
@@ -37,17 +49,52 @@ pub fn QuestionCard(
             }
         }
     };
-    // Take the focus when the card appears waiting.
+    let announcer = use_context::<Announcer>();
+    // Take the focus when the card appears waiting, unless the user is
+    // writing something elsewhere; say the question once.
+    let announced = question.clone();
     Effect::new(move |_| {
         if !waiting() || passive {
             return;
         }
+        if let Some(announcer) = announcer {
+            announcer.question(&announced);
+        }
+        let card: Option<web_sys::Element> = card_ref.get().map(Into::into);
+        if typing_elsewhere(card.as_ref()) {
+            return;
+        }
         if let Some(input) = input_ref.get() {
             let _ = input.focus();
-        } else if let Some(button) = first_option_ref.get() {
+        } else if let Some(button) = option_refs.with_value(|r| r.first().and_then(|b| b.get())) {
             let _ = button.focus();
         }
     });
+    // Answered from the card: the focus, left on a control that is now
+    // disabled or gone, goes to the box the user writes in next.
+    Effect::new(move |was_waiting: Option<bool>| {
+        let now = waiting();
+        if was_waiting == Some(true) && !now && !passive {
+            let card: Option<web_sys::Element> = card_ref.get_untracked().map(Into::into);
+            if focus_in_or_lost(card.as_ref()) {
+                focus_writing_box(card.as_ref());
+            }
+        }
+        now
+    });
+    let on_options_key = move |ev: web_sys::KeyboardEvent| {
+        let count = option_refs.with_value(Vec::len);
+        let Some(next) = roving_target(&ev.key(), active.get_untracked(), count) else {
+            return;
+        };
+        ev.prevent_default();
+        active.set(next);
+        if let Some(button) = option_refs.with_value(|r| r[next].get_untracked()) {
+            let _ = button.focus();
+        }
+    };
+    let text_id = unique_id("question-text");
+    let labelled_by = text_id.clone();
     let by_imprint = question.origin == QuestionOrigin::Imprint;
     let expires = question.expires_at.clone().and_then(|at| local_time(&at));
     let options = question.options.clone();
@@ -59,22 +106,25 @@ pub fn QuestionCard(
         CardState::Unanswered(_) => "unanswered",
     };
     view! {
-        <div class="question-card" role="group" aria-label="Question" data-testid="question-card" data-state=state_name>
+        <div class="question-card" role="group" aria-labelledby=labelled_by node_ref=card_ref
+            data-testid="question-card" data-state=state_name>
             <p class="question-label">{if by_imprint { "Imprint needs to know" } else { "Question" }}</p>
-            <p class="question-text" data-testid="question-text">{question.question.clone()}</p>
+            <p class="question-text" id=text_id data-testid="question-text">{question.question.clone()}</p>
             {question.reason.clone().map(|reason| view! { <p class="question-reason" data-testid="question-reason">{reason}</p> })}
             {(!options.is_empty()).then(|| view! {
-                <div class="question-options">
+                <div class="question-options" on:keydown=on_options_key>
                     {options.into_iter().enumerate().map(|(i, option)| {
                         let chosen = option.clone();
                         let is_answer = {
                             let option = option.clone();
                             move || matches!(state.get(), CardState::Answered(a) if a == option)
                         };
-                        let node = if i == 0 { first_option_ref } else { NodeRef::new() };
+                        let node = option_refs.with_value(|r| r[i]);
                         view! {
                             <OptionButton label=option node=node disabled=Signal::derive(move || !waiting())
-                                chosen=Signal::derive(is_answer) on_click=Callback::new(move |_| send(chosen.clone()))/>
+                                chosen=Signal::derive(is_answer) on_click=Callback::new(move |_| send(chosen.clone()))
+                                tab_stop=Signal::derive(move || active.get() == i)
+                                on_focus=Callback::new(move |()| active.set(i))/>
                         }
                     }).collect_view()}
                 </div>
@@ -121,13 +171,34 @@ fn OptionButton(
     disabled: Signal<bool>,
     chosen: Signal<bool>,
     on_click: Callback<()>,
+    /// Whether this option is the options' Tab stop.
+    tab_stop: Signal<bool>,
+    on_focus: Callback<()>,
 ) -> impl IntoView {
     view! {
         <button type="button" class="option" node_ref=node class:chosen=move || chosen.get()
+            tabindex=move || if tab_stop.get() { "0" } else { "-1" }
+            on:focus=move |_| on_focus.run(())
             aria-pressed=move || chosen.get().to_string()
             disabled=move || disabled.get() on:click=move |_| on_click.run(())>
             {label}
         </button>
+    }
+}
+
+/// Focuses where the user writes next: Echo's text box for a card in
+/// Echo, else the chat's message box.
+fn focus_writing_box(card: Option<&web_sys::Element>) {
+    let echo_input = card
+        .and_then(|c| c.closest(".echo").ok().flatten())
+        .and_then(|echo| {
+            echo.query_selector("[data-testid=echo-input]")
+                .ok()
+                .flatten()
+        });
+    let target = echo_input.or_else(|| document().get_element_by_id("message-box"));
+    if let Some(el) = target.and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.focus();
     }
 }
 

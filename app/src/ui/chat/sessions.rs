@@ -1,6 +1,7 @@
 //! The sessions sidebar: new, open, rename, delete; a marker on chats
 //! whose reply waits for an answer. A long list draws its most recent
-//! chats first and more as the user scrolls down.
+//! chats first and more as the user scrolls down. On a phone the list is a
+//! drawer under a "Chats" button.
 
 use leptos::html;
 use leptos::prelude::*;
@@ -8,6 +9,7 @@ use leptos::task::spawn_local;
 
 use crate::api::{create_session, delete_session, list_sessions, rename_session};
 use crate::protocol::SessionSummary;
+use crate::ui::focus::Disclosure;
 use crate::ui::router::{use_navigate, A};
 use crate::ui::streams::DashboardEvents;
 
@@ -54,6 +56,19 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
             more();
         }
     };
+    // The drawer (phone only: on a wide screen the list is always shown)
+    // closes when a chat is opened.
+    let drawer = Disclosure::closed();
+    Effect::new(move |_| {
+        current.track();
+        drawer.open.set(false);
+    });
+    let waiting_chats = move || {
+        sessions.with(|s| match s {
+            Some(Ok(list)) => list.sessions.iter().filter(|s| s.waiting).count(),
+            _ => 0,
+        })
+    };
     let navigate = use_navigate();
     let error = RwSignal::new(None::<String>);
     let create = move |_| {
@@ -69,9 +84,23 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
         });
     };
     view! {
-        <aside class="sessions" aria-label="Chats" node_ref=aside on:scroll=on_scroll>
-            <button class="primary new-chat" data-testid="new-chat" on:click=create>"+ New chat"</button>
+        <aside class="sessions" class:drawer-open=move || drawer.open.get() aria-label="Chats"
+            node_ref=aside on:scroll=on_scroll>
+          <div class="sessions-inner" node_ref=drawer.container>
+            <div class="sessions-bar">
+                <button class="primary new-chat" data-testid="new-chat" on:click=create>"+ New chat"</button>
+                <button class="drawer-toggle" data-testid="chats-toggle" node_ref=drawer.opener
+                    aria-controls="session-drawer" aria-expanded=move || drawer.open.get().to_string()
+                    on:click=move |_| drawer.toggle()>
+                    "Chats"
+                    {move || (waiting_chats() > 0).then(|| view! {
+                        <span class="waiting-marker" aria-hidden="true">"?"</span>
+                        <span class="sr-only">" (a question is waiting)"</span>
+                    })}
+                </button>
+            </div>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <div class="session-drawer" id="session-drawer">
             {move || match sessions.get() {
                     None => view! { <p class="muted">"Loading chats…"</p> }.into_any(),
                     Some(Ok(list)) if list.sessions.is_empty() => view! {
@@ -94,6 +123,8 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
                     }
                     Some(Err(e)) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
             }}
+            </div>
+          </div>
         </aside>
     }
 }

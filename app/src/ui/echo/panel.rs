@@ -8,6 +8,7 @@ use super::Echo;
 use crate::logic::reply::CardState;
 use crate::protocol::{Question, QuestionOrigin};
 use crate::ui::chat::QuestionCard;
+use crate::ui::focus::Disclosure;
 use crate::ui::speech::recognition;
 
 #[component]
@@ -119,23 +120,47 @@ fn EchoTurnView(id: String) -> impl IntoView {
     }
 }
 
-/// The floating Echo button on every page; opens Echo in a panel.
+/// The floating Echo button on every page; opens Echo in a panel (its text
+/// box takes the focus; Escape closes it and gives the focus back).
 #[component]
 pub fn Companion() -> impl IntoView {
-    let open = RwSignal::new(false);
+    let panel = Disclosure::closed();
+    let open = panel.open;
+    let panel_ref = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        let Some(el) = panel_ref.get() else { return };
+        // After Echo's view inside is drawn.
+        request_animation_frame(move || {
+            let input = el
+                .query_selector("[data-testid=echo-input]")
+                .ok()
+                .flatten()
+                .and_then(|i| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(i).ok());
+            match input {
+                Some(input) => {
+                    let _ = input.focus();
+                }
+                None => {
+                    let _ = el.focus();
+                }
+            }
+        });
+    });
     view! {
-        <div class="companion">
+        <div class="companion" node_ref=panel.container>
             <Show when=move || open.get()>
-                <div class="companion-panel" role="dialog" aria-label="Echo" data-testid="companion-panel">
+                <div class="companion-panel" role="dialog" aria-label="Echo" data-testid="companion-panel"
+                    tabindex="-1" node_ref=panel_ref>
                     <div class="companion-header">
                         <strong>"Echo"</strong>
-                        <button aria-label="Close Echo" on:click=move |_| open.set(false)>"×"</button>
+                        <button aria-label="Close Echo" on:click=move |_| panel.close()>"×"</button>
                     </div>
                     <EchoPanel/>
                 </div>
             </Show>
             <button class="companion-button primary" data-testid="echo-companion" aria-label="Open Echo"
-                aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
+                node_ref=panel.opener
+                aria-expanded=move || open.get().to_string() on:click=move |_| panel.toggle()>
                 "Echo"
             </button>
         </div>
