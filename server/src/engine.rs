@@ -356,7 +356,9 @@ impl Dashboard for Engine {
             .create_session(title, "chat")
             .await
             .map_err(store_error)?;
-        let _ = self.dashboard.send(DashboardEvent::SessionsChanged);
+        let _ = self.dashboard.send(DashboardEvent::SessionsChanged {
+            session_id: Some(session.id.clone()),
+        });
         Ok(session)
     }
 
@@ -416,7 +418,9 @@ impl Dashboard for Engine {
             .map_err(store_error)?
             .ok_or_else(|| ApiError::not_found("no such session"))?;
         session.waiting = self.replies.waiting_sessions().contains(&sid);
-        let _ = self.dashboard.send(DashboardEvent::SessionsChanged);
+        let _ = self.dashboard.send(DashboardEvent::SessionsChanged {
+            session_id: Some(session.id.clone()),
+        });
         Ok(session)
     }
 
@@ -432,7 +436,9 @@ impl Dashboard for Engine {
         if !deleted {
             return Err(ApiError::not_found("no such session"));
         }
-        let _ = self.dashboard.send(DashboardEvent::SessionsChanged);
+        let _ = self.dashboard.send(DashboardEvent::SessionsChanged {
+            session_id: Some(sid),
+        });
         Ok(())
     }
 

@@ -156,7 +156,9 @@ pub fn dashboard_event(value: &Value) -> Option<DashboardEvent> {
             outcome: string(o, "outcome")?,
             error: optional(o, "error", |v| v.as_str().map(str::to_owned)).ok()?,
         },
-        "sessions_changed" => DashboardEvent::SessionsChanged,
+        "sessions_changed" => DashboardEvent::SessionsChanged {
+            session_id: optional(o, "session_id", |v| v.as_str().map(str::to_owned)).ok()?,
+        },
         _ => return None,
     })
 }

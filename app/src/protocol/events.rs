@@ -181,8 +181,11 @@ pub enum DashboardEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
-    /// A session was created, renamed or deleted.
-    SessionsChanged,
+    /// A session was created, renamed or deleted (`session_id`: which).
+    SessionsChanged {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
+    },
 }
 
 #[cfg(test)]

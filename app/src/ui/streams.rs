@@ -83,6 +83,10 @@ pub struct DashboardEvents {
     /// Bumped whenever the sessions list may have changed (a reply started
     /// or ended, a question waits or closed, a session changed).
     pub sessions_version: ReadSignal<u64>,
+    /// The session the latest such event was about, with a count that
+    /// tells two events about one session apart: an open chat reloads for
+    /// its own events only, not for every reply in every chat.
+    pub session_touched: ReadSignal<(u64, Option<String>)>,
     /// Reminders that came due while the page was open, oldest first.
     pub due_reminders: RwSignal<Vec<DueReminder>>,
 }
@@ -94,6 +98,18 @@ pub struct DueReminder {
     pub due_at: String,
 }
 
+/// The session an event is about, if it names one.
+fn session_of(event: &DashboardEvent) -> Option<&String> {
+    match event {
+        DashboardEvent::QuestionWaiting { session_id, .. }
+        | DashboardEvent::QuestionClosed { session_id, .. }
+        | DashboardEvent::ReplyStarted { session_id, .. }
+        | DashboardEvent::ReplyFinished { session_id, .. } => Some(session_id),
+        DashboardEvent::SessionsChanged { session_id } => session_id.as_ref(),
+        DashboardEvent::ReminderDue { .. } => None,
+    }
+}
+
 /// Opens `/api/events` for the whole dashboard and provides its events;
 /// `on_due` is also told of each reminder as it comes due (the browser
 /// notification, which this module knows nothing of), and `on_question` of
@@ -103,11 +119,19 @@ pub fn provide_dashboard_events(
     on_question: impl Fn(&DashboardEvent) + 'static,
 ) {
     let (sessions_version, set_version) = signal(0u64);
+    let (session_touched, set_touched) = signal((0u64, None::<String>));
     let due_reminders = RwSignal::new(Vec::new());
     provide_context(DashboardEvents {
         sessions_version,
+        session_touched,
         due_reminders,
     });
+    let touched = move |id: Option<&String>| {
+        set_touched.update(|(count, session)| {
+            *count += 1;
+            *session = id.cloned();
+        });
+    };
     let (handle, registration) = AbortHandle::new_pair();
     let task = async move {
         let Ok(mut source) = EventSource::new("/api/events") else {
@@ -135,8 +159,12 @@ pub fn provide_dashboard_events(
                 | DashboardEvent::QuestionClosed { .. }) => {
                     on_question(&question);
                     set_version.update(|v| *v += 1);
+                    touched(session_of(&question));
                 }
-                _ => set_version.update(|v| *v += 1),
+                other => {
+                    set_version.update(|v| *v += 1);
+                    touched(session_of(&other));
+                }
             }
         }
     };

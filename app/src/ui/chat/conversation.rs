@@ -13,10 +13,12 @@ use super::question_card::QuestionCard;
 use crate::api::{
     answer_question, get_session_page, retry_reply, send_message, stop_reply, ApiError,
 };
+use crate::logic::announce;
 use crate::logic::reply::{
     history_entries, offers_retry, CardState, ReplyItem, ReplyStatus, ReplyView,
 };
-use crate::protocol::{MessagePage, Session};
+use crate::protocol::{Ended, MessagePage, Role, Session};
+use crate::ui::announcer::Announcer;
 use crate::ui::streams::{follow_reply, DashboardEvents};
 
 /// The reply being followed.
@@ -43,6 +45,7 @@ pub fn Conversation(id: String) -> impl IntoView {
 
     // Set when a followed reply's stream ends.
     let ended = RwSignal::new(None::<String>);
+    let announcer = use_context::<Announcer>();
     let follow = move |reply_id: String| {
         if let Some(old) = stream.get_value() {
             old.abort();
@@ -85,8 +88,31 @@ pub fn Conversation(id: String) -> impl IntoView {
             }
             session.set(Some(result));
             if let Some(done) = finished {
-                if live.with_untracked(|l| l.as_ref().is_some_and(|l| l.id == done)) {
+                let status = live.with_untracked(|l| {
+                    l.as_ref()
+                        .filter(|l| l.id == done)
+                        .map(|l| l.view.status.clone())
+                });
+                if let Some(status) = status {
                     live.set(None);
+                    // Said once the stored reply (and how it ended) is read.
+                    if let Some(announcer) = announcer {
+                        let last = window.history.with_untracked(|h| {
+                            h.messages
+                                .iter()
+                                .rev()
+                                .find(|m| m.role != Role::Tool)
+                                .filter(|m| m.role == Role::Assistant)
+                                .map(|m| (m.ended, m.error.clone()))
+                        });
+                        let (ending, error) = match (status, last) {
+                            (_, Some((Some(ended), error))) => (Some(ended), error),
+                            (ReplyStatus::Stopped, _) => (Some(Ended::Stopped), None),
+                            (ReplyStatus::Failed(error), _) => (Some(Ended::Error), Some(error)),
+                            _ => (None, None),
+                        };
+                        announcer.say(announce::reply_ended(ending, error.as_deref()));
+                    }
                 }
             }
             if let Some(reply_id) = active {
@@ -111,11 +137,14 @@ pub fn Conversation(id: String) -> impl IntoView {
     // Another window may start or finish a reply here.
     let events: DashboardEvents = expect_context();
     Effect::new(move |previous: Option<u64>| {
-        let version = events.sessions_version.get();
-        if previous.is_some_and(|p| p != version) && live.with_untracked(Option::is_none) {
+        let (count, about) = events.session_touched.get();
+        // Only this chat's own events (an event that names no session may
+        // be about any).
+        let ours = about.is_none_or(|about| about == sid.get_value());
+        if previous.is_some_and(|p| p != count) && ours && live.with_untracked(Option::is_none) {
             load(None);
         }
-        version
+        count
     });
 
     let waiting_question = Memo::new(move |_| {
