@@ -34,8 +34,16 @@ pub fn provide_announcer() -> Announcer {
 }
 
 impl Announcer {
-    /// Adds a message to the region.
+    /// Adds a message to the region; nothing while the page is hidden
+    /// (a tab behind another): with several windows open, the one in
+    /// front speaks, and the others do not say it again.
     pub fn say(self, text: String) {
+        let hidden = web_sys::window()
+            .and_then(|w| w.document())
+            .is_some_and(|d| d.hidden());
+        if hidden {
+            return;
+        }
         let key = self.next.get_value();
         self.next.set_value(key + 1);
         self.messages.update(|m| {
