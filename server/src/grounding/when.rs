@@ -296,12 +296,19 @@ fn local(day: NaiveDate, time: NaiveTime) -> Option<DateTime<Local>> {
 
 /// The next time the clock shows `time`: today if still ahead, else
 /// tomorrow.
+/// A time the clock skips that day (a spring-forward gap) is taken an
+/// hour later, as the clock shows it.
 fn next_at(time: NaiveTime, now: DateTime<Local>) -> Option<DateTime<Local>> {
-    let today = local(now.date_naive(), time)?;
-    if today > now {
-        Some(today)
-    } else {
-        local(now.date_naive().succ_opt()?, time)
+    let on = |day: NaiveDate| {
+        let wall = day.and_time(time);
+        Local.from_local_datetime(&wall).earliest().or_else(|| {
+            let later = wall.checked_add_signed(Duration::hours(1))?;
+            Local.from_local_datetime(&later).earliest()
+        })
+    };
+    match on(now.date_naive()) {
+        Some(today) if today > now => Some(today),
+        _ => on(now.date_naive().succ_opt()?),
     }
 }
 

@@ -113,5 +113,6 @@ async fn import(State(engine): State<AppState>, body: axum::body::Body) -> ApiRe
     file.flush().await.map_err(cannot_spool)?;
     drop(file);
     let reader = std::io::BufReader::new(spool.reopen().map_err(cannot_spool)?);
-    ok(StatusCode::OK, engine.import_memories(reader).await?)
+    let imported: app::protocol::Imported = engine.import_memories(reader).await?;
+    ok(StatusCode::OK, imported)
 }
