@@ -92,20 +92,25 @@ for (const theme of themes) {
         await checkPage(page, 'inbox panel');
       });
 
-      test('should pass axe on the Voice page, idle and with a question', async ({ page, standin }) => {
+      test('should pass axe on the Voice page, idle, listening and with a question', async ({ page, standin }) => {
         await installSpeechFakes(page);
         const trigger = uniqueTrigger('a11y-voice');
         await standin!.script(askScenario(trigger));
         await page.goto('/voice');
         await expect(page.getByTestId('voice-page')).toBeVisible();
         await checkPage(page, 'voice idle');
+        await page.getByTestId('mic').click();
+        await expect(page.getByTestId('mic')).toHaveAttribute('aria-pressed', 'true');
+        await checkPage(page, 'voice listening');
+        await page.getByTestId('mic').click();
+        await expect(page.getByTestId('mic')).toHaveAttribute('aria-pressed', 'false');
         await page.getByTestId('echo-input').fill(`find notes ${trigger}`);
         await page.getByTestId('echo-input').press('Enter');
         await expect(page.getByTestId('question-card')).toHaveAttribute('data-state', 'waiting');
         await checkPage(page, 'voice question');
       });
 
-      test('should pass axe on Memories and Reminders, listed and edited', async ({ page, request }) => {
+      test('should pass axe on Memories and Reminders, listed, edited and imported', async ({ page, request }) => {
         const text = uniqueTrigger('a11y memory');
         expect((await request.post('/api/memories', { data: { content: text, project: 'Garden', tags: ['beds'] } })).status()).toBe(201);
         expect((await request.post('/api/reminders', { data: { text, at: 'in 3 hours' } })).status()).toBe(201);
@@ -121,6 +126,15 @@ for (const theme of themes) {
         await page.getByTestId('reminder-row').first().getByTestId('edit-reminder').click();
         await expect(page.getByTestId('edit-reminder-when')).toBeVisible();
         await checkPage(page, 'reminder edit');
+        // An import, and what the page says after it.
+        await page.getByTestId('memories-tab').click();
+        await page.getByTestId('import-file').setInputFiles({
+          name: 'memories.jsonl',
+          mimeType: 'application/jsonl',
+          buffer: Buffer.from(`{"content": "imported ${text}"}\n`),
+        });
+        await expect(page.getByTestId('memories-message')).toHaveText('Imported 1 memory.');
+        await checkPage(page, 'after an import');
       });
 
       test('should pass axe with the Echo companion open', async ({ page }) => {

@@ -16,7 +16,7 @@
 
 mod time_words;
 
-pub use time_words::{is_only_time, without_the_time};
+pub use time_words::{is_only_time, without_the_time, zone_name};
 
 use chrono::{DateTime, Datelike, Duration, Local, NaiveDate, NaiveTime, TimeZone, Weekday};
 
@@ -51,28 +51,6 @@ pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
         Stated::At(t) => iso8601::storable(t),
         Stated::Day(day) => iso8601::YEARS.contains(&day.year()),
     })
-}
-
-/// A word in `text` shaped like a time zone's name ("Europe/Paris",
-/// "Mars/Olympus"). Imprint reads offsets, not zone names, so a time that
-/// names one is refused rather than read as local time.
-pub fn zone_name(text: &str) -> Option<&str> {
-    text.split_whitespace()
-        .map(|word| word.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | '(' | ')')))
-        .find(|word| {
-            let mut parts = word.split('/');
-            let area = parts.next().unwrap_or_default();
-            let rest: Vec<&str> = parts.collect();
-            area.len() >= 2
-                && area.chars().all(|c| c.is_ascii_alphabetic())
-                && !rest.is_empty()
-                && rest.iter().all(|part| {
-                    part.starts_with(|c: char| c.is_ascii_alphabetic())
-                        && part
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+'))
-                })
-        })
 }
 
 fn read_stated(text: &str, now: DateTime<Local>) -> Option<Stated> {

@@ -1,6 +1,7 @@
 //! Which words of a text say a time: a run of them at either end of a
 //! reminder's text goes (the reminder carries its time in its own
-//! fields), and a text of nothing else is a time.
+//! fields), a text of nothing else is a time, and a word that names a
+//! time zone (which Imprint does not read) is found.
 
 use chrono::NaiveDate;
 
@@ -9,6 +10,28 @@ use super::{
     words, Recurrence, Stated, FILLERS, WEEKDAYS,
 };
 use crate::iso8601;
+
+/// A word in `text` shaped like a time zone's name ("Europe/Paris",
+/// "Mars/Olympus"). Imprint reads offsets, not zone names, so a time that
+/// names one is refused rather than read as local time.
+pub fn zone_name(text: &str) -> Option<&str> {
+    text.split_whitespace()
+        .map(|word| word.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | '(' | ')')))
+        .find(|word| {
+            let mut parts = word.split('/');
+            let area = parts.next().unwrap_or_default();
+            let rest: Vec<&str> = parts.collect();
+            area.len() >= 2
+                && area.chars().all(|c| c.is_ascii_alphabetic())
+                && !rest.is_empty()
+                && rest.iter().all(|part| {
+                    part.starts_with(|c: char| c.is_ascii_alphabetic())
+                        && part
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+'))
+                })
+        })
+}
 
 /// A reminder's text without the time it carries in its own fields: "call
 /// Tom tomorrow at 9" is "call Tom" (on the day it fires, "tomorrow" would
