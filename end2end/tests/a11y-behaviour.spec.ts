@@ -45,6 +45,25 @@ test.describe('announcements', () => {
     await expect(announcer).toContainText('Nothing is waiting for you');
   });
 
+  test('should announce a question in one window only when two show the chat', async ({ chat, standin, page, context }) => {
+    const trigger = uniqueTrigger('two-windows');
+    await standin!.script(askScenario(trigger));
+    await chat.startNewChat();
+    const second = await context.newPage();
+    await second.goto(page.url());
+    await expect(second.getByTestId('announcer')).toHaveAttribute('aria-live', 'polite');
+    await chat.say(trigger);
+    await expect(chat.questionCard).toHaveAttribute('data-state', 'waiting');
+    await expect(second.getByTestId('question-card')).toHaveAttribute('data-state', 'waiting');
+    const asks = (p: Page) => p.getByTestId('announcer').getByText(/^Imprint asks/);
+    await expect
+      .poll(async () => (await asks(page).count()) + (await asks(second).count()), {
+        message: 'the question is said by exactly one window',
+      })
+      .toBe(1);
+    await second.close();
+  });
+
   test('should leave out "your own words" when they are not allowed, and say a marked ending', async ({ chat, standin, page }) => {
     const [ask, cut] = [uniqueTrigger('closed'), uniqueTrigger('cut')];
     await standin!.script(askScenario(ask, ['Red', 'Blue'], false), {
