@@ -309,14 +309,6 @@ async fn an_idle_keep_alive_connection_is_closed() {
     );
 }
 
-fn import(server: &TestServer, body: impl Into<reqwest::Body>) -> reqwest::RequestBuilder {
-    server
-        .http
-        .post(format!("{}/api/memories/import", server.url))
-        .header("content-type", "application/jsonl")
-        .body(body)
-}
-
 fn lines(count: usize, pad: usize) -> String {
     (0..count)
         .map(|i| {
@@ -332,16 +324,11 @@ async fn an_import_far_over_64_kib_goes_in_whole_and_its_export_streams_back() {
     let server = TestServer::start(vec![], &[]).await;
     let file = lines(20_000, 200);
     assert!(file.len() > 4 << 20);
-    let (status, body) = server.send(import(&server, file.clone())).await;
+    let (status, body) = server.send(server.import(file)).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["imported"], 20_000);
 
-    let response = server
-        .http
-        .get(format!("{}/api/memories/export", server.url))
-        .send()
-        .await
-        .unwrap();
+    let response = server.export().send().await.unwrap();
     assert_eq!(response.status(), 200);
     assert!(
         response.headers().get("content-length").is_none(),
@@ -363,7 +350,7 @@ async fn an_import_far_over_64_kib_goes_in_whole_and_its_export_streams_back() {
 
     // Its own export imports into a fresh server.
     let fresh = TestServer::start(vec![], &[]).await;
-    let (status, body) = fresh.send(import(&fresh, exported)).await;
+    let (status, body) = fresh.send(fresh.import(exported)).await;
     assert_eq!((status, body["imported"].clone()), (200, json!(20_000)));
 }
 
@@ -373,7 +360,7 @@ async fn a_bad_line_deep_in_a_large_import_is_named_and_nothing_is_imported() {
     let mut file = lines(5_000, 100);
     file.push_str("{\"content\": \"late\", \"created_at\": \"+10000-01-01\"}\n");
     file.push_str(&lines(10, 10));
-    let (status, body) = server.send(import(&server, file)).await;
+    let (status, body) = server.send(server.import(file)).await;
     assert_eq!(status, 400, "{body}");
     assert!(
         body["error"].as_str().unwrap().contains("line 5001"),
@@ -383,14 +370,12 @@ async fn a_bad_line_deep_in_a_large_import_is_named_and_nothing_is_imported() {
     assert_eq!(listed["memories"], json!([]), "all or nothing");
 
     // Past 64 MiB: refused, also when sent without a length.
-    let (status, body) = server
-        .send(import(&server, vec![b' '; (64 << 20) + 1]))
-        .await;
+    let (status, body) = server.send(server.import(vec![b' '; (64 << 20) + 1])).await;
     assert_eq!(status, 413, "{body}");
     let chunks =
         futures::stream::iter((0..65).map(|_| Ok::<_, std::io::Error>(vec![b' '; 1 << 20])));
     let (status, body) = server
-        .send(import(&server, reqwest::Body::wrap_stream(chunks)))
+        .send(server.import(reqwest::Body::wrap_stream(chunks)))
         .await;
     assert_eq!(status, 413, "{body}");
     // Other routes keep their 64 KiB.

@@ -29,14 +29,6 @@ fn delete(server: &TestServer, id: impl std::fmt::Display) -> reqwest::RequestBu
         .delete(format!("{}/api/memories/{id}", server.url))
 }
 
-fn import(server: &TestServer, jsonl: String) -> reqwest::RequestBuilder {
-    server
-        .http
-        .post(format!("{}/api/memories/import", server.url))
-        .header("content-type", "application/jsonl")
-        .body(jsonl)
-}
-
 fn ids(page: &Value) -> Vec<i64> {
     page["memories"]
         .as_array()
@@ -170,7 +162,7 @@ async fn ten_thousand_memories_page_to_the_end_with_none_lost_or_repeated() {
             jsonl.push_str(&format!("{line}\n"));
             contents.insert(format!("memory number {n}"));
         }
-        let (status, body) = server.send(import(&server, jsonl)).await;
+        let (status, body) = server.send(server.import(jsonl)).await;
         assert_eq!((status, body), (200, json!({"imported": 500})));
     }
     let mut seen = Vec::new();
@@ -285,12 +277,7 @@ async fn an_export_imports_into_a_fresh_data_directory_as_the_same_rows() {
         json!({"content": "ship \"v2\"\nthen rest", "created_at": "2025-05-01"}),
     )
     .await;
-    let response = server
-        .http
-        .get(format!("{}/api/memories/export", server.url))
-        .send()
-        .await
-        .unwrap();
+    let response = server.export().send().await.unwrap();
     assert_eq!(response.status(), 200);
     assert_eq!(
         response.headers()["content-type"].to_str().unwrap(),
@@ -300,7 +287,7 @@ async fn an_export_imports_into_a_fresh_data_directory_as_the_same_rows() {
     assert_eq!(exported.lines().count(), 2);
 
     let fresh = TestServer::start(vec![], &[]).await;
-    let (status, body) = fresh.send(import(&fresh, exported.clone())).await;
+    let (status, body) = fresh.send(fresh.import(exported.clone())).await;
     assert_eq!((status, body), (200, json!({"imported": 2})));
     let rows = |page: Value| -> Vec<Value> {
         page["memories"]
@@ -314,15 +301,7 @@ async fn an_export_imports_into_a_fresh_data_directory_as_the_same_rows() {
         rows(fresh.get("/api/memories").await.1),
         rows(server.get("/api/memories").await.1)
     );
-    let again = fresh
-        .http
-        .get(format!("{}/api/memories/export", fresh.url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let again = fresh.export().send().await.unwrap().text().await.unwrap();
     assert_eq!(again, exported);
 }
 
@@ -338,7 +317,7 @@ async fn a_bad_line_is_named_and_nothing_is_imported() {
         ("{\"content\": \"a\", \"colour\": \"red\"}\n", "line 1"),
         ("not json\n", "line 1"),
     ] {
-        let (status, body) = server.send(import(&server, jsonl.to_string())).await;
+        let (status, body) = server.send(server.import(jsonl.to_string())).await;
         assert_eq!(status, 400, "{jsonl}: {body}");
         let error = body["error"].as_str().unwrap();
         assert!(error.contains(line), "{error} should name {line}");
@@ -348,7 +327,7 @@ async fn a_bad_line_is_named_and_nothing_is_imported() {
     assert_eq!(ids(&page), Vec::<i64>::new());
     // Over 64 KiB is no longer too large for an import (its limit is 64 MiB).
     let big = "{\"content\": \"x\"}\n".repeat(5000);
-    let (status, body) = server.send(import(&server, big)).await;
+    let (status, body) = server.send(server.import(big)).await;
     assert_eq!((status, body["imported"].clone()), (200, json!(5000)));
 }
 
@@ -366,10 +345,8 @@ async fn another_origin_cannot_change_memories() {
             .json(&json!({"content": "x"})),
         patch(&server, id, json!({"content": "x"})),
         delete(&server, id),
-        import(&server, "{\"content\": \"x\"}\n".into()),
-        server
-            .http
-            .get(format!("{}/api/memories/export", server.url)),
+        server.import("{\"content\": \"x\"}\n"),
+        server.export(),
     ];
     for request in requests {
         assert_eq!(server.send(request.header("Origin", evil)).await.0, 403);

@@ -40,6 +40,19 @@ impl Api {
         read(response).await
     }
 
+    /// `POST /api/memories/import` with a JSON Lines body.
+    pub fn import(&self, body: impl Into<reqwest::Body>) -> reqwest::RequestBuilder {
+        self.http
+            .post(format!("{}/api/memories/import", self.url))
+            .header("content-type", "application/jsonl")
+            .body(body)
+    }
+
+    /// `GET /api/memories/export`.
+    pub fn export(&self) -> reqwest::RequestBuilder {
+        self.http.get(format!("{}/api/memories/export", self.url))
+    }
+
     pub async fn send(&self, request: reqwest::RequestBuilder) -> (u16, Value) {
         read(request.send().await.unwrap()).await
     }
