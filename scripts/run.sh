@@ -21,7 +21,9 @@ if [ -z "${IMPRINT_CHAT_PROVIDER:-}" ] && [ -z "${IMPRINT_CHAT_BASE_URL:-}" ]; t
     port=$(free_port)
     scripts/local-model.sh start "$port" >"${TMPDIR:-/tmp}/imprint-llama-server.log" 2>&1 &
     model_pid=$!
-    export IMPRINT_CHAT_PROVIDER=local IMPRINT_CHAT_BASE_URL="http://127.0.0.1:$port/v1"
+    # The built-in model's address, not a fixed provider: the Model page
+    # can still switch to another model.
+    export IMPRINT_LOCAL_MODEL_URL="http://127.0.0.1:$port/v1"
     echo "llama-server starting on 127.0.0.1:$port (log: ${TMPDIR:-/tmp}/imprint-llama-server.log)"
   else
     echo "The local model could not be set up; Imprint starts without it (see the README to connect another model)." >&2

@@ -14,7 +14,13 @@ use crate::protocol::{
     ChatStatus, MessagePage, QuestionList, ReplyStarted, Session, SessionList, SessionSummary,
 };
 
+mod connections;
 mod records;
+#[cfg(feature = "ssr")]
+pub use connections::ModelConnections;
+pub use connections::{
+    choose_connection, forget_key, get_connections, list_models, test_connection,
+};
 #[cfg(feature = "ssr")]
 pub use records::Records;
 pub use records::{
@@ -75,7 +81,7 @@ impl FromServerFnError for ApiError {
 /// engine and provided to server functions as context.
 #[cfg(feature = "ssr")]
 #[async_trait::async_trait]
-pub trait Dashboard: Records + Send + Sync + 'static {
+pub trait Dashboard: Records + ModelConnections + Send + Sync + 'static {
     async fn status(&self) -> ChatStatus;
     async fn list_sessions(&self) -> Result<SessionList, ApiError>;
     async fn create_session(&self, title: Option<String>) -> Result<SessionSummary, ApiError>;

@@ -123,8 +123,9 @@ test.describe('keyboard', () => {
     await expect(box).toBeFocused();
 
     // Back up the page to the header: the chat's Delete, Rename and link,
-    // New chat, the theme, notifications, then "Waiting for you".
-    for (let i = 0; i < 7; i++) await press('Shift+Tab');
+    // New chat, the theme, notifications, the model status (a link to the
+    // Model page), then "Waiting for you".
+    for (let i = 0; i < 8; i++) await press('Shift+Tab');
     const inbox = new InboxPanel(page);
     await expect(inbox.button).toBeFocused();
     await press('Enter');

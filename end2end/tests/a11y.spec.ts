@@ -1,8 +1,8 @@
 // Accessibility: axe-core's WCAG 2.1 A and AA rules on every page and state a
 // user meets (a waiting question and its answer, a finished reply, the
-// "Waiting for you" panel, Voice, Memories and Reminders, the Echo
-// companion), in both themes, at a phone's and a desktop's width. Serious and
-// critical violations fail the test; moderate and minor ones are printed.
+// "Waiting for you" panel, Voice, Memories and Reminders, the Model page, the
+// Echo companion), in both themes, at a phone's and a desktop's width. Serious
+// and critical violations fail the test; moderate and minor ones are printed.
 import AxeBuilder from '@axe-core/playwright';
 import { test, expect, uniqueTrigger, InboxPanel, clearWaiting, type Page, type Scenario } from './fixtures';
 import { installSpeechFakes } from './fixtures/speech';
@@ -135,6 +135,19 @@ for (const theme of themes) {
         });
         await expect(page.getByTestId('memories-message')).toHaveText('Imported 1 memory.');
         await checkPage(page, 'after an import');
+      });
+
+      test('should pass axe on the Model page, with settings fixed by the environment and a test result', async ({ page }) => {
+        await page.goto('/model');
+        // This worker's model is set by the environment: the page says so.
+        await expect(page.getByTestId('current-model')).toHaveAttribute('data-source', 'environment');
+        await expect(page.getByTestId('fixed-note')).toBeVisible();
+        await expect(page.getByTestId('model-provider')).toBeDisabled();
+        await expect(page.getByTestId('found')).toHaveAttribute('aria-busy', 'false');
+        await checkPage(page, 'model page');
+        await page.getByTestId('test-connection').click();
+        await expect(page.getByTestId('test-result')).toHaveAttribute('data-ok', 'true');
+        await checkPage(page, 'model page, tested');
       });
 
       test('should pass axe with the Echo companion open', async ({ page }) => {

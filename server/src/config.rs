@@ -1,19 +1,23 @@
 //! Configuration: one documented struct. Every field is a command-line flag
 //! and an `IMPRINT_*` variable; the same names in a config file (TOML,
 //! deserialized into [`FileConfig`], unknown keys refused by name) fill what
-//! neither gives (flags > environment > file > defaults). Every duration has
-//! a maximum, checked at start by [`Config::validate`].
+//! neither gives (flags > environment > file > defaults). Where each model
+//! setting came from is recorded ([`ModelSources`]): the Model page's saved
+//! choice goes between the environment and the file (see
+//! [`crate::connections`]). Every duration has a maximum, checked at start
+//! by [`Config::validate`].
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use serde::Deserialize;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod file;
+mod model;
 
 pub use file::FileConfig;
+pub use model::{ModelSettings, ModelSources, Provider, ToolFormat, ToolPrompt, Turns};
 
 #[derive(Parser, Clone, Debug)]
 #[command(
@@ -142,6 +146,24 @@ pub struct Config {
     #[arg(long, env = "IMPRINT_MODEL_IDLE_TIMEOUT_S", default_value_t = 120.0)]
     pub model_idle_timeout_s: f64,
 
+    /// Where the built-in model (the llama-server started for Imprint)
+    /// answers, e.g. `http://127.0.0.1:8431/v1`: the `local` provider's
+    /// base URL unless IMPRINT_CHAT_BASE_URL says otherwise, and the
+    /// "Built-in model" the Model page finds. Loopback only.
+    #[arg(long, env = "IMPRINT_LOCAL_MODEL_URL")]
+    pub local_model_url: Option<String>,
+
+    /// Loopback ports the Model page also looks for model servers on
+    /// (comma-separated, at most 32), besides Ollama's 11434, llama.cpp's
+    /// 8080, LM Studio's 1234 and vLLM's 8000. Only 127.0.0.1 is probed.
+    #[arg(long, env = "IMPRINT_PROBE_PORTS", value_delimiter = ',')]
+    pub probe_ports: Vec<u16>,
+
+    /// Where each model setting came from (flag, environment, config file
+    /// or default); filled by [`Config::with_file`].
+    #[arg(skip)]
+    pub sources: ModelSources,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -153,134 +175,6 @@ pub enum Command {
     /// Import memories from a JSON Lines file: one object per line with
     /// `content` and optional `project`, `created_at`, `tags`.
     Import { file: PathBuf },
-}
-
-#[derive(ValueEnum, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum Provider {
-    Local,
-    Openai,
-    Anthropic,
-    Gemini,
-    Ollama,
-    Vllm,
-}
-
-#[derive(ValueEnum, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum ToolFormat {
-    Native,
-    QwenXml,
-    Hermes,
-    None,
-}
-
-impl ToolFormat {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolFormat::Native => "native",
-            ToolFormat::QwenXml => "qwen-xml",
-            ToolFormat::Hermes => "hermes",
-            ToolFormat::None => "none",
-        }
-    }
-}
-
-/// Who describes the tools to a model that writes tool calls as text.
-#[derive(ValueEnum, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum ToolPrompt {
-    Template,
-    Imprint,
-}
-
-/// The chat model to use, after presets and keys are resolved.
-#[derive(Clone, Debug)]
-pub struct ModelSettings {
-    pub provider: Provider,
-    pub base_url: String,
-    pub model: String,
-    pub api_key: Option<String>,
-    pub tool_format: ToolFormat,
-    pub tool_prompt: ToolPrompt,
-    pub idle_timeout: Duration,
-    /// Sent as `max_tokens` with every request.
-    pub max_tokens: u32,
-    /// Who drives a reply's steps.
-    pub turns: Turns,
-}
-
-/// Who drives a reply's steps (see [`Config::chat_turns`]).
-#[derive(ValueEnum, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum Turns {
-    /// Imprint plans; each model turn is decoded under a JSON schema.
-    Planned,
-    /// The model's own tool loop.
-    Free,
-}
-
-impl Turns {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Turns::Planned => "planned",
-            Turns::Free => "free",
-        }
-    }
-}
-
-impl Provider {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Provider::Local => "local",
-            Provider::Openai => "openai",
-            Provider::Anthropic => "anthropic",
-            Provider::Gemini => "gemini",
-            Provider::Ollama => "ollama",
-            Provider::Vllm => "vllm",
-        }
-    }
-
-    fn default_base_url(self) -> &'static str {
-        match self {
-            Provider::Local => "http://127.0.0.1:8431/v1",
-            Provider::Openai => "https://api.openai.com/v1",
-            Provider::Anthropic => "https://api.anthropic.com/v1",
-            Provider::Gemini => "https://generativelanguage.googleapis.com/v1beta/openai",
-            Provider::Ollama => "http://127.0.0.1:11434/v1",
-            Provider::Vllm => "http://127.0.0.1:8000/v1",
-        }
-    }
-
-    fn default_model(self) -> &'static str {
-        match self {
-            Provider::Local => "qwen2.5-coder-0.5b-instruct",
-            Provider::Openai => "gpt-4o-mini",
-            Provider::Anthropic => "claude-3-5-haiku-latest",
-            Provider::Gemini => "gemini-2.0-flash",
-            Provider::Ollama => "qwen2.5:0.5b",
-            Provider::Vllm => "default",
-        }
-    }
-
-    /// The provider's usual key variable.
-    fn key_variable(self) -> Option<&'static str> {
-        match self {
-            Provider::Openai => Some("OPENAI_API_KEY"),
-            Provider::Anthropic => Some("ANTHROPIC_API_KEY"),
-            Provider::Gemini => Some("GOOGLE_API_KEY"),
-            _ => None,
-        }
-    }
-
-    fn default_tool_format(self) -> ToolFormat {
-        match self {
-            // Small local models write tool calls as text (a bare JSON
-            // object or hermes tags); Imprint parses them itself.
-            Provider::Local => ToolFormat::Hermes,
-            _ => ToolFormat::Native,
-        }
-    }
 }
 
 impl Config {
@@ -295,6 +189,7 @@ impl Config {
     /// Fills every setting that no flag or variable gave from the config
     /// file (`--config`, else `config.toml` in the data directory).
     pub fn with_file(mut self, matches: &ArgMatches) -> Result<Self, ConfigError> {
+        self.sources = ModelSources::given(matches);
         let path = match &self.config {
             Some(path) => path.clone(),
             None => match self.data_dir() {
@@ -340,6 +235,17 @@ impl Config {
             .unwrap_or(cwd)
     }
 
+    /// The provider's own base URL: the preset's, or for `local` the
+    /// built-in model's address when one is given.
+    pub fn preset_base_url(&self, provider: Provider) -> String {
+        match (&self.local_model_url, provider) {
+            (Some(url), Provider::Local) => url.trim_end_matches('/').to_string(),
+            _ => provider.default_base_url().to_string(),
+        }
+    }
+
+    /// The model as flags, the environment and the config file give it
+    /// (the Model page's saved choice is applied by [`crate::connections`]).
     pub fn model(&self) -> ModelSettings {
         let provider = self.chat_provider;
         let api_key = self.chat_api_key.clone().or_else(|| {
@@ -353,7 +259,7 @@ impl Config {
             base_url: self
                 .chat_base_url
                 .clone()
-                .unwrap_or_else(|| provider.default_base_url().to_string())
+                .unwrap_or_else(|| self.preset_base_url(provider))
                 .trim_end_matches('/')
                 .to_string(),
             model: self
@@ -364,20 +270,12 @@ impl Config {
             tool_format: self
                 .chat_tool_format
                 .unwrap_or_else(|| provider.default_tool_format()),
-            tool_prompt: self.chat_tool_prompt.unwrap_or(match provider {
-                // Small models follow the tool format they were trained
-                // on, which their own chat template writes.
-                Provider::Local => ToolPrompt::Template,
-                _ => ToolPrompt::Imprint,
-            }),
+            tool_prompt: self
+                .chat_tool_prompt
+                .unwrap_or_else(|| provider.default_tool_prompt()),
             idle_timeout: secs(self.model_idle_timeout_s),
             max_tokens: self.chat_max_tokens,
-            turns: self.chat_turns.unwrap_or(match provider {
-                // A 0.5B model driving its own loop invents the user's
-                // facts and loops on tools (issue #26).
-                Provider::Local => Turns::Planned,
-                _ => Turns::Free,
-            }),
+            turns: self.chat_turns.unwrap_or_else(|| provider.default_turns()),
         }
     }
 
@@ -471,10 +369,23 @@ impl Config {
                 return Err(ConfigError::BadOrigin(origin.clone()));
             }
         }
+        if self.probe_ports.len() > MAX_PROBE_PORTS || self.probe_ports.contains(&0) {
+            return Err(ConfigError::ProbePorts);
+        }
+        if let Some(url) = &self.local_model_url {
+            let loopback = reqwest::Url::parse(url)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https") && is_loopback_url(u));
+            if loopback.is_none() {
+                return Err(ConfigError::LocalModelUrl(url.clone()));
+            }
+        }
         Ok(())
     }
 }
 
+/// The most extra loopback ports the Model page probes.
+pub const MAX_PROBE_PORTS: usize = 32;
 /// The largest research budget: a day.
 pub const MAX_RESEARCH_BUDGET_S: f64 = 86_400.0;
 /// The longest a question may wait: a week.
@@ -514,6 +425,22 @@ pub enum ConfigError {
     Duration { name: &'static str, max: f64 },
     #[error("IMPRINT_ALLOWED_ORIGINS: `{0}` is not an origin (scheme://host[:port])")]
     BadOrigin(String),
+    #[error("IMPRINT_PROBE_PORTS must be at most {MAX_PROBE_PORTS} ports from 1 to 65535")]
+    ProbePorts,
+    #[error("IMPRINT_LOCAL_MODEL_URL: `{0}` is not an http URL on loopback (e.g. http://127.0.0.1:8431/v1)")]
+    LocalModelUrl(String),
+}
+
+/// Whether `url` names this machine (127.0.0.0/8, ::1, `localhost`).
+pub fn is_loopback_url(url: &reqwest::Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    match host.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => host.eq_ignore_ascii_case("localhost") || host.ends_with(".localhost"),
+    }
 }
 
 fn secs(value: f64) -> Duration {
@@ -523,6 +450,7 @@ fn secs(value: f64) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use app::protocol::SettingSource;
 
     fn parse(args: &[&str]) -> Config {
         Config::try_parse_from(std::iter::once("imprint").chain(args.iter().copied())).unwrap()
@@ -644,6 +572,51 @@ mod tests {
         assert!(parse(&["--allowed-origins", "http://localhost:3000"])
             .validate()
             .is_ok());
+    }
+
+    #[test]
+    fn where_each_model_setting_came_from_is_recorded() {
+        let config = load_with_file(
+            &["--chat-model", "big"],
+            "chat_provider = \"ollama\"\nchat_model = \"small\"\n",
+        )
+        .unwrap();
+        let s = config.sources;
+        assert_eq!(s.model, SettingSource::Flag);
+        assert_eq!(s.provider, SettingSource::ConfigFile);
+        assert_eq!(s.base_url, SettingSource::Default);
+        assert_eq!(config.model().model, "big");
+    }
+
+    #[test]
+    fn the_built_in_models_address_and_the_probed_ports_are_checked() {
+        let c = parse(&["--local-model-url", "http://127.0.0.1:39999/v1/"]);
+        assert!(c.validate().is_ok());
+        assert_eq!(c.model().base_url, "http://127.0.0.1:39999/v1");
+        assert_eq!(
+            c.preset_base_url(Provider::Ollama),
+            "http://127.0.0.1:11434/v1"
+        );
+        for bad in [
+            "http://192.0.2.1:8431/v1",
+            "127.0.0.1:8431",
+            "ftp://localhost/v1",
+        ] {
+            let error = parse(&["--local-model-url", bad]).validate().unwrap_err();
+            assert!(matches!(error, ConfigError::LocalModelUrl(_)), "{bad}");
+        }
+        assert!(parse(&["--probe-ports", "11435,9000"]).validate().is_ok());
+        assert!(parse(&["--probe-ports", "0"]).validate().is_err());
+        let many: Vec<String> = (1..=33).map(|p| p.to_string()).collect();
+        assert!(parse(&["--probe-ports", &many.join(",")])
+            .validate()
+            .is_err());
+    }
+
+    #[test]
+    fn model_settings_never_print_their_key() {
+        let m = parse(&["--chat-api-key", "sk-hidden-123"]).model();
+        assert!(!format!("{m:?}").contains("sk-hidden-123"));
     }
 
     #[test]

@@ -1,8 +1,12 @@
 //! The shared context of the server: the store, the model, the replies and
 //! the dashboard event bus. It implements the dashboard's calls; the REST
 //! routes and the server functions are both thin doors onto it.
+//!
+//! The model in use is the reply environment in force: each reply takes it
+//! when it starts and keeps it to its end; a model chosen on the Model page
+//! replaces it for the replies that start after ([`Engine::use_model`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use app::api::{ApiError, Dashboard};
 use app::protocol::{
@@ -13,7 +17,8 @@ use tokio::sync::{broadcast, Notify};
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
-use crate::config::Config;
+use crate::config::{Config, ModelSettings};
+use crate::connections::Chooser;
 use crate::models::{ChatMessage, ModelClient};
 use crate::replies::{
     history_to_messages, resume_reply, stream_reply, Checkpoint, Replies, Reply, ReplyEnv,
@@ -31,7 +36,13 @@ pub struct Engine {
     pub ephemeral: Store,
     pub voice: Arc<crate::voice::VoiceHub>,
     pub replies: Arc<Replies>,
-    pub reply_env: Arc<ReplyEnv>,
+    /// What the next reply starts with: replaced whole when another model
+    /// is chosen, so a running reply keeps its own.
+    reply_env: RwLock<Arc<ReplyEnv>>,
+    /// The model choice: what is in use and where it came from, the Model
+    /// page's saved choice and keys.
+    pub connections: Chooser,
+    clock: Clock,
     pub dashboard: broadcast::Sender<DashboardEvent>,
     /// Wakes the reminder timer when reminders change.
     pub reminders_changed: Arc<Notify>,
@@ -48,18 +59,29 @@ impl Engine {
         let (dashboard, _) = broadcast::channel(256);
         let reminders_changed = Arc::new(Notify::new());
         let wake = Arc::clone(&reminders_changed);
-        let model = config.model();
+        let connections = Chooser::load(&config);
+        let model = connections.current();
+        if model.view.source == app::protocol::SettingSource::Page {
+            tracing::info!(
+                provider = model.settings.provider.as_str(),
+                base_url = %model.settings.base_url,
+                model = %model.settings.model,
+                turns = model.settings.turns.as_str(),
+                "the model chosen on the Model page is in use"
+            );
+        }
+        let clock = Clock::default();
         let reply_env = Arc::new(ReplyEnv {
-            tool_sets: ToolSets::new(model.tool_format),
-            planned: model.turns == crate::config::Turns::Planned,
-            model: ModelClient::new(model),
+            tool_sets: ToolSets::new(model.settings.tool_format),
+            planned: model.settings.turns == crate::config::Turns::Planned,
+            model: ModelClient::new(model.settings),
             slots: Arc::new(WritingSlots::new(config.writing_slots)),
             research_budget: config.research_budget(),
             max_tool_iters: config.max_tool_iters,
             answer_timeout: config.answer_timeout(),
             dashboard: dashboard.clone(),
             reminder_added: Arc::new(move || wake.notify_one()),
-            clock: Clock::default(),
+            clock: clock.clone(),
             shutdown: shutdown.clone(),
         });
         let voice = crate::voice::VoiceHub::new(
@@ -77,7 +99,9 @@ impl Engine {
             store,
             ephemeral,
             voice,
-            reply_env,
+            reply_env: RwLock::new(reply_env),
+            connections,
+            clock,
             dashboard,
             reminders_changed,
             shutdown,
@@ -86,7 +110,26 @@ impl Engine {
 
     /// The clock replies read "now" from (tests set it).
     pub fn clock(&self) -> &Clock {
-        &self.reply_env.clock
+        &self.clock
+    }
+
+    /// What a reply starting now runs with.
+    pub fn reply_env(&self) -> Arc<ReplyEnv> {
+        let env = self
+            .reply_env
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(&env)
+    }
+
+    /// From now on, replies start on the model `settings` name; those
+    /// running finish on theirs.
+    pub fn use_model(&self, settings: ModelSettings) {
+        let mut env = self
+            .reply_env
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        *env = Arc::new(env.on_model(settings));
     }
 
     /// Starts a reply to `message` in a stored session, for a caller that
@@ -184,7 +227,7 @@ impl Engine {
             reply_id: reply.id.clone(),
         });
         let job = ReplyJob {
-            env: Arc::clone(&self.reply_env),
+            env: self.reply_env(),
             replies: Arc::clone(&self.replies),
             reply: Arc::clone(&reply),
             store: store.clone(),
@@ -237,7 +280,7 @@ impl Engine {
             )
             .map_err(|_| ())?;
         let job = ReplyJob {
-            env: Arc::clone(&self.reply_env),
+            env: self.reply_env(),
             replies: Arc::clone(&self.replies),
             reply: Arc::clone(&reply),
             store: self.store.clone(),
@@ -258,13 +301,11 @@ impl Engine {
     }
 
     /// What to tell a user whose model does not answer.
-    fn connect_hint(&self) -> String {
-        let m = self.reply_env.model.settings();
+    fn connect_hint(&self, base_url: &str) -> String {
         format!(
-            "No model answers at {}. Start one there, or point Imprint at another: \
-             IMPRINT_CHAT_PROVIDER=ollama (or openai, anthropic, gemini, vllm), \
-             IMPRINT_CHAT_BASE_URL, IMPRINT_CHAT_MODEL and IMPRINT_CHAT_API_KEY.",
-            m.base_url
+            "No model answers at {base_url}. Start one there, or choose another on the Model page, \
+             or point Imprint at one: IMPRINT_CHAT_PROVIDER=ollama (or openai, anthropic, gemini, vllm), \
+             IMPRINT_CHAT_BASE_URL, IMPRINT_CHAT_MODEL and IMPRINT_CHAT_API_KEY."
         )
     }
 }
@@ -324,7 +365,8 @@ pub fn store_error(error: StoreError) -> ApiError {
 #[async_trait::async_trait]
 impl Dashboard for Engine {
     async fn status(&self) -> ChatStatus {
-        let model = &self.reply_env.model;
+        let env = self.reply_env();
+        let model = &env.model;
         let settings = model.settings();
         let ready = model.is_ready().await;
         ChatStatus {
@@ -332,7 +374,7 @@ impl Dashboard for Engine {
             model: settings.model.clone(),
             tool_format: settings.tool_format.as_str().into(),
             ready,
-            hint: (!ready).then(|| self.connect_hint()),
+            hint: (!ready).then(|| self.connect_hint(&settings.base_url)),
         }
     }
 
@@ -518,5 +560,41 @@ impl Dashboard for Engine {
         Ok(ReplyStarted {
             reply_id: reply.id.clone(),
         })
+    }
+}
+
+#[async_trait::async_trait]
+impl app::api::ModelConnections for Engine {
+    async fn connections(&self) -> Result<app::protocol::Connections, ApiError> {
+        Ok(self.connections.view().await)
+    }
+
+    async fn choose_connection(
+        &self,
+        choice: app::protocol::ConnectionChoice,
+    ) -> Result<app::protocol::CurrentConnection, ApiError> {
+        self.connections
+            .choose(choice, |chosen| self.use_model(chosen.settings.clone()))
+            .await
+    }
+
+    async fn test_connection(
+        &self,
+        choice: app::protocol::ConnectionChoice,
+    ) -> Result<app::protocol::TestResult, ApiError> {
+        self.connections.test(choice).await
+    }
+
+    async fn list_models(
+        &self,
+        choice: app::protocol::ConnectionChoice,
+    ) -> Result<app::protocol::ModelList, ApiError> {
+        self.connections.list_models(choice).await
+    }
+
+    async fn forget_key(&self, key: app::protocol::KeyRef) -> Result<(), ApiError> {
+        self.connections
+            .forget_key(key, |current| self.use_model(current.settings.clone()))
+            .await
     }
 }

@@ -2,6 +2,7 @@
 //!
 //! - [`clock`]: the "now" a reply reads (the system's, or a test's)
 //! - [`config`]: the one configuration struct
+//! - [`connections`]: the model in use, where its settings came from, and the Model page's choice of another
 //! - [`store`]: SQLite on its own thread (sessions, messages, memories, reminders)
 //! - [`models`]: the OpenAI-compatible streaming client and the tool-markup parsers
 //! - [`tools`]: tool schemas, the offered set, and their implementations
@@ -23,6 +24,7 @@
 pub mod ask;
 pub mod clock;
 pub mod config;
+pub mod connections;
 pub mod engine;
 pub mod grounding;
 pub mod http;

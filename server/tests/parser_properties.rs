@@ -811,6 +811,8 @@ const CONFIG_KEYS: &[&str] = &[
     "voice_turn_timeout_s",
     "voice_idle_s",
     "model_idle_timeout_s",
+    "local_model_url",
+    "probe_ports",
 ];
 
 /// The config file's settings as written: the same fields, in the same
@@ -844,6 +846,8 @@ mod written {
         pub voice_turn_timeout_s: Option<f64>,
         pub voice_idle_s: Option<f64>,
         pub model_idle_timeout_s: Option<f64>,
+        pub local_model_url: Option<String>,
+        pub probe_ports: Option<Vec<u16>>,
     }
 
     impl FileConfig {
@@ -910,6 +914,16 @@ mod written {
             set(
                 "model_idle_timeout_s",
                 self.model_idle_timeout_s.map(T::Float),
+            );
+            set(
+                "local_model_url",
+                self.local_model_url.as_deref().map(string),
+            );
+            set(
+                "probe_ports",
+                self.probe_ports
+                    .as_ref()
+                    .map(|ports| T::Array(ports.iter().map(|p| T::Integer((*p).into())).collect())),
             );
             toml::to_string(&table).expect("a table is TOML")
         }
@@ -981,7 +995,12 @@ fn any_file_config() -> impl Strategy<Value = written::FileConfig> {
         seconds(),
         seconds(),
     );
-    (network, model, limits).prop_map(|(network, model, limits)| {
+    let built_in = (
+        text(),
+        prop::option::of(prop::collection::vec(any::<u16>(), 0..4)),
+    );
+    (network, model, limits, built_in).prop_map(|(network, model, limits, built_in)| {
+        let (local_model_url, probe_ports) = built_in;
         let (addr, data_dir, dist_dir, token, allowed_hosts, allowed_origins, trust_proxy) =
             network;
         let (
@@ -1026,6 +1045,8 @@ fn any_file_config() -> impl Strategy<Value = written::FileConfig> {
             voice_turn_timeout_s,
             voice_idle_s,
             model_idle_timeout_s,
+            local_model_url,
+            probe_ports,
         }
     })
 }

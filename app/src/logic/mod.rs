@@ -4,6 +4,7 @@
 
 pub mod activity;
 pub mod announce;
+pub mod connections;
 pub mod echo;
 pub mod history;
 pub mod inbox;

@@ -10,6 +10,7 @@ pub enum Route {
     ChatSession,
     Voice,
     Memories,
+    Model,
     NotFound,
 }
 
@@ -24,6 +25,7 @@ impl Route {
             "/chat" => Route::Chat,
             "/voice" => Route::Voice,
             "/memories" => Route::Memories,
+            "/model" => Route::Model,
             _ => match chat_id(path) {
                 Some(_) => Route::ChatSession,
                 None => Route::NotFound,
@@ -59,6 +61,7 @@ mod tests {
         assert_eq!(Route::of("/chat/abc"), Route::ChatSession);
         assert_eq!(Route::of("/voice"), Route::Voice);
         assert_eq!(Route::of("/memories"), Route::Memories);
+        assert_eq!(Route::of("/model"), Route::Model);
         assert_eq!(Route::of("/chat/abc/def"), Route::NotFound);
         assert_eq!(Route::of("/nothing"), Route::NotFound);
     }

@@ -3,12 +3,14 @@
 //! The JSON shape of every type here is the contract of SPEC §4 (the `type`
 //! tags and field names); the unit tests pin it.
 
+mod connections;
 mod events;
 mod records;
 mod sessions;
 pub mod tool_names;
 mod voice;
 
+pub use connections::*;
 pub use events::*;
 pub use records::*;
 pub use sessions::*;

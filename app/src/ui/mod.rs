@@ -44,6 +44,7 @@ pub fn App() -> impl IntoView {
                 Route::Chat | Route::ChatSession => view! { <pages::ChatPage/> }.into_any(),
                 Route::Voice => view! { <pages::VoicePage/> }.into_any(),
                 Route::Memories => view! { <pages::MemoriesPage/> }.into_any(),
+                Route::Model => view! { <pages::ModelPage/> }.into_any(),
                 Route::NotFound => view! { <pages::NotFound/> }.into_any(),
             }}
         </shell::Shell>

@@ -1,6 +1,6 @@
 //! The frame around every page: the skip link, navigation, the theme
-//! toggle and the model status (in a menu on a phone), and the page's live
-//! region.
+//! toggle and the model status (in a menu on a phone; a link to the Model
+//! page), and the page's live region.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -15,6 +15,17 @@ use super::notifications::{NotificationsButton, ReminderToasts};
 use super::router::{Location, A};
 use super::theme::ThemeToggle;
 use crate::api::fetch_status;
+use crate::logic::route::is_active;
+
+/// Bumped when another model is chosen: the header's status reads it again.
+#[derive(Clone, Copy)]
+pub struct StatusRefresh(pub RwSignal<u64>);
+
+impl StatusRefresh {
+    pub fn bump(self) {
+        self.0.update(|n| *n += 1);
+    }
+}
 
 #[component]
 pub fn Shell(children: Children) -> impl IntoView {
@@ -22,6 +33,7 @@ pub fn Shell(children: Children) -> impl IntoView {
     let on_voice_page = move || location.pathname.get().starts_with("/voice");
     // Drafts outlive the Chat page: a visit to Memories keeps them.
     provide_context(Drafts::default());
+    provide_context(StatusRefresh(RwSignal::new(0)));
     view! {
         <div class="shell">
             <a class="skip-link" href="#message-box" data-testid="skip-link" on:click=skip_to_message_box>
@@ -89,34 +101,44 @@ fn HeaderMenu() -> impl IntoView {
     }
 }
 
-/// The configured model and whether it answers; when it does not, how to
-/// connect one.
+/// The model in use and whether it answers; when it does not, how to
+/// connect one. A link to the Model page, where another is chosen.
 #[component]
 fn ModelStatus() -> impl IntoView {
+    let location = expect_context::<Location>();
+    let refresh = expect_context::<StatusRefresh>();
     // A signal filled by a task rather than a resource under Suspense: the
     // same page, without the async machinery in the wasm.
     let status = RwSignal::new(None);
-    spawn_local(async move {
-        let result = fetch_status().await;
-        status.try_set(Some(result));
+    Effect::new(move |_| {
+        refresh.0.track();
+        spawn_local(async move {
+            let result = fetch_status().await;
+            status.try_set(Some(result));
+        });
     });
+    let current = move || is_active("/model", &location.pathname.get()).then_some("page");
     view! {
+        <a class="model-status" href="/model" data-testid="model-status" aria-current=current
+            data-state=move || match status.get() {
+                None => "loading",
+                Some(Ok(s)) if s.ready => "ready",
+                Some(Ok(_)) => "offline",
+                Some(Err(_)) => "error",
+            }
+            title=move || match status.get() {
+                Some(Ok(s)) => s.hint.unwrap_or_else(|| "Choose the model on the Model page".into()),
+                _ => String::new(),
+            }>
             {move || match status.get() {
-                None => view! { <span class="model-status" data-testid="model-status">"…"</span> }.into_any(),
-                Some(Ok(s)) => {
-                    let title = s.hint.clone().unwrap_or_default();
-                    let state = if s.ready { "ready" } else { "offline" };
-                    view! {
-                        <span class="model-status" data-testid="model-status" data-state=state title=title>
-                            <span class="dot" aria-hidden="true"></span>
-                            {format!("{} · {}", s.provider, s.model)}
-                            {(!s.ready).then(|| view! { <span class="sr-hint">" (not connected)"</span> })}
-                        </span>
-                    }.into_any()
-                }
-                Some(Err(e)) => view! {
-                    <span class="model-status" data-testid="model-status" data-state="error">{e.message}</span>
+                None => view! { "…" }.into_any(),
+                Some(Ok(s)) => view! {
+                    <span class="dot" aria-hidden="true"></span>
+                    {format!("{} · {}", s.provider, s.model)}
+                    {(!s.ready).then(|| view! { <span class="sr-hint">" (not connected)"</span> })}
                 }.into_any(),
+                Some(Err(e)) => view! { <span>{e.message}</span> }.into_any(),
             }}
+        </a>
     }
 }

@@ -38,6 +38,8 @@ pub struct FileConfig {
     voice_turn_timeout_s: Option<f64>,
     voice_idle_s: Option<f64>,
     model_idle_timeout_s: Option<f64>,
+    local_model_url: Option<String>,
+    probe_ports: Option<Vec<u16>>,
 }
 
 impl FileConfig {
@@ -66,6 +68,43 @@ impl Config {
                 None | Some(ValueSource::DefaultValue)
             )
         };
+        // The model settings the file gives are marked as the file's.
+        let from_file = |given: bool, id: &str| given && unset(id);
+        let file_source = app::protocol::SettingSource::ConfigFile;
+        let sources = &mut self.sources;
+        for (given, id, source) in [
+            (
+                file.chat_provider.is_some(),
+                "chat_provider",
+                &mut sources.provider,
+            ),
+            (
+                file.chat_base_url.is_some(),
+                "chat_base_url",
+                &mut sources.base_url,
+            ),
+            (file.chat_model.is_some(), "chat_model", &mut sources.model),
+            (
+                file.chat_api_key.is_some(),
+                "chat_api_key",
+                &mut sources.api_key,
+            ),
+            (
+                file.chat_tool_format.is_some(),
+                "chat_tool_format",
+                &mut sources.tool_format,
+            ),
+            (
+                file.chat_tool_prompt.is_some(),
+                "chat_tool_prompt",
+                &mut sources.tool_prompt,
+            ),
+            (file.chat_turns.is_some(), "chat_turns", &mut sources.turns),
+        ] {
+            if from_file(given, id) {
+                *source = file_source;
+            }
+        }
         macro_rules! fill {
             ($($field:ident),* $(,)?) => {$(
                 if let Some(value) = file.$field {
@@ -98,6 +137,7 @@ impl Config {
             voice_turn_timeout_s,
             voice_idle_s,
             model_idle_timeout_s,
+            probe_ports,
         );
         fill_optional!(
             data_dir,
@@ -109,6 +149,7 @@ impl Config {
             chat_tool_format,
             chat_tool_prompt,
             chat_turns,
+            local_model_url,
         );
     }
 }

@@ -3,6 +3,7 @@
 //! all behind the guard and with the security headers on every response.
 
 mod chat;
+mod connections;
 pub mod error;
 pub mod guard;
 mod memories;
@@ -41,6 +42,7 @@ pub fn app(engine: Arc<Engine>, dist: PathBuf) -> Router {
     let csp = site::ContentSecurityPolicy::new(&dist);
     let api = Router::new()
         .merge(chat::router())
+        .merge(connections::router())
         .merge(questions::router())
         .merge(memories::router())
         .merge(reminders::router())

@@ -1,8 +1,10 @@
 //! The chat model: messages, the streamed turn's events, and the
 //! OpenAI-compatible client every provider is reached through.
 
+pub mod check;
 mod client;
 pub mod markup;
+pub mod probe;
 mod prompt;
 pub mod shown_text;
 mod step;

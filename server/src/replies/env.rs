@@ -1,5 +1,10 @@
 //! What a reply runs with: the server's shared parts (the model, the tool
 //! sets, the writing slots, the budgets) and one reply's job.
+//!
+//! A reply takes the environment in force when it starts and keeps it to
+//! its end. Another model chosen meanwhile (the Model page) is a new
+//! environment ([`ReplyEnv::on_model`]) for the replies that start after;
+//! a running one finishes on its own.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,11 +17,14 @@ use tokio_util::sync::CancellationToken;
 use super::slots::WritingSlots;
 use super::{Replies, Reply};
 use crate::clock::Clock;
+use crate::config::{ModelSettings, Turns};
 use crate::models::{ChatMessage, ModelClient};
 use crate::store::Store;
 use crate::tools::{self, Offer, WritesAsked};
 
-/// What every reply needs from the server.
+/// What every reply needs from the server. Cheap to clone: all but the
+/// model and its tool sets are shared handles.
+#[derive(Clone)]
 pub struct ReplyEnv {
     pub model: ModelClient,
     /// The tool sets, built once and shared by every reply (a set is ~20 KB
@@ -38,8 +46,22 @@ pub struct ReplyEnv {
     pub shutdown: CancellationToken,
 }
 
+impl ReplyEnv {
+    /// The same environment on the model `settings` name: its client, the
+    /// tool sets of its format, and planned turns when its settings say so.
+    pub fn on_model(&self, settings: ModelSettings) -> Self {
+        Self {
+            tool_sets: ToolSets::new(settings.tool_format),
+            planned: settings.turns == Turns::Planned,
+            model: ModelClient::new(settings),
+            ..self.clone()
+        }
+    }
+}
+
 /// The tool schemas for each kind of caller and each set of writes a
 /// request may ask for (16 sets, built once).
+#[derive(Clone)]
 pub struct ToolSets {
     sets: Vec<Arc<Vec<Value>>>,
 }

@@ -40,6 +40,27 @@ impl Api {
         read(response).await
     }
 
+    pub async fn put(&self, path: &str, body: Value) -> (u16, Value) {
+        let response = self
+            .http
+            .put(format!("{}{path}", self.url))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        read(response).await
+    }
+
+    pub async fn delete(&self, path: &str) -> (u16, Value) {
+        let response = self
+            .http
+            .delete(format!("{}{path}", self.url))
+            .send()
+            .await
+            .unwrap();
+        read(response).await
+    }
+
     /// `POST /api/memories/import` with a JSON Lines body.
     pub fn import(&self, body: impl Into<reqwest::Body>) -> reqwest::RequestBuilder {
         self.http

@@ -10,7 +10,7 @@ pub mod standin;
 use std::time::Duration;
 
 pub use api::Api;
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use futures::StreamExt;
 use imprint::config::Config;
 use imprint::serve::Running;
@@ -69,7 +69,17 @@ impl TestServer {
     }
 
     pub async fn start_with(standin: StandIn, model_args: &[&str], args: &[&str]) -> Self {
-        let data = tempfile::tempdir().unwrap();
+        Self::start_in(tempfile::tempdir().unwrap(), standin, model_args, args).await
+    }
+
+    /// Like [`TestServer::start_with`], on the data directory `data` (which
+    /// may hold a `config.toml`, or what an earlier server left).
+    pub async fn start_in(
+        data: tempfile::TempDir,
+        standin: StandIn,
+        model_args: &[&str],
+        args: &[&str],
+    ) -> Self {
         let data_dir = data.path().to_str().unwrap().to_string();
         let mut argv = vec![
             "imprint",
@@ -82,7 +92,13 @@ impl TestServer {
         ];
         argv.extend_from_slice(model_args);
         argv.extend_from_slice(args);
-        let config = Config::try_parse_from(argv).unwrap();
+        // As `imprint` reads it: the sources of the model settings are
+        // recorded, and a config file in the data directory is read.
+        let matches = Config::command().try_get_matches_from(argv).unwrap();
+        let config = Config::from_arg_matches(&matches)
+            .unwrap()
+            .with_file(&matches)
+            .unwrap();
         config.validate().unwrap();
         let running = imprint::serve::start(config).await.unwrap();
         Self {
@@ -91,6 +107,19 @@ impl TestServer {
             standin,
             _data: data,
         }
+    }
+
+    /// The server's data directory.
+    pub fn data_path(&self) -> &std::path::Path {
+        self._data.path()
+    }
+
+    /// Shuts the server down (as SIGTERM does) and hands back its stand-in
+    /// and data directory, for a server started again on them.
+    pub async fn stop(self) -> (StandIn, tempfile::TempDir) {
+        self.running.shutdown.cancel();
+        self.running.task.await.unwrap().unwrap();
+        (self.standin, self._data)
     }
 
     /// Stores a memory, as `imprint import` or a `store` call would.

@@ -117,6 +117,8 @@ pub fn which_project(trigger: &str, answer: &str) -> Scenario {
 struct Shared {
     scenarios: Mutex<Vec<Scenario>>,
     requests: Mutex<Vec<Value>>,
+    /// The `Authorization` header of each chat request, in order.
+    authorizations: Mutex<Vec<Option<String>>>,
 }
 
 /// A running stand-in.
@@ -150,7 +152,7 @@ impl StandIn {
     pub async fn start_on(addr: SocketAddr, scenarios: Vec<Scenario>) -> Self {
         let shared = Arc::new(Shared {
             scenarios: Mutex::new(scenarios),
-            requests: Mutex::new(Vec::new()),
+            ..Shared::default()
         });
         let (requests_tx, requests_seen) = watch::channel(0);
         let (aborted_tx, aborted) = watch::channel(0);
@@ -199,6 +201,11 @@ impl StandIn {
     /// Every chat request received so far (the JSON bodies).
     pub fn requests(&self) -> Vec<Value> {
         self.shared.requests.lock().unwrap().clone()
+    }
+
+    /// The `Authorization` header of every chat request so far.
+    pub fn authorizations(&self) -> Vec<Option<String>> {
+        self.shared.authorizations.lock().unwrap().clone()
     }
 
     /// Requests whose last real user message contains `trigger`.
@@ -273,10 +280,24 @@ fn turn_index(request: &Value) -> usize {
     }
 }
 
-async fn completions(State(state): State<AppState>, Json(request): Json<Value>) -> Response {
+async fn completions(
+    State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
+    Json(request): Json<Value>,
+) -> Response {
     let user = last_user_message(&request);
     let index = turn_index(&request);
     {
+        let authorization = headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        state
+            .shared
+            .authorizations
+            .lock()
+            .unwrap()
+            .push(authorization);
         state.shared.requests.lock().unwrap().push(request.clone());
     }
     state.counters.requests.send_modify(|n| *n += 1);

@@ -1,11 +1,13 @@
 //! One file per route.
 
 mod memories;
+mod model;
 mod reminders;
 mod voice;
 
 pub use super::chat::ChatPage;
 pub use memories::MemoriesPage;
+pub use model::ModelPage;
 pub use voice::VoicePage;
 
 use leptos::prelude::*;
