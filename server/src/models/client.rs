@@ -179,7 +179,10 @@ impl ModelClient {
             // Small local models drift at higher temperatures; a narrow
             // nucleus and a light repeat penalty (Qwen2.5's own advice
             // for top_p, top_k and the penalty) keep tool calls on task.
-            body["temperature"] = json!(0.2);
+            // A turn with no tools is a plain answer (a general question,
+            // small talk): greedy decoding keeps its facts steadiest.
+            let plain_answer = !turn.allow_calls && turn.tools.is_empty();
+            body["temperature"] = json!(if plain_answer { 0.0 } else { 0.2 });
             body["top_p"] = json!(0.8);
             body["top_k"] = json!(20);
             body["repeat_penalty"] = json!(1.05);
@@ -766,6 +769,26 @@ mod tests {
         // The local model's sampling settings.
         assert_eq!(templated["temperature"], 0.2);
         assert_eq!(templated["top_k"], 20);
+        // A plain answer with no tools is decoded greedily.
+        let plain = ModelClient::new(ModelSettings {
+            provider: Provider::Local,
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "m".into(),
+            api_key: None,
+            tool_format: ToolFormat::Hermes,
+            tool_prompt: ToolPrompt::Template,
+            idle_timeout: Duration::from_secs(1),
+            max_tokens: 333,
+            turns: crate::config::Turns::Planned,
+        })
+        .request_body(&TurnRequest {
+            messages: vec![ChatMessage::User("thank you in spanish?".into())],
+            tools: Arc::new(Vec::new()),
+            allow_calls: false,
+            call_id_prefix: "t1_".into(),
+            slot: None,
+        });
+        assert_eq!(plain["temperature"], 0.0);
     }
 
     /// A model server that, like llama-server at the end of its
