@@ -53,6 +53,19 @@ pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
     })
 }
 
+/// A time of day alone ("10am", "in the evening") placed on `day`: the
+/// answer to "what time on Saturday?". `None` when the words say a day, a
+/// span or a date of their own, or no time of day.
+pub fn time_on(text: &str, day: NaiveDate) -> Option<DateTime<Local>> {
+    let words = without_fillers(words(text));
+    if iso(&words).is_some() || span_from_now(&words).is_some() || day_of(&words, day).is_some() {
+        return None;
+    }
+    let part = part_of_day(&words);
+    let time = clock_time(&words, part).or(part.map(Part::time))?;
+    local(day, time).filter(iso8601::storable)
+}
+
 fn read_stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
     let words = without_fillers(words(text));
     if let Some(t) = iso(&words) {

@@ -61,7 +61,7 @@ impl Run {
                 request: &self.request,
                 answers: &self.answers,
             }
-            .state_a_time(self.env.clock.now());
+            .say_a_moment(self.env.clock.now());
         // What Imprint asked before the model started, answered usably.
         let settled = self.settled.iter().any(|(_, resolved)| resolved.is_some());
         let words = grounding::UserWords {

@@ -263,6 +263,13 @@ impl Run {
         if self.reference_unknown() {
             return Ok(None);
         }
+        // A planned reply asks when only for a reminder: "remind me what
+        // my national insurance number is" is a question.
+        if self.env.planned
+            && crate::plan::classify(&self.request).kind != crate::plan::Kind::Remind
+        {
+            return Ok(None);
+        }
         let words = grounding::UserWords {
             request: &self.request,
             answers: &self.answers,

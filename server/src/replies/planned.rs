@@ -25,7 +25,7 @@ const READ_LIMIT: usize = 5;
 
 /// What the model is told in a general answer: it knows nothing of the
 /// user's life.
-const GENERAL_PROMPT: &str = "You are a helpful assistant. Answer the question briefly and correctly, in the user's language.";
+const GENERAL_PROMPT: &str = "You are a helpful assistant. Answer the question briefly and correctly, in the user's language, in one or two plain sentences, without code or formulas.";
 
 impl Run {
     /// Runs the reply as planned: the kind of request decides the steps.
@@ -431,6 +431,12 @@ impl Run {
     /// The model's own answer, with no tools: general knowledge (marked so
     /// when `marked`), or a reply to small talk.
     async fn general(&mut self, marked: bool) -> Result<(), Interrupt> {
+        // A sum or a unit conversion is worked out, not guessed.
+        if let Some(worked_out) = plan::compute::answer(&self.request).filter(|_| marked) {
+            tracing::info!(reply = %self.reply.id, "worked out by Imprint");
+            self.say(&worked_out);
+            return Ok(());
+        }
         let mut messages = vec![ChatMessage::System(GENERAL_PROMPT.into())];
         // The conversation's words, without tools and Imprint's notes.
         let before = self.messages.len().saturating_sub(1);
