@@ -65,10 +65,18 @@ impl UserWords<'_> {
     /// before it ("on Saturday"). A day with no time of day is only a day.
     pub fn when(&self, now: DateTime<Local>) -> Option<Stated> {
         let texts: Vec<&str> = self.latest_first().collect();
+        // An answer may be a bare hour ("10"); the request may not.
+        let read = |i: usize, text: &str| {
+            if i < self.answers.len() {
+                when::answered(text, now)
+            } else {
+                when::stated(text, now)
+            }
+        };
         let (latest, stated) = texts
             .iter()
             .enumerate()
-            .find_map(|(i, text)| when::stated(text, now).map(|stated| (i, stated)))?;
+            .find_map(|(i, text)| read(i, text).map(|stated| (i, stated)))?;
         let said_day = texts[latest + 1..]
             .iter()
             .find_map(|text| match when::stated(text, now) {

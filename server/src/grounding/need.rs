@@ -117,7 +117,7 @@ impl Need {
                 }
                 // "10am" answers "what time on Saturday?" on Saturday.
                 let on_the_day = day.and_then(|day| when::time_on(answer, day));
-                match on_the_day.or_else(|| when::stated(answer, now).and_then(Stated::moment)) {
+                match on_the_day.or_else(|| when::answered(answer, now).and_then(Stated::moment)) {
                     Some(t) if t > now => Ok(Resolved::Time(t)),
                     Some(_) => Err(format!("“{answer}” has already passed.")),
                     None => Err(format!("I could not read “{answer}” as a time.")),

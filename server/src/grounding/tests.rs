@@ -750,6 +750,28 @@ fn a_day_without_a_time_of_day_asks_what_time_on_that_day() {
         args["at"].as_str().unwrap().starts_with("2026-12-05T10:00"),
         "{args}"
     );
+    // A bare hour answers too: "10 in the morning" on that Saturday.
+    let Ok(Resolved::Time(t)) = need.resolve("10 in the morning", now()) else {
+        panic!("a bare hour is read on the day asked about");
+    };
+    assert_eq!(t.format("%Y-%m-%d %H:%M").to_string(), "2026-12-05 10:00");
+    let Ok(Resolved::Time(t)) = need.resolve("6", now()) else {
+        panic!("a bare hour");
+    };
+    assert_eq!(t.format("%H:%M").to_string(), "06:00");
+    // With no day said, a bare hour is the next time the clock shows it.
+    let answers = ["10".to_string()];
+    let said = UserWords {
+        request: "remind me to call Ines",
+        answers: &answers,
+    };
+    let Verdict::Run(args) = check_time(&json!({"text": "Call Ines"}), &said, now()) else {
+        panic!("a bare hour answers what time");
+    };
+    assert!(
+        args["at"].as_str().unwrap().starts_with("2026-12-01T10:00"),
+        "{args}"
+    );
     // An answer naming its own day is that day.
     let answers = ["sunday at 8".to_string()];
     let said = UserWords {
