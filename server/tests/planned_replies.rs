@@ -405,3 +405,84 @@ async fn a_save_that_names_a_detail_without_it_asks_for_it_and_keeps_the_answer(
     assert_eq!(saved[0].content, "Allotment gate code: 4471");
     assert!(server.standin.requests().is_empty(), "no model step");
 }
+
+#[tokio::test]
+async fn a_sum_or_a_conversion_is_worked_out_by_imprint_not_the_model() {
+    let server = planned(Vec::new()).await;
+    let sid = server.create_session().await;
+    for (request, answer) in [
+        ("what's 15% of 80", "15% of 80 is 12."),
+        (
+            "roughly how many miles is 5 km",
+            "5 km is about 3.11 miles.",
+        ),
+    ] {
+        let events = server.converse(&sid, request).await;
+        assert_eq!(assistant_text(&events), answer);
+        assert!(tools_called(&events).is_empty(), "{events:?}");
+    }
+    assert!(
+        server.standin.requests().is_empty(),
+        "no model step was needed"
+    );
+}
+
+#[tokio::test]
+async fn a_reminder_for_a_day_with_no_time_asks_what_time_on_that_day() {
+    let server = planned(Vec::new()).await;
+    // Monday 3 June 2030, 10:40: Saturday is 8 June.
+    server.set_now(now());
+    let sid = server.create_session().await;
+    let reply_id = server.say(&sid, "remind me to call Ines on saturday").await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let before = events.until("question").await;
+    let question = before.last().unwrap();
+    assert_eq!(
+        question["question"],
+        "What time on Saturday 8 June should I remind you to call Ines?"
+    );
+    assert_eq!(
+        question["options"],
+        json!([
+            "8 Jun (Sat), 09:00",
+            "8 Jun (Sat), 12:00",
+            "8 Jun (Sat), 18:00"
+        ])
+    );
+    assert_eq!(
+        question["reason"],
+        "Your request says Saturday 8 June, but no time of day"
+    );
+    server.answer_ok(&sid, &question["id"], "10am").await;
+    let events = events.until_done().await;
+    assert_eq!(tools_called(&events), vec!["remind"]);
+    let (status, reminders) = server.api.get("/api/reminders").await;
+    assert_eq!(status, 200);
+    let due = reminders["reminders"][0]["due_at"]
+        .as_str()
+        .unwrap_or_default();
+    let due = chrono::DateTime::parse_from_rfc3339(due)
+        .expect("an RFC 3339 time")
+        .with_timezone(&chrono::Local);
+    assert_eq!(
+        due.format("%Y-%m-%d %H:%M").to_string(),
+        "2030-06-08 10:00",
+        "{reminders}"
+    );
+    assert!(server.standin.requests().is_empty(), "no model step");
+}
+
+#[tokio::test]
+async fn remind_me_what_something_is_is_a_question_with_no_time_asked() {
+    let server = planned(Vec::new()).await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "remind me what my national insurance number is")
+        .await;
+    assert!(
+        !types(&events).contains(&"question".to_string()),
+        "no time is asked for a question: {events:?}"
+    );
+    let text = assistant_text(&events);
+    assert!(text.starts_with("I found nothing about"), "{text}");
+}

@@ -5,15 +5,17 @@
 
 use serde_json::Value;
 
-use super::{lower_words, reference, UserWords};
+use super::{lower_words, reference, slip_of, UserWords};
 
 /// True when the words ask to keep something: "save", "store",
-/// "remember", "note that", "add to my notes", "write down".
+/// "remember", "note that", "add to my notes", "write down"; or when they
+/// start with a slip of a long verb of keeping ("rember my …").
 pub fn asks_to_save(text: &str) -> bool {
     let lower = text.to_lowercase();
     lower_words(text)
         .iter()
         .any(|w| KEEPING_VERBS.contains(&w.as_str()))
+        || without_keeping_words(text).1
         || [
             "write down",
             "write this down",
@@ -51,6 +53,15 @@ const KEEPING_VERBS: &[&str] = &[
     "log", "file",
 ];
 
+/// A verb of keeping, or a slip of a long one ("rember", "memorzie"):
+/// short verbs ("save", "note") are other words with one slip ("same",
+/// "nose").
+fn is_keeping_verb(word: &str) -> bool {
+    KEEPING_VERBS
+        .iter()
+        .any(|verb| *verb == word || (verb.len() >= 6 && slip_of(word, verb)))
+}
+
 /// Small words that may come with a verb of keeping at the start of a
 /// request to save ("Please write down the …").
 const BESIDE_KEEPING: &[&str] = &[
@@ -73,7 +84,7 @@ fn without_keeping_words(text: &str) -> (&str, bool) {
         let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         let plain = word.to_lowercase();
         let plain = plain.trim_matches(|c: char| !c.is_alphanumeric());
-        let keeping = KEEPING_VERBS.contains(&plain) || plain == "write";
+        let keeping = is_keeping_verb(plain) || plain == "write";
         if !keeping && !BESIDE_KEEPING.contains(&plain) {
             break;
         }

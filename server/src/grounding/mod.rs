@@ -21,16 +21,18 @@
 //! ([`unstated_time`]).
 
 mod keep;
+mod need;
 pub mod reference;
 mod remind;
 pub mod when;
 
 pub use keep::{asks_to_save, content_to_save, memory_content_from_user, what_to_save};
+pub use need::{Need, NeedKind, Resolved};
 use remind::about;
-use remind::next_week_options;
 pub use remind::{asks_for_reminder, reminder_text, reminder_text_from_user, time_options};
+use remind::{next_week_options, times_on};
 
-use chrono::{DateTime, Local};
+use chrono::{DateTime, Local, NaiveDate};
 use serde_json::Value;
 
 use app::protocol::tool_names::{LIST_PROJECTS, REMIND, SEARCH, STORE};
@@ -39,6 +41,9 @@ use when::Stated;
 /// Words at most of an answer that says what a reference means ("Tom", "my
 /// sister Anna"); a longer one is not put in a reminder's text for it.
 const MEANT_WORDS: usize = 4;
+
+/// The projects offered as options at most.
+const MAX_PROJECT_OPTIONS: usize = 4;
 
 /// What the user said: the request, then the answers given during this
 /// reply, in order.
@@ -53,6 +58,38 @@ impl UserWords<'_> {
     pub fn state_a_time(&self, now: DateTime<Local>) -> bool {
         self.latest_first()
             .any(|text| when::stated(text, now).is_some())
+    }
+
+    /// When the user's words say a reminder is due: the latest words that
+    /// say it, with a time of day alone ("10am") placed on a day said
+    /// before it ("on Saturday"). A day with no time of day is only a day.
+    pub fn when(&self, now: DateTime<Local>) -> Option<Stated> {
+        let texts: Vec<&str> = self.latest_first().collect();
+        // An answer may be a bare hour ("10"); the request may not.
+        let read = |i: usize, text: &str| {
+            if i < self.answers.len() {
+                when::answered(text, now)
+            } else {
+                when::stated(text, now)
+            }
+        };
+        let (latest, stated) = texts
+            .iter()
+            .enumerate()
+            .find_map(|(i, text)| read(i, text).map(|stated| (i, stated)))?;
+        let said_day = texts[latest + 1..]
+            .iter()
+            .find_map(|text| match when::stated(text, now) {
+                Some(Stated::Day(day)) => Some(day),
+                _ => None,
+            });
+        let on_that_day = said_day.and_then(|day| when::time_on(texts[latest], day));
+        Some(on_that_day.map_or(stated, Stated::At))
+    }
+
+    /// True when the user's words say the moment itself, not only a day.
+    pub fn say_a_moment(&self, now: DateTime<Local>) -> bool {
+        matches!(self.when(now), Some(Stated::At(_)))
     }
 
     /// The one option these words name (as whole words), if exactly one
@@ -88,206 +125,6 @@ pub enum Verdict {
     Refuse(String),
 }
 
-/// A detail only the user can give.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Need {
-    /// When a reminder is due. `about` completes "What time should I
-    /// remind you …?"; each option carries its moment, fixed when asked.
-    Time {
-        about: String,
-        options: Vec<(String, DateTime<Local>)>,
-    },
-    /// Which of the user's projects, most recent first.
-    Project { options: Vec<String> },
-    /// What a reference the user left unnamed points at ("the meeting"):
-    /// the things their memories hold (none: an open question).
-    Reference {
-        phrase: String,
-        question: String,
-        candidates: Vec<reference::Candidate>,
-    },
-}
-
-/// The projects offered as options at most.
-const MAX_PROJECT_OPTIONS: usize = 4;
-
-/// Which kind of detail a [`Need`] is: a reply asks once per kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NeedKind {
-    Time,
-    Project,
-    Reference,
-}
-
-impl Need {
-    pub fn kind(&self) -> NeedKind {
-        match self {
-            Need::Time { .. } => NeedKind::Time,
-            Need::Project { .. } => NeedKind::Project,
-            Need::Reference { .. } => NeedKind::Reference,
-        }
-    }
-
-    pub fn question(&self) -> String {
-        match self {
-            Need::Time { about, .. } => format!("What time should I remind you {about}?"),
-            Need::Project { .. } => "Which project do you mean?".to_string(),
-            Need::Reference { question, .. } => question.clone(),
-        }
-    }
-
-    /// Why the question is asked, in a few words the card shows ("3
-    /// memories match “the meeting”").
-    pub fn reason(&self) -> String {
-        match self {
-            Need::Time { .. } => "Your request says no time".to_string(),
-            Need::Project { options } => format!(
-                "{} projects could be meant, and the request names none",
-                options.len()
-            ),
-            Need::Reference {
-                phrase, candidates, ..
-            } => {
-                let memories: usize = candidates.iter().map(|c| c.memories.len().max(1)).sum();
-                match memories {
-                    0 => format!("No memory matches “{phrase}”"),
-                    1 => format!("1 memory matches “{phrase}”"),
-                    n => format!("{n} memories match “{phrase}”"),
-                }
-            }
-        }
-    }
-
-    pub fn options(&self) -> Vec<String> {
-        match self {
-            Need::Time { options, .. } => options.iter().map(|(label, _)| label.clone()).collect(),
-            Need::Project { options } => options.clone(),
-            Need::Reference { candidates, .. } => {
-                candidates.iter().map(|c| c.label.clone()).collect()
-            }
-        }
-    }
-
-    /// Reads the user's answer into the detail, or says why it cannot.
-    pub fn resolve(&self, answer: &str, now: DateTime<Local>) -> Result<Resolved, String> {
-        let answer = answer.trim();
-        match self {
-            Need::Time { options, .. } => {
-                if let Some((_, t)) = options
-                    .iter()
-                    .find(|(label, _)| label.eq_ignore_ascii_case(answer))
-                {
-                    return Ok(Resolved::Time(*t));
-                }
-                match when::stated(answer, now).and_then(Stated::moment) {
-                    Some(t) if t > now => Ok(Resolved::Time(t)),
-                    Some(_) => Err(format!("“{answer}” has already passed.")),
-                    None => Err(format!("I could not read “{answer}” as a time.")),
-                }
-            }
-            Need::Project { options } => {
-                let named = options
-                    .iter()
-                    .find(|p| p.eq_ignore_ascii_case(answer))
-                    .or_else(|| options.iter().find(|p| mentions(answer, p)));
-                match named {
-                    Some(project) => Ok(Resolved::Project(project.clone())),
-                    None if answer.is_empty() => Err("The answer was empty.".into()),
-                    None => Ok(Resolved::Project(answer.to_string())),
-                }
-            }
-            Need::Reference { candidates, .. } => {
-                // The option itself, or the one candidate the answer's own
-                // words point at ("the billing one"); else the user's words.
-                let chosen = candidates
-                    .iter()
-                    .find(|c| c.label.eq_ignore_ascii_case(answer))
-                    .or_else(|| pointed_at(answer, candidates));
-                match chosen {
-                    Some(c) => Ok(Resolved::Memory {
-                        label: c.label.clone(),
-                        memories: c.memories.clone(),
-                    }),
-                    None if answer.is_empty() => Err("The answer was empty.".into()),
-                    None => Ok(Resolved::Meant(answer.to_string())),
-                }
-            }
-        }
-    }
-}
-
-/// The one candidate whose label shares a word of three letters or more
-/// with the answer (none when two do).
-fn pointed_at<'a>(
-    answer: &str,
-    candidates: &'a [reference::Candidate],
-) -> Option<&'a reference::Candidate> {
-    const VAGUE: [&str; 8] = [
-        "the", "one", "that", "this", "meeting", "first", "about", "with",
-    ];
-    let said: Vec<String> = lower_words(answer)
-        .into_iter()
-        .filter(|w| w.len() >= 3 && !VAGUE.contains(&w.as_str()))
-        .collect();
-    // "Marta" points at "Marta's phone number".
-    let plain = |w: &String| w.trim_end_matches("'s").to_string();
-    let said: Vec<String> = said.iter().map(plain).collect();
-    let mut matching = candidates.iter().filter(|c| {
-        let label: Vec<String> = lower_words(&c.label).iter().map(plain).collect();
-        said.iter().any(|w| label.contains(w))
-    });
-    let first = matching.next()?;
-    matching.next().is_none().then_some(first)
-}
-
-/// A detail the user gave (stored with a waiting reply's state).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Resolved {
-    Time(DateTime<Local>),
-    Project(String),
-    /// The thing a reference points at: its label and its memories as the
-    /// model reads them.
-    Memory {
-        label: String,
-        memories: Vec<String>,
-    },
-    /// What the user said a reference means, in their own words.
-    Meant(String),
-}
-
-impl Resolved {
-    /// The call's arguments with the detail filled in.
-    pub fn apply(&self, args: &Value) -> Value {
-        let mut args = args.clone();
-        if let Some(map) = args.as_object_mut() {
-            match self {
-                Resolved::Time(t) => {
-                    map.insert("at".into(), Value::String(iso(*t)));
-                }
-                Resolved::Project(p) => {
-                    map.insert("project".into(), Value::String(p.clone()));
-                }
-                // A reference is read with the request, not a call's
-                // argument.
-                Resolved::Memory { .. } | Resolved::Meant(_) => {}
-            }
-        }
-        args
-    }
-
-    /// How the user's choice reads to the model and in history.
-    pub fn describe(&self) -> String {
-        match self {
-            Resolved::Time(t) => t.format("%A %Y-%m-%d %H:%M").to_string(),
-            Resolved::Project(p) => format!("the project {p}"),
-            Resolved::Memory { label, .. } => label.clone(),
-            Resolved::Meant(words) => format!("“{words}”"),
-        }
-    }
-}
-
 fn iso(t: DateTime<Local>) -> String {
     t.format("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string()
 }
@@ -317,6 +154,19 @@ pub fn check(
     }
 }
 
+/// True when `word` is `verb` with a slip of the keys: one letter left
+/// out, added, changed or two swapped ("remnd", "reminf"), or two for a
+/// verb of eight letters or more ("rember", "remeber"). The first letter
+/// must be right, and the word at least four letters long, so "stone" is
+/// no "store" by accident of a short word.
+pub(crate) fn slip_of(word: &str, verb: &str) -> bool {
+    let allowed = if verb.chars().count() >= 8 { 2 } else { 1 };
+    word != verb
+        && word.chars().count() >= 4
+        && word.chars().next() == verb.chars().next()
+        && strsim::damerau_levenshtein(word, verb) <= allowed
+}
+
 pub(crate) fn lower_words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
@@ -325,13 +175,19 @@ pub(crate) fn lower_words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// A reminder asked for with no time the user's words give (not even a
-/// day): the question to settle before the model starts, so asking does
-/// not wait on the model calling `remind`. "Every day", "next week" and
-/// "before the flight" give no time either.
+/// A reminder asked for with no time the user's words give: the question
+/// to settle before the model starts, so asking does not wait on the model
+/// calling `remind`. "Every day", "next week" and "before the flight" give
+/// no time either; "on Saturday" gives the day, and the options are times
+/// on it.
 pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need> {
     let asked = words.latest_first().any(asks_for_reminder);
-    (asked && !words.state_a_time(now)).then(|| {
+    let day = match words.when(now) {
+        Some(Stated::At(_)) => return None,
+        Some(Stated::Day(day)) => Some(day),
+        None => None,
+    };
+    asked.then(|| {
         let about = about(words.request, "");
         // "… every day to take my pills": how often, said back.
         let how_often = match when::recurrence(words.request) {
@@ -348,12 +204,18 @@ pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need
         let next_week = lower_words(words.request)
             .windows(2)
             .any(|w| w[0] == "next" && w[1] == "week");
+        let options = match day {
+            Some(day) => times_on(day, now),
+            None if next_week => next_week_options(now),
+            None => time_options(now),
+        };
         Need::Time {
             about,
-            options: if next_week {
-                next_week_options(now)
-            } else {
+            day,
+            options: if options.is_empty() {
                 time_options(now)
+            } else {
+                options
             },
         }
     })
@@ -411,35 +273,42 @@ pub fn named_project(request: &str, projects: &[String]) -> Option<String> {
 }
 
 fn check_time(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Verdict {
-    let stated = words
-        .latest_first()
-        .find_map(|text| when::stated(text, now));
-    match stated {
+    match words.when(now) {
         Some(Stated::At(t)) => Verdict::Run(Resolved::Time(t).apply(args)),
         Some(Stated::Day(day)) => {
             // The day is the user's; a time of day the model chose on that
-            // day is kept, else the default hour.
+            // day is kept, else the user is asked what time.
             let model_time = args
                 .get("at")
                 .and_then(Value::as_str)
                 .and_then(|at| crate::iso8601::parse_date_time(at, now).ok())
                 .map(|t| t.with_timezone(&Local))
                 .filter(|t| t.date_naive() == day && *t > now);
-            let t = model_time.or_else(|| Stated::Day(day).moment());
-            match t {
+            match model_time {
                 Some(t) => Verdict::Run(Resolved::Time(t).apply(args)),
-                None => Verdict::Ask(time_need(args, words, now)),
+                None => Verdict::Ask(time_need(args, words, Some(day), now)),
             }
         }
-        None => Verdict::Ask(time_need(args, words, now)),
+        None => Verdict::Ask(time_need(args, words, None, now)),
     }
 }
 
-fn time_need(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Need {
+fn time_need(
+    args: &Value,
+    words: &UserWords<'_>,
+    day: Option<NaiveDate>,
+    now: DateTime<Local>,
+) -> Need {
     let model_text = args.get("text").and_then(Value::as_str).unwrap_or("");
+    let options = day.map(|day| times_on(day, now)).unwrap_or_default();
     Need::Time {
         about: about(words.request, model_text),
-        options: time_options(now),
+        day,
+        options: if options.is_empty() {
+            time_options(now)
+        } else {
+            options
+        },
     }
 }
 

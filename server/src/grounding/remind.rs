@@ -2,10 +2,10 @@
 //! be reminded (one slip of the keys allowed), and what of: the text after
 //! "remind me" without the time it carries, with whom a pronoun means.
 
-use chrono::{DateTime, Datelike, Duration, Local, NaiveTime, TimeZone, Weekday};
+use chrono::{DateTime, Datelike, Duration, Local, NaiveDate, NaiveTime, TimeZone, Weekday};
 use serde_json::Value;
 
-use super::{lower_words, reference, when, UserWords, MEANT_WORDS};
+use super::{lower_words, reference, slip_of, when, UserWords, MEANT_WORDS};
 
 /// True when the words ask for a reminder: "remind me", "set a reminder",
 /// "wake me", "don't let me forget".
@@ -15,7 +15,7 @@ pub fn asks_for_reminder(text: &str) -> bool {
     words.iter().any(|w| {
         w.starts_with("remind")
             // "remnd", "reminf": one slip of the keys is still the verb.
-            || one_edit_apart(w, "remind")
+            || slip_of(w, "remind")
             || matches!(w.as_str(), "alarm" | "alert" | "notify" | "ping")
     }) || ["wake me", "let me forget", "let me not forget", "nudge me"]
         .iter()
@@ -42,34 +42,12 @@ fn misspelt_remind_me(lower: &str) -> Option<(usize, usize)> {
     let mut at = 0;
     for word in lower.split(' ') {
         let plain = word.trim_matches(|c: char| !c.is_alphanumeric());
-        if one_edit_apart(plain, "remind") && lower[at + word.len()..].starts_with(" me") {
+        if slip_of(plain, "remind") && lower[at + word.len()..].starts_with(" me") {
             return Some((at, word.len() + 3));
         }
         at += word.len() + 1;
     }
     None
-}
-
-/// True when `a` becomes `b` by one letter left out, added or changed.
-fn one_edit_apart(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let (short, long) = if a.len() <= b.len() {
-        (&a, &b)
-    } else {
-        (&b, &a)
-    };
-    match long.len() - short.len() {
-        0 => a.iter().zip(&b).filter(|(x, y)| x != y).count() == 1,
-        1 => {
-            let first = short
-                .iter()
-                .zip(long.iter())
-                .take_while(|(x, y)| x == y)
-                .count();
-            short[first..] == long[first + 1..]
-        }
-        _ => false,
-    }
 }
 
 /// A `remind` call's text, kept when it shares a word of substance with
@@ -237,6 +215,20 @@ pub(super) fn next_week_options(now: DateTime<Local>) -> Vec<(String, DateTime<L
                 .from_local_datetime(&day.and_time(NaiveTime::from_hms_opt(9, 0, 0)?))
                 .earliest()?;
             Some((t.format("%-d %b (%a), %H:%M").to_string(), t))
+        })
+        .collect()
+}
+
+/// Morning, midday and evening of `day` that are still to come, labelled
+/// as [`next_week_options`] are ("5 Dec (Sat), 09:00").
+pub(super) fn times_on(day: NaiveDate, now: DateTime<Local>) -> Vec<(String, DateTime<Local>)> {
+    [9, 12, 18]
+        .into_iter()
+        .filter_map(|hour| {
+            let t = Local
+                .from_local_datetime(&day.and_time(NaiveTime::from_hms_opt(hour, 0, 0)?))
+                .earliest()?;
+            (t > now).then(|| (t.format("%-d %b (%a), %H:%M").to_string(), t))
         })
         .collect()
 }

@@ -58,12 +58,15 @@ fn a_time_the_user_gave_replaces_the_models_guess() {
 }
 
 #[test]
-fn a_day_alone_keeps_the_models_time_on_that_day_or_takes_nine() {
+fn a_day_alone_keeps_the_models_time_on_that_day_or_asks_what_time() {
     let request = words("Remind me on Friday to submit the report");
     let on_friday = json!({"text": "report", "at": "2026-12-04T14:00"});
     assert!(run_at(check(REMIND, &on_friday, &request, &[], now())).starts_with("2026-12-04T14:00"));
     let wrong_day = json!({"text": "report", "at": "2026-11-30T14:00"});
-    assert!(run_at(check(REMIND, &wrong_day, &request, &[], now())).starts_with("2026-12-04T09:00"));
+    let Verdict::Ask(need) = check(REMIND, &wrong_day, &request, &[], now()) else {
+        panic!("a time on another day is the model's guess: asked");
+    };
+    assert_eq!(need.options()[0], "4 Dec (Fri), 09:00");
 }
 
 #[test]
@@ -121,6 +124,7 @@ fn time_answers_resolve_from_options_and_own_words() {
     let need = time_need(
         &json!({"text": "dentist"}),
         &words("remind me about the dentist"),
+        None,
         now(),
     );
     assert_eq!(
@@ -368,10 +372,18 @@ fn a_reminder_with_no_time_is_asked_before_the_model_starts() {
             "{request}"
         );
     }
+    // A day with no time of day is asked about too, with times on it.
+    let need = unstated_time(&words("Remind me on Friday to submit the report"), now())
+        .expect("what time on Friday");
+    assert_eq!(
+        need.question(),
+        "What time on Friday 4 December should I remind you to submit the report?"
+    );
     for request in [
         "Remind me tomorrow at 9 to call Anna",
         "Remind me every day at 8 to stretch",
-        "Remind me on Friday to submit the report",
+        "Remind me on Friday at 4pm to submit the report",
+        "Remind me on Friday morning to submit the report",
         "What did we decide in the meeting?",
     ] {
         assert_eq!(unstated_time(&words(request), now()), None, "{request}");
@@ -699,4 +711,96 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
         )["text"],
         "call him"
     );
+}
+
+#[test]
+fn a_day_without_a_time_of_day_asks_what_time_on_that_day() {
+    // now() is Monday 2026-11-30, 10:40.
+    let request = "remind me to call Ines on saturday";
+    let need = unstated_time(&words(request), now()).expect("a time is asked for");
+    assert_eq!(
+        need.reason(),
+        "Your request says Saturday 5 December, but no time of day"
+    );
+    assert_eq!(
+        need.options(),
+        vec![
+            "5 Dec (Sat), 09:00",
+            "5 Dec (Sat), 12:00",
+            "5 Dec (Sat), 18:00"
+        ]
+    );
+    // The user's own "10am" is 10:00 on that Saturday, not tomorrow's.
+    let Ok(Resolved::Time(t)) = need.resolve("10am", now()) else {
+        panic!("10am is read on the day asked about");
+    };
+    assert_eq!(t.format("%Y-%m-%d %H:%M").to_string(), "2026-12-05 10:00");
+    // So is the answer given after the request, when the call is checked.
+    let answers = ["10am".to_string()];
+    let said = UserWords {
+        request,
+        answers: &answers,
+    };
+    assert!(said.say_a_moment(now()));
+    assert!(unstated_time(&said, now()).is_none());
+    let Verdict::Run(args) = check_time(&json!({"text": "Call Ines"}), &said, now()) else {
+        panic!("the time is given");
+    };
+    assert!(
+        args["at"].as_str().unwrap().starts_with("2026-12-05T10:00"),
+        "{args}"
+    );
+    // A bare hour answers too: "10 in the morning" on that Saturday.
+    let Ok(Resolved::Time(t)) = need.resolve("10 in the morning", now()) else {
+        panic!("a bare hour is read on the day asked about");
+    };
+    assert_eq!(t.format("%Y-%m-%d %H:%M").to_string(), "2026-12-05 10:00");
+    let Ok(Resolved::Time(t)) = need.resolve("6", now()) else {
+        panic!("a bare hour");
+    };
+    assert_eq!(t.format("%H:%M").to_string(), "06:00");
+    // With no day said, a bare hour is the next time the clock shows it.
+    let answers = ["10".to_string()];
+    let said = UserWords {
+        request: "remind me to call Ines",
+        answers: &answers,
+    };
+    let Verdict::Run(args) = check_time(&json!({"text": "Call Ines"}), &said, now()) else {
+        panic!("a bare hour answers what time");
+    };
+    assert!(
+        args["at"].as_str().unwrap().starts_with("2026-12-01T10:00"),
+        "{args}"
+    );
+    // An answer naming its own day is that day.
+    let answers = ["sunday at 8".to_string()];
+    let said = UserWords {
+        request,
+        answers: &answers,
+    };
+    let Verdict::Run(args) = check_time(&json!({"text": "Call Ines"}), &said, now()) else {
+        panic!("the time is given");
+    };
+    assert!(
+        args["at"].as_str().unwrap().starts_with("2026-12-06T08:00"),
+        "{args}"
+    );
+    // A moment in the request asks nothing.
+    assert!(unstated_time(&words("remind me to call Ines on saturday at 10"), now()).is_none());
+}
+
+#[test]
+fn a_slip_of_the_keys_in_a_long_verb_of_keeping_is_still_a_save() {
+    let request = "rember my reading glasses are +1.75 in both eyes";
+    assert!(asks_to_save(request));
+    assert_eq!(
+        content_to_save(request).as_deref(),
+        Some("Reading glasses are +1.75 in both eyes")
+    );
+    assert!(asks_to_save("remeber that the gate code is 4471"));
+    // Short verbs take no slips: "same", "nose", "stone" are words.
+    assert!(!asks_to_save("same time as last week?"));
+    assert!(!asks_to_save("stone walls in the garden"));
+    assert!(slip_of("remnd", "remind") && slip_of("rember", "remember"));
+    assert!(!slip_of("rewind", "remember") && !slip_of("remind", "remind"));
 }

@@ -53,6 +53,43 @@ pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
     })
 }
 
+/// A time of day alone ("10am", "in the evening") placed on `day`: the
+/// answer to "what time on Saturday?". `None` when the words say a day, a
+/// span or a date of their own, or no time of day.
+pub fn time_on(text: &str, day: NaiveDate) -> Option<DateTime<Local>> {
+    let words = as_an_hour(without_fillers(words(text)));
+    if iso(&words).is_some() || span_from_now(&words).is_some() || day_of(&words, day).is_some() {
+        return None;
+    }
+    let part = part_of_day(&words);
+    let time = clock_time(&words, part).or(part.map(Part::time))?;
+    local(day, time).filter(iso8601::storable)
+}
+
+/// An answer to "what time?" that starts with a bare number ("10", "10 in
+/// the morning") means that hour: read as "at 10 …". Elsewhere a bare
+/// number is no time ("call 3 people").
+fn as_an_hour(words: Vec<String>) -> Vec<String> {
+    match words.first() {
+        Some(first) if first.parse::<u32>().is_ok_and(|h| (1..=23).contains(&h)) => {
+            std::iter::once("at".to_string()).chain(words).collect()
+        }
+        _ => words,
+    }
+}
+
+/// When an answer to "what time should I remind you?" says: as
+/// [`stated`], with a bare number first read as an hour ("10 in the
+/// morning").
+pub fn answered(text: &str, now: DateTime<Local>) -> Option<Stated> {
+    stated(text, now).or_else(|| {
+        let words = words(text);
+        let first = words.first()?;
+        first.parse::<u32>().ok()?;
+        stated(&format!("at {text}"), now)
+    })
+}
+
 fn read_stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
     let words = without_fillers(words(text));
     if let Some(t) = iso(&words) {

@@ -11,6 +11,7 @@
 //! project"); [`claims`] checks an answer against what backs it.
 
 pub mod claims;
+pub mod compute;
 mod topic;
 
 pub use topic::Topic;

@@ -1,0 +1,226 @@
+//! A detail only the user can give (a reminder's time, "the project", what
+//! a reference means): the question Imprint asks for it, why, its options,
+//! and how an answer is read.
+
+use chrono::{DateTime, Local, NaiveDate};
+use serde_json::Value;
+
+use super::when::{self, Stated};
+use super::{iso, lower_words, mentions, reference};
+
+/// A detail only the user can give.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Need {
+    /// When a reminder is due. `about` completes "What time should I
+    /// remind you …?"; each option carries its moment, fixed when asked.
+    Time {
+        about: String,
+        /// The day the user said, with no time of day ("on Saturday").
+        day: Option<NaiveDate>,
+        options: Vec<(String, DateTime<Local>)>,
+    },
+    /// Which of the user's projects, most recent first.
+    Project { options: Vec<String> },
+    /// What a reference the user left unnamed points at ("the meeting"):
+    /// the things their memories hold (none: an open question).
+    Reference {
+        phrase: String,
+        question: String,
+        candidates: Vec<reference::Candidate>,
+    },
+}
+
+/// Which kind of detail a [`Need`] is: a reply asks once per kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NeedKind {
+    Time,
+    Project,
+    Reference,
+}
+
+impl Need {
+    pub fn kind(&self) -> NeedKind {
+        match self {
+            Need::Time { .. } => NeedKind::Time,
+            Need::Project { .. } => NeedKind::Project,
+            Need::Reference { .. } => NeedKind::Reference,
+        }
+    }
+
+    pub fn question(&self) -> String {
+        match self {
+            Need::Time {
+                about,
+                day: Some(day),
+                ..
+            } => format!(
+                // The day is said once: "… on Saturday 8 June … to call Ines".
+                "What time on {} should I remind you {}?",
+                day.format("%A %-d %B"),
+                when::without_the_time(about)
+            ),
+            Need::Time { about, .. } => format!("What time should I remind you {about}?"),
+            Need::Project { .. } => "Which project do you mean?".to_string(),
+            Need::Reference { question, .. } => question.clone(),
+        }
+    }
+
+    /// Why the question is asked, in a few words the card shows ("3
+    /// memories match “the meeting”").
+    pub fn reason(&self) -> String {
+        match self {
+            Need::Time { day: None, .. } => "Your request says no time".to_string(),
+            Need::Time { day: Some(day), .. } => {
+                format!(
+                    "Your request says {}, but no time of day",
+                    day.format("%A %-d %B")
+                )
+            }
+            Need::Project { options } => format!(
+                "{} projects could be meant, and the request names none",
+                options.len()
+            ),
+            Need::Reference {
+                phrase, candidates, ..
+            } => {
+                let memories: usize = candidates.iter().map(|c| c.memories.len().max(1)).sum();
+                match memories {
+                    0 => format!("No memory matches “{phrase}”"),
+                    1 => format!("1 memory matches “{phrase}”"),
+                    n => format!("{n} memories match “{phrase}”"),
+                }
+            }
+        }
+    }
+
+    pub fn options(&self) -> Vec<String> {
+        match self {
+            Need::Time { options, .. } => options.iter().map(|(label, _)| label.clone()).collect(),
+            Need::Project { options } => options.clone(),
+            Need::Reference { candidates, .. } => {
+                candidates.iter().map(|c| c.label.clone()).collect()
+            }
+        }
+    }
+
+    /// Reads the user's answer into the detail, or says why it cannot.
+    pub fn resolve(&self, answer: &str, now: DateTime<Local>) -> Result<Resolved, String> {
+        let answer = answer.trim();
+        match self {
+            Need::Time { options, day, .. } => {
+                if let Some((_, t)) = options
+                    .iter()
+                    .find(|(label, _)| label.eq_ignore_ascii_case(answer))
+                {
+                    return Ok(Resolved::Time(*t));
+                }
+                // "10am" answers "what time on Saturday?" on Saturday.
+                let on_the_day = day.and_then(|day| when::time_on(answer, day));
+                match on_the_day.or_else(|| when::answered(answer, now).and_then(Stated::moment)) {
+                    Some(t) if t > now => Ok(Resolved::Time(t)),
+                    Some(_) => Err(format!("“{answer}” has already passed.")),
+                    None => Err(format!("I could not read “{answer}” as a time.")),
+                }
+            }
+            Need::Project { options } => {
+                let named = options
+                    .iter()
+                    .find(|p| p.eq_ignore_ascii_case(answer))
+                    .or_else(|| options.iter().find(|p| mentions(answer, p)));
+                match named {
+                    Some(project) => Ok(Resolved::Project(project.clone())),
+                    None if answer.is_empty() => Err("The answer was empty.".into()),
+                    None => Ok(Resolved::Project(answer.to_string())),
+                }
+            }
+            Need::Reference { candidates, .. } => {
+                // The option itself, or the one candidate the answer's own
+                // words point at ("the billing one"); else the user's words.
+                let chosen = candidates
+                    .iter()
+                    .find(|c| c.label.eq_ignore_ascii_case(answer))
+                    .or_else(|| pointed_at(answer, candidates));
+                match chosen {
+                    Some(c) => Ok(Resolved::Memory {
+                        label: c.label.clone(),
+                        memories: c.memories.clone(),
+                    }),
+                    None if answer.is_empty() => Err("The answer was empty.".into()),
+                    None => Ok(Resolved::Meant(answer.to_string())),
+                }
+            }
+        }
+    }
+}
+
+/// The one candidate whose label shares a word of three letters or more
+/// with the answer (none when two do).
+fn pointed_at<'a>(
+    answer: &str,
+    candidates: &'a [reference::Candidate],
+) -> Option<&'a reference::Candidate> {
+    const VAGUE: [&str; 8] = [
+        "the", "one", "that", "this", "meeting", "first", "about", "with",
+    ];
+    let said: Vec<String> = lower_words(answer)
+        .into_iter()
+        .filter(|w| w.len() >= 3 && !VAGUE.contains(&w.as_str()))
+        .collect();
+    // "Marta" points at "Marta's phone number".
+    let plain = |w: &String| w.trim_end_matches("'s").to_string();
+    let said: Vec<String> = said.iter().map(plain).collect();
+    let mut matching = candidates.iter().filter(|c| {
+        let label: Vec<String> = lower_words(&c.label).iter().map(plain).collect();
+        said.iter().any(|w| label.contains(w))
+    });
+    let first = matching.next()?;
+    matching.next().is_none().then_some(first)
+}
+
+/// A detail the user gave (stored with a waiting reply's state).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolved {
+    Time(DateTime<Local>),
+    Project(String),
+    /// The thing a reference points at: its label and its memories as the
+    /// model reads them.
+    Memory {
+        label: String,
+        memories: Vec<String>,
+    },
+    /// What the user said a reference means, in their own words.
+    Meant(String),
+}
+
+impl Resolved {
+    /// The call's arguments with the detail filled in.
+    pub fn apply(&self, args: &Value) -> Value {
+        let mut args = args.clone();
+        if let Some(map) = args.as_object_mut() {
+            match self {
+                Resolved::Time(t) => {
+                    map.insert("at".into(), Value::String(iso(*t)));
+                }
+                Resolved::Project(p) => {
+                    map.insert("project".into(), Value::String(p.clone()));
+                }
+                // A reference is read with the request, not a call's
+                // argument.
+                Resolved::Memory { .. } | Resolved::Meant(_) => {}
+            }
+        }
+        args
+    }
+
+    /// How the user's choice reads to the model and in history.
+    pub fn describe(&self) -> String {
+        match self {
+            Resolved::Time(t) => t.format("%A %Y-%m-%d %H:%M").to_string(),
+            Resolved::Project(p) => format!("the project {p}"),
+            Resolved::Memory { label, .. } => label.clone(),
+            Resolved::Meant(words) => format!("“{words}”"),
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! The model's `ask_user` call: weighed by the policy (a small model asks
+//! what the user already said), then posed, and its outcome told to the
+//! model.
+
+use app::protocol::QuestionOrigin;
+use serde_json::{json, Value};
+
+use super::{question_args, Posed};
+use crate::ask;
+use crate::grounding;
+use crate::models::ToolCallRequest;
+use crate::replies::policy::ModelQuestion;
+use crate::replies::stream::{Interrupt, Run};
+use crate::tools::{self, ToolOutput};
+
+/// What the model is told when the user left the choice to it.
+const LEFT_TO_MODEL: &str =
+    "The user left the choice to you: choose what fits best, and say what you chose.";
+
+impl Run {
+    /// Runs the model's `ask_user` call: asks and waits. Returns the tool
+    /// output, the arguments and the content to store.
+    pub(in crate::replies) async fn ask(
+        &mut self,
+        call: &ToolCallRequest,
+    ) -> Result<(ToolOutput, Value, String), Interrupt> {
+        let args = match ask::normalize(&call.arguments) {
+            Ok(args) => args,
+            Err(message) => {
+                let output = ToolOutput {
+                    text: format!("Error: {message}"),
+                    error: true,
+                    ..ToolOutput::default()
+                };
+                let content = output.text.clone();
+                return Ok((output, call.arguments.clone(), content));
+            }
+        };
+        if let Some(output) = self.refused_question(call, &args.question) {
+            let content = output.text.clone();
+            return Ok((output, call.arguments.clone(), content));
+        }
+        let question = self.new_question(
+            args.question,
+            args.options,
+            args.allow_other,
+            QuestionOrigin::Model,
+        );
+        let (posed, question) = self.pose(question).await?;
+        self.policy.asked(&question.question);
+        let mut stored_args = question_args(&question);
+        let question_id = question.id.clone();
+        let (output, content) = match posed {
+            Posed::Answered(text) => {
+                stored_args["outcome"] = json!("answered");
+                let output = ToolOutput {
+                    text: format!("The user answered: {text}"),
+                    // An answer is progress, like a write.
+                    wrote: true,
+                    ..ToolOutput::default()
+                };
+                (output, text)
+            }
+            Posed::LeftToImprint => {
+                self.closed_left_to_imprint(question_id, None);
+                stored_args["outcome"] = json!("left_to_imprint");
+                let output = ToolOutput {
+                    text: LEFT_TO_MODEL.into(),
+                    // The user's decision is progress, like an answer.
+                    wrote: true,
+                    ..ToolOutput::default()
+                };
+                (output, LEFT_TO_MODEL.to_string())
+            }
+            Posed::TimedOut => {
+                stored_args["outcome"] = json!("timed_out");
+                let text = format!(
+                    "No answer came from the user within {}. Go on with your best assumption, and say what you assumed.",
+                    self.answer_wait()
+                );
+                let output = ToolOutput {
+                    text: text.clone(),
+                    ..ToolOutput::default()
+                };
+                (output, text)
+            }
+        };
+        Ok((output, stored_args, content))
+    }
+
+    /// The policy's refusal of the model's `question`, if it is not to be
+    /// asked (see [`crate::replies::policy::SmallModelPolicy::refuse_question`]).
+    fn refused_question(&self, call: &ToolCallRequest, question: &str) -> Option<ToolOutput> {
+        // A reminder asked for whose time the user gave needs no question.
+        let time_given = grounding::asks_for_reminder(&self.request)
+            && tools::is_offered(&self.tools, tools::REMIND)
+            && grounding::UserWords {
+                request: &self.request,
+                answers: &self.answers,
+            }
+            .say_a_moment(self.env.clock.now());
+        // What Imprint asked before the model started, answered usably.
+        let settled = self.settled.iter().any(|(_, resolved)| resolved.is_some());
+        let words = grounding::UserWords {
+            request: &self.request,
+            answers: &self.answers,
+        };
+        self.policy.refuse_question(&ModelQuestion {
+            question,
+            request: &self.request,
+            asked: self.asked,
+            time_given,
+            settled,
+            said: words.the_one_named(&ask::written_options(&call.arguments)),
+        })
+    }
+}

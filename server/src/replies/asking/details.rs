@@ -1,0 +1,192 @@
+//! Imprint's own questions: for a detail a call or the request leaves out
+//! (which project, which thing, when), asked once more when the answer
+//! cannot be read, and settled so it is not asked twice; and its open
+//! question for what a save names without saying.
+
+use app::protocol::{Question, QuestionOrigin};
+use serde_json::json;
+
+use super::{question_args, Posed};
+use crate::grounding::{Need, NeedKind, Resolved};
+use crate::replies::checkpoint::Asking;
+use crate::replies::stream::{Interrupt, Run};
+use crate::store::{NewMessage, ToolOutcome};
+use crate::tools::{self, ASK_USER};
+
+impl Run {
+    /// Imprint's own question for a missing detail. An answer it cannot
+    /// read is asked once more, saying why. `None`: no usable answer (or
+    /// this caller cannot answer at all).
+    pub(in crate::replies) async fn ask_for(
+        &mut self,
+        need: &Need,
+    ) -> Result<Option<Resolved>, Interrupt> {
+        if !tools::is_offered(&self.tools, ASK_USER) {
+            return Ok(None);
+        }
+        // One question per kind of detail in a reply: a model that calls
+        // again gets the same answer (or the same lack of one).
+        let kind = need.kind();
+        if let Some((_, settled)) = self.settled.iter().find(|(k, _)| *k == kind) {
+            return Ok(settled.clone());
+        }
+        self.ask_until_understood(need).await
+    }
+
+    /// Asks for the detail, once more when the answer cannot be read.
+    /// What came of it is settled (and stored with the question's row),
+    /// so a restored reply does not ask it again.
+    async fn ask_until_understood(&mut self, need: &Need) -> Result<Option<Resolved>, Interrupt> {
+        let kind = need.kind();
+        let (mut attempt, mut text) = match &self.asking {
+            Some(asking) if asking.kind == kind => (asking.attempt, asking.text.clone()),
+            _ => (0, need.question()),
+        };
+        while attempt < 2 {
+            self.asking = Some(Asking {
+                kind,
+                attempt,
+                text: text.clone(),
+            });
+            let question = Question {
+                reason: Some(need.reason()),
+                ..self.new_question(text.clone(), need.options(), true, QuestionOrigin::Imprint)
+            };
+            tracing::info!(reply = %self.reply.id, reason = ?question.reason, "Imprint asks");
+            let (posed, question) = self.pose(question).await?;
+            if kind == NeedKind::Reference && matches!(posed, Posed::Answered(_)) {
+                // It names a memory ("Billing meeting (12 Nov)"): no words a
+                // reminder's time or a project may be read from.
+                self.answers.pop();
+            }
+            let (row, resolved) = self.read_answer(need, &posed, &question);
+            let settled = match resolved {
+                Some(Ok(resolved)) => Some(Some(resolved)),
+                Some(Err(why)) if attempt == 0 => {
+                    attempt += 1;
+                    text = format!("{why} {}", need.question());
+                    None
+                }
+                Some(Err(_)) | None => Some(None),
+            };
+            match settled {
+                Some(resolved) => {
+                    self.asking = None;
+                    self.settled.push((kind, resolved.clone()));
+                    self.append_step(vec![row]).await?;
+                    return Ok(resolved);
+                }
+                None => {
+                    self.asking = Some(Asking {
+                        kind,
+                        attempt,
+                        text: text.clone(),
+                    });
+                    self.append_step(vec![row]).await?;
+                }
+            }
+        }
+        self.asking = None;
+        self.settled.push((kind, None));
+        Ok(None)
+    }
+
+    /// What came of Imprint's question for `need`: its history row, and
+    /// the detail read from the answer (or why it could not be read);
+    /// `None` when no answer came.
+    fn read_answer(
+        &mut self,
+        need: &Need,
+        posed: &Posed,
+        question: &Question,
+    ) -> (NewMessage, Option<Result<Resolved, String>>) {
+        // The question as posed (a restored one keeps its own options).
+        let options = question.options.clone();
+        let question_id = question.id.clone();
+        let mut stored_args = question_args(question);
+        let (outcome, content, resolved) = match posed {
+            Posed::Answered(answer) => match need.resolve(answer, self.env.clock.now()) {
+                Ok(resolved) => ("answered", answer.clone(), Some(Ok(resolved))),
+                Err(why) => ("answered", answer.clone(), Some(Err(why))),
+            },
+            // "You decide": the first option, as if the user chose it;
+            // an open question goes on as with no answer.
+            Posed::LeftToImprint => {
+                let first = options.first().and_then(|option| {
+                    need.resolve(option, self.env.clock.now())
+                        .ok()
+                        .map(|resolved| (option.clone(), resolved))
+                });
+                match first {
+                    Some((option, resolved)) => {
+                        self.imprint_chose = true;
+                        stored_args["chosen"] = json!(option);
+                        self.closed_left_to_imprint(question_id, Some(option.clone()));
+                        (
+                            "left_to_imprint",
+                            format!("The user left it to Imprint, which chose {option}."),
+                            Some(Ok(resolved)),
+                        )
+                    }
+                    None => {
+                        self.closed_left_to_imprint(question_id, None);
+                        (
+                            "left_to_imprint",
+                            "The user left it to Imprint; no detail was given.".to_string(),
+                            None,
+                        )
+                    }
+                }
+            }
+            Posed::TimedOut => (
+                "timed_out",
+                format!(
+                    "No answer came from the user within {}.",
+                    self.answer_wait()
+                ),
+                None,
+            ),
+        };
+        stored_args["outcome"] = json!(outcome);
+        // A question posed: `done`, its card shows its outcome.
+        let row =
+            NewMessage::tool(ASK_USER, stored_args, content).with_outcome(ToolOutcome::default());
+        (row, resolved)
+    }
+
+    /// Imprint's open question (no options): the user's words, or `None`
+    /// when none came (left to Imprint, or no answer in time), with the
+    /// question's history row for the caller to store once what follows
+    /// from the answer is in the reply's state.
+    pub(in crate::replies) async fn ask_open(
+        &mut self,
+        text: String,
+        reason: String,
+    ) -> Result<(Option<String>, NewMessage), Interrupt> {
+        let question = Question {
+            reason: Some(reason),
+            ..self.new_question(text, Vec::new(), true, QuestionOrigin::Imprint)
+        };
+        let (posed, question) = self.pose(question).await?;
+        let mut stored_args = question_args(&question);
+        let (outcome, content, answer) = match posed {
+            Posed::Answered(answer) => ("answered", answer.clone(), Some(answer)),
+            Posed::LeftToImprint => {
+                self.closed_left_to_imprint(question.id.clone(), None);
+                let content = "The user left it to Imprint; nothing was given.".to_string();
+                ("left_to_imprint", content, None)
+            }
+            Posed::TimedOut => {
+                let content = format!(
+                    "No answer came from the user within {}.",
+                    self.answer_wait()
+                );
+                ("timed_out", content, None)
+            }
+        };
+        stored_args["outcome"] = json!(outcome);
+        let row =
+            NewMessage::tool(ASK_USER, stored_args, content).with_outcome(ToolOutcome::default());
+        Ok((answer, row))
+    }
+}

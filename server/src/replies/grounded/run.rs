@@ -1,0 +1,184 @@
+//! A grounded run of one call: not run when it is not offered, or when
+//! what it is about never came; its arguments checked against the user's
+//! words (a missing one asked for first, and what the call does when no
+//! usable answer came); a repeat not redone; and what the user chose, or
+//! left to Imprint, said with its result.
+
+use app::protocol::ToolStatus;
+use serde_json::Value;
+
+use crate::grounding::{self, Need, Resolved, Verdict};
+use crate::models::ToolCallRequest;
+use crate::replies::stream::{cut_result, Interrupt, Run};
+use crate::tools::{self, ToolOutput, LIST_PROJECTS, REMIND, SEARCH, STORE};
+
+impl Run {
+    /// Runs a call whose grounded arguments (see [`grounding`]) the user
+    /// gave; when one is missing, Imprint asks the user itself first.
+    /// Returns the output, the arguments it ran with and the content to
+    /// store.
+    pub(in crate::replies) async fn grounded_run(
+        &mut self,
+        call: &ToolCallRequest,
+    ) -> Result<(ToolOutput, Value, String), Interrupt> {
+        if !tools::is_offered(&self.tools, &call.name) {
+            let output = self.not_offered(&call.name);
+            let content = cut_result(&output.text);
+            return Ok((output, call.arguments.clone(), content));
+        }
+        if matches!(call.name.as_str(), STORE | REMIND) && self.reference_unknown() {
+            // "Remind me about it" and nobody said what "it" is: a write
+            // about it would be a guess.
+            let output = ToolOutput {
+                text: "Not done: the user did not say what they meant, so nothing was written. Do not call it again; tell the user, and that they can say what they mean.".into(),
+                status: ToolStatus::Refused,
+                ..ToolOutput::default()
+            };
+            let content = output.text.clone();
+            return Ok((output, call.arguments.clone(), content));
+        }
+        let projects = if matches!(call.name.as_str(), SEARCH | STORE | LIST_PROJECTS) {
+            self.recent_projects().await
+        } else {
+            Vec::new()
+        };
+        let words = grounding::UserWords {
+            request: &self.request,
+            answers: &self.answers,
+        };
+        let verdict = grounding::check(
+            &call.name,
+            &call.arguments,
+            &words,
+            &projects,
+            self.env.clock.now(),
+        );
+        let (args, chosen) = match verdict {
+            Verdict::Run(args) => (args, None),
+            Verdict::Refuse(reason) => {
+                let output = ToolOutput {
+                    text: format!("Not done: {reason}. Do not call it again; answer the user."),
+                    status: ToolStatus::Refused,
+                    ..ToolOutput::default()
+                };
+                let content = output.text.clone();
+                return Ok((output, call.arguments.clone(), content));
+            }
+            Verdict::Ask(need) => match self.ask_for(&need).await? {
+                Some(resolved) => (resolved.apply(&call.arguments), Some(resolved)),
+                None => return Ok(self.without_answer(call, &need).await),
+            },
+        };
+        let args = self.held_to_users_words(&call.name, args);
+        if let Some(output) = self
+            .policy
+            .repeated_write(&call.name, &args, self.env.clock.now())
+            .or_else(|| self.policy.repeated_read(&call.name, &args))
+        {
+            let content = output.text.clone();
+            return Ok((output, args, content));
+        }
+        let mut output = self.run_tool(&call.name, &args).await;
+        self.policy.record(&call.name, &args, &output);
+        if let Some(resolved) = chosen {
+            self.say_who_chose(&mut output, &resolved);
+        }
+        let content = cut_result(&output.text);
+        Ok((output, args, content))
+    }
+
+    /// The output for a call of a tool this reply was not offered.
+    fn not_offered(&self, name: &str) -> ToolOutput {
+        if matches!(name, STORE | REMIND) && !self.read_only {
+            // Left out of the offer because the user did not ask for it.
+            ToolOutput {
+                text: format!(
+                    "Not done: the user did not ask for it, so `{name}` is not offered. Do not call it again; answer the user."
+                ),
+                status: ToolStatus::Refused,
+                ..ToolOutput::default()
+            }
+        } else {
+            ToolOutput {
+                text: format!("Error: the tool `{name}` is not available here"),
+                error: true,
+                ..ToolOutput::default()
+            }
+        }
+    }
+
+    /// A reminder's `repeat` ("daily", "weekdays", "weekly") comes from
+    /// the user's words only (a model's guess is dropped), and its `at`
+    /// moves to the first time it fires; the `remind` tool stores it. A
+    /// search's date filters likewise, or it searches all. A memory keeps
+    /// the user's own words (see [`grounding::memory_content_from_user`]).
+    fn held_to_users_words(&self, name: &str, args: Value) -> Value {
+        let words = grounding::UserWords {
+            request: &self.request,
+            answers: &self.answers,
+        };
+        match name {
+            REMIND => grounding::recurring(
+                &grounding::reminder_text_from_user(&args, &words, self.meant()),
+                &words,
+                self.env.clock.now(),
+            ),
+            SEARCH => grounding::dates_from_user(&args, &words, self.env.clock.now()),
+            STORE => grounding::memory_content_from_user(&args, &words),
+            _ => args,
+        }
+    }
+
+    /// Says with a call's result what the user chose when Imprint asked
+    /// (or that they left it to Imprint): the model says so in turn.
+    fn say_who_chose(&mut self, output: &mut ToolOutput, resolved: &Resolved) {
+        output.text = if std::mem::take(&mut self.imprint_chose) {
+            format!(
+                "The user left the choice to Imprint, which chose {}; say what was chosen. {}",
+                resolved.describe(),
+                output.text
+            )
+        } else {
+            format!("The user chose {}. {}", resolved.describe(), output.text)
+        };
+        output.wrote = true;
+    }
+
+    /// The call when the user gave no usable detail: a write is not made
+    /// (and the model is told to say so); a read goes on with the stated
+    /// assumption of no project filter.
+    async fn without_answer(
+        &self,
+        call: &ToolCallRequest,
+        need: &Need,
+    ) -> (ToolOutput, Value, String) {
+        let output = match (call.name.as_str(), need) {
+            (SEARCH | LIST_PROJECTS, _) => {
+                let mut args = call.arguments.clone();
+                if let Some(map) = args.as_object_mut() {
+                    map.remove("project");
+                }
+                let mut output = self.run_tool(&call.name, &args).await;
+                output.text = format!(
+                    "The user did not say which project, so this covers all projects. {}",
+                    output.text
+                );
+                let content = cut_result(&output.text);
+                return (output, args, content);
+            }
+            // The write could not be made: the detail it needs never came.
+            (_, Need::Time { .. }) => ToolOutput {
+                text: "No reminder was set: the user did not say when. Tell the user you did not set it, and that they can tell you when.".into(),
+                status: ToolStatus::Failed,
+                ..ToolOutput::default()
+            },
+            _ => ToolOutput {
+                text: "Nothing was stored: the user did not say which project. Tell the user you did not store it, and that they can tell you the project.".into(),
+                status: ToolStatus::Failed,
+                ..ToolOutput::default()
+            },
+        };
+        let content = output.text.clone();
+        (output, call.arguments.clone(), content)
+    }
+}

@@ -1,0 +1,202 @@
+//! Settling, before the model starts, what the request leaves open, in the
+//! order a person would ask: which project, which thing ("the meeting",
+//! looked up in the user's memories), when. The model reads what came of
+//! each as a note with the request.
+
+use crate::grounding::reference::{self, Lookup};
+use crate::grounding::{self, Need, Resolved};
+use crate::models::ChatMessage;
+use crate::replies::stream::{Interrupt, Run};
+use crate::store::MemoryQuery;
+use crate::tools::run::MemoryLine;
+use crate::tools::{self, ASK_USER, REMIND, SEARCH};
+
+impl Run {
+    /// Settles what the request leaves open before the model starts, in
+    /// the order a person would ask: which project, which thing, when.
+    /// The model reads what came of each with the request. Each step asks
+    /// at most once (a restored reply re-enters here and finds its earlier
+    /// answers settled), and the notes are added only once all are
+    /// settled, so a stored state never holds them twice.
+    pub(in crate::replies) async fn settle(&mut self) -> Result<(), Interrupt> {
+        let mut notes = Vec::new();
+        notes.extend(self.settle_the_project().await?);
+        let reference = self.settle_the_reference().await?;
+        let referred = reference.is_some();
+        notes.extend(reference);
+        notes.extend(self.settle_the_time().await?);
+        // Planned turns search as their plan says (see `planned`).
+        if !referred && !self.env.planned {
+            notes.extend(self.look_first().await);
+        }
+        if let Some(ChatMessage::User(text)) = self.messages.last_mut() {
+            for note in notes {
+                text.push_str(&format!("\n\n({note})"));
+            }
+        }
+        Ok(())
+    }
+
+    /// "The project" among several, unnamed: Imprint asks which.
+    async fn settle_the_project(&mut self) -> Result<Option<String>, Interrupt> {
+        if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, SEARCH) {
+            return Ok(None);
+        }
+        if !grounding::refers_to_a_project(&self.request) {
+            return Ok(None);
+        }
+        let projects = self.recent_projects().await;
+        let Some(need) = grounding::unnamed_project(&self.request, &projects) else {
+            return Ok(None);
+        };
+        let Some(Resolved::Project(project)) = self.ask_for(&need).await? else {
+            return Ok(None);
+        };
+        let note = if std::mem::take(&mut self.imprint_chose) {
+            format!("the user left it to you, and Imprint took the project {project}; say so")
+        } else {
+            format!("the user means the project {project}")
+        };
+        Ok(Some(format!("Imprint asked which project; {note}.")))
+    }
+
+    /// A thing the user left unnamed ("the meeting", "the account", "it"
+    /// in a new chat): Imprint looks it up in their memories. One match is
+    /// handed to the model; several become a question with the
+    /// candidates as options; none, an open question saying so.
+    async fn settle_the_reference(&mut self) -> Result<Option<String>, Interrupt> {
+        if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, SEARCH) {
+            return Ok(None);
+        }
+        let projects = self.recent_projects().await;
+        let Some(found) = reference::find(&self.request, &self.earlier_words(), &projects) else {
+            return Ok(None);
+        };
+        // Within the project the request names, or the one just settled.
+        let project = self.project_meant(&projects);
+        let hits = if found.search.is_empty() {
+            Vec::new()
+        } else {
+            let query = MemoryQuery {
+                query: found.search.join(" "),
+                project,
+                limit: Some(reference::SEARCH_LIMIT),
+                ..MemoryQuery::default()
+            };
+            match self.store.search_memories(query).await {
+                Ok(hits) => hits,
+                Err(error) => {
+                    tracing::warn!(%error, "could not look up a reference");
+                    return Ok(None);
+                }
+            }
+        };
+        let phrase = &found.phrase;
+        let need = match found.need(&hits) {
+            Lookup::One(candidate) => {
+                // Search settled what it means (as the first search does).
+                self.settled_by(&candidate.memories);
+                return Ok(Some(format!(
+                    "Imprint looked up “{phrase}” in the user's memories and found one match; it is what the user means. {} Answer from it.",
+                    candidate.memories.join(" ")
+                )));
+            }
+            Lookup::Ask(need) => need,
+        };
+        self.ask_what_is_meant(phrase, &need).await.map(Some)
+    }
+
+    /// Imprint asks what `phrase` means, with the memories found as the
+    /// options (none found: an open question). The note says what the
+    /// user chose or said, or that nothing came.
+    async fn ask_what_is_meant(&mut self, phrase: &str, need: &Need) -> Result<String, Interrupt> {
+        let several = !need.options().is_empty();
+        let note = match self.ask_for(need).await? {
+            Some(Resolved::Memory { label, memories }) => {
+                self.settled_by(&memories);
+                let who = if std::mem::take(&mut self.imprint_chose) {
+                    "the user left it to you, and Imprint took"
+                } else {
+                    "the user chose"
+                };
+                format!(
+                    "Imprint asked what “{phrase}” means; {who} {label}; say so. Its memories: {} Answer from them.",
+                    memories.join(" ")
+                )
+            }
+            Some(Resolved::Meant(words)) => match self.look_up(&words).await {
+                // "Anna": what the memories hold about her, not a guess.
+                Some(found) => format!(
+                    "Imprint asked what “{phrase}” means; the user said: {words}. Imprint searched the user's memories for it. {found} Answer from these when they answer the request."
+                ),
+                None => format!(
+                    "Imprint asked what “{phrase}” means; the user said: {words}. Work with that."
+                ),
+            },
+            _ if several => format!(
+                "Imprint asked what “{phrase}” means, and the user did not say. Say which you assumed, or ask the user to name it."
+            ),
+            _ => format!(
+                "Imprint found nothing in the user's memories for “{phrase}”, and the user did not say what it is. Do not guess: say so, and do not write anything about it."
+            ),
+        };
+        Ok(note)
+    }
+
+    /// Imprint's lookup settled what the request is about (one match, or
+    /// the one the user chose): those memories are the answer, and the
+    /// model finding them again is no news (a small model otherwise goes
+    /// on searching and listing projects for a minute).
+    fn settled_by(&mut self, memories: &[String]) {
+        self.research.learn(
+            memories
+                .iter()
+                .filter_map(|line| MemoryLine::read(line).map(|m| m.fact())),
+        );
+        self.policy.found_first(memories.join("\n"), true);
+    }
+
+    /// A reminder asked for with no time in the user's words: Imprint asks
+    /// when before the model starts (the model's `remind` call then runs
+    /// at the answer; see [`grounding::check`]).
+    async fn settle_the_time(&mut self) -> Result<Option<String>, Interrupt> {
+        if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, REMIND) {
+            return Ok(None);
+        }
+        // What to remind of never came: when is no question.
+        if self.reference_unknown() {
+            return Ok(None);
+        }
+        // A planned reply asks when only for a reminder: "remind me what
+        // my national insurance number is" is a question.
+        if self.env.planned
+            && crate::plan::classify(&self.request).kind != crate::plan::Kind::Remind
+        {
+            return Ok(None);
+        }
+        let words = grounding::UserWords {
+            request: &self.request,
+            answers: &self.answers,
+        };
+        let Some(need) = grounding::unstated_time(&words, self.env.clock.now()) else {
+            return Ok(None);
+        };
+        let note = match self.ask_for(&need).await? {
+            Some(time) => {
+                // Left for the `remind` call to take, so its result says
+                // who chose too.
+                let who = if self.imprint_chose {
+                    "the user left it to you, and Imprint took"
+                } else {
+                    "the user said"
+                };
+                format!(
+                    "Imprint asked when to remind; {who} {}; say so. Call remind with that time.",
+                    time.describe()
+                )
+            }
+            None => "Imprint asked when to remind, and the user did not say: set no reminder, and tell the user they can tell you when.".to_string(),
+        };
+        Ok(Some(note))
+    }
+}

@@ -1,0 +1,167 @@
+//! The answer step of a planned question: the model picks, under a JSON
+//! schema, the memory that answers and words a sentence from it; Imprint
+//! checks the pick and the sentence against the memory, and answers from
+//! the memory itself where they fall short.
+
+use serde_json::{json, Value};
+
+use super::reads::nothing_found;
+use crate::models::{ChatMessage, ModelError, StepRequest};
+use crate::plan::{claims, Topic};
+use crate::replies::own_answer;
+use crate::replies::stream::{Interrupt, Run};
+use crate::tools::run::MemoryLine;
+
+/// What the answer step chose.
+struct Pick {
+    /// 1-based; 0 for none.
+    memory: usize,
+    answer: String,
+}
+
+enum PickError {
+    Stopped,
+    Model(ModelError),
+}
+
+impl Run {
+    /// The answer from `found`: the model picks the memory that answers and
+    /// words a sentence from it under a schema; a pick that names nothing
+    /// asked about, or a sentence that claims what the memory does not
+    /// hold, is replaced by the memory itself.
+    pub(super) async fn answer_from(
+        &mut self,
+        found: &[String],
+        topic: &Topic,
+        personal: bool,
+        chosen: bool,
+    ) -> Result<(), Interrupt> {
+        let memories: Vec<MemoryLine<'_>> =
+            found.iter().filter_map(|l| MemoryLine::read(l)).collect();
+        let pick = match self.pick(&memories).await {
+            Ok(pick) => pick,
+            Err(PickError::Stopped) => return Err(self.interrupted()),
+            Err(PickError::Model(error)) => {
+                // The memories are the answer without the model's words.
+                tracing::warn!(%error, "the answer step failed; answering from the memories");
+                self.say(&own_answer::from_found(&found.join("\n")));
+                return Ok(());
+            }
+        };
+        let picked = pick
+            .memory
+            .checked_sub(1)
+            .and_then(|i| memories.get(i))
+            .filter(|m| chosen || topic.is_empty() || topic.named_in(m.content))
+            // "When's Tom's birthday?" is not answered by when Tom likes
+            // his calls.
+            .filter(|m| chosen || topic.asked_in(m.content));
+        let Some(memory) = picked else {
+            if !personal {
+                return self.general(true).await;
+            }
+            let text = none_answers(found, topic, &self.request);
+            self.say(text.trim_end());
+            return Ok(());
+        };
+        let text = self.worded(&pick.answer, memory, topic);
+        self.say(&text);
+        Ok(())
+    }
+
+    /// The answer from the picked `memory`: the model's sentence with its
+    /// source, or the memory itself when the sentence names what no memory
+    /// holds, or says nothing the question did not.
+    fn worded(&self, answer: &str, memory: &MemoryLine<'_>, topic: &Topic) -> String {
+        let mut backing = vec![memory.content, self.request.as_str()];
+        backing.extend(self.answers.iter().map(String::as_str));
+        let invented = claims::unbacked(answer, &backing);
+        let answer = answer.trim();
+        // "Jan Kowalski" for the plumber's number names him, but does not
+        // say it.
+        let says_it = (!topic.wants_digits() || answer.chars().any(|c| c.is_ascii_digit()))
+            // "you" for the wifi password says nothing the question did not.
+            && claims::tells_something(answer, memory.content, &self.request);
+        let content = memory.content.trim();
+        let source = own_answer::kept(memory);
+        let own = answer.is_empty() || !invented.is_empty() || !says_it;
+        if !invented.is_empty() {
+            tracing::info!(reply = %self.reply.id, ?invented, "the answer named what no memory holds; Imprint answers from the memory");
+        }
+        if own || content.contains(answer.trim_end_matches('.')) {
+            format!("From your memories: {content} ({source})")
+        } else {
+            format!("{answer}\n\n*From your memory “{content}” ({source}).*")
+        }
+    }
+
+    /// The constrained step: which memory answers, and a sentence from it.
+    async fn pick(&mut self, memories: &[MemoryLine<'_>]) -> Result<Pick, PickError> {
+        self.ensure_slot().await.map_err(|_| PickError::Stopped)?;
+        let listed: Vec<String> = memories
+            .iter()
+            .enumerate()
+            .map(|(i, m)| format!("{}. {}", i + 1, m.content.trim()))
+            .collect();
+        let system = format!(
+            "You answer the user's question from their saved memories, and from nothing else.\n\nMemories:\n{}\n\nReply in JSON. \"memory\": the number of the memory that answers the question, or 0 if none of them does. \"answer\": one short sentence that answers the question with that memory's own words, numbers and names, speaking to the user as \"you\".",
+            listed.join("\n")
+        );
+        let choices: Vec<Value> = (0..=memories.len()).map(|i| json!(i)).collect();
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "memory": {"type": "integer", "enum": choices},
+                "answer": {"type": "string", "maxLength": 300},
+            },
+            "required": ["memory", "answer"],
+            "additionalProperties": false,
+        });
+        let step = StepRequest {
+            messages: vec![
+                ChatMessage::System(system),
+                ChatMessage::User(self.request.clone()),
+            ],
+            schema,
+            max_tokens: 160,
+            slot: self.slot_index(),
+        };
+        let stop = self.reply.stop_token().child_token();
+        let value = self.env.model.constrained(step, stop).await.map_err(|e| {
+            if self.reply.stop_token().is_cancelled() {
+                PickError::Stopped
+            } else {
+                PickError::Model(e)
+            }
+        })?;
+        Ok(Pick {
+            memory: value.get("memory").and_then(Value::as_u64).unwrap_or(0) as usize,
+            answer: value
+                .get("answer")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        })
+    }
+}
+
+/// No memory found answers the question: said so, with the closest (those
+/// about what it asks), or what to do.
+fn none_answers(found: &[String], topic: &Topic, request: &str) -> String {
+    let closest: Vec<&String> = found
+        .iter()
+        .filter(|line| MemoryLine::read(line).is_some_and(|m| topic.asked_in(m.content)))
+        .collect();
+    if closest.is_empty() {
+        return nothing_found(topic, request);
+    }
+    let lines: Vec<&str> = closest.iter().map(|l| l.as_str()).collect();
+    format!(
+        "I found nothing in your memories that answers that. {}",
+        own_answer::from_found(&lines.join("\n")).replacen(
+            "Here is what I found in your memories:",
+            "The closest:",
+            1
+        )
+    )
+}

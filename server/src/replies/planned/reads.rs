@@ -1,0 +1,183 @@
+//! Planned reads of the user's memories: a question (answered from the
+//! memories about it, said to have none, or left to general knowledge),
+//! the project list, and an act Imprint has no tool for, said with what
+//! the memories hold about it.
+
+use serde_json::json;
+
+use crate::models::ToolCallRequest;
+use crate::plan::{self, Topic};
+use crate::replies::own_answer;
+use crate::replies::stream::{Interrupt, Run};
+use crate::store::MemoryQuery;
+use crate::tools::run::{memory_line, MemoryLine};
+use crate::tools::LIST_PROJECTS;
+
+/// Memories the answer step reads at most.
+const READ_LIMIT: usize = 5;
+
+impl Run {
+    /// A question: answered from the memories about it, or said to have
+    /// none when it is about the user's own things, or else the model's
+    /// general knowledge.
+    pub(super) async fn question(&mut self) -> Result<(), Interrupt> {
+        if self.reference_unknown() {
+            self.say("I couldn't tell what you meant, so I looked nothing up. Tell me its name, and I'll look again.");
+            return Ok(());
+        }
+        let projects = self.recent_projects().await;
+        let project = self.project_meant(&projects);
+        // What the user said a reference means ("Anna" for "her") is what
+        // to look up.
+        let words = match self.meant() {
+            Some(meant) => format!("{} {meant}", self.request),
+            None => self.request.clone(),
+        };
+        let topic = Topic::of(&words, &projects);
+        // The memory the user chose from Imprint's options, or the one
+        // match its lookup found, is what the request is about.
+        let chosen = self.chosen_memories();
+        let personal = plan::is_personal(&self.request) || project.is_some() || !chosen.is_empty();
+        let (found, chosen) = if chosen.is_empty() {
+            let mut found = self.search(&topic, project.clone()).await;
+            // A general question ("the boiling point of water") is not
+            // answered by a memory that shares one of its words ("Water:
+            // Severnside account"): most of what it names must be held.
+            if !personal {
+                found.retain(|line| {
+                    MemoryLine::read(line)
+                        .is_some_and(|m| 2 * topic.score(m.content) > topic.runs.len())
+                });
+            }
+            (found, false)
+        } else {
+            (chosen, true)
+        };
+        if found.is_empty() {
+            if personal {
+                self.say(&nothing_found(&topic, &self.request));
+                return Ok(());
+            }
+            return self.general(true).await;
+        }
+        if topic.is_empty() && !chosen {
+            // A project named and nothing asked of it ("my notes from the
+            // Website project"): its newest memories are the answer.
+            self.say(&own_answer::from_found(&found.join("\n")));
+            return Ok(());
+        }
+        self.answer_from(&found, &topic, personal, chosen).await
+    }
+
+    /// The memories Imprint's lookup settled the request by: the one the
+    /// user chose from its options, or the one match it found.
+    fn chosen_memories(&self) -> Vec<String> {
+        self.policy
+            .settled_memories()
+            .map(|text| {
+                text.lines()
+                    .filter(|l| MemoryLine::read(l).is_some())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The memories about `topic` (all of its naming words), within
+    /// `project`; a project alone gives its newest memories.
+    async fn search(&mut self, topic: &Topic, project: Option<String>) -> Vec<String> {
+        if topic.is_empty() && project.is_none() {
+            return Vec::new();
+        }
+        let query = MemoryQuery {
+            query: topic.words().join(" "),
+            project,
+            limit: Some(crate::grounding::reference::SEARCH_LIMIT),
+            ..MemoryQuery::default()
+        };
+        let hits = match self.store.search_memories(query).await {
+            Ok(hits) => hits,
+            Err(error) => {
+                tracing::warn!(%error, "could not search the memories");
+                return Vec::new();
+            }
+        };
+        if topic.is_empty() {
+            return hits.iter().take(READ_LIMIT).map(memory_line).collect();
+        }
+        // The memories that hold the most of what the request names
+        // (the office wifi over the home one for "wifi pw at the office").
+        let best = hits.iter().map(|hit| topic.score(&hit.content)).max();
+        hits.iter()
+            .filter(|hit| best.is_some_and(|best| best > 0 && topic.score(&hit.content) == best))
+            .take(READ_LIMIT)
+            .map(memory_line)
+            .collect()
+    }
+
+    /// The project list, read by the tool (its line shows on the page).
+    pub(super) async fn list_projects(&mut self) -> Result<(), Interrupt> {
+        let call = ToolCallRequest {
+            id: "imprint_list_projects".into(),
+            name: LIST_PROJECTS.into(),
+            arguments: json!({}),
+        };
+        self.call_for_the_model(String::new(), call);
+        self.run_pending_calls().await?;
+        // What it found is said by `drive`'s fallback.
+        Ok(())
+    }
+
+    /// An act Imprint has no tool for: said in a sentence, with what the
+    /// memories hold about it.
+    pub(super) async fn cannot_do(&mut self, verb: &str) -> Result<(), Interrupt> {
+        let projects = self.recent_projects().await;
+        // The memory the user chose when Imprint asked what "that" is, or
+        // what their own words for it find, or the request's.
+        let chosen = self.chosen_memories();
+        let mut found = chosen;
+        if let Some(meant) = self
+            .meant()
+            .map(str::to_string)
+            .filter(|_| found.is_empty())
+        {
+            found = self.search(&Topic::of(&meant, &projects), None).await;
+        }
+        if found.is_empty() {
+            let topic = Topic::of(&self.request, &projects);
+            found = self.search(&topic, None).await;
+        }
+        let mut text = format!(
+            "I can't {verb} anything for you: I can keep your memories, look them up and set reminders."
+        );
+        if !found.is_empty() {
+            text.push_str("\n\n");
+            text.push_str(&own_answer::from_found(&found.join("\n")));
+        }
+        self.say(&text);
+        Ok(())
+    }
+}
+
+/// "I found nothing about the plumber in your memories." and what to do.
+pub(super) fn nothing_found(topic: &Topic, request: &str) -> String {
+    if topic.is_empty() {
+        return "I found nothing about that in your memories. Tell me, and I'll save it.".into();
+    }
+    let what = match topic.detail() {
+        // A secret is not asked for in passing.
+        Some("pin" | "password" | "pw" | "passcode") => String::new(),
+        Some("phone" | "mobile" | "cell" | "telephone") => {
+            "Tell me the number, and I'll save it.".into()
+        }
+        Some("policy") => "Tell me the policy number, and I'll save it.".into(),
+        Some(detail) => format!("Tell me the {detail}, and I'll save it."),
+        None => "Tell me, and I'll save it.".into(),
+    };
+    format!(
+        "I found nothing about “{}” in your memories. {what}",
+        topic.phrase(request)
+    )
+    .trim_end()
+    .to_string()
+}

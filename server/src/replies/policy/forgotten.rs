@@ -1,0 +1,108 @@
+//! A write the user asked for that the model forgot (a reminder it says
+//! it set, a memory it says it saved): the model is nudged once, and then
+//! Imprint makes the call in its place, with the user's own words (its
+//! grounding then runs as any call's). Each once per reply.
+
+use serde_json::Value;
+
+use super::SmallModelPolicy;
+use crate::grounding;
+use crate::models::{ChatMessage, ToolCallRequest};
+use crate::tools;
+
+impl SmallModelPolicy {
+    /// The nudge, once per reply, when the user asked for a reminder,
+    /// `remind` is offered, and none was made or asked about.
+    pub fn reminder_nudge(
+        &mut self,
+        offered: &[Value],
+        request: &str,
+        details_asked: bool,
+    ) -> Option<ChatMessage> {
+        let forgotten = !self.nudged
+            && tools::is_offered(offered, tools::REMIND)
+            && grounding::asks_for_reminder(request)
+            && !self.reminder_set()
+            && !details_asked;
+        if !forgotten {
+            return None;
+        }
+        self.nudged = true;
+        Some(ChatMessage::User(
+            "(Imprint: the user asked for a reminder and none is set. Call remind now with the text and the time the user gave.)".into(),
+        ))
+    }
+
+    /// After the nudge, a model that still sets no reminder gets one set
+    /// for it: the `remind` call Imprint makes itself, with the text of
+    /// the user's request (its time is then grounded as any call's: from
+    /// the user's words, or Imprint's question). Once per reply.
+    pub fn reminder_for_the_model(
+        &mut self,
+        offered: &[Value],
+        request: &str,
+        details_asked: bool,
+    ) -> Option<ToolCallRequest> {
+        if !self.nudged {
+            return None;
+        }
+        self.reminder_at_the_end(offered, request, details_asked)
+    }
+
+    /// The same call when research ends with the reminder asked for not
+    /// set (the model called other tools until then; no nudge first).
+    pub fn reminder_at_the_end(
+        &mut self,
+        offered: &[Value],
+        request: &str,
+        details_asked: bool,
+    ) -> Option<ToolCallRequest> {
+        let still_forgotten = !self.reminded_for_the_model
+            && tools::is_offered(offered, tools::REMIND)
+            && grounding::asks_for_reminder(request)
+            && !self.reminder_set()
+            && !details_asked;
+        if !still_forgotten {
+            return None;
+        }
+        let text = grounding::reminder_text(request)?;
+        self.reminded_for_the_model = true;
+        Some(ToolCallRequest {
+            id: "imprint_remind".into(),
+            name: tools::REMIND.into(),
+            arguments: serde_json::json!({ "text": text }),
+        })
+    }
+
+    /// When research ends and a memory the user asked to save was not
+    /// stored, the `store` call Imprint makes itself, with the user's own
+    /// words for what to keep (see [`grounding::what_to_save`]) and the
+    /// project they named (its grounding then runs as any call's). Once
+    /// per reply. A small model lists projects turn after turn instead.
+    pub fn memory_for_the_model(
+        &mut self,
+        offered: &[Value],
+        request: &str,
+        project: Option<String>,
+        details_asked: bool,
+    ) -> Option<ToolCallRequest> {
+        let forgotten = !self.stored_for_the_model
+            && !details_asked
+            && tools::is_offered(offered, tools::STORE)
+            && !self.writes.iter().any(|(name, _, _)| name == tools::STORE);
+        if !forgotten {
+            return None;
+        }
+        let content = grounding::what_to_save(request)?;
+        self.stored_for_the_model = true;
+        let mut arguments = serde_json::json!({ "content": content });
+        if let Some(project) = project {
+            arguments["project"] = Value::String(project);
+        }
+        Some(ToolCallRequest {
+            id: "imprint_store".into(),
+            name: tools::STORE.into(),
+            arguments,
+        })
+    }
+}

@@ -1,0 +1,40 @@
+//! The reply's hold on a writing slot (see [`crate::replies::WritingSlots`]):
+//! taken, in line, before model work; given up while the reply waits for
+//! the user and when it ends.
+
+use std::sync::Arc;
+
+use super::{Interrupt, Run};
+use crate::replies::slots::WritingSlot;
+
+impl Run {
+    /// Takes a writing slot, waiting in line (FIFO) behind other replies.
+    pub(in crate::replies) async fn ensure_slot(&mut self) -> Result<(), Interrupt> {
+        if self.permit.is_some() {
+            return Ok(());
+        }
+        let slots = Arc::clone(&self.env.slots);
+        let permit = tokio::select! {
+            biased;
+            _ = self.reply.stop_token().cancelled() => return Err(self.interrupted()),
+            permit = slots.take() => permit,
+        };
+        match permit {
+            Ok(permit) => {
+                self.permit = Some(permit);
+                Ok(())
+            }
+            Err(_) => Err(Interrupt::Ended),
+        }
+    }
+
+    pub(in crate::replies) fn release_slot(&mut self) {
+        self.permit = None;
+    }
+
+    /// The model server's slot this reply writes on (see
+    /// [`crate::models::TurnRequest::slot`]).
+    pub(in crate::replies) fn slot_index(&self) -> Option<usize> {
+        self.permit.as_ref().map(WritingSlot::index)
+    }
+}
