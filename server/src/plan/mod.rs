@@ -76,8 +76,8 @@ const CANNOT_DO: &[&str] = &[
 /// Words that may come before a request's verb: "please move…", "can you
 /// send…", "could you please book…".
 const POLITE: &[&str] = &[
-    "please", "can", "could", "would", "will", "you", "kindly", "go", "ahead", "and", "now",
-    "just", "hey", "imprint", "ok", "okay",
+    "please", "pls", "plz", "can", "could", "would", "will", "you", "u", "kindly", "go", "ahead",
+    "and", "now", "just", "hey", "imprint", "ok", "okay",
 ];
 
 /// A request that is only this is small talk.
@@ -117,6 +117,12 @@ const SMALL_TALK: &[&str] = &[
     "what's",
     "up",
     "whats",
+    "how's",
+    "hows",
+    "doing",
+    "howdy",
+    "hiya",
+    "thx",
 ];
 
 /// Words that open a question about what is, was or was kept, not a

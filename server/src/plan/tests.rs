@@ -254,3 +254,34 @@ fn politeness_names_nothing_and_a_policy_is_asked_of_its_insurance() {
         0
     );
 }
+
+#[test]
+fn fresh_phrasings_a_user_wrote() {
+    // "can u text tom…": a texting shorthand before the verb is politeness.
+    assert_eq!(
+        kind("can u text tom that i'll be 20 mins late"),
+        Kind::CannotDo {
+            verb: "text".into()
+        }
+    );
+    // "how's it going" is a greeting, not a question for the model.
+    assert_eq!(kind("hey, how's it going?"), Kind::SmallTalk);
+    // A memory about the parents' house answers for mum and dad's.
+    let topic = Topic::of("what's the wifi password at mum and dad's?", &[]);
+    assert!(
+        topic.named_in("Parents' house wifi: Bluebell#77"),
+        "{topic:?}"
+    );
+    assert!(!topic.named_in("Office wifi: ACME-Guest / Quill2026!"));
+    // "Dr." and "GP" are the doctor.
+    let topic = Topic::of("when is my doctor's appointment?", &[]);
+    assert!(
+        topic.named_in("GP appointment on 9 Jan at 10:40 with Dr. Okafor"),
+        "{topic:?}"
+    );
+    let topic = Topic::of("when am i seeing the doctor?", &[]);
+    assert!(
+        topic.named_in("GP appointment on 9 Jan at 10:40 with Dr. Okafor"),
+        "{topic:?}"
+    );
+}

@@ -66,8 +66,12 @@ const SAME_THING: &[&[&str]] = &[
     &["wifi", "wi-fi", "wlan", "wireless"],
     &["birthday", "bday", "birth", "born"],
     &["booking", "ref", "reference", "confirmation"],
-    &["dad", "dads", "father"],
-    &["mum", "mums", "mom", "moms", "mother"],
+    // A memory about the parents' house answers for mum's or dad's.
+    &["dad", "dads", "father", "parents", "parents'"],
+    &[
+        "mum", "mums", "mom", "moms", "mother", "parents", "parents'",
+    ],
+    &["doctor", "doctors", "doctor's", "dr", "gp", "doc"],
     &["address", "lives", "street", "road", "postcode"],
     &["email", "e-mail", "mail"],
     &["reg", "registration", "plate"],
