@@ -59,7 +59,7 @@ impl Run {
                     let reason = "Your request names it, but does not say it".to_string();
                     let (answer, asked) = self.ask_open(question, reason).await?;
                     row = Some(asked);
-                    answer.map(|answer| format!("{label}: {}", answer.trim()))
+                    answer.map(|answer| format!("{label}: {}", the_value(&answer)))
                 }
                 other => other,
             },
@@ -119,5 +119,39 @@ fn lower_first(text: &str) -> String {
             first.to_lowercase().chain(chars).collect()
         }
         _ => text.to_string(),
+    }
+}
+
+/// The value in an answer to "What is the allotment gate code?": "it's
+/// 8402" and "it is 8402" are "8402"; anything else stays as said.
+fn the_value(answer: &str) -> &str {
+    let answer = answer.trim();
+    let lower = answer.to_lowercase().replace('’', "'");
+    for lead in ["it's ", "it is ", "its ", "that's ", "that is "] {
+        if lower.starts_with(lead) && answer.len() > lead.len() {
+            // The leads are ASCII but "’" is not: skip as many characters.
+            let skip = answer
+                .char_indices()
+                .nth(lead.chars().count())
+                .map_or(answer.len(), |(i, _)| i);
+            return answer[skip..].trim_start();
+        }
+    }
+    answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::the_value;
+
+    #[test]
+    fn an_answer_that_says_its_value_keeps_only_the_value() {
+        assert_eq!(the_value("it's 8402"), "8402");
+        assert_eq!(the_value("It’s 8402 "), "8402");
+        assert_eq!(the_value("that is 4471#"), "4471#");
+        assert_eq!(the_value("8402"), "8402");
+        // A value that only starts like the words stays whole.
+        assert_eq!(the_value("itsy-bitsy-77"), "itsy-bitsy-77");
+        assert_eq!(the_value("it's"), "it's");
     }
 }
