@@ -205,18 +205,13 @@ pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need
             .windows(2)
             .any(|w| w[0] == "next" && w[1] == "week");
         let options = match day {
-            Some(day) => times_on(day, now),
             None if next_week => next_week_options(now),
-            None => time_options(now),
+            day => options_for(day, now),
         };
         Need::Time {
             about,
             day,
-            options: if options.is_empty() {
-                time_options(now)
-            } else {
-                options
-            },
+            options,
         }
     })
 }
@@ -300,15 +295,21 @@ fn time_need(
     now: DateTime<Local>,
 ) -> Need {
     let model_text = args.get("text").and_then(Value::as_str).unwrap_or("");
-    let options = day.map(|day| times_on(day, now)).unwrap_or_default();
     Need::Time {
         about: about(words.request, model_text),
         day,
-        options: if options.is_empty() {
-            time_options(now)
-        } else {
-            options
-        },
+        options: options_for(day, now),
+    }
+}
+
+/// The times offered: on the day the user said, while some are still to
+/// come that day; else a few sensible moments from now.
+fn options_for(day: Option<NaiveDate>, now: DateTime<Local>) -> Vec<(String, DateTime<Local>)> {
+    let on_the_day = day.map(|day| times_on(day, now)).unwrap_or_default();
+    if on_the_day.is_empty() {
+        time_options(now)
+    } else {
+        on_the_day
     }
 }
 

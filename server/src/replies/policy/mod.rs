@@ -177,6 +177,15 @@ pub(super) fn did_nothing(statuses: &[ToolStatus]) -> bool {
         })
 }
 
+/// A call's plain result, for the policy's tests.
+#[cfg(test)]
+fn done(text: &str) -> crate::tools::ToolOutput {
+    crate::tools::ToolOutput {
+        text: text.into(),
+        ..crate::tools::ToolOutput::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

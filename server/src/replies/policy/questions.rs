@@ -93,15 +93,9 @@ fn same_words(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replies::policy::done;
     use crate::tools;
     use serde_json::json;
-
-    fn done(text: &str) -> ToolOutput {
-        ToolOutput {
-            text: text.into(),
-            ..ToolOutput::default()
-        }
-    }
 
     #[test]
     fn the_job_is_done_once_every_write_asked_for_is_made() {

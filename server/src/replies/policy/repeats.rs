@@ -121,14 +121,8 @@ fn same_write(tool: &str, a: &Value, b: &Value, now: DateTime<Local>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replies::policy::done;
     use serde_json::json;
-
-    fn done(text: &str) -> ToolOutput {
-        ToolOutput {
-            text: text.into(),
-            ..ToolOutput::default()
-        }
-    }
 
     #[test]
     fn no_read_runs_twice_with_the_same_arguments() {
