@@ -16,6 +16,7 @@
 //! - [`engine`]: the shared context; implements the dashboard's calls
 //! - [`memory_lines`]: a found memory as the one line the model reads, and read back
 //! - [`markdown`]: assistant text to safe HTML, for history and finished replies
+//! - [`speech`]: Echo's own ears: a local recogniser on its own thread, behind a bounded queue
 //! - [`sse`]: the one reader of server-sent events (the model's stream, the tests')
 //! - [`origin`]: web origins and host authorities, read one way for the guard and the configuration
 //! - [`http`]: routes, streams, the guard
@@ -40,6 +41,7 @@ pub mod reminders;
 pub mod replies;
 pub mod research;
 pub mod serve;
+pub mod speech;
 pub mod sse;
 pub mod store;
 pub mod tools;
