@@ -362,6 +362,10 @@ impl Conversation {
             }
             VoiceClientMessage::Stop => self.stop(),
             VoiceClientMessage::Speaking { text } => self.remember_spoken(&text),
+            // What was spoken counts for SPOKEN_MEMORY whether or not it ended.
+            VoiceClientMessage::Spoke { .. } => {}
+            // Audio belongs to the socket that sends it, not the conversation.
+            VoiceClientMessage::AudioStart { .. } | VoiceClientMessage::AudioEnd => {}
         }
     }
 

@@ -179,6 +179,13 @@ impl EchoState {
                 });
             }
             VoiceServerMessage::Error { error } => self.notice = Some(error),
+            // The recogniser's states belong to the microphone's view.
+            VoiceServerMessage::AudioReady { .. }
+            | VoiceServerMessage::AudioUnavailable { .. }
+            | VoiceServerMessage::Hearing
+            | VoiceServerMessage::Interim { .. }
+            | VoiceServerMessage::Thinking
+            | VoiceServerMessage::Heard { .. } => {}
         }
         Vec::new()
     }

@@ -1,5 +1,17 @@
 //! Echo's WebSocket messages (SPEC §6), `GET /api/voice/ws`. Reply events
 //! are forwarded as in §4 with a `turn_id` (and `speech` on a question).
+//!
+//! Imprint's own recogniser hears audio sent on the same socket:
+//! 1. the client sends `audio_start` (the format below is the only one);
+//! 2. the server answers `audio_ready`, or `audio_unavailable` with why;
+//! 3. the client sends **binary frames**: 16 kHz mono PCM, signed 16-bit
+//!    little-endian, whole samples, at most [`MAX_AUDIO_FRAME_BYTES`] each
+//!    (20–100 ms is usual);
+//! 4. the server finds where speech starts and ends, and says so
+//!    (`hearing`, `interim` text while it lasts, `thinking` when it ends),
+//!    then `heard` with the final text, which takes the `utterance` path
+//!    (noise, echo, the answer to a waiting question, "stop", the queue);
+//! 5. `audio_end` stops listening; speech still in progress is heard.
 
 use serde::{Deserialize, Serialize};
 
@@ -33,7 +45,26 @@ pub enum VoiceClientMessage {
     Speaking {
         text: String,
     },
+    /// The client stopped speaking `text` (finished, cancelled or failed).
+    Spoke {
+        #[serde(default)]
+        text: Option<String>,
+    },
+    /// Binary audio frames follow, in [`AUDIO_FORMAT`] at [`AUDIO_SAMPLE_RATE`].
+    AudioStart {
+        format: String,
+        sample_rate: u32,
+    },
+    /// The microphone is off; speech in progress is still heard.
+    AudioEnd,
 }
+
+/// The one audio format the socket takes: signed 16-bit little-endian PCM.
+pub const AUDIO_FORMAT: &str = "s16le";
+/// Samples per second of the socket's audio, mono.
+pub const AUDIO_SAMPLE_RATE: u32 = 16_000;
+/// The largest binary audio frame: 8,192 bytes, 256 ms.
+pub const MAX_AUDIO_FRAME_BYTES: usize = 8_192;
 
 /// A question as Echo shows and speaks it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -88,7 +119,31 @@ pub enum VoiceServerMessage {
     Queued {
         text: String,
     },
-    /// `reason`: `noise` or `echo`.
+    /// Imprint's recogniser is listening to this socket's audio.
+    AudioReady {
+        /// The recogniser's name, e.g. `whisper-tiny.en`.
+        recogniser: String,
+    },
+    /// No recogniser here (no weights set up, or it failed to load).
+    AudioUnavailable {
+        error: String,
+    },
+    /// Speech started in the audio.
+    Hearing,
+    /// The words so far, while speech lasts.
+    Interim {
+        text: String,
+    },
+    /// Speech ended; the recogniser is writing it down.
+    Thinking,
+    /// The final text of an utterance, before it takes the utterance path.
+    Heard {
+        text: String,
+        #[serde(default)]
+        confidence: Option<f64>,
+    },
+    /// `reason`: `noise`, `echo` or `queue_full`; for audio also
+    /// `frame_too_large`, `audio_too_long`, `audio_backlog` and `busy`.
     Ignored {
         text: String,
         reason: String,
