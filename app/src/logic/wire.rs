@@ -223,6 +223,21 @@ pub fn voice_server_message(value: &Value) -> Option<VoiceServerMessage> {
         "error" => VoiceServerMessage::Error {
             error: string(o, "error")?,
         },
+        "audio_ready" => VoiceServerMessage::AudioReady {
+            recogniser: string(o, "recogniser")?,
+        },
+        "audio_unavailable" => VoiceServerMessage::AudioUnavailable {
+            error: string(o, "error")?,
+        },
+        "hearing" => VoiceServerMessage::Hearing,
+        "interim" => VoiceServerMessage::Interim {
+            text: string(o, "text")?,
+        },
+        "thinking" => VoiceServerMessage::Thinking,
+        "heard" => VoiceServerMessage::Heard {
+            text: string(o, "text")?,
+            confidence: optional(o, "confidence", Value::as_f64).ok()?,
+        },
         _ => return None,
     })
 }
@@ -365,6 +380,17 @@ mod tests {
             json!({"type": "ignored", "text": "um", "reason": "noise"}),
             json!({"type": "error", "error": "bad message"}),
             json!({"type": "error", "turn_id": "t", "error": "model unreachable"}),
+            json!({"type": "audio_ready", "recogniser": "whisper-tiny.en"}),
+            json!({"type": "audio_ready"}),
+            json!({"type": "audio_unavailable", "error": "no speech model set up"}),
+            json!({"type": "hearing"}),
+            json!({"type": "interim", "text": "remind me"}),
+            json!({"type": "interim"}),
+            json!({"type": "thinking"}),
+            json!({"type": "heard", "text": "Billing", "confidence": 0.8}),
+            json!({"type": "heard", "text": "Billing", "confidence": null}),
+            json!({"type": "heard", "text": "Billing"}),
+            json!({"type": "heard", "text": "Billing", "confidence": "high"}),
             json!({"type": "token", "turn_id": "t", "text": "Here"}),
             json!({"type": "question", "turn_id": "t", "id": "q", "question": "Which?"}),
             json!({"type": "done", "turn_id": "t"}),
