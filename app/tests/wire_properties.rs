@@ -230,6 +230,7 @@ fn reply_event() -> BoxedStrategy<ReplyEvent> {
                     row_id,
                     args,
                     found,
+                    reason: None,
                 }
             }),
         question().prop_map(ReplyEvent::Question),

@@ -302,6 +302,15 @@ async fn a_write_that_was_not_asked_for_is_refused_and_reads_as_refused() {
     assert_eq!(result["status"], "refused", "{result}");
     assert!(result["row_id"].is_null());
     assert_eq!(memory_count(&server).await, 0);
+    // Why, for the page: in the event, and kept with the history row.
+    let why = "you didn't ask to save anything, so nothing was saved";
+    let reason = result["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(why), "{result}");
+    let history = server.session(&sid).await;
+    let rows = history["messages"].as_array().unwrap();
+    let row = rows.iter().find(|m| m["tool_name"] == "store").unwrap();
+    assert_eq!(row["status"], "refused", "{row}");
+    assert_eq!(row["reason"], reason, "{row}");
 }
 
 #[tokio::test]

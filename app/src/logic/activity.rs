@@ -20,6 +20,8 @@ pub struct Activity {
     pub muted: bool,
     /// Where the row a write made is shown (the Memories page).
     pub link: Option<String>,
+    /// Why a call did nothing, shown when the line is opened.
+    pub why: Option<String>,
 }
 
 impl Activity {
@@ -28,6 +30,7 @@ impl Activity {
             text: text.into(),
             muted: false,
             link: None,
+            why: None,
         }
     }
 
@@ -36,7 +39,21 @@ impl Activity {
             text: text.into(),
             muted: true,
             link: None,
+            why: None,
         }
+    }
+}
+
+impl Activity {
+    /// The line with the server's reason for a call that did nothing.
+    fn because(mut self, outcome: &Outcome) -> Self {
+        self.why = outcome
+            .reason
+            .as_deref()
+            .map(str::trim)
+            .filter(|why| !why.is_empty())
+            .map(str::to_owned);
+        self
     }
 }
 
@@ -50,6 +67,8 @@ pub struct Outcome {
     pub found: Option<u64>,
     /// The memory or reminder a write made.
     pub row_id: Option<i64>,
+    /// Why the call did nothing, as the server said.
+    pub reason: Option<String>,
 }
 
 fn arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
@@ -84,7 +103,8 @@ pub fn finished(name: &str, outcome: &Outcome) -> Option<Activity> {
             STORE => "Not saved (you didn't ask to save)".to_string(),
             REMIND => "No reminder set (you didn't ask for one)".to_string(),
             other => format!("Not run: {other}"),
-        })),
+        }))
+        .map(|line| line.because(outcome)),
         ToolStatus::Failed => Some(Activity::muted(match name {
             SEARCH => "Search failed".to_string(),
             LIST_PROJECTS => "Could not list projects".to_string(),
@@ -92,7 +112,8 @@ pub fn finished(name: &str, outcome: &Outcome) -> Option<Activity> {
             REMIND => "No reminder set".to_string(),
             ASK_USER => return None,
             other => format!("{other} failed"),
-        })),
+        }))
+        .map(|line| line.because(outcome)),
         ToolStatus::Repeated | ToolStatus::NotAsked => None,
     }
 }
@@ -196,8 +217,32 @@ mod tests {
             status,
             args,
             found,
+            reason: None,
             row_id: None,
         }
+    }
+
+    #[test]
+    fn a_call_that_did_nothing_says_why_and_a_done_one_needs_no_reason() {
+        let with = |status, reason: &str| {
+            let outcome = Outcome {
+                reason: Some(reason.into()),
+                ..outcome(status, json!({"content": "x"}), None)
+            };
+            finished(STORE, &outcome).and_then(|a| a.why)
+        };
+        let why = "You didn't ask to save anything, so nothing was saved.";
+        assert_eq!(with(ToolStatus::Refused, why).as_deref(), Some(why));
+        assert_eq!(
+            with(ToolStatus::Failed, " No project came. ").as_deref(),
+            Some("No project came.")
+        );
+        assert_eq!(with(ToolStatus::Refused, "  "), None);
+        assert_eq!(with(ToolStatus::Done, why), None);
+        assert_eq!(
+            finished(STORE, &outcome(ToolStatus::Refused, json!({}), None)).and_then(|a| a.why),
+            None
+        );
     }
 
     #[test]

@@ -88,6 +88,7 @@ mod tests {
             status: None,
             row_id: None,
             found: None,
+            reason: None,
         }
     }
 

@@ -154,6 +154,7 @@ impl ReplyView {
                 args: ran_with,
                 found,
                 row_id,
+                reason,
                 ..
             } => {
                 for item in self.items.iter_mut().rev() {
@@ -174,6 +175,7 @@ impl ReplyView {
                                 args: ran_with.unwrap_or_else(|| args.clone()),
                                 found,
                                 row_id,
+                                reason,
                             });
                             break;
                         }
@@ -348,6 +350,7 @@ fn tool_item(m: &Message) -> ReplyItem {
                 args: args.clone(),
                 found: m.found,
                 row_id: m.row_id,
+                reason: m.reason.clone(),
             }),
             args,
             result: Some(m.content.clone()),
@@ -436,6 +439,7 @@ mod tests {
                 row_id: None,
                 args: None,
                 found: Some(2),
+                reason: None,
             },
             ReplyEvent::ToolCall {
                 id: "c2".into(),
@@ -564,6 +568,7 @@ mod tests {
             status: None,
             row_id: None,
             found: None,
+            reason: None,
         };
         let HistoryEntry::Item(ReplyItem::Question { state, .. }) = &history_entries(&[row])[0]
         else {
@@ -592,6 +597,7 @@ mod tests {
             status: None,
             row_id: None,
             found: None,
+            reason: None,
         };
         let entries = history_entries(&[
             row("B", "answered"),
@@ -632,6 +638,7 @@ mod tests {
             status,
             row_id: None,
             found: None,
+            reason: None,
         }
     }
 
@@ -666,6 +673,7 @@ mod tests {
             row_id: (status == ToolStatus::Done).then_some(7),
             args,
             found: None,
+            reason: None,
         };
         let mut imprint_question = question("q1");
         imprint_question.question = "What time should I remind you to call Anna?".into();
@@ -762,6 +770,7 @@ mod tests {
                 row_id: None,
                 args: None,
                 found: None,
+                reason: None,
             },
         );
         let repeat = view.items.last().unwrap();
@@ -903,6 +912,7 @@ mod tests {
             status: None,
             row_id: None,
             found: None,
+            reason: None,
         };
         let entries = history_entries(&[
             message(Role::User, "**hi**", None),
@@ -945,6 +955,7 @@ mod tests {
             status: None,
             row_id: None,
             found: None,
+            reason: None,
         }
     }
 

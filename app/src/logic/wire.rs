@@ -104,6 +104,7 @@ pub fn reply_event(value: &Value) -> Option<ReplyEvent> {
             row_id: optional(o, "row_id", Value::as_i64).ok()?,
             args: optional(o, "args", |v| Some(v.clone())).ok()?,
             found: optional(o, "found", Value::as_u64).ok()?,
+            reason: optional(o, "reason", |v| v.as_str().map(str::to_owned)).ok()?,
         },
         "question" => ReplyEvent::Question(question(o)?),
         "answer" => ReplyEvent::Answer {
@@ -285,6 +286,10 @@ mod tests {
                 "row_id": "4"}),
             json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none",
                 "found": -1}),
+            json!({"type": "tool_result", "id": "c1", "name": "store", "result": "Not done",
+                "status": "refused", "reason": "You didn't ask to save anything."}),
+            json!({"type": "tool_result", "id": "c1", "name": "store", "result": "Not done",
+                "status": "refused", "reason": 3}),
             json!({"type": "question", "id": "q", "question": "When?"}),
             json!({"type": "question", "id": "q", "question": "Which?", "options": ["A", "B"],
                 "allow_other": false, "expires_at": "2026-11-30T10:00:00Z", "origin": "imprint"}),

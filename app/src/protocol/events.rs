@@ -108,6 +108,10 @@ pub enum ReplyEvent {
         args: Option<Value>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         found: Option<u64>,
+        /// Why a call did nothing (refused, repeated, not asked, failed),
+        /// said to the user when its activity line is opened.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     Question(Question),
     Answer {
@@ -222,6 +226,7 @@ mod tests {
                 row_id: None,
                 args: None,
                 found: Some(0),
+                reason: None,
             },
             json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none",
                 "status": "done", "found": 0}),
@@ -235,6 +240,7 @@ mod tests {
                 row_id: Some(4),
                 args: Some(json!({"text": "Call Anna", "at": "2026-12-01T09:00"})),
                 found: None,
+                reason: None,
             },
             json!({"type": "tool_result", "id": "c2", "name": "remind", "result": "Reminder #4 set",
                 "status": "done", "row_id": 4, "args": {"text": "Call Anna", "at": "2026-12-01T09:00"}}),
@@ -248,6 +254,7 @@ mod tests {
                 row_id: None,
                 args: None,
                 found: None,
+                reason: None,
             },
             json!({"type": "tool_result", "id": "c3", "name": "ask_user", "result": "Not asked",
                 "status": "not_asked"}),

@@ -72,6 +72,9 @@ pub struct Message {
     /// How many memories or projects a tool row's read found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found: Option<u64>,
+    /// Why a tool row's call did nothing, as its `tool_result` said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// How a reply that did not finish normally ended (SPEC §4). Whatever
@@ -291,6 +294,7 @@ mod tests {
                 status: None,
                 row_id: None,
                 found: None,
+                reason: None,
             }],
             reply: Some(ReplyState {
                 id: "r1".into(),
@@ -359,6 +363,7 @@ mod tests {
             status: None,
             row_id: None,
             found: None,
+            reason: None,
         };
         let value = serde_json::to_value(&message).unwrap();
         assert_eq!(value["ended"], "error");

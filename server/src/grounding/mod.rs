@@ -121,8 +121,42 @@ pub enum Verdict {
     Run(Value),
     /// A grounded detail is missing: ask the user first.
     Ask(Need),
-    /// A write the user never asked for: not made, for this reason.
-    Refuse(String),
+    /// A write the user never asked for: not made.
+    Refuse(Unasked),
+}
+
+/// A write the user never asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unasked {
+    Reminder,
+    Save,
+}
+
+impl Unasked {
+    /// The write `tool` would make, if it is one a user must ask for.
+    pub fn of_tool(tool: &str) -> Option<Self> {
+        match tool {
+            REMIND => Some(Unasked::Reminder),
+            STORE => Some(Unasked::Save),
+            _ => None,
+        }
+    }
+
+    /// Why it was not made, as the model reads it.
+    pub fn for_the_model(self) -> &'static str {
+        match self {
+            Unasked::Reminder => "the user did not ask for a reminder, so none was set",
+            Unasked::Save => "the user did not ask to save anything, so nothing was stored",
+        }
+    }
+
+    /// Why it was not made, as the page says it when the line is opened.
+    pub fn for_the_user(self) -> &'static str {
+        match self {
+            Unasked::Reminder => "The model tried to set a reminder, but you didn't ask for one, so none was set.",
+            Unasked::Save => "The model tried to save a memory, but you didn't ask to save anything, so nothing was saved.",
+        }
+    }
 }
 
 fn iso(t: DateTime<Local>) -> String {
@@ -143,11 +177,9 @@ pub fn check(
     }
     match tool {
         REMIND if !words.latest_first().any(asks_for_reminder) => {
-            Verdict::Refuse("the user did not ask for a reminder, so none was set".into())
+            Verdict::Refuse(Unasked::Reminder)
         }
-        STORE if !words.latest_first().any(asks_to_save) => {
-            Verdict::Refuse("the user did not ask to save anything, so nothing was stored".into())
-        }
+        STORE if !words.latest_first().any(asks_to_save) => Verdict::Refuse(Unasked::Save),
         REMIND => check_time(args, words, now),
         SEARCH | STORE | LIST_PROJECTS => check_project(tool, args, words, projects),
         _ => Verdict::Run(args.clone()),

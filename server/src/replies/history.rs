@@ -125,6 +125,7 @@ mod tests {
             status: None,
             row_id: None,
             found: None,
+            reason: None,
         }
     }
 

@@ -110,6 +110,11 @@ CREATE TABLE open_replies (
 ALTER TABLE reminders ADD COLUMN repeat TEXT
     CHECK (repeat IS NULL OR repeat IN ('daily', 'weekdays', 'weekly'));
 "#,
+    // Why a tool row's call did nothing (refused, repeated, not asked,
+    // failed), as the user is told when its activity line is opened.
+    r#"
+ALTER TABLE messages ADD COLUMN reason TEXT;
+"#,
 ];
 
 pub(super) fn configure(conn: &Connection) -> Result<(), StoreError> {

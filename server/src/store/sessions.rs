@@ -36,13 +36,15 @@ pub struct NewMessage {
 
 /// What became of a tool call, kept with its row so history shows what
 /// happened, not what the model asked for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ToolOutcome {
     pub status: ToolStatus,
     /// The memory or reminder a write made.
     pub row_id: Option<i64>,
     /// How many memories or projects a read found.
     pub found: Option<u64>,
+    /// Why the call did nothing, in the user's terms.
+    pub reason: Option<String>,
 }
 
 impl NewMessage {
@@ -186,7 +188,7 @@ impl Store {
             let messages = {
                 let mut stmt = tx.prepare_cached(
                     "SELECT seq, role, content, tool_name, tool_args, created_at, stopped,
-                            ended, error, status, row_id, found
+                            ended, error, status, row_id, found, reason
                      FROM messages WHERE session_id = ?1 ORDER BY seq",
                 )?;
                 let rows = stmt.query_map([&id], message_from_row)?;
@@ -331,7 +333,7 @@ const SUMMARY_SELECT: &str = "SELECT s.id, s.title, s.created_at, s.updated_at,
 /// A page of messages, newest first (reversed by the caller).
 pub(super) const PAGE_SELECT: &str =
     "SELECT seq, role, content, tool_name, tool_args, created_at, stopped,
-            ended, error, status, row_id, found
+            ended, error, status, row_id, found, reason
      FROM messages WHERE session_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
 
 /// How many messages come before a page.
@@ -407,6 +409,7 @@ fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         found: row
             .get::<_, Option<i64>>(11)?
             .and_then(|n| u64::try_from(n).ok()),
+        reason: row.get(12)?,
     })
 }
 
@@ -454,8 +457,8 @@ pub(super) fn append_in(
         conn.prepare_cached(
             "INSERT INTO messages
                (session_id, seq, role, content, tool_name, tool_args, stopped, created_at,
-                ended, error, status, row_id, found)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                ended, error, status, row_id, found, reason)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         )?
         .execute(params![
             session_id,
@@ -468,12 +471,14 @@ pub(super) fn append_in(
             created_at,
             message.ended.map(Ended::as_str),
             message.error,
-            message.outcome.map(|o| o.status.as_str()),
-            message.outcome.and_then(|o| o.row_id),
+            message.outcome.as_ref().map(|o| o.status.as_str()),
+            message.outcome.as_ref().and_then(|o| o.row_id),
             message
                 .outcome
+                .as_ref()
                 .and_then(|o| o.found)
                 .and_then(|n| i64::try_from(n).ok()),
+            message.outcome.as_ref().and_then(|o| o.reason.as_deref()),
         ])?;
         if may_name && message.role == Role::User {
             if let Some(title) = clean_title(&message.content) {
@@ -495,9 +500,10 @@ pub(super) fn append_in(
             ended: message.ended,
             error: message.error,
             html: None,
-            status: message.outcome.map(|o| o.status),
-            row_id: message.outcome.and_then(|o| o.row_id),
-            found: message.outcome.and_then(|o| o.found),
+            status: message.outcome.as_ref().map(|o| o.status),
+            row_id: message.outcome.as_ref().and_then(|o| o.row_id),
+            found: message.outcome.as_ref().and_then(|o| o.found),
+            reason: message.outcome.and_then(|o| o.reason),
         });
     }
     if let Some(at) = last_at {

@@ -308,18 +308,21 @@ async fn a_tool_rows_outcome_round_trips() {
             status: app::protocol::ToolStatus::Done,
             row_id: Some(4),
             found: None,
+            reason: None,
         });
     let refused =
         NewMessage::tool("store", json!({"content": "x"}), "Not done").with_outcome(ToolOutcome {
             status: app::protocol::ToolStatus::Refused,
             row_id: None,
             found: None,
+            reason: Some("You didn't ask to save anything.".into()),
         });
     let read =
         NewMessage::tool("search", json!({"query": "tea"}), "3 found").with_outcome(ToolOutcome {
             status: app::protocol::ToolStatus::Done,
             row_id: None,
             found: Some(3),
+            reason: None,
         });
     let appended = store
         .append_messages(&s.id, vec![set, refused, read, NewMessage::user("hi")])
@@ -329,15 +332,20 @@ async fn a_tool_rows_outcome_round_trips() {
     assert_eq!(messages, appended);
     let outcomes: Vec<_> = messages
         .iter()
-        .map(|m| (m.status, m.row_id, m.found))
+        .map(|m| (m.status, m.row_id, m.found, m.reason.as_deref()))
         .collect();
     assert_eq!(
         outcomes,
         [
-            (Some(app::protocol::ToolStatus::Done), Some(4), None),
-            (Some(app::protocol::ToolStatus::Refused), None, None),
-            (Some(app::protocol::ToolStatus::Done), None, Some(3)),
-            (None, None, None),
+            (Some(app::protocol::ToolStatus::Done), Some(4), None, None),
+            (
+                Some(app::protocol::ToolStatus::Refused),
+                None,
+                None,
+                Some("You didn't ask to save anything.")
+            ),
+            (Some(app::protocol::ToolStatus::Done), None, Some(3), None),
+            (None, None, None, None),
         ]
     );
 }

@@ -28,14 +28,31 @@ pub struct ToolOutput {
     pub row_id: Option<i64>,
     /// How many memories or projects a read found.
     pub found: Option<u64>,
+    /// Why a call did nothing (refused, repeated, not asked, failed), in
+    /// the user's terms: stored with the step and shown when its activity
+    /// line is opened.
+    pub reason: Option<String>,
 }
 
 impl ToolOutput {
     fn error(message: impl Into<String>) -> Self {
+        let message = message.into();
         Self {
-            text: format!("Error: {}", message.into()),
+            text: format!("Error: {message}"),
             error: true,
             status: ToolStatus::Failed,
+            reason: Some(format!("The call could not run: {message}.")),
+            ..Self::default()
+        }
+    }
+
+    /// A call that did nothing: `text` for the model, `reason` for the user.
+    pub fn not_run(status: ToolStatus, text: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            status,
+            error: status == ToolStatus::Failed,
+            reason: Some(reason.into()),
             ..Self::default()
         }
     }

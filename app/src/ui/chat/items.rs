@@ -69,5 +69,15 @@ pub fn activity_line(activity: Activity) -> impl IntoView {
         }
         None => activity.text.into_any(),
     };
-    view! { <p class=class data-testid="tool-activity">{text}</p> }
+    match activity.why {
+        // A call that did nothing says why when its line is opened.
+        Some(why) => view! {
+            <details class=format!("{class} activity-why")>
+                <summary data-testid="tool-activity">{text}</summary>
+                <p data-testid="activity-why">{why}</p>
+            </details>
+        }
+        .into_any(),
+        None => view! { <p class=class data-testid="tool-activity">{text}</p> }.into_any(),
+    }
 }

@@ -2,7 +2,7 @@
 //! what the user already said), then posed, and its outcome told to the
 //! model.
 
-use app::protocol::QuestionOrigin;
+use app::protocol::{QuestionOrigin, ToolStatus};
 use serde_json::{json, Value};
 
 use super::{question_args, Posed};
@@ -27,11 +27,11 @@ impl Run {
         let args = match ask::normalize(&call.arguments) {
             Ok(args) => args,
             Err(message) => {
-                let output = ToolOutput {
-                    text: format!("Error: {message}"),
-                    error: true,
-                    ..ToolOutput::default()
-                };
+                let output = ToolOutput::not_run(
+                    ToolStatus::Failed,
+                    format!("Error: {message}"),
+                    format!("The model's question could not be asked: {message}."),
+                );
                 let content = output.text.clone();
                 return Ok((output, call.arguments.clone(), content));
             }

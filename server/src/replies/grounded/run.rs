@@ -29,11 +29,11 @@ impl Run {
         if matches!(call.name.as_str(), STORE | REMIND) && self.reference_unknown() {
             // "Remind me about it" and nobody said what "it" is: a write
             // about it would be a guess.
-            let output = ToolOutput {
-                text: "Not done: the user did not say what they meant, so nothing was written. Do not call it again; tell the user, and that they can say what they mean.".into(),
-                status: ToolStatus::Refused,
-                ..ToolOutput::default()
-            };
+            let output = ToolOutput::not_run(
+                ToolStatus::Refused,
+                "Not done: the user did not say what they meant, so nothing was written. Do not call it again; tell the user, and that they can say what they mean.",
+                "You didn't say what “it” was, so nothing was written.",
+            );
             let content = output.text.clone();
             return Ok((output, call.arguments.clone(), content));
         }
@@ -55,12 +55,8 @@ impl Run {
         );
         let (args, chosen) = match verdict {
             Verdict::Run(args) => (args, None),
-            Verdict::Refuse(reason) => {
-                let output = ToolOutput {
-                    text: format!("Not done: {reason}. Do not call it again; answer the user."),
-                    status: ToolStatus::Refused,
-                    ..ToolOutput::default()
-                };
+            Verdict::Refuse(unasked) => {
+                let output = refused(unasked);
                 let content = output.text.clone();
                 return Ok((output, call.arguments.clone(), content));
             }
@@ -89,21 +85,14 @@ impl Run {
 
     /// The output for a call of a tool this reply was not offered.
     fn not_offered(&self, name: &str) -> ToolOutput {
-        if matches!(name, STORE | REMIND) && !self.read_only {
+        match grounding::Unasked::of_tool(name) {
             // Left out of the offer because the user did not ask for it.
-            ToolOutput {
-                text: format!(
-                    "Not done: the user did not ask for it, so `{name}` is not offered. Do not call it again; answer the user."
-                ),
-                status: ToolStatus::Refused,
-                ..ToolOutput::default()
-            }
-        } else {
-            ToolOutput {
-                text: format!("Error: the tool `{name}` is not available here"),
-                error: true,
-                ..ToolOutput::default()
-            }
+            Some(unasked) if !self.read_only => refused(unasked),
+            _ => ToolOutput::not_run(
+                ToolStatus::Failed,
+                format!("Error: the tool `{name}` is not available here"),
+                format!("The model called `{name}`, which this conversation does not offer."),
+            ),
         }
     }
 
@@ -167,18 +156,30 @@ impl Run {
                 return (output, args, content);
             }
             // The write could not be made: the detail it needs never came.
-            (_, Need::Time { .. }) => ToolOutput {
-                text: "No reminder was set: the user did not say when. Tell the user you did not set it, and that they can tell you when.".into(),
-                status: ToolStatus::Failed,
-                ..ToolOutput::default()
-            },
-            _ => ToolOutput {
-                text: "Nothing was stored: the user did not say which project. Tell the user you did not store it, and that they can tell you the project.".into(),
-                status: ToolStatus::Failed,
-                ..ToolOutput::default()
-            },
+            (_, Need::Time { .. }) => ToolOutput::not_run(
+                ToolStatus::Failed,
+                "No reminder was set: the user did not say when. Tell the user you did not set it, and that they can tell you when.",
+                "No time came for the reminder, so none was set.",
+            ),
+            _ => ToolOutput::not_run(
+                ToolStatus::Failed,
+                "Nothing was stored: the user did not say which project. Tell the user you did not store it, and that they can tell you the project.",
+                "No project came for the memory, so nothing was saved.",
+            ),
         };
         let content = output.text.clone();
         (output, call.arguments.clone(), content)
     }
+}
+
+/// A write the user never asked for, not made.
+fn refused(unasked: grounding::Unasked) -> ToolOutput {
+    ToolOutput::not_run(
+        ToolStatus::Refused,
+        format!(
+            "Not done: {}. Do not call it again; answer the user.",
+            unasked.for_the_model()
+        ),
+        unasked.for_the_user(),
+    )
 }

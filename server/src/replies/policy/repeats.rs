@@ -23,11 +23,11 @@ impl SmallModelPolicy {
             .writes
             .iter()
             .find(|(done_name, done, _)| done_name == name && same_write(name, done, args, now))?;
-        Some(ToolOutput {
-            text: format!("Already done, do not repeat it: {result}"),
-            status: ToolStatus::Repeated,
-            ..ToolOutput::default()
-        })
+        Some(ToolOutput::not_run(
+            ToolStatus::Repeated,
+            format!("Already done, do not repeat it: {result}"),
+            "The same write was already made in this reply, so it was not made twice.",
+        ))
     }
 
     /// The output for a read this reply already made with the same
@@ -37,13 +37,11 @@ impl SmallModelPolicy {
             .reads
             .iter()
             .find(|(done_name, done, _)| done_name == name && same_read(done, args))?;
-        Some(ToolOutput {
-            text: format!(
-                "Already done with the same arguments; do not repeat it. Its result: {result}"
-            ),
-            status: ToolStatus::Repeated,
-            ..ToolOutput::default()
-        })
+        Some(ToolOutput::not_run(
+            ToolStatus::Repeated,
+            format!("Already done with the same arguments; do not repeat it. Its result: {result}"),
+            "The same call already ran in this reply; its result was used again.",
+        ))
     }
 
     /// Keeps what a call did: a write (against repeats, and as the

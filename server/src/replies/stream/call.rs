@@ -47,15 +47,21 @@ impl Run {
             status: output.outcome(),
             row_id: output.row_id,
             found: output.found,
+            reason: output.reason.clone(),
         };
+        if let Some(reason) = &outcome.reason {
+            tracing::info!(reply = %self.reply.id, tool = %call.name, status = outcome.status.as_str(), %reason, "call did nothing");
+        }
+        let status = outcome.status;
         self.reply.log.publish(ReplyEvent::ToolResult {
             id: call.id.clone(),
             name: call.name.clone(),
             result: result.clone(),
-            status: outcome.status,
+            status,
             row_id: outcome.row_id,
             args: Some(stored_args.clone()),
             found: outcome.found,
+            reason: outcome.reason.clone(),
         });
         let row =
             NewMessage::tool(call.name.clone(), stored_args, stored_content).with_outcome(outcome);
@@ -68,13 +74,13 @@ impl Run {
         // browsing once Imprint's first search settled what the request is
         // about (a small model lists the projects or the newest memories
         // every turn).
-        let progress = outcome.status == ToolStatus::Done
+        let progress = status == ToolStatus::Done
             && (output.wrote || self.learn(searched, &output))
             && !listing_again;
         if let Some(pending) = self.pending.as_mut() {
             pending.calls.remove(0);
             pending.progress |= progress;
-            pending.statuses.push(outcome.status);
+            pending.statuses.push(status);
         }
         self.append_step(vec![row]).await
     }
