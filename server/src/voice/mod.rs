@@ -13,8 +13,10 @@
 //! `IMPRINT_VOICE_IDLE_S`. Voice needs one thing from the rest of the
 //! server, starting a reply: the [`ReplyStarter`] handle.
 //!
-//! Submodules: `hub` (every open conversation) and [`spoken`] (what Echo
-//! said and when, for the self-hearing filter).
+//! Submodules: `hub` (every open conversation), [`spoken`] (what Echo
+//! said and when, for the self-hearing filter), [`listening`] (a socket's
+//! audio turned into utterances), [`segmenter`] (where speech starts and
+//! ends) and [`recogniser`] (the speech recogniser every socket shares).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, Weak};
@@ -33,11 +35,16 @@ use crate::store::{Store, StoreError};
 use crate::tools::Offer;
 
 mod hub;
+pub mod listening;
+pub mod recogniser;
+pub mod segmenter;
 pub mod spoken;
 #[cfg(test)]
 mod tests;
 
 pub use hub::{VoiceError, VoiceHub};
+pub use listening::Listening;
+pub use recogniser::Recogniser;
 use spoken::Spoken;
 pub use spoken::{HeardSpan, MAX_SPOKEN_CHARS, MAX_SPOKEN_ENTRIES};
 
