@@ -35,7 +35,9 @@ use crate::speech::{Hint, SpeechError};
 pub const MAX_BACKLOG_SAMPLES: usize = 30 * SAMPLE_RATE;
 /// New speech between two interim texts: 1 s.
 pub const INTERIM_EVERY_SAMPLES: usize = SAMPLE_RATE;
-/// The most audio one socket holds (see the module's doc).
+/// The most audio one socket keeps itself: the speech being heard and the
+/// backlog (an interim copy of at most 15 s may be with the recogniser
+/// besides; see the module's doc).
 pub const MAX_HELD_SAMPLES: usize = MAX_UTTERANCE_SAMPLES + MAX_BACKLOG_SAMPLES;
 
 /// Messages for this socket only, in order.
@@ -353,9 +355,17 @@ async fn hear_each(mut queue: mpsc::UnboundedReceiver<Finished>, ears: Ears) {
                     text: text.clone(),
                     confidence,
                 });
-                ears.conversation
-                    .utterance(&ears.starter, text, confidence, span)
-                    .await;
+                // Heard, the utterance is the conversation's: a socket that
+                // closes now must not cut its path short (a turn half started).
+                let (conversation, starter) =
+                    (Arc::clone(&ears.conversation), Arc::clone(&ears.starter));
+                let path = tokio::spawn(async move {
+                    conversation
+                        .utterance(&starter, text, confidence, span)
+                        .await
+                });
+                // In order: the next utterance waits for this one's path.
+                let _ = path.await;
             }
             Err(SpeechError::Busy) => {
                 let _ = ears.out.send(VoiceServerMessage::Ignored {
