@@ -42,13 +42,14 @@ fn main() {
         text("more", MAX_SPOKEN_CHARS - half.len().min(MAX_SPOKEN_CHARS))
     );
     for (name, spoken) in [("disjoint", &spoken), ("half shared", &overlapping)] {
-        assert!(!is_echo(&utterance, spoken));
+        assert!(!is_echo(&utterance, spoken, &[]));
         let mut times: Vec<Duration> = (0..200)
             .map(|_| {
                 let start = Instant::now();
                 std::hint::black_box(is_echo(
                     std::hint::black_box(&utterance),
                     std::hint::black_box(spoken),
+                    &[],
                 ));
                 start.elapsed()
             })

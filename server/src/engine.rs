@@ -27,6 +27,7 @@ use crate::replies::{
 use crate::store::{NewMessage, OpenReply, Store, StoreError};
 use crate::tools::Offer;
 
+mod connections;
 mod records;
 
 pub struct Engine {
@@ -35,6 +36,9 @@ pub struct Engine {
     /// For voice conversations with saving off: never written to disk.
     pub ephemeral: Store,
     pub voice: Arc<crate::voice::VoiceHub>,
+    /// Imprint's own speech recogniser for Echo's audio; `None` when none
+    /// is set up (the voice socket then answers `audio_unavailable`).
+    pub speech: Option<crate::voice::Recogniser>,
     pub replies: Arc<Replies>,
     /// What the next reply starts with: replaced whole when another model
     /// is chosen, so a running reply keeps its own.
@@ -54,6 +58,7 @@ impl Engine {
         config: Config,
         store: Store,
         ephemeral: Store,
+        speech: Option<crate::voice::Recogniser>,
         shutdown: CancellationToken,
     ) -> Arc<Self> {
         let (dashboard, _) = broadcast::channel(256);
@@ -99,6 +104,7 @@ impl Engine {
             store,
             ephemeral,
             voice,
+            speech,
             reply_env: RwLock::new(reply_env),
             connections,
             clock,
@@ -560,41 +566,5 @@ impl Dashboard for Engine {
         Ok(ReplyStarted {
             reply_id: reply.id.clone(),
         })
-    }
-}
-
-#[async_trait::async_trait]
-impl app::api::ModelConnections for Engine {
-    async fn connections(&self) -> Result<app::protocol::Connections, ApiError> {
-        Ok(self.connections.view().await)
-    }
-
-    async fn choose_connection(
-        &self,
-        choice: app::protocol::ConnectionChoice,
-    ) -> Result<app::protocol::CurrentConnection, ApiError> {
-        self.connections
-            .choose(choice, |chosen| self.use_model(chosen.settings.clone()))
-            .await
-    }
-
-    async fn test_connection(
-        &self,
-        choice: app::protocol::ConnectionChoice,
-    ) -> Result<app::protocol::TestResult, ApiError> {
-        self.connections.test(choice).await
-    }
-
-    async fn list_models(
-        &self,
-        choice: app::protocol::ConnectionChoice,
-    ) -> Result<app::protocol::ModelList, ApiError> {
-        self.connections.list_models(choice).await
-    }
-
-    async fn forget_key(&self, key: app::protocol::KeyRef) -> Result<(), ApiError> {
-        self.connections
-            .forget_key(key, |current| self.use_model(current.settings.clone()))
-            .await
     }
 }

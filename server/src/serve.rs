@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{Config, ConfigError};
 use crate::engine::Engine;
 use crate::store::{Store, StoreError};
+use crate::voice::Recogniser;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +48,18 @@ pub struct Running {
 
 /// Opens the store, binds the address and starts serving.
 pub async fn start(config: Config) -> Result<Running, ServeError> {
+    // wired to speech::start(config) on merge
+    let speech: Option<Recogniser> = None;
+    start_with_speech(config, speech).await
+}
+
+/// Like [`start`], with `speech` hearing Echo's audio (`None`: no
+/// recogniser; the voice socket answers `audio_start` with
+/// `audio_unavailable`). Tests give a stand-in recogniser here.
+pub async fn start_with_speech(
+    config: Config,
+    speech: Option<Recogniser>,
+) -> Result<Running, ServeError> {
     let database = config.database_path()?;
     let store = Store::open(&database).map_err(|source| ServeError::Database {
         path: database.clone(),
@@ -61,7 +74,7 @@ pub async fn start(config: Config) -> Result<Running, ServeError> {
     let addr = listener.local_addr().map_err(listen_error)?;
     let dist = config.dist_dir();
     let shutdown = CancellationToken::new();
-    let engine = Engine::new(config, store.clone(), ephemeral, shutdown.clone());
+    let engine = Engine::new(config, store.clone(), ephemeral, speech, shutdown.clone());
     let restored = engine.restore().await.map_err(ServeError::Restore)?;
     if restored != Default::default() {
         tracing::info!(

@@ -3,66 +3,11 @@
 mod support;
 
 use app::protocol::tool_names::{ASK_USER, LIST_PROJECTS, SEARCH};
-use futures::{SinkExt, StreamExt};
+use futures::SinkExt;
 use serde_json::{json, Value};
+use support::echo::Echo;
 use support::*;
 use tokio_tungstenite::tungstenite::Message;
-
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-struct Echo {
-    socket: Socket,
-}
-
-impl Echo {
-    async fn connect(server: &TestServer, hello: Value) -> (Self, Value) {
-        let url = format!("{}/api/voice/ws", server.url.replace("http://", "ws://"));
-        let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
-        let mut echo = Echo { socket };
-        echo.send(hello).await;
-        let snapshot = echo.until("snapshot").await.pop().unwrap();
-        (echo, snapshot)
-    }
-
-    async fn send(&mut self, message: Value) {
-        self.socket
-            .send(Message::Text(message.to_string().into()))
-            .await
-            .unwrap();
-    }
-
-    async fn next(&mut self) -> Value {
-        loop {
-            let message =
-                tokio::time::timeout(std::time::Duration::from_secs(10), self.socket.next())
-                    .await
-                    .expect("no voice message within 10 s")
-                    .expect("the socket closed")
-                    .unwrap();
-            if let Message::Text(text) = message {
-                return serde_json::from_str(text.as_str()).unwrap();
-            }
-        }
-    }
-
-    /// Reads until a message of `kind`; returns all read (it last).
-    async fn until(&mut self, kind: &str) -> Vec<Value> {
-        let mut seen = Vec::new();
-        loop {
-            let message = self.next().await;
-            assert!(
-                kind == "error" || message["type"] != "error",
-                "unexpected error: {message}"
-            );
-            let done = message["type"] == kind;
-            seen.push(message);
-            if done {
-                return seen;
-            }
-        }
-    }
-}
 
 fn ask(trigger: &str) -> Scenario {
     standin::which_project(trigger, "Here are the notes.")
@@ -308,9 +253,7 @@ async fn a_quiet_turn_times_out_but_not_while_a_question_waits() {
 #[tokio::test]
 async fn bad_messages_get_an_error_not_a_closed_socket() {
     let server = TestServer::start(vec![], &[]).await;
-    let url = format!("{}/api/voice/ws", server.url.replace("http://", "ws://"));
-    let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
-    let mut echo = Echo { socket };
+    let mut echo = Echo::open(&server).await;
     echo.send(json!({"type": "typed", "text": "before hello"}))
         .await;
     assert!(echo.until("error").await.pop().unwrap()["error"]

@@ -50,23 +50,38 @@ pub fn is_noise(text: &str, confidence: Option<f64>) -> bool {
     words.is_empty() || words.iter().all(|w| FILLERS.contains(&w.as_str()))
 }
 
-/// Whether an utterance is Echo hearing itself: it matches something Echo
-/// is speaking or just spoke. Linear in the words heard and said: each
-/// spoken text is split once into a set, and the phrase test is a
-/// substring search (linear in Rust's `str::contains`).
-pub fn is_echo(utterance: &str, spoken: &[String]) -> bool {
+/// Whether an utterance is Echo hearing itself. `spoken` is what Echo was
+/// saying when the utterance was heard, or had just said: the caller picks
+/// those texts by time (the server's `voice::spoken`), this decides by
+/// words. `options` are the choices of a waiting question.
+///
+/// An utterance that is exactly one of the choices is an answer, never
+/// echo: "Garden shed" sits inside "You can say Imprint, Billing or Garden
+/// shed", and a person saying it must be heard. Anything else heard is
+/// echo when it is a phrase of two or more words of what was said, or when
+/// most of four or more words heard were said (recognisers mishear a
+/// little). Linear in the words heard and said: each spoken text is split
+/// once into a set, and the phrase test is a substring search.
+pub fn is_echo(utterance: &str, spoken: &[String], options: &[String]) -> bool {
     let heard = words(utterance);
     if heard.is_empty() {
         return false;
     }
     let heard_text = heard.join(" ");
+    if options
+        .iter()
+        .any(|option| normalized(option) == heard_text)
+    {
+        return false;
+    }
     spoken.iter().any(|said| {
         let said_words = words(said);
         let said_text = said_words.join(" ");
         if said_text.is_empty() {
             return false;
         }
-        if heard.len() >= 2 && said_text.contains(&heard_text) {
+        // Whole words only: "shed" is not inside "finished".
+        if heard.len() >= 2 && format!(" {said_text} ").contains(&format!(" {heard_text} ")) {
             return true;
         }
         // Recognizers mishear a little: most words heard were said.
@@ -192,18 +207,47 @@ mod tests {
     fn echo_is_what_echo_said() {
         let spoken =
             vec!["Which project? You can say Imprint or Billing, or something else.".to_string()];
-        assert!(is_echo("you can say imprint or billing", &spoken));
-        assert!(is_echo("Which project", &spoken));
+        assert!(is_echo("you can say imprint or billing", &spoken, &[]));
+        assert!(is_echo("Which project", &spoken, &[]));
         assert!(
-            is_echo("which project you can say imprint or bill", &spoken),
+            is_echo("which project you can say imprint or bill", &spoken, &[]),
             "a slight mishearing"
         );
         assert!(
-            !is_echo("Billing", &spoken),
+            !is_echo("Billing", &spoken, &[]),
             "a one-word answer is never taken as echo"
         );
-        assert!(!is_echo("the garden one please", &spoken));
-        assert!(!is_echo("anything", &[]));
+        assert!(!is_echo("the garden one please", &spoken, &[]));
+        assert!(!is_echo("anything", &[], &[]));
+    }
+
+    #[test]
+    fn a_choice_said_back_is_an_answer_not_echo() {
+        let options = opts(&["Imprint", "Billing", "Garden shed"]);
+        let spoken = vec![question_speech("Which project?", &options, true)];
+        assert!(
+            !is_echo("Garden shed.", &spoken, &options),
+            "a choice inside the question sentence is still an answer"
+        );
+        assert!(!is_echo("billing", &spoken, &options));
+        assert!(
+            is_echo("Garden shed.", &spoken, &[]),
+            "without the question, two words of the sentence are echo"
+        );
+        // What is more than a choice is still Echo's own sentence.
+        assert!(is_echo("or garden shed", &spoken, &options));
+        assert!(is_echo("you can say imprint", &spoken, &options));
+        assert!(is_echo("imprint billing or garden shed", &spoken, &options));
+    }
+
+    #[test]
+    fn echo_is_a_phrase_of_whole_words() {
+        let spoken = vec!["The shed is finished and painted.".to_string()];
+        assert!(is_echo("finished and painted", &spoken, &[]));
+        assert!(
+            !is_echo("ished and", &spoken, &[]),
+            "not a phrase of whole words"
+        );
     }
 
     #[test]
@@ -211,9 +255,9 @@ mod tests {
         let filler: String = (0..500).map(|i| format!("word{i} ")).collect();
         let mut spoken = vec![filler.clone(); 15];
         spoken.push(format!("{filler} the garden shed is ready"));
-        assert!(is_echo("the garden shed is ready", &spoken));
+        assert!(is_echo("the garden shed is ready", &spoken, &[]));
         let heard: String = (0..300).map(|i| format!("other{i} ")).collect();
-        assert!(!is_echo(&heard, &spoken));
+        assert!(!is_echo(&heard, &spoken, &[]));
     }
 
     #[test]

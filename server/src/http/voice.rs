@@ -1,7 +1,8 @@
 //! `GET /api/voice/ws`: Echo's WebSocket. The first message is `hello`;
-//! the answer is a `snapshot`; then messages flow both ways (SPEC §6).
-//! Frames and messages are capped at 64 KiB, and so is the number of
-//! sockets open at once. A socket must say `hello` within
+//! the answer is a `snapshot`; then messages flow both ways (SPEC §6), and
+//! binary frames carry the microphone's audio after `audio_start`
+//! ([`Listening`]). Frames and messages are capped at 64 KiB, and so is
+//! the number of sockets open at once. A socket must say `hello` within
 //! [`HELLO_DEADLINE`], is pinged every [`PING_INTERVAL`] and closed when
 //! the peer is silent for [`SILENCE_LIMIT`] or does not take a message
 //! within [`SEND_LIMIT`]: a place is never held by a peer that is gone.
@@ -9,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use app::protocol::{VoiceClientMessage, VoiceServerMessage};
+use app::protocol::{VoiceClientMessage, VoiceServerMessage, MAX_AUDIO_FRAME_BYTES};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -23,7 +24,11 @@ use tokio::time::{timeout, Instant};
 use super::error::json_error;
 use super::AppState;
 use crate::engine::Engine;
-use crate::voice::{Starter, MAX_FRAME_BYTES};
+use crate::voice::{Listening, Starter, MAX_FRAME_BYTES};
+
+// The socket's cap lets an audio frame of the largest size through, so an
+// oversized one is answered (`frame_too_large`) up to the JSON cap.
+const _: () = assert!(MAX_AUDIO_FRAME_BYTES <= MAX_FRAME_BYTES);
 
 /// How long a new socket may take to send `hello`.
 pub const HELLO_DEADLINE: Duration = Duration::from_secs(10);
@@ -51,10 +56,13 @@ async fn upgrade(State(engine): State<AppState>, ws: WebSocketUpgrade) -> Respon
 }
 
 fn error_text(message: &str) -> Message {
-    let body = VoiceServerMessage::Error {
+    text(&VoiceServerMessage::Error {
         error: message.to_string(),
-    };
-    Message::Text(serde_json::to_string(&body).unwrap_or_default().into())
+    })
+}
+
+fn text(message: &VoiceServerMessage) -> Message {
+    Message::Text(serde_json::to_string(message).unwrap_or_default().into())
 }
 
 fn parse(message: &Message) -> Option<Result<VoiceClientMessage, String>> {
@@ -123,7 +131,9 @@ async fn session(mut socket: WebSocket, engine: Arc<Engine>, permit: OwnedSemaph
     drop(socket);
 }
 
-/// Messages both ways until the window or the server goes.
+/// Messages both ways until the window or the server goes. This socket's
+/// own messages (its microphone's) go out first, so `heard` precedes what
+/// the utterance then does in the conversation.
 async fn relay(
     socket: &mut WebSocket,
     engine: &Engine,
@@ -139,19 +149,20 @@ async fn relay(
     {
         return;
     }
+    let (mut listening, mut own) = Listening::new(
+        engine.speech.clone(),
+        Arc::clone(conversation),
+        Arc::clone(starter),
+    );
     let mut heard_at = Instant::now();
     let mut ping = tokio::time::interval_at(Instant::now() + PING_INTERVAL, PING_INTERVAL);
     loop {
         tokio::select! {
-            incoming = socket.recv() => {
-                let Some(Ok(message)) = incoming else { break };
-                heard_at = Instant::now();
-                match parse(&message) {
-                    Some(Ok(message)) => conversation.handle(starter, message).await,
-                    Some(Err(e)) if !send(socket, error_text(&e)).await => break,
-                    Some(Err(_)) => {}
-                    None if matches!(message, Message::Close(_)) => break,
-                    None => {}
+            biased;
+            _ = engine.shutdown.cancelled() => break,
+            Some(message) = own.recv() => {
+                if !send(socket, text(&message)).await {
+                    break;
                 }
             }
             out = outgoing.recv() => match out {
@@ -175,7 +186,22 @@ async fn relay(
                     break;
                 }
             }
-            _ = engine.shutdown.cancelled() => break,
+            incoming = socket.recv() => {
+                let Some(Ok(message)) = incoming else { break };
+                heard_at = Instant::now();
+                match (parse(&message), message) {
+                    (Some(Ok(VoiceClientMessage::AudioStart { format, sample_rate })), _) => {
+                        listening.start(&format, sample_rate)
+                    }
+                    (Some(Ok(VoiceClientMessage::AudioEnd)), _) => listening.end(),
+                    (Some(Ok(message)), _) => conversation.handle(starter, message).await,
+                    (Some(Err(e)), _) if !send(socket, error_text(&e)).await => break,
+                    (Some(Err(_)), _) => {}
+                    (None, Message::Binary(audio)) => listening.frame(&audio),
+                    (None, Message::Close(_)) => break,
+                    (None, _) => {}
+                }
+            }
         }
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod binary;
+pub mod echo;
 pub mod standin;
 
 use std::time::Duration;
@@ -80,6 +81,36 @@ impl TestServer {
         model_args: &[&str],
         args: &[&str],
     ) -> Self {
+        Self::start_hearing(data, standin, model_args, args, None).await
+    }
+
+    /// A server whose stand-in model plays `scenarios` and whose voice
+    /// socket hears audio with `recogniser`.
+    pub async fn start_with_recogniser(
+        scenarios: Vec<Scenario>,
+        recogniser: imprint::voice::Recogniser,
+    ) -> Self {
+        let standin = StandIn::start(scenarios).await;
+        let base = standin.base_url();
+        let model_args = [
+            "--chat-provider",
+            "openai",
+            "--chat-base-url",
+            &base,
+            "--chat-model",
+            "standin",
+        ];
+        let data = tempfile::tempdir().unwrap();
+        Self::start_hearing(data, standin, &model_args, &[], Some(recogniser)).await
+    }
+
+    async fn start_hearing(
+        data: tempfile::TempDir,
+        standin: StandIn,
+        model_args: &[&str],
+        args: &[&str],
+        recogniser: Option<imprint::voice::Recogniser>,
+    ) -> Self {
         let data_dir = data.path().to_str().unwrap().to_string();
         let mut argv = vec![
             "imprint",
@@ -100,7 +131,9 @@ impl TestServer {
             .with_file(&matches)
             .unwrap();
         config.validate().unwrap();
-        let running = imprint::serve::start(config).await.unwrap();
+        let running = imprint::serve::start_with_speech(config, recogniser)
+            .await
+            .unwrap();
         Self {
             api: Api::new(format!("http://{}", running.addr)),
             running,

@@ -12,8 +12,13 @@
 //! conversation with no window and no turn is dropped after
 //! `IMPRINT_VOICE_IDLE_S`. Voice needs one thing from the rest of the
 //! server, starting a reply: the [`ReplyStarter`] handle.
+//!
+//! Submodules: `hub` (every open conversation), [`spoken`] (what Echo
+//! said and when, for the self-hearing filter), [`listening`] (a socket's
+//! audio turned into utterances), [`segmenter`] (where speech starts and
+//! ends) and [`recogniser`] (the speech recogniser every socket shares).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -21,7 +26,7 @@ use app::api::ApiError;
 use app::logic::voice::{is_echo, is_noise, is_stop, match_option, question_speech};
 use app::protocol::{ReplyEvent, VoiceClientMessage, VoiceQuestion, VoiceServerMessage, VoiceTurn};
 use serde_json::Value;
-use tokio::sync::{broadcast, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use crate::ask::AnswerError;
@@ -29,13 +34,20 @@ use crate::replies::Reply;
 use crate::store::{Store, StoreError};
 use crate::tools::Offer;
 
-/// How long what Echo said counts for the self-hearing filter.
-const SPOKEN_MEMORY: Duration = Duration::from_secs(30);
-/// Texts remembered as spoken (`speaking` messages and what Echo said);
-/// the oldest is forgotten first.
-pub const MAX_SPOKEN_ENTRIES: usize = 16;
-/// Characters kept of each spoken text (of a reply being spoken, its end).
-pub const MAX_SPOKEN_CHARS: usize = 4_000;
+mod hub;
+pub mod listening;
+pub mod recogniser;
+pub mod segmenter;
+pub mod spoken;
+#[cfg(test)]
+mod tests;
+
+pub use hub::{VoiceError, VoiceHub};
+pub use listening::Listening;
+pub use recogniser::Recogniser;
+use spoken::Spoken;
+pub use spoken::{HeardSpan, MAX_SPOKEN_CHARS, MAX_SPOKEN_ENTRIES};
+
 /// Characters an utterance or typed text may have.
 pub const MAX_UTTERANCE_CHARS: usize = 2_000;
 /// Turns waiting in a conversation's queue; more is `ignored: queue_full`.
@@ -74,16 +86,6 @@ pub struct VoiceSettings {
     pub idle: Duration,
 }
 
-/// Every open voice conversation, by id.
-pub struct VoiceHub {
-    conversations: Mutex<HashMap<String, Arc<Conversation>>>,
-    store: Store,
-    ephemeral: Store,
-    settings: VoiceSettings,
-    sockets: Arc<Semaphore>,
-    me: Weak<VoiceHub>,
-}
-
 pub struct Conversation {
     pub id: String,
     pub saving: bool,
@@ -99,21 +101,12 @@ pub struct Conversation {
 struct State {
     queue: VecDeque<String>,
     turn: Option<Turn>,
-    /// What Echo said (or was told it is saying), newest last.
-    spoken: VecDeque<(String, Instant)>,
+    /// What Echo said (or was told it is saying), and when.
+    spoken: Spoken,
     /// Whether the session row exists (it is written at the first turn).
     stored: bool,
     /// The last time a window left or a turn ended.
     idle_since: Instant,
-}
-
-/// Why a conversation could not be opened.
-#[derive(Debug, thiserror::Error)]
-pub enum VoiceError {
-    #[error("too many voice conversations are open; close one and try again")]
-    Full,
-    #[error("the conversation could not be loaded: {0}")]
-    Store(#[from] StoreError),
 }
 
 struct Turn {
@@ -121,132 +114,6 @@ struct Turn {
     text: String,
     reply_text: String,
     question: Option<VoiceQuestion>,
-}
-
-impl VoiceHub {
-    pub fn new(store: Store, ephemeral: Store, settings: VoiceSettings) -> Arc<Self> {
-        Arc::new_cyclic(|me| Self {
-            conversations: Mutex::new(HashMap::new()),
-            store,
-            ephemeral,
-            settings,
-            sockets: Arc::new(Semaphore::new(MAX_SOCKETS)),
-            me: me.clone(),
-        })
-    }
-
-    /// A place for one more open socket, or `None` at [`MAX_SOCKETS`].
-    pub fn admit_socket(&self) -> Option<OwnedSemaphorePermit> {
-        Arc::clone(&self.sockets).try_acquire_owned().ok()
-    }
-
-    /// Joins the conversation `id`, or starts a new one (its id reserved,
-    /// its session written at the first turn).
-    pub async fn open(
-        &self,
-        id: Option<String>,
-        saving: bool,
-    ) -> Result<Arc<Conversation>, VoiceError> {
-        if let Some(id) = &id {
-            if let Some(existing) = self.lock().get(id) {
-                return Ok(Arc::clone(existing));
-            }
-            // A stored voice conversation from before: carry it on (the
-            // caller adopts the reply it had open, restored after a
-            // restart, if any).
-            if self.store.get_session(id).await?.is_some() {
-                return self.insert(self.store.clone(), id.clone(), true, true);
-            }
-        }
-        let store = if saving {
-            self.store.clone()
-        } else {
-            self.ephemeral.clone()
-        };
-        // The store's own id shape: a conversation id is a session id.
-        let id = uuid::Uuid::new_v4().to_string();
-        self.insert(store, id, saving, false)
-    }
-
-    fn insert(
-        &self,
-        store: Store,
-        id: String,
-        saving: bool,
-        stored: bool,
-    ) -> Result<Arc<Conversation>, VoiceError> {
-        let mut conversations = self.lock();
-        if conversations.len() >= MAX_CONVERSATIONS {
-            conversations.retain(|_, c| !c.is_idle());
-            if conversations.len() >= MAX_CONVERSATIONS {
-                return Err(VoiceError::Full);
-            }
-        }
-        let (out, _) = broadcast::channel(512);
-        let conversation = Arc::new(Conversation {
-            id: id.clone(),
-            saving,
-            read_only: true,
-            store,
-            settings: self.settings,
-            hub: self.me.clone(),
-            state: Mutex::new(State {
-                queue: VecDeque::new(),
-                turn: None,
-                spoken: VecDeque::new(),
-                stored,
-                idle_since: Instant::now(),
-            }),
-            out,
-        });
-        Ok(conversations.entry(id).or_insert(conversation).clone())
-    }
-
-    /// Whether the conversation is held in memory.
-    pub fn is_open(&self, id: &str) -> bool {
-        self.lock().contains_key(id)
-    }
-
-    /// A window left the conversation, or its turn ended: if nothing else
-    /// holds it, drop it once it has been idle for the idle time.
-    fn schedule_eviction(&self, conversation: &Arc<Conversation>) {
-        conversation.lock().idle_since = Instant::now();
-        let (Some(hub), idle) = (self.me.upgrade(), self.settings.idle) else {
-            return;
-        };
-        let id = conversation.id.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(idle).await;
-            hub.evict_if_idle(&id).await;
-        });
-    }
-
-    async fn evict_if_idle(&self, id: &str) {
-        let evicted = {
-            let mut conversations = self.lock();
-            match conversations.get(id) {
-                Some(c) if c.is_idle() && c.lock().idle_since.elapsed() >= self.settings.idle => {
-                    conversations.remove(id)
-                }
-                _ => None,
-            }
-        };
-        // An unsaved conversation lives only in memory: free its rows too.
-        if let Some(conversation) = evicted.filter(|c| !c.saving && c.lock().stored) {
-            let _ = conversation.store.delete_session(&conversation.id).await;
-        }
-    }
-
-    /// Called when a window's socket closes.
-    pub fn left(&self, conversation: &Arc<Conversation>) {
-        if conversation.is_idle() {
-            self.schedule_eviction(conversation);
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Conversation>>> {
-        self.conversations.lock().unwrap_or_else(|e| e.into_inner())
-    }
 }
 
 fn json(message: &VoiceServerMessage) -> Arc<str> {
@@ -289,36 +156,28 @@ impl Conversation {
     }
 
     fn remember_spoken(&self, text: &str) {
-        let mut state = self.lock();
-        let now = Instant::now();
-        state
-            .spoken
-            .retain(|(_, at)| now.duration_since(*at) < SPOKEN_MEMORY);
-        if state.spoken.len() >= MAX_SPOKEN_ENTRIES {
-            state.spoken.pop_front();
-        }
-        state
-            .spoken
-            .push_back((head(text, MAX_SPOKEN_CHARS).to_string(), now));
+        self.lock().spoken.speaking(text, Instant::now());
     }
 
-    fn recently_spoken(&self) -> Vec<String> {
+    /// What an utterance heard over `span` may be an echo of: what Echo
+    /// was saying then or had just said, and the reply being written now.
+    /// A waiting question's sentence counts only while it is spoken, so a
+    /// choice said long after it is an answer.
+    fn recently_spoken(&self, span: HeardSpan) -> Vec<String> {
         let state = self.lock();
-        let now = Instant::now();
-        let mut spoken: Vec<String> = state
-            .spoken
-            .iter()
-            .filter(|(_, at)| now.duration_since(*at) < SPOKEN_MEMORY)
-            .map(|(text, _)| text.clone())
-            .collect();
-        // What is being spoken now counts too.
+        let mut spoken = state.spoken.heard_over(span);
         if let Some(turn) = &state.turn {
             spoken.push(tail(&turn.reply_text, MAX_SPOKEN_CHARS).to_string());
-            if let Some(q) = &turn.question {
-                spoken.push(q.speech.clone());
-            }
         }
         spoken
+    }
+
+    /// The choices of the question waiting now, if any: the recogniser's
+    /// hint, and choices said back are answers, not echo.
+    pub fn waiting_options(&self) -> Vec<String> {
+        let state = self.lock();
+        let question = state.turn.as_ref().and_then(|t| t.question.as_ref());
+        question.map(|q| q.options.clone()).unwrap_or_default()
     }
 
     /// Handles one message from a window.
@@ -327,30 +186,12 @@ impl Conversation {
             VoiceClientMessage::Hello { .. } => {
                 let _ = self.out.send(self.snapshot());
             }
-            VoiceClientMessage::Utterance { text, .. } | VoiceClientMessage::Typed { text }
-                if text.chars().count() > MAX_UTTERANCE_CHARS =>
-            {
-                self.send(VoiceServerMessage::Error {
-                    error: format!("what was said is longer than {MAX_UTTERANCE_CHARS} characters"),
-                })
-            }
             VoiceClientMessage::Utterance { text, confidence } => {
-                if is_noise(&text, confidence) {
-                    return self.send(VoiceServerMessage::Ignored {
-                        text,
-                        reason: "noise".into(),
-                    });
-                }
-                if is_echo(&text, &self.recently_spoken()) {
-                    return self.send(VoiceServerMessage::Ignored {
-                        text,
-                        reason: "echo".into(),
-                    });
-                }
-                if is_stop(&text) {
-                    return self.stop();
-                }
-                self.heard(starter, text.trim().to_string()).await;
+                self.utterance(starter, text, confidence, HeardSpan::now())
+                    .await
+            }
+            VoiceClientMessage::Typed { text } if text.chars().count() > MAX_UTTERANCE_CHARS => {
+                self.too_long()
             }
             VoiceClientMessage::Typed { text } => {
                 if !text.trim().is_empty() {
@@ -362,11 +203,49 @@ impl Conversation {
             }
             VoiceClientMessage::Stop => self.stop(),
             VoiceClientMessage::Speaking { text } => self.remember_spoken(&text),
-            // What was spoken counts for SPOKEN_MEMORY whether or not it ended.
-            VoiceClientMessage::Spoke { .. } => {}
+            VoiceClientMessage::Spoke { text } => {
+                self.lock().spoken.spoke(text.as_deref(), Instant::now())
+            }
             // Audio belongs to the socket that sends it, not the conversation.
             VoiceClientMessage::AudioStart { .. } | VoiceClientMessage::AudioEnd => {}
         }
+    }
+
+    /// Speech heard over `span`, by the browser or Imprint's recogniser:
+    /// noise and Echo's own voice are ignored, "stop" stops, anything else
+    /// answers a waiting question or asks the next one.
+    pub async fn utterance(
+        self: &Arc<Self>,
+        starter: &Starter,
+        text: String,
+        confidence: Option<f64>,
+        span: HeardSpan,
+    ) {
+        if text.chars().count() > MAX_UTTERANCE_CHARS {
+            return self.too_long();
+        }
+        if is_noise(&text, confidence) {
+            return self.send(VoiceServerMessage::Ignored {
+                text,
+                reason: "noise".into(),
+            });
+        }
+        if is_echo(&text, &self.recently_spoken(span), &self.waiting_options()) {
+            return self.send(VoiceServerMessage::Ignored {
+                text,
+                reason: "echo".into(),
+            });
+        }
+        if is_stop(&text) {
+            return self.stop();
+        }
+        self.heard(starter, text.trim().to_string()).await;
+    }
+
+    fn too_long(&self) {
+        self.send(VoiceServerMessage::Error {
+            error: format!("what was said is longer than {MAX_UTTERANCE_CHARS} characters"),
+        })
     }
 
     fn stop(&self) {
@@ -580,81 +459,10 @@ impl Conversation {
     }
 }
 
-/// The first `max` characters of `text`.
-fn head(text: &str, max: usize) -> &str {
-    text.char_indices()
-        .nth(max)
-        .map_or(text, |(end, _)| &text[..end])
-}
-
 /// The last `max` characters of `text`.
 fn tail(text: &str, max: usize) -> &str {
     text.char_indices()
         .rev()
         .nth(max.saturating_sub(1))
         .map_or(text, |(start, _)| &text[start..])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn hub(idle_s: u64) -> Arc<VoiceHub> {
-        VoiceHub::new(
-            Store::open_in_memory().unwrap(),
-            Store::open_in_memory().unwrap(),
-            VoiceSettings {
-                turn_timeout: Duration::from_secs(60),
-                answer_wait: Duration::from_secs(60),
-                idle: Duration::from_secs(idle_s),
-            },
-        )
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_conversation_left_idle_is_dropped_with_its_unsaved_rows() {
-        let hub = hub(10);
-        let conversation = hub.open(None, false).await.unwrap();
-        conversation.ensure_stored().await.unwrap();
-        let id = conversation.id.clone();
-        assert!(hub.ephemeral.get_session(&id).await.unwrap().is_some());
-        drop(conversation.subscribe());
-        hub.left(&conversation);
-        tokio::time::sleep(Duration::from_secs(9)).await;
-        assert!(hub.is_open(&id), "not before the idle time");
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        assert!(!hub.is_open(&id), "dropped after it");
-        // Its rows went with it: the store's one thread takes jobs in
-        // order, and the deletion was sent first.
-        assert!(hub.ephemeral.get_session(&id).await.unwrap().is_none());
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_conversation_with_a_window_open_is_kept() {
-        let hub = hub(10);
-        let conversation = hub.open(None, true).await.unwrap();
-        let window = conversation.subscribe();
-        let other = conversation.subscribe();
-        drop(other);
-        hub.left(&conversation);
-        tokio::time::sleep(Duration::from_secs(60)).await;
-        assert!(hub.is_open(&conversation.id));
-        drop(window);
-        assert!(
-            hub.store
-                .get_session(&conversation.id)
-                .await
-                .unwrap()
-                .is_none(),
-            "never written: nobody spoke"
-        );
-    }
-
-    #[test]
-    fn texts_are_cut_on_character_boundaries() {
-        assert_eq!(head("héllo", 2), "hé");
-        assert_eq!(tail("héllo", 4), "éllo");
-        assert_eq!(head("hi", 5), "hi");
-        assert_eq!(tail("hi", 5), "hi");
-    }
 }

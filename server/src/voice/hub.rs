@@ -1,0 +1,156 @@
+//! Every open voice conversation, by id: opening or joining one, the caps
+//! on sockets and conversations, and dropping a conversation left idle.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, Weak};
+
+use tokio::sync::{broadcast, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
+
+use super::{Conversation, Spoken, State, VoiceSettings, MAX_CONVERSATIONS, MAX_SOCKETS};
+use crate::store::{Store, StoreError};
+
+/// Every open voice conversation, by id.
+pub struct VoiceHub {
+    conversations: Mutex<HashMap<String, Arc<Conversation>>>,
+    pub(super) store: Store,
+    pub(super) ephemeral: Store,
+    settings: VoiceSettings,
+    sockets: Arc<Semaphore>,
+    me: Weak<VoiceHub>,
+}
+
+/// Why a conversation could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum VoiceError {
+    #[error("too many voice conversations are open; close one and try again")]
+    Full,
+    #[error("the conversation could not be loaded: {0}")]
+    Store(#[from] StoreError),
+}
+
+impl VoiceHub {
+    pub fn new(store: Store, ephemeral: Store, settings: VoiceSettings) -> Arc<Self> {
+        Arc::new_cyclic(|me| Self {
+            conversations: Mutex::new(HashMap::new()),
+            store,
+            ephemeral,
+            settings,
+            sockets: Arc::new(Semaphore::new(MAX_SOCKETS)),
+            me: me.clone(),
+        })
+    }
+
+    /// A place for one more open socket, or `None` at [`MAX_SOCKETS`].
+    pub fn admit_socket(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.sockets).try_acquire_owned().ok()
+    }
+
+    /// Joins the conversation `id`, or starts a new one (its id reserved,
+    /// its session written at the first turn).
+    pub async fn open(
+        &self,
+        id: Option<String>,
+        saving: bool,
+    ) -> Result<Arc<Conversation>, VoiceError> {
+        if let Some(id) = &id {
+            if let Some(existing) = self.lock().get(id) {
+                return Ok(Arc::clone(existing));
+            }
+            // A stored voice conversation from before: carry it on (the
+            // caller adopts the reply it had open, restored after a
+            // restart, if any).
+            if self.store.get_session(id).await?.is_some() {
+                return self.insert(self.store.clone(), id.clone(), true, true);
+            }
+        }
+        let store = if saving {
+            self.store.clone()
+        } else {
+            self.ephemeral.clone()
+        };
+        // The store's own id shape: a conversation id is a session id.
+        let id = uuid::Uuid::new_v4().to_string();
+        self.insert(store, id, saving, false)
+    }
+
+    fn insert(
+        &self,
+        store: Store,
+        id: String,
+        saving: bool,
+        stored: bool,
+    ) -> Result<Arc<Conversation>, VoiceError> {
+        let mut conversations = self.lock();
+        if conversations.len() >= MAX_CONVERSATIONS {
+            conversations.retain(|_, c| !c.is_idle());
+            if conversations.len() >= MAX_CONVERSATIONS {
+                return Err(VoiceError::Full);
+            }
+        }
+        let (out, _) = broadcast::channel(512);
+        let conversation = Arc::new(Conversation {
+            id: id.clone(),
+            saving,
+            read_only: true,
+            store,
+            settings: self.settings,
+            hub: self.me.clone(),
+            state: Mutex::new(State {
+                queue: VecDeque::new(),
+                turn: None,
+                spoken: Spoken::default(),
+                stored,
+                idle_since: Instant::now(),
+            }),
+            out,
+        });
+        Ok(conversations.entry(id).or_insert(conversation).clone())
+    }
+
+    /// Whether the conversation is held in memory.
+    pub fn is_open(&self, id: &str) -> bool {
+        self.lock().contains_key(id)
+    }
+
+    /// A window left the conversation, or its turn ended: if nothing else
+    /// holds it, drop it once it has been idle for the idle time.
+    fn schedule_eviction(&self, conversation: &Arc<Conversation>) {
+        conversation.lock().idle_since = Instant::now();
+        let (Some(hub), idle) = (self.me.upgrade(), self.settings.idle) else {
+            return;
+        };
+        let id = conversation.id.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(idle).await;
+            hub.evict_if_idle(&id).await;
+        });
+    }
+
+    async fn evict_if_idle(&self, id: &str) {
+        let evicted = {
+            let mut conversations = self.lock();
+            match conversations.get(id) {
+                Some(c) if c.is_idle() && c.lock().idle_since.elapsed() >= self.settings.idle => {
+                    conversations.remove(id)
+                }
+                _ => None,
+            }
+        };
+        // An unsaved conversation lives only in memory: free its rows too.
+        if let Some(conversation) = evicted.filter(|c| !c.saving && c.lock().stored) {
+            let _ = conversation.store.delete_session(&conversation.id).await;
+        }
+    }
+
+    /// Called when a window's socket closes.
+    pub fn left(&self, conversation: &Arc<Conversation>) {
+        if conversation.is_idle() {
+            self.schedule_eviction(conversation);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Conversation>>> {
+        self.conversations.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
