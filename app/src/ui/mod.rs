@@ -9,7 +9,6 @@ mod notifications;
 mod pages;
 mod router;
 mod shell;
-mod speech;
 mod streams;
 mod theme;
 mod viewport;
