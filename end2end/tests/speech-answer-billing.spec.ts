@@ -8,6 +8,8 @@ import { withFakeMicrophone } from './fixtures/browser';
 test.use({ launchOptions: withFakeMicrophone(spokenWav('Billing')) });
 
 test.describe('Echo hears a spoken answer', { tag: '@speech' }, () => {
+  // Recognition on a CPU takes seconds.
+  test.describe.configure({ timeout: 90_000 });
   test('should take a spoken option as the answer to the waiting question', async ({ page, standin }) => {
     const trigger = uniqueTrigger('speech-billing');
     await standin!.script(askScenario(trigger));

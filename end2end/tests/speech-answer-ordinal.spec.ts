@@ -8,6 +8,8 @@ import { withFakeMicrophone } from './fixtures/browser';
 test.use({ launchOptions: withFakeMicrophone(spokenWav('the second one')) });
 
 test.describe('Echo hears a spoken ordinal', { tag: '@speech' }, () => {
+  // Recognition on a CPU takes seconds.
+  test.describe.configure({ timeout: 90_000 });
   test('should take "the second one" as the second option', async ({ page, standin }) => {
     const trigger = uniqueTrigger('speech-ordinal');
     await standin!.script(askScenario(trigger));

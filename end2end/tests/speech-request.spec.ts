@@ -8,6 +8,8 @@ import { withFakeMicrophone } from './fixtures/browser';
 test.use({ launchOptions: withFakeMicrophone(spokenWav('remind me to call Anna')) });
 
 test.describe('Echo hears a spoken request', { tag: '@speech' }, () => {
+  // Recognition on a CPU takes seconds.
+  test.describe.configure({ timeout: 90_000 });
   test('should start a voice turn with the spoken words', async ({ page }) => {
     const ready = watchRecogniser(page);
     await page.goto('/voice');

@@ -7,6 +7,8 @@ import { withFakeMicrophone } from './fixtures/browser';
 test.use({ launchOptions: withFakeMicrophone(spokenWav('stop')) });
 
 test.describe('Echo hears "stop"', { tag: '@speech' }, () => {
+  // Recognition on a CPU takes seconds.
+  test.describe.configure({ timeout: 90_000 });
   test('should stop the reply when it hears "stop"', async ({ page, standin }) => {
     const trigger = uniqueTrigger('speech-stop');
     await standin!.script({ trigger, turns: [{ chunks: ['A very long answer'], stall: true }] });
