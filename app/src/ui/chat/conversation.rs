@@ -19,7 +19,8 @@ use crate::logic::reply::{
 };
 use crate::protocol::{Ended, MessagePage, Role, Session};
 use crate::ui::announcer::Announcer;
-use crate::ui::streams::{follow_reply, DashboardEvents};
+use crate::io::dashboard_events::DashboardEvents;
+use crate::io::reply_stream::follow_reply;
 
 /// The reply being followed.
 #[derive(Clone, Debug, PartialEq)]
