@@ -147,6 +147,27 @@ test.describe('Echo microphone (Imprint recogniser, fake server)', () => {
     expect(server.messages.map((m) => m.type)).not.toContain('audio_end');
   });
 
+  test('should show the states in the companion too, with the microphone toggled from the keyboard', async ({ page }) => {
+    const server = await FakeVoiceServer.install(page, { audio: { ready: 'fake-recogniser' } });
+    await page.goto('/chat');
+    await page.getByTestId('echo-companion').click();
+    const panel = page.getByTestId('companion-panel');
+    const mic = panel.getByTestId('mic');
+    await mic.focus();
+    await page.keyboard.press('Space');
+    await expect(mic).toHaveAttribute('aria-pressed', 'true');
+    await server.message('audio_start');
+    await expect(panel.getByRole('meter', { name: 'Microphone level' })).toBeVisible();
+    server.send({ type: 'hearing' });
+    server.send({ type: 'interim', text: 'what is on' });
+    await expect(panel.getByTestId('echo-status')).toHaveText('Hearing you…');
+    await expect(panel.getByTestId('echo-interim')).toHaveText('what is on');
+    await page.keyboard.press('Enter');
+    await expect(mic).toHaveAttribute('aria-pressed', 'false');
+    await server.message('audio_end');
+    await expect(panel.getByTestId('echo-status')).toHaveText('Microphone off');
+  });
+
   test('should offer only Imprint where the browser has no Web Speech', async ({ page }) => {
     await page.addInitScript(() => {
       for (const name of ['SpeechRecognition', 'webkitSpeechRecognition']) {
