@@ -1,21 +1,5 @@
 import { defineConfig, devices } from '@playwright/test';
-
-// Debian's Chromium: Playwright's own browser download is not reachable here
-// (install with PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1, never `playwright install`).
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-// Flags verified on these machines (running as root, no network but the
-// package registries, no GPU).
-const chromiumArgs = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { chromiumArgs, executablePath } from './tests/fixtures/browser';
 
 export default defineConfig({
   testDir: './tests',

@@ -6,6 +6,8 @@ pub mod logic;
 pub mod protocol;
 
 #[cfg(feature = "csr")]
+mod io;
+#[cfg(feature = "csr")]
 mod ui;
 
 /// Mounts the dashboard on the page's body when the wasm module starts.

@@ -93,18 +93,30 @@ test.describe('Echo', () => {
   });
 });
 
-test.describe('Echo without speech', () => {
-  test('should say the browser cannot listen and still take typing', async ({ page }) => {
+test.describe('Echo without Web Speech', () => {
+  test('should not offer the browser recogniser and still take typing', async ({ page }) => {
     await page.addInitScript(() => {
       for (const name of ['SpeechRecognition', 'webkitSpeechRecognition']) {
         Object.defineProperty(window, name, { value: undefined, configurable: true });
       }
     });
     await page.goto('/voice');
-    await expect(page.getByTestId('no-speech')).toBeVisible();
-    await expect(page.getByTestId('mic')).toBeDisabled();
+    await expect(page.getByTestId('echo-recogniser')).toHaveValue('imprint');
+    await expect(page.getByTestId('echo-recogniser').locator('option[value=browser]')).toHaveCount(0);
     await page.getByTestId('echo-input').fill('hello there');
     await page.getByTestId('echo-input').press('Enter');
     await expect(page.getByTestId('echo-reply')).toHaveText('You said: hello there');
+  });
+
+  test('should say the browser cannot listen when it can neither record nor recognise', async ({ page }) => {
+    await page.addInitScript(() => {
+      for (const name of ['SpeechRecognition', 'webkitSpeechRecognition']) {
+        Object.defineProperty(window, name, { value: undefined, configurable: true });
+      }
+      Object.defineProperty(navigator, 'mediaDevices', { value: undefined, configurable: true });
+    });
+    await page.goto('/voice');
+    await expect(page.getByTestId('no-speech')).toBeVisible();
+    await expect(page.getByTestId('mic')).toBeDisabled();
   });
 });

@@ -1,11 +1,16 @@
 //! Echo on the page is one reducer over the voice socket's messages: the
 //! snapshot, turns, reply events (with `turn_id`), questions and their
-//! answers. It also says what to speak aloud.
+//! answers. It also says what to speak aloud. Beside it, the microphone's
+//! plain state: what the recogniser is doing ([`Ear`]), the status the page
+//! says ([`Phase`]), which recogniser is chosen ([`Recogniser`]), the meter's
+//! scale and the audio held until the server listens ([`AudioGate`]).
+
+use std::collections::VecDeque;
 
 use serde_json::Value;
 
 use super::reply::CardState;
-use crate::protocol::{VoiceQuestion, VoiceServerMessage, VoiceTurn};
+use crate::protocol::{VoiceQuestion, VoiceServerMessage, VoiceTurn, MAX_AUDIO_FRAME_BYTES};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct EchoTurn {
@@ -24,6 +29,8 @@ pub struct EchoState {
     pub queue: Vec<String>,
     /// The last thing Echo chose not to take (noise, its own voice).
     pub notice: Option<String>,
+    /// What Imprint's recogniser is doing with this socket's audio.
+    pub ear: Ear,
 }
 
 impl EchoState {
@@ -173,22 +180,257 @@ impl EchoState {
             VoiceServerMessage::AnswerRejected { error, .. } => self.notice = Some(error),
             VoiceServerMessage::Queued { text } => self.queue.push(text),
             VoiceServerMessage::Ignored { text, reason } => {
-                self.notice = Some(match reason.as_str() {
-                    "echo" => format!("Ignored “{text}”: that was Echo’s own voice."),
-                    _ => format!("Ignored “{text}”: it sounded like noise."),
-                });
+                self.ear.settle();
+                self.notice = Some(ignored_notice(&text, &reason));
             }
             VoiceServerMessage::Error { error } => self.notice = Some(error),
-            // The recogniser's states belong to the microphone's view.
-            VoiceServerMessage::AudioReady { .. }
-            | VoiceServerMessage::AudioUnavailable { .. }
-            | VoiceServerMessage::Hearing
-            | VoiceServerMessage::Interim { .. }
-            | VoiceServerMessage::Thinking
-            | VoiceServerMessage::Heard { .. } => {}
+            VoiceServerMessage::AudioReady { recogniser } => {
+                self.ear.ready = Some(recogniser);
+                self.ear.unavailable = None;
+            }
+            VoiceServerMessage::AudioUnavailable { error } => {
+                self.ear = Ear {
+                    unavailable: Some(error),
+                    ..Ear::default()
+                };
+            }
+            VoiceServerMessage::Hearing => {
+                self.ear.hearing = true;
+                self.ear.thinking = false;
+                self.ear.interim.clear();
+            }
+            VoiceServerMessage::Interim { text } => {
+                self.ear.hearing = true;
+                self.ear.interim = text;
+            }
+            VoiceServerMessage::Thinking => {
+                self.ear.hearing = false;
+                self.ear.thinking = true;
+            }
+            VoiceServerMessage::Heard { text, .. } => {
+                self.ear.settle();
+                self.ear.heard = Some(text);
+            }
         }
         Vec::new()
     }
+}
+
+/// What the page says about an utterance it did not take.
+fn ignored_notice(text: &str, reason: &str) -> String {
+    match reason {
+        "echo" => format!("Ignored “{text}”: that was Echo’s own voice."),
+        "queue_full" => format!("Ignored “{text}”: too much is waiting already."),
+        "frame_too_large" => "Some audio was too large to take; it was dropped.".into(),
+        "audio_too_long" => "That was too long to write down at once; say it in parts.".into(),
+        "audio_backlog" => "Echo fell behind the microphone; some audio was dropped.".into(),
+        "busy" => "Echo was still writing down what you said before; say it again.".into(),
+        _ => format!("Ignored “{text}”: it sounded like noise."),
+    }
+}
+
+/// Imprint's recogniser as the server reports it on this socket.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ear {
+    /// The recogniser's name, once the server listens (`audio_ready`).
+    pub ready: Option<String>,
+    /// Why the server cannot listen (`audio_unavailable`).
+    pub unavailable: Option<String>,
+    /// Speech is going on.
+    pub hearing: bool,
+    /// Speech ended; its text is being written down.
+    pub thinking: bool,
+    /// The words so far, while speech goes on.
+    pub interim: String,
+    /// The last final text.
+    pub heard: Option<String>,
+}
+
+impl Ear {
+    /// Back to listening: an utterance was heard or dropped.
+    fn settle(&mut self) {
+        self.hearing = false;
+        self.thinking = false;
+        self.interim.clear();
+    }
+
+    /// Words heard so far by the browser's own recogniser.
+    pub fn browser_interim(&mut self, text: String) {
+        self.hearing = !text.is_empty();
+        self.interim = text;
+    }
+
+    /// A final result of the browser's own recogniser.
+    pub fn browser_heard(&mut self, text: String) {
+        self.settle();
+        self.heard = Some(text);
+    }
+
+    /// The microphone went off or the socket was opened again: nothing is
+    /// heard or being written down any more. Why the server cannot listen
+    /// is kept until it is asked again.
+    pub fn stopped(&mut self) {
+        self.settle();
+        self.ready = None;
+    }
+
+    /// What the page says Echo is doing now.
+    pub fn phase(&self, mic_on: bool, speaking: bool) -> Phase {
+        // The user's own speech first: it may talk over Echo.
+        if mic_on && self.hearing {
+            Phase::Hearing
+        } else if self.thinking {
+            Phase::Thinking
+        } else if speaking {
+            Phase::Speaking
+        } else if mic_on {
+            Phase::Listening
+        } else {
+            Phase::Off
+        }
+    }
+}
+
+/// Echo's status, said in words (never by colour alone).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Phase {
+    #[default]
+    Off,
+    Listening,
+    Hearing,
+    Thinking,
+    Speaking,
+}
+
+impl Phase {
+    /// The word in `data-state`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Phase::Off => "off",
+            Phase::Listening => "listening",
+            Phase::Hearing => "hearing",
+            Phase::Thinking => "thinking",
+            Phase::Speaking => "speaking",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Phase::Off => "Microphone off",
+            Phase::Listening => "Listening",
+            Phase::Hearing => "Hearing you…",
+            Phase::Thinking => "Writing it down…",
+            Phase::Speaking => "Speaking…",
+        }
+    }
+}
+
+/// Which recogniser turns the microphone into text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Recogniser {
+    /// Imprint's own, on this machine: audio goes over the voice socket.
+    #[default]
+    Imprint,
+    /// The browser's Web Speech API (which sends audio to its maker).
+    Browser,
+}
+
+impl Recogniser {
+    /// How the choice is remembered.
+    pub fn key(self) -> &'static str {
+        match self {
+            Recogniser::Imprint => "imprint",
+            Recogniser::Browser => "browser",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Recogniser::Imprint => "Imprint (on this machine)",
+            Recogniser::Browser => "Browser (Web Speech)",
+        }
+    }
+
+    /// The remembered choice, where this browser can make it.
+    pub fn remembered(stored: Option<&str>, browser_has_web_speech: bool) -> Self {
+        match stored {
+            Some("browser") if browser_has_web_speech => Recogniser::Browser,
+            _ => Recogniser::Imprint,
+        }
+    }
+}
+
+/// The meter's value (0–1) for a frame's RMS (full scale 1): −60 dBFS and
+/// below is empty, 0 dBFS full, so quiet speech still moves it.
+pub fn meter_level(rms: f64) -> f64 {
+    // NaN and silence alike.
+    if rms.is_nan() || rms <= 0.0 {
+        return 0.0;
+    }
+    let db = 20.0 * rms.log10();
+    ((db + 60.0) / 60.0).clamp(0.0, 1.0)
+}
+
+/// Audio frames on their way to the socket: held (up to [`AudioGate::HELD_BYTES`],
+/// the oldest dropped first) until the server says it listens, then sent
+/// as they come, each at most [`MAX_AUDIO_FRAME_BYTES`] of whole samples.
+#[derive(Debug, Default)]
+pub struct AudioGate {
+    open: bool,
+    held: VecDeque<Vec<u8>>,
+    held_bytes: usize,
+}
+
+impl AudioGate {
+    /// Three seconds of 16 kHz s16le.
+    pub const HELD_BYTES: usize = 96_000;
+
+    /// A frame from the microphone; returns the frames to send now.
+    pub fn frame(&mut self, bytes: Vec<u8>) -> Vec<Vec<u8>> {
+        let frames = split_frame(bytes);
+        if self.open {
+            return frames;
+        }
+        for frame in frames {
+            self.held_bytes += frame.len();
+            self.held.push_back(frame);
+        }
+        while self.held_bytes > Self::HELD_BYTES {
+            match self.held.pop_front() {
+                Some(old) => self.held_bytes -= old.len(),
+                None => break,
+            }
+        }
+        Vec::new()
+    }
+
+    /// The server listens: returns what was held, to send first.
+    pub fn open(&mut self) -> Vec<Vec<u8>> {
+        self.open = true;
+        self.held_bytes = 0;
+        self.held.drain(..).collect()
+    }
+
+    /// Closed again, nothing held (the microphone went off, or the
+    /// socket is new and must be asked again).
+    pub fn close(&mut self) {
+        *self = Self::default();
+    }
+}
+
+/// Whole samples, at most [`MAX_AUDIO_FRAME_BYTES`] a frame.
+fn split_frame(mut bytes: Vec<u8>) -> Vec<Vec<u8>> {
+    bytes.truncate(bytes.len() & !1);
+    if bytes.is_empty() {
+        return Vec::new();
+    }
+    if bytes.len() <= MAX_AUDIO_FRAME_BYTES {
+        return vec![bytes];
+    }
+    bytes
+        .chunks(MAX_AUDIO_FRAME_BYTES)
+        .map(<[u8]>::to_vec)
+        .collect()
 }
 
 #[cfg(test)]
@@ -238,5 +480,109 @@ mod tests {
         assert!(echo.queue.is_empty());
         echo.apply(&json!({"type": "ignored", "text": "um", "reason": "noise"}));
         assert!(echo.notice.as_deref().unwrap().contains("noise"));
+    }
+
+    #[test]
+    fn the_recogniser_states_follow_the_server() {
+        let mut echo = EchoState::default();
+        let ear = |echo: &EchoState| echo.ear.phase(true, false);
+        echo.apply(&json!({"type": "audio_ready", "recogniser": "whisper-tiny.en"}));
+        assert_eq!(echo.ear.ready.as_deref(), Some("whisper-tiny.en"));
+        assert_eq!(ear(&echo), Phase::Listening);
+        echo.apply(&json!({"type": "hearing"}));
+        assert_eq!(ear(&echo), Phase::Hearing);
+        echo.apply(&json!({"type": "interim", "text": "remind me"}));
+        assert_eq!(echo.ear.interim, "remind me");
+        echo.apply(&json!({"type": "thinking"}));
+        assert_eq!(ear(&echo), Phase::Thinking);
+        echo.apply(&json!({"type": "heard", "text": "remind me to call Anna"}));
+        assert_eq!(ear(&echo), Phase::Listening);
+        assert!(echo.ear.interim.is_empty());
+        assert_eq!(echo.ear.heard.as_deref(), Some("remind me to call Anna"));
+        echo.apply(&json!({"type": "hearing"}));
+        echo.apply(&json!({"type": "ignored", "text": "", "reason": "audio_too_long"}));
+        assert_eq!(ear(&echo), Phase::Listening);
+        assert!(echo.notice.as_deref().unwrap().contains("too long"));
+    }
+
+    #[test]
+    fn audio_unavailable_is_kept_until_asked_again() {
+        let mut echo = EchoState::default();
+        echo.apply(&json!({"type": "audio_unavailable", "error": "no speech model is set up"}));
+        assert_eq!(
+            echo.ear.unavailable.as_deref(),
+            Some("no speech model is set up")
+        );
+        echo.ear.stopped();
+        assert!(echo.ear.unavailable.is_some());
+        echo.apply(&json!({"type": "audio_ready", "recogniser": "r"}));
+        assert!(echo.ear.unavailable.is_none());
+    }
+
+    #[test]
+    fn the_users_speech_outranks_echos_own() {
+        let ear = Ear {
+            hearing: true,
+            ..Ear::default()
+        };
+        assert_eq!(ear.phase(true, true), Phase::Hearing);
+        assert_eq!(Ear::default().phase(true, true), Phase::Speaking);
+        assert_eq!(Ear::default().phase(false, false), Phase::Off);
+        assert_eq!(Ear::default().phase(false, false).label(), "Microphone off");
+    }
+
+    #[test]
+    fn web_speech_is_remembered_only_where_it_exists() {
+        assert_eq!(Recogniser::remembered(None, true), Recogniser::Imprint);
+        assert_eq!(
+            Recogniser::remembered(Some("browser"), true),
+            Recogniser::Browser
+        );
+        assert_eq!(
+            Recogniser::remembered(Some("browser"), false),
+            Recogniser::Imprint
+        );
+        assert_eq!(
+            Recogniser::remembered(Some(Recogniser::Browser.key()), true),
+            Recogniser::Browser
+        );
+    }
+
+    #[test]
+    fn the_meter_spans_sixty_decibels() {
+        assert_eq!(meter_level(0.0), 0.0);
+        assert_eq!(meter_level(f64::NAN), 0.0);
+        assert_eq!(meter_level(1.0), 1.0);
+        assert!((meter_level(0.001) - 0.0).abs() < 1e-9);
+        assert!((meter_level(0.0316) - 0.5).abs() < 0.01);
+    }
+
+    #[test]
+    fn audio_waits_for_the_server_then_flows_in_whole_samples() {
+        let mut gate = AudioGate::default();
+        assert!(gate.frame(vec![1; 2560]).is_empty());
+        assert!(gate.frame(vec![2; 2560]).is_empty());
+        let held = gate.open();
+        assert_eq!(held.len(), 2);
+        assert_eq!(held[0][0], 1);
+        assert_eq!(gate.frame(vec![3; 2561]), vec![vec![3; 2560]]);
+        let big = gate.frame(vec![4; 20_000]);
+        assert_eq!(
+            big.iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![8192, 8192, 3616]
+        );
+        gate.close();
+        assert!(gate.frame(vec![5; 2]).is_empty());
+    }
+
+    #[test]
+    fn held_audio_keeps_the_newest_three_seconds() {
+        let mut gate = AudioGate::default();
+        for i in 0..100u8 {
+            gate.frame(vec![i; 2560]);
+        }
+        let held = gate.open();
+        assert!(held.iter().map(Vec::len).sum::<usize>() <= AudioGate::HELD_BYTES);
+        assert_eq!(held.last().unwrap()[0], 99);
     }
 }

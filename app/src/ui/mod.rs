@@ -9,8 +9,6 @@ mod notifications;
 mod pages;
 mod router;
 mod shell;
-mod speech;
-mod streams;
 mod theme;
 mod viewport;
 
@@ -25,9 +23,10 @@ pub fn App() -> impl IntoView {
     announcer::provide_announcer();
     viewport::follow_on_screen_keyboard();
     let inbox = inbox::provide_inbox();
-    streams::provide_dashboard_events(notifications::notify_if_hidden, move |event| {
-        inbox.on_event(event)
-    });
+    crate::io::dashboard_events::provide_dashboard_events(
+        notifications::notify_if_hidden,
+        move |event| inbox.on_event(event),
+    );
     echo::provide_echo();
     let location = expect_context::<router::Location>();
     let route = Memo::new(move |_| Route::of(&location.pathname.get()));

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use web_sys::{Notification, NotificationOptions, NotificationPermission, VisibilityState};
 
-use super::streams::DashboardEvents;
+use crate::io::dashboard_events::DashboardEvents;
 
 pub fn notify_if_hidden(text: &str) {
     let hidden = web_sys::window()

@@ -8,10 +8,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::{create_session, delete_session, list_sessions, rename_session};
+use crate::io::dashboard_events::DashboardEvents;
 use crate::protocol::SessionSummary;
 use crate::ui::focus::Disclosure;
 use crate::ui::router::{use_navigate, A};
-use crate::ui::streams::DashboardEvents;
 
 /// Rows drawn when the list shows: more than a tall sidebar holds.
 const FIRST_ROWS: usize = 50;

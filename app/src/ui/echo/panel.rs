@@ -4,12 +4,15 @@
 
 use leptos::prelude::*;
 
+use super::hearing::{EarStatus, RecogniserSetting, Unavailable};
 use super::Echo;
+use crate::io::microphone;
+use crate::io::speech::recognition;
+use crate::logic::echo::Recogniser;
 use crate::logic::reply::CardState;
 use crate::protocol::{Question, QuestionOrigin};
 use crate::ui::chat::QuestionCard;
 use crate::ui::focus::Disclosure;
-use crate::ui::speech::recognition;
 
 #[component]
 pub fn EchoPanel() -> impl IntoView {
@@ -23,14 +26,19 @@ pub fn EchoPanel() -> impl IntoView {
             typed.set(String::new());
         }
     };
-    let mic_supported = recognition::available();
+    let web_speech = recognition::available();
+    let can_record = microphone::available();
+    let mic_supported = move || match echo.recogniser.get() {
+        Recogniser::Imprint => can_record,
+        Recogniser::Browser => web_speech,
+    };
     let busy = move || echo.state.with(|s| s.busy());
     view! {
         <div class="echo" data-testid="echo">
             <div class="echo-controls">
                 <button class="mic" class:listening=move || echo.listening.get() data-testid="mic"
                     aria-pressed=move || echo.listening.get().to_string()
-                    disabled=!mic_supported
+                    disabled=move || !mic_supported()
                     on:click=move |_| echo.toggle_listening()>
                     // An inline icon: the microphone glyph is an empty box
                     // with common Linux fonts.
@@ -53,11 +61,16 @@ pub fn EchoPanel() -> impl IntoView {
                     " Save this conversation"
                 </label>
             </div>
-            {(!mic_supported).then(|| view! {
+            <RecogniserSetting/>
+            <EarStatus/>
+            <Unavailable/>
+            {move || (!mic_supported()).then(|| view! {
                 <p class="muted" data-testid="no-speech">"This browser cannot listen; type to Echo instead."</p>
             })}
-            {move || echo.mic_problem.get().map(|p| view! { <p class="muted">{p}</p> })}
-            <p class="transcript" data-testid="transcript" aria-live="polite">{move || echo.transcript.get()}</p>
+            {move || echo.mic_problem.get().map(|p| view! { <p class="muted" data-testid="mic-problem">{p}</p> })}
+            <p class="transcript" data-testid="transcript" aria-live="polite">
+                {move || echo.state.with(|s| s.ear.heard.clone())}
+            </p>
             <div class="echo-turns" data-testid="echo-turns">
                 <For each=move || echo.state.with(|s| s.turns.iter().map(|t| t.id.clone()).collect::<Vec<_>>())
                     key=|id| id.clone() let:id>

@@ -6,10 +6,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::{delete_reminder, list_reminders, update_reminder};
+use crate::io::dashboard_events::DashboardEvents;
 use crate::logic::activity::local_time;
 use crate::logic::records::repeat_label;
 use crate::protocol::{Reminder, ReminderPatch, ReminderStatus, UnreadableReminder};
-use crate::ui::streams::DashboardEvents;
 
 #[component]
 pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
