@@ -17,6 +17,8 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo clippy -p app --target wasm32-unknown-unknown --features csr --quiet -- -D warnings
 
 step "cargo tests"
+# The recogniser's test hears real speech: its weights first (small, no build).
+scripts/speech-model.sh ensure
 cargo test --workspace --quiet
 
 step "end-to-end tests (Playwright, headless Chromium)"
