@@ -29,7 +29,10 @@ async fn spoken_words_come_back_as_text_and_options_are_heard_as_options() {
             .unwrap_or_else(|e| panic!("{e}"));
         speech_support::read_wav(&wav).unwrap_or_else(|e| panic!("{e}"))
     };
-    let request = speak("What is the plumber's number", "request");
+    // A sentence tiny.en hears right from espeak-ng's en-us voice (it
+    // hears "the plumber's number" as "the Plumber's Amber": see
+    // docs/speech.md); a broken mel or renaming would give no words of it.
+    let request = speak("Tell me what I saved about the car", "request");
     let billing = speak("Billing", "billing");
 
     let speech = speech::start(Some(&dir))
@@ -39,12 +42,13 @@ async fn spoken_words_come_back_as_text_and_options_are_heard_as_options() {
 
     let heard = speech.transcribe(request, Hint::default()).await.unwrap();
     let text = words(&heard.text);
+    // Its start and its last word, not every word: at some speeds
+    // "about" comes back as "them out of".
     assert!(
-        text.starts_with("what is the plumber"),
+        text.starts_with("tell me what i saved") && text.ends_with(" car"),
         "heard {:?}",
         heard.text
     );
-    assert!(text.ends_with("number"), "heard {:?}", heard.text);
     let confidence = heard.confidence.expect("a confidence");
     assert!((0.0..=1.0).contains(&confidence), "{confidence}");
 
