@@ -6,7 +6,9 @@
 #   scripts/local-model.sh ensure          set up whatever is missing (once:
 #                                          about 10 minutes on 2 free cores,
 #                                          nearly all of it the build; then
-#                                          a no-op that says it is ready)
+#                                          a no-op that says it is ready),
+#                                          the speech weights too
+#                                          (scripts/speech-model.sh)
 #   scripts/local-model.sh start PORT [ARGS...]
 #                                          exec llama-server on 127.0.0.1:PORT
 #                                          (OpenAI-compatible /v1/...), one
@@ -331,6 +333,10 @@ build_progress() {
 }
 
 cmd_ensure() {
+  # The recogniser's weights (small, no build) come first.
+  CURRENT_STEP="the speech model (scripts/speech-model.sh ensure)"
+  "$(dirname "$0")/speech-model.sh" ensure
+  CURRENT_STEP=""
   mkdir -p "$CACHE_DIR"
   # One setup at a time (e.g. run.sh and test.sh started together).
   if command -v flock >/dev/null; then

@@ -43,6 +43,8 @@ fi
 
 command -v node >/dev/null && command -v npm >/dev/null || need_apt nodejs npm
 [ -x /usr/bin/chromium ] || need_apt chromium
+# Speech for the recogniser's tests: espeak-ng speaks, sox resamples to 16 kHz.
+command -v espeak-ng >/dev/null && command -v sox >/dev/null || need_apt espeak-ng sox
 
 # Playwright and binaryen (wasm-opt 132; Debian's 108 breaks the wasm).
 stamp=end2end/node_modules/.installed-from-lock

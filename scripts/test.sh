@@ -17,11 +17,17 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo clippy -p app --target wasm32-unknown-unknown --features csr --quiet -- -D warnings
 
 step "cargo tests"
+# The recogniser's test hears real speech: its weights first (small, no build).
+scripts/speech-model.sh ensure
 cargo test --workspace --quiet
 
 step "end-to-end tests (Playwright, headless Chromium)"
 cargo build --release --quiet -p imprint --example standin_model
-(cd end2end && npx playwright test --grep-invert @real-model)
+(cd end2end && npx playwright test --grep-invert "@real-model|@speech")
+
+step "speech tier: espeak-ng speech through Chromium's fake microphone to Imprint's recogniser"
+# One worker: each spoken utterance is a second of CPU for the recogniser.
+(cd end2end && npx playwright test --grep @speech --workers=1)
 
 step "real-model tier: the local model (llama-server + Qwen2.5-Coder-0.5B-Instruct)"
 scripts/local-model.sh ensure

@@ -11,7 +11,7 @@ test.describe('Echo hears a spoken answer', { tag: '@speech' }, () => {
   // Recognition on a CPU takes seconds.
   test.describe.configure({ timeout: 90_000 });
   test('should take a spoken option as the answer to the waiting question', async ({ page, standin }) => {
-    const trigger = uniqueTrigger('speech-billing');
+    const trigger = uniqueTrigger('speech-option');
     await standin!.script(askScenario(trigger));
     const ready = watchRecogniser(page);
     await page.goto('/voice');

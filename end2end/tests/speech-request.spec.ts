@@ -5,7 +5,7 @@ import { test, expect } from './fixtures';
 import { spokenWav, watchRecogniser } from './fixtures/audio';
 import { withFakeMicrophone } from './fixtures/browser';
 
-test.use({ launchOptions: withFakeMicrophone(spokenWav('remind me to call Anna')) });
+test.use({ launchOptions: withFakeMicrophone(spokenWav('remind me to call Anna tomorrow')) });
 
 test.describe('Echo hears a spoken request', { tag: '@speech' }, () => {
   // Recognition on a CPU takes seconds.
@@ -17,7 +17,12 @@ test.describe('Echo hears a spoken request', { tag: '@speech' }, () => {
     // The file plays once, from the moment recording starts.
     await page.getByTestId('mic').click();
     await ready();
-    await expect(page.getByTestId('echo-heard').first()).toHaveText(/remind me to call an+a/i, { timeout: 30_000 });
-    await expect(page.getByTestId('echo-reply').first()).toContainText(/remind me to call an+a/i);
+    // tiny.en hears espeak-ng's "Anna" as "Anna", "out" or "and" from run
+    // to run (its accuracy is measured by `eval_speech`, not here): this
+    // checks the path, that the words heard start the turn.
+    const heard = page.getByTestId('echo-heard').first();
+    await expect(heard).toHaveText(/^remind me to call \w+ tomorrow\.?$/i, { timeout: 30_000 });
+    const words = (await heard.textContent())!.replace(/\.$/, '');
+    await expect(page.getByTestId('echo-reply').first()).toContainText(words);
   });
 });

@@ -159,6 +159,15 @@ pub struct Config {
     #[arg(long, env = "IMPRINT_PROBE_PORTS", value_delimiter = ',')]
     pub probe_ports: Vec<u16>,
 
+    /// The local recogniser's weights: a folder holding Whisper tiny.en's
+    /// CTranslate2 export (`config.json`, `tokenizer.json`, `model.bin`),
+    /// as `scripts/local-model.sh ensure` sets it up. Default:
+    /// `imprint/models/whisper-tiny.en` in the user's cache directory
+    /// (`XDG_CACHE_HOME`, else `~/.cache`) when it exists; with neither,
+    /// speech is off.
+    #[arg(long, env = "IMPRINT_SPEECH_MODEL_DIR")]
+    pub speech_model_dir: Option<PathBuf>,
+
     /// Where each model setting came from (flag, environment, config file
     /// or default); filled by [`Config::with_file`].
     #[arg(skip)]
@@ -212,6 +221,14 @@ impl Config {
                 .map(|d| d.join("imprint"))
                 .ok_or(ConfigError::NoDataDir),
         }
+    }
+
+    /// The speech weights' folder: the configured one, else the cached
+    /// one when it exists (see [`Config::speech_model_dir`]'s flag).
+    pub fn speech_model_dir(&self) -> Option<PathBuf> {
+        self.speech_model_dir
+            .clone()
+            .or_else(|| crate::speech::cached_model_dir().filter(|dir| dir.is_dir()))
     }
 
     pub fn database_path(&self) -> Result<PathBuf, ConfigError> {
@@ -498,6 +515,12 @@ mod tests {
         assert!(parse(&[]).validate().is_ok());
         assert!(parse(&["--writing-slots", "0"]).validate().is_err());
         assert!(parse(&["--answer-timeout-s=-1"]).validate().is_err());
+    }
+
+    #[test]
+    fn the_speech_model_folder_is_the_one_given() {
+        let c = parse(&["--speech-model-dir", "weights/whisper"]);
+        assert_eq!(c.speech_model_dir(), Some(PathBuf::from("weights/whisper")));
     }
 
     #[test]

@@ -48,9 +48,31 @@ pub struct Running {
 
 /// Opens the store, binds the address and starts serving.
 pub async fn start(config: Config) -> Result<Running, ServeError> {
-    // wired to speech::start(config) on merge
-    let speech: Option<Recogniser> = None;
+    let speech = local_recogniser(&config);
     start_with_speech(config, speech).await
+}
+
+/// Imprint's own recogniser from the configured folder (loaded when a
+/// microphone first starts), or `None` when there is no folder or it lacks
+/// the model's files (then `audio_start` is answered `audio_unavailable`).
+fn local_recogniser(config: &Config) -> Option<Recogniser> {
+    let dir = config.speech_model_dir()?;
+    if let Some(missing) = crate::speech::whisper::missing_file(&dir) {
+        tracing::warn!(
+            dir = %dir.display(),
+            missing,
+            "no speech model there: Echo can't use Imprint's recogniser (run scripts/local-model.sh ensure)"
+        );
+        return None;
+    }
+    Some(Recogniser::lazy(
+        crate::speech::whisper::NAME,
+        move || match crate::speech::start(Some(&dir)) {
+            Ok(Some(speech)) => Ok(speech),
+            Ok(None) => Err("no speech model folder".into()),
+            Err(error) => Err(error.to_string()),
+        },
+    ))
 }
 
 /// Like [`start`], with `speech` hearing Echo's audio (`None`: no

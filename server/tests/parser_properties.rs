@@ -813,6 +813,7 @@ const CONFIG_KEYS: &[&str] = &[
     "model_idle_timeout_s",
     "local_model_url",
     "probe_ports",
+    "speech_model_dir",
 ];
 
 /// The config file's settings as written: the same fields, in the same
@@ -848,6 +849,7 @@ mod written {
         pub model_idle_timeout_s: Option<f64>,
         pub local_model_url: Option<String>,
         pub probe_ports: Option<Vec<u16>>,
+        pub speech_model_dir: Option<PathBuf>,
     }
 
     impl FileConfig {
@@ -925,6 +927,7 @@ mod written {
                     .as_ref()
                     .map(|ports| T::Array(ports.iter().map(|p| T::Integer((*p).into())).collect())),
             );
+            set("speech_model_dir", self.speech_model_dir.as_ref().map(path));
             toml::to_string(&table).expect("a table is TOML")
         }
     }
@@ -998,9 +1001,10 @@ fn any_file_config() -> impl Strategy<Value = written::FileConfig> {
     let built_in = (
         text(),
         prop::option::of(prop::collection::vec(any::<u16>(), 0..4)),
+        path(),
     );
     (network, model, limits, built_in).prop_map(|(network, model, limits, built_in)| {
-        let (local_model_url, probe_ports) = built_in;
+        let (local_model_url, probe_ports, speech_model_dir) = built_in;
         let (addr, data_dir, dist_dir, token, allowed_hosts, allowed_origins, trust_proxy) =
             network;
         let (
@@ -1047,6 +1051,7 @@ fn any_file_config() -> impl Strategy<Value = written::FileConfig> {
             model_idle_timeout_s,
             local_model_url,
             probe_ports,
+            speech_model_dir,
         }
     })
 }

@@ -120,6 +120,9 @@ async fn request_stream() -> Result<MediaStream, String> {
     for key in ["echoCancellation", "noiseSuppression"] {
         let _ = Reflect::set(&audio, &key.into(), &JsValue::TRUE);
     }
+    // Chromium's gain control ramps the level within an utterance; the
+    // recogniser scales each utterance itself, and heard steadier without it.
+    let _ = Reflect::set(&audio, &"autoGainControl".into(), &JsValue::FALSE);
     let _ = Reflect::set(&audio, &"channelCount".into(), &1.into());
     let constraints = MediaStreamConstraints::new();
     constraints.set_audio(&audio);

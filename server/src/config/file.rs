@@ -40,6 +40,7 @@ pub struct FileConfig {
     model_idle_timeout_s: Option<f64>,
     local_model_url: Option<String>,
     probe_ports: Option<Vec<u16>>,
+    speech_model_dir: Option<PathBuf>,
 }
 
 impl FileConfig {
@@ -150,6 +151,7 @@ impl Config {
             chat_tool_prompt,
             chat_turns,
             local_model_url,
+            speech_model_dir,
         );
     }
 }

@@ -6,10 +6,19 @@
 //! and a full queue is refused at once (`Busy`) rather than held: a client
 //! cannot make the server keep audio it has no time to hear.
 
-use std::sync::mpsc;
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc};
 use std::thread;
 
 use tokio::sync::oneshot;
+
+pub mod ct2;
+mod decode;
+pub mod mel;
+mod weights;
+pub mod whisper;
+
+pub use whisper::{LoadError, Tuning, Whisper};
 
 /// Samples per second of the audio an [`Engine`] hears: mono, f32 in −1..1.
 pub const SAMPLE_RATE: u32 = 16_000;
@@ -46,6 +55,37 @@ pub enum SpeechError {
 /// A recogniser: 16 kHz mono samples in, text out. Runs on [`Speech`]'s thread.
 pub trait Engine: Send + 'static {
     fn transcribe(&mut self, samples: &[f32], hint: &Hint) -> Result<Transcript, String>;
+
+    /// The recogniser's name, for people and logs (e.g. "whisper-tiny.en").
+    fn name(&self) -> &str {
+        "recogniser"
+    }
+}
+
+/// Why the recogniser did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot load the speech model: {0}")]
+    Load(#[from] LoadError),
+    #[error("cannot start the speech thread: {0}")]
+    Thread(#[from] std::io::Error),
+}
+
+/// The local recogniser for the server: Whisper from `dir` on its own
+/// thread, or `None` when no folder is configured (speech is off). A
+/// folder that is given but unreadable is an error, not a silent "off".
+pub fn start(dir: Option<&Path>) -> Result<Option<Speech>, StartError> {
+    let Some(dir) = dir else {
+        return Ok(None);
+    };
+    let whisper = Whisper::load(dir)?;
+    Ok(Some(Speech::start(whisper)?))
+}
+
+/// Where `scripts/local-model.sh ensure` puts the speech weights:
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/imprint/models/whisper-tiny.en`.
+pub fn cached_model_dir() -> Option<PathBuf> {
+    dirs::cache_dir().map(|d| d.join("imprint").join("models").join(whisper::NAME))
 }
 
 struct Job {
@@ -59,11 +99,13 @@ struct Job {
 #[derive(Clone)]
 pub struct Speech {
     jobs: mpsc::SyncSender<Job>,
+    name: Arc<str>,
 }
 
 impl Speech {
     /// Starts `engine` on a thread of its own.
     pub fn start(mut engine: impl Engine) -> std::io::Result<Self> {
+        let name: Arc<str> = engine.name().into();
         let (jobs, waiting) = mpsc::sync_channel::<Job>(MAX_WAITING_JOBS);
         thread::Builder::new()
             .name("speech".into())
@@ -79,7 +121,12 @@ impl Speech {
                     let _ = job.done.send(heard);
                 }
             })?;
-        Ok(Self { jobs })
+        Ok(Self { jobs, name })
+    }
+
+    /// The recogniser's name (e.g. "whisper-tiny.en").
+    pub fn recogniser(&self) -> &str {
+        &self.name
     }
 
     /// Hears `samples` (16 kHz mono). Refused at once when
@@ -128,6 +175,7 @@ mod tests {
         let hint = Hint {
             options: vec!["Billing".into(), "Imprint".into()],
         };
+        assert_eq!(speech.recogniser(), "recogniser");
         let heard = speech.transcribe(vec![0.0; 160], hint).await.unwrap();
         assert_eq!(heard.text, "160 Billing|Imprint");
         let failed = speech.transcribe(Vec::new(), Hint::default()).await;

@@ -149,6 +149,7 @@ impl Listening {
                 _task: AbortOnDropHandle::new(task),
             });
         }
+        recogniser.warm();
         self.say(VoiceServerMessage::AudioReady {
             recogniser: recogniser.name().to_string(),
         });
