@@ -169,12 +169,41 @@ pub fn match_option(answer: &str, options: &[String]) -> Option<String> {
             said_words.len() == 1 || said_words.iter().any(|w| w == "number" || w == "option");
         counted.then(|| pick(NUMBERS, &|names| names.contains(&last.as_str())))?
     };
-    ordinal.or_else(number)
+    // "the last one", "the last": the last choice, however many there are
+    // ("last week" is no choice)
+    let last = || {
+        let plain =
+            |w: &String| matches!(w.as_str(), "the" | "one" | "please" | "option" | "choice");
+        let only_last = said_words.iter().any(|w| w == "last")
+            && said_words.iter().all(|w| w == "last" || plain(w));
+        only_last.then(|| options.last().cloned())?
+    };
+    ordinal.or_else(number).or_else(last)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_one_is_the_last_choice() {
+        let options: Vec<String> = ["Imprint", "Billing", "Garden"].map(String::from).into();
+        assert_eq!(
+            match_option("the last one", &options).as_deref(),
+            Some("Garden")
+        );
+        assert_eq!(match_option("Last.", &options).as_deref(), Some("Garden"));
+        assert_eq!(
+            match_option("the last one", &options[..2]).as_deref(),
+            Some("Billing")
+        );
+        assert_eq!(match_option("the last one", &[]), None);
+        // Not an ordinal in a longer sentence.
+        assert_eq!(
+            match_option("what did I say last week about it", &options),
+            None
+        );
+    }
 
     fn opts(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
