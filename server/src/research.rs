@@ -8,6 +8,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
+use crate::models::note::StopReason;
+
 /// Model turns in a row without progress before research ends.
 pub const MAX_TURNS_WITHOUT_PROGRESS: u32 = 3;
 
@@ -121,12 +123,12 @@ impl Research {
 }
 
 impl Exhausted {
-    /// The note the model reads before its reserved answer.
-    pub fn note(self) -> &'static str {
+    /// Why the model is told to answer now.
+    pub fn reason(self) -> StopReason {
         match self {
-            Exhausted::Deadline => "Research time is up.",
-            Exhausted::Iterations => "You have used all the tool calls this reply may make.",
-            Exhausted::NoProgress => "The last tool calls found nothing new.",
+            Exhausted::Deadline => StopReason::Deadline,
+            Exhausted::Iterations => StopReason::CallsUsed,
+            Exhausted::NoProgress => StopReason::NoProgress,
         }
     }
 }

@@ -4,6 +4,7 @@
 pub mod check;
 mod client;
 pub mod markup;
+pub mod note;
 pub mod probe;
 mod prompt;
 pub mod shown_text;

@@ -5,6 +5,7 @@
 use chrono::{DateTime, Local, NaiveDate};
 use serde_json::Value;
 
+use crate::models::note;
 use crate::tools::run::MemoryLine;
 use crate::tools::{self, REMIND, STORE};
 
@@ -42,38 +43,13 @@ pub fn from_writes(writes: &[(String, Value)], now: DateTime<Local>) -> Option<S
     (!parts.is_empty()).then(|| format!("Done: {}.", parts.join("; ")))
 }
 
-/// Words only Imprint's notes to the model use: a sentence of the answer
-/// holding one says a note back ("The last tool calls found nothing new.
-/// Do not call any more tools." was the built-in model's whole answer).
-const NOTE_WORDS: &[&str] = &[
-    "tool call",
-    "more tools",
-    "any tools",
-    "found nothing new",
-    "research time is up",
-    "answer the user now",
-    "(imprint",
-    "imprint searched",
-    "imprint asked",
-    "imprint's search",
-    "imprint looked up",
-    "the note with",
-    "not asked:",
-    "do not ask",
-    "asked for is done",
-    "what you could not find",
-    "the user asked",
-    "the user's memories",
-];
-
 /// The model's answer without the sentences that say Imprint's notes
 /// back; as it was when it says none.
 pub fn without_notes_said_back(text: &str) -> String {
     let mut kept = String::new();
     let mut dropped = false;
     for sentence in sentences(text) {
-        let lower = sentence.to_lowercase();
-        if NOTE_WORDS.iter().any(|w| lower.contains(w)) {
+        if note::said_back(sentence) {
             dropped = true;
         } else {
             kept.push_str(sentence);

@@ -9,6 +9,7 @@ pub use run::{run_tool, ToolOutput};
 use serde_json::{json, Value};
 
 use crate::config::ToolFormat;
+use crate::models::note::Note;
 use crate::models::ChatMessage;
 
 pub use app::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
@@ -193,21 +194,12 @@ pub fn reply_messages(
     let mut messages = Vec::with_capacity(history.len() + 2);
     messages.push(ChatMessage::System(system_prompt(tools)));
     messages.extend(history);
-    let note = ChatMessage::User(time_note(now));
+    let note = Note::Time(now).message();
     match messages.last() {
         Some(ChatMessage::User(_)) => messages.insert(messages.len() - 1, note),
         _ => messages.push(note),
     }
     messages
-}
-
-/// The current time for the model, to the minute (a reminder's "in 20
-/// minutes" needs it), with the weekday and offset for relative dates.
-pub fn time_note(now: chrono::DateTime<chrono::Local>) -> String {
-    format!(
-        "(Imprint: it is now {}.)",
-        now.format("%A %Y-%m-%d %H:%M (%:z)")
-    )
 }
 
 /// The system prompt: who the assistant is and the strategy guide (with

@@ -17,7 +17,7 @@ mod settling;
 
 use super::stream::Run;
 use crate::grounding::{self, NeedKind, Resolved};
-use crate::models::ChatMessage;
+use crate::models::{note, ChatMessage};
 
 impl Run {
     /// What the user said, in their own words, a reference of the request
@@ -52,7 +52,7 @@ impl Run {
         self.messages[..before_request]
             .iter()
             .filter_map(|m| match m {
-                ChatMessage::User(text) if !text.starts_with("(Imprint") => Some(text.as_str()),
+                ChatMessage::User(text) if !note::is_note(text) => Some(text.as_str()),
                 ChatMessage::Assistant { content, .. } => Some(content.as_str()),
                 _ => None,
             })

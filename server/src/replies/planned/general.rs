@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::models::ChatMessage;
+use crate::models::{note, ChatMessage};
 use crate::plan;
 use crate::replies::stream::{Interrupt, Run};
 
@@ -27,7 +27,7 @@ impl Run {
         let before = self.messages.len().saturating_sub(1);
         for message in &self.messages[..before] {
             match message {
-                ChatMessage::User(text) if !text.starts_with("(Imprint") => {
+                ChatMessage::User(text) if !note::is_note(text) => {
                     messages.push(ChatMessage::User(text.clone()))
                 }
                 ChatMessage::Assistant { content, .. } if !content.trim().is_empty() => messages

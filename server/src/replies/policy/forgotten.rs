@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::SmallModelPolicy;
 use crate::grounding;
+use crate::models::note::Note;
 use crate::models::{ChatMessage, ToolCallRequest};
 use crate::tools;
 
@@ -28,9 +29,7 @@ impl SmallModelPolicy {
             return None;
         }
         self.nudged = true;
-        Some(ChatMessage::User(
-            "(Imprint: the user asked for a reminder and none is set. Call remind now with the text and the time the user gave.)".into(),
-        ))
+        Some(Note::ReminderNotSet.message())
     }
 
     /// After the nudge, a model that still sets no reminder gets one set

@@ -31,6 +31,7 @@ use chrono::{DateTime, Local};
 use serde_json::Value;
 
 use super::own_answer;
+use crate::models::note::Note;
 use crate::models::{ChatMessage, ToolCallRequest};
 use crate::tools::{self, WritesAsked};
 
@@ -82,9 +83,10 @@ impl SmallModelPolicy {
         // The turn is no longer read past the first call too many, so
         // how many more it wrote is not known.
         (extra_calls > 0).then(|| {
-            ChatMessage::User(format!(
-                "(Imprint: only the first {MAX_CALLS_PER_TURN} tool calls of a turn run; the rest were not run. Call only what you need.)"
-            ))
+            Note::CallsDropped {
+                kept: MAX_CALLS_PER_TURN,
+            }
+            .message()
         })
     }
 

@@ -31,6 +31,7 @@ use super::slots::WritingSlot;
 use super::turn::Turn;
 use super::{Replies, Reply};
 use crate::grounding::{self, NeedKind};
+use crate::models::note::{Note, StopReason};
 use crate::models::shown_text::without_markup;
 use crate::models::{ChatMessage, ModelError};
 use crate::research::Research;
@@ -205,7 +206,7 @@ impl Run {
                 if self.write_for_the_model().await {
                     continue;
                 }
-                return self.reserved_answer(why.note()).await;
+                return self.reserved_answer(why.reason()).await;
             }
             let turn = self.turn(true).await?;
             if let Some(why) = self.cut_short(&turn) {
@@ -231,16 +232,16 @@ impl Run {
     /// passed while the model wrote, or the model wrote hidden markup
     /// past any call's length a second time (twice is a habit: another
     /// try would cost as much).
-    fn cut_short(&mut self, turn: &Turn) -> Option<&'static str> {
+    fn cut_short(&mut self, turn: &Turn) -> Option<StopReason> {
         if turn.out_of_time {
             if let Some(why) = self.research.exhausted() {
-                return Some(why.note());
+                return Some(why.reason());
             }
         }
         if turn.overlong && turn.calls.is_empty() {
             self.overlong_turns += 1;
             if self.overlong_turns > 1 {
-                return Some("Your tool calls ran too long and were cut off.");
+                return Some(StopReason::Overlong);
             }
         }
         None
@@ -284,10 +285,8 @@ impl Run {
     }
 
     /// One last turn without tools, told to answer from what it found.
-    async fn reserved_answer(&mut self, why: &str) -> Result<(), Interrupt> {
-        self.messages.push(ChatMessage::User(format!(
-            "(Imprint: {why} Do not call any more tools. Answer the user now from what you found, and say what you could not find.)"
-        )));
+    async fn reserved_answer(&mut self, why: StopReason) -> Result<(), Interrupt> {
+        self.messages.push(Note::AnswerNow(why).message());
         self.turn(false).await.map(|_| ())
     }
 

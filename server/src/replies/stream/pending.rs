@@ -4,6 +4,7 @@
 //! state, so a restart resumes mid-turn.
 
 use super::{Interrupt, Run};
+use crate::models::note::{Note, StopReason};
 use crate::models::{ChatMessage, ToolCallRequest};
 use crate::replies::checkpoint::PendingCalls;
 use crate::replies::policy::{self, SmallModelPolicy};
@@ -112,15 +113,12 @@ impl Run {
             && job_done
             && (policy::did_nothing(&pending.statuses) || nothing_new);
         if writes_done || looping {
-            self.reserved_answer("What the user asked for is done.")
-                .await?;
+            self.reserved_answer(StopReason::Done).await?;
             return Ok(true);
         }
         self.messages.extend(pending.cap_note);
         if pending.malformed > 0 {
-            self.messages.push(ChatMessage::User(
-                "(Imprint: a tool call you wrote could not be read. Write it again exactly in the format given, or answer without it.)".into(),
-            ));
+            self.messages.push(Note::UnreadableCall.message());
         }
         self.research.finish_turn(pending.progress);
         // A memory asked to be saved, and a turn that got nowhere: Imprint
