@@ -83,19 +83,11 @@ pub fn written_options(args: &Value) -> Vec<String> {
     }
 }
 
-/// Lower-case words of a text, punctuation dropped.
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
 /// True for an option that is the schema's wording (or a run of two or
 /// more of its words, "short choices") or a placeholder ("option 1",
 /// "choice A", "…") rather than a choice.
 fn repeats_the_schema(option: &str) -> bool {
-    let option = words(option);
+    let option = crate::words::plain(option);
     match option.as_slice() {
         [] => return true,
         [first, rest @ ..]
@@ -115,7 +107,7 @@ fn repeats_the_schema(option: &str) -> bool {
         ]
         .iter()
         .any(|description| {
-            words(description)
+            crate::words::plain(description)
                 .windows(option.len())
                 .any(|run| run == option.as_slice())
         })

@@ -46,3 +46,4 @@ pub mod sse;
 pub mod store;
 pub mod tools;
 pub mod voice;
+pub mod words;

@@ -5,14 +5,14 @@
 
 use serde_json::Value;
 
-use super::{lower_words, reference, slip_of, UserWords};
+use super::{reference, slip_of, UserWords};
 
 /// True when the words ask to keep something: "save", "store",
 /// "remember", "note that", "add to my notes", "write down"; or when they
 /// start with a slip of a long verb of keeping ("rember my …").
 pub fn asks_to_save(text: &str) -> bool {
     let lower = text.to_lowercase();
-    lower_words(text)
+    crate::words::plain(text)
         .iter()
         .any(|w| KEEPING_VERBS.contains(&w.as_str()))
         || without_keeping_words(text).1
@@ -204,7 +204,7 @@ fn before_trailing_keep(request: &str) -> Option<&str> {
         return None;
     }
     let before = cut.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.".contains(c));
-    (lower_words(before).len() >= 2).then_some(before)
+    (crate::words::plain(before).len() >= 2).then_some(before)
 }
 
 /// What the words before a colon say a memory is about, without the verb
@@ -213,7 +213,7 @@ fn before_trailing_keep(request: &str) -> Option<&str> {
 /// ("Save to the Website project", "Note this").
 fn saved_under(before: &str) -> Option<String> {
     let lower = before.to_lowercase();
-    if lower_words(&lower)
+    if crate::words::plain(&lower)
         .iter()
         .any(|w| w == "project" || w == "projects")
     {

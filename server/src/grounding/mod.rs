@@ -199,14 +199,6 @@ pub(crate) fn slip_of(word: &str, verb: &str) -> bool {
         && strsim::damerau_levenshtein(word, verb) <= allowed
 }
 
-pub(crate) fn lower_words(text: &str) -> Vec<String> {
-    text.to_lowercase()
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
 /// A reminder asked for with no time the user's words give: the question
 /// to settle before the model starts, so asking does not wait on the model
 /// calling `remind`. "Every day", "next week" and "before the flight" give
@@ -233,7 +225,7 @@ pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need
         } else {
             about
         };
-        let next_week = lower_words(words.request)
+        let next_week = crate::words::plain(words.request)
             .windows(2)
             .any(|w| w[0] == "next" && w[1] == "week");
         let options = match day {
@@ -411,7 +403,7 @@ pub fn unnamed_project(request: &str, projects: &[String]) -> Option<Need> {
 /// True when the words point at one project without naming it: "the
 /// project", "my project", "this project's notes".
 pub fn refers_to_a_project(text: &str) -> bool {
-    lower_words(text).windows(2).any(|pair| {
+    crate::words::plain(text).windows(2).any(|pair| {
         matches!(
             pair[0].as_str(),
             "the" | "my" | "our" | "this" | "that" | "current"
@@ -442,8 +434,8 @@ fn position_of(text: &str, name: &str) -> Option<usize> {
 /// True when the words call `name` a project: "the Bakery project",
 /// "project Bakery", "project: Bakery".
 fn named_as_project(text: &str, name: &str) -> bool {
-    let words = lower_words(text);
-    let name = lower_words(name);
+    let words = crate::words::plain(text);
+    let name = crate::words::plain(name);
     if name.is_empty() {
         return false;
     }

@@ -6,7 +6,7 @@ use chrono::{DateTime, Local, NaiveDate};
 use serde_json::Value;
 
 use super::when::{self, Stated};
-use super::{iso, lower_words, mentions, reference};
+use super::{iso, mentions, reference};
 
 /// A detail only the user can give.
 #[derive(Clone, Debug, PartialEq)]
@@ -163,7 +163,7 @@ fn pointed_at<'a>(
     const VAGUE: [&str; 8] = [
         "the", "one", "that", "this", "meeting", "first", "about", "with",
     ];
-    let said: Vec<String> = lower_words(answer)
+    let said: Vec<String> = crate::words::plain(answer)
         .into_iter()
         .filter(|w| w.len() >= 3 && !VAGUE.contains(&w.as_str()))
         .collect();
@@ -171,7 +171,7 @@ fn pointed_at<'a>(
     let plain = |w: &String| w.trim_end_matches("'s").to_string();
     let said: Vec<String> = said.iter().map(plain).collect();
     let mut matching = candidates.iter().filter(|c| {
-        let label: Vec<String> = lower_words(&c.label).iter().map(plain).collect();
+        let label: Vec<String> = crate::words::plain(&c.label).iter().map(plain).collect();
         said.iter().any(|w| label.contains(w))
     });
     let first = matching.next()?;

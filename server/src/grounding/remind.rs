@@ -5,13 +5,13 @@
 use chrono::{DateTime, Datelike, Duration, Local, NaiveDate, NaiveTime, TimeZone, Weekday};
 use serde_json::Value;
 
-use super::{lower_words, reference, slip_of, when, UserWords, MEANT_WORDS};
+use super::{reference, slip_of, when, UserWords, MEANT_WORDS};
 
 /// True when the words ask for a reminder: "remind me", "set a reminder",
 /// "wake me", "don't let me forget".
 pub fn asks_for_reminder(text: &str) -> bool {
     let lower = text.to_lowercase();
-    let words = lower_words(text);
+    let words = crate::words::plain(text);
     words.iter().any(|w| {
         w.starts_with("remind")
             // "remnd", "reminf": one slip of the keys is still the verb.
@@ -33,7 +33,7 @@ fn after_the_time(rest: &str) -> Option<String> {
         .find_map(|lead| time.strip_prefix(lead))
         .unwrap_or(time);
     let what = what.trim();
-    (when::is_only_time(time) && lower_words(what).len() >= 2).then(|| format!("to {what}"))
+    (when::is_only_time(time) && crate::words::plain(what).len() >= 2).then(|| format!("to {what}"))
 }
 
 /// Where "remnd me" (one slip from "remind me") is in `lower`, and its
@@ -181,7 +181,7 @@ fn after_remind_me(source: &str) -> Option<String> {
         || when::recurrence(before).is_some()
         // "tomorrow at 9", "on Friday at 14:00": the words say when.
         || when::is_only_time(before)
-        || lower_words(before).iter().all(|w| {
+        || crate::words::plain(before).iter().all(|w| {
             matches!(
                 w.as_str(),
                 "next" | "week" | "later" | "soon" | "sometime" | "again" | "please"

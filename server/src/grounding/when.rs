@@ -238,16 +238,16 @@ pub fn recurrence(text: &str) -> Option<Recurrence> {
     None
 }
 
+/// The text's terms ([`crate::words::terms`]), "a.m." as "am" and a
+/// dotted clock time as one with a colon.
 fn words(text: &str) -> Vec<String> {
     let lower = text
         .to_lowercase()
         .replace("a.m.", "am")
         .replace("p.m.", "pm");
-    lower
-        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '!' | '?' | '(' | ')' | '"'))
-        .map(|w| w.trim_matches(|c: char| matches!(c, '.' | '\'' | '“' | '”' | '‘' | '’')))
-        .filter(|w| !w.is_empty())
-        .map(dotted_clock)
+    crate::words::terms(&lower)
+        .iter()
+        .map(|w| dotted_clock(w))
         .collect()
 }
 

@@ -79,7 +79,10 @@ const PLAIN_CAPITALS: &[&str] = &[
 /// a sentence ("Jan", "Lisbon"). Empty when every claim is backed.
 pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
     let digits: Vec<String> = backing.iter().map(|text| digits_in(text)).collect();
-    let backing: Vec<String> = backing.iter().flat_map(|text| tokens(text)).collect();
+    let backing: Vec<String> = backing
+        .iter()
+        .flat_map(|text| crate::words::spans(text))
+        .collect();
     let backed = |token: &str| {
         let plain = normalize(token);
         let number = digits_in(token);
@@ -116,14 +119,23 @@ pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
 /// (a name, a number, a place): it tells the user something. "you" for
 /// "wifi pw at my parents place??" tells nothing.
 pub fn tells_something(answer: &str, memory: &str, question: &str) -> bool {
-    let asked: Vec<String> = tokens(question).iter().map(|t| normalize(t)).collect();
-    let held: Vec<String> = tokens(memory).iter().map(|t| normalize(t)).collect();
-    tokens(answer).iter().map(|t| normalize(t)).any(|t| {
-        t.chars().count() >= 2
-            && held.contains(&t)
-            && !asked.contains(&t)
-            && !FILLER.contains(&t.as_str())
-    })
+    let asked: Vec<String> = crate::words::spans(question)
+        .iter()
+        .map(|t| normalize(t))
+        .collect();
+    let held: Vec<String> = crate::words::spans(memory)
+        .iter()
+        .map(|t| normalize(t))
+        .collect();
+    crate::words::spans(answer)
+        .iter()
+        .map(|t| normalize(t))
+        .any(|t| {
+            t.chars().count() >= 2
+                && held.contains(&t)
+                && !asked.contains(&t)
+                && !FILLER.contains(&t.as_str())
+        })
 }
 
 /// Words an answer shares with any memory without telling anything.
@@ -131,13 +143,6 @@ const FILLER: &[&str] = &[
     "the", "is", "are", "was", "your", "you", "my", "at", "on", "in", "of", "for", "to", "and",
     "a", "an", "it", "its", "with",
 ];
-
-fn tokens(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|t| !t.is_empty())
-        .map(str::to_string)
-        .collect()
-}
 
 /// Lower case, possessive and punctuation off: "Jan's" is "jan".
 fn normalize(token: &str) -> String {

@@ -81,20 +81,12 @@ const SMALL_WORDS: &[&str] = &[
 /// The request's words, lower case: "15%" is "15" and "%", "5km" is "5"
 /// and "km", "1,000" is "1000".
 fn tokens(request: &str) -> Vec<String> {
-    let lower = request.to_lowercase().replace(['’', '‘'], "'");
     let mut tokens = Vec::new();
-    for raw in lower.split_whitespace() {
-        let word =
-            raw.trim_matches(|c: char| matches!(c, '?' | '!' | ',' | ';' | ':' | '"' | '(' | ')'));
-        let word = word.strip_suffix('.').unwrap_or(word);
-        if word.is_empty() || word == "-" || word == "–" {
-            continue;
+    for term in crate::words::terms(request) {
+        match number_then_rest(&term) {
+            Some(split) => tokens.extend(split),
+            None => tokens.push(term),
         }
-        if let Some(split) = number_then_rest(word) {
-            tokens.extend(split);
-            continue;
-        }
-        tokens.push(word.to_string());
     }
     tokens
 }

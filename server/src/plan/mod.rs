@@ -17,7 +17,7 @@ mod topic;
 pub use topic::Topic;
 use topic::KEPT_DETAILS;
 
-use crate::grounding::{self, lower_words};
+use crate::grounding;
 
 /// What a request asks Imprint to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,7 +163,7 @@ const NOT_POSSESSIVE: &[&str] = &[
 
 /// Judges what a request asks for.
 pub fn classify(request: &str) -> Plan {
-    let words = lower_words(request);
+    let words = crate::words::plain(request);
     let plan = |kind, reason: &str| Plan {
         kind,
         reason: reason.to_string(),
@@ -238,7 +238,7 @@ fn asks_for_projects(words: &[String]) -> bool {
 /// Australia?", "Say hello in French.") is general knowledge, unless the
 /// memories hold something about it.
 pub fn is_personal(request: &str) -> bool {
-    let words = lower_words(request);
+    let words = crate::words::plain(request);
     let topic = Topic::of(request, &[]);
     words.iter().any(|w| {
         FIRST_PERSON.contains(&w.as_str())
@@ -254,7 +254,7 @@ pub fn is_personal(request: &str) -> bool {
 /// (`named`: what the request says to keep). A digit, an "is", a colon or
 /// an address gives it ("the PIN 4321", "Anna's email is …").
 pub fn names_a_detail_without_it(request: &str, named: &str) -> bool {
-    let words = lower_words(named);
+    let words = crate::words::plain(named);
     let gives = named
         .chars()
         .any(|c| c.is_ascii_digit() || c == '@' || c == ':')

@@ -1,8 +1,6 @@
 //! A question's topic: the words naming what it asks about, the words
 //! saying what of it is wanted, and which memories answer it.
 
-use crate::grounding::lower_words;
-
 /// Details people keep about their own things, as asked for: "the
 /// plumber's number", "the code of the flight".
 pub(super) const KEPT_DETAILS: &[&str] = &[
@@ -170,7 +168,7 @@ impl Topic {
         let words = crate::grounding::reference::topic(request, projects);
         // "Which hotel…", "what room…": the noun after the question word
         // is what is asked.
-        let lower = lower_words(request);
+        let lower = crate::words::plain(request);
         let asked_noun: Vec<&String> = lower
             .windows(2)
             .filter(|w| matches!(w[0].as_str(), "which" | "what"))
@@ -210,7 +208,7 @@ impl Topic {
     /// whole (a run of three or more may miss one word); 0 when it holds
     /// none, or holds part of a run and no whole one (a near miss).
     pub fn score(&self, content: &str) -> usize {
-        let words = lower_words(&one_word_names(content));
+        let words = crate::words::plain(&one_word_names(content));
         if !self.owners.iter().all(|owner| holds(&words, owner)) {
             return 0;
         }
@@ -255,7 +253,7 @@ impl Topic {
     /// True when `content` holds what is asked ("the number": a phone, a
     /// landline, a "tel"); true when nothing in particular is asked.
     pub fn asked_in(&self, content: &str) -> bool {
-        let words = lower_words(&one_word_names(content));
+        let words = crate::words::plain(&one_word_names(content));
         let is = |table: &[&str]| self.asked.iter().any(|w| table.contains(&w.as_str()));
         self.asked.is_empty()
             || self.asked.iter().any(|w| holds(&words, w))
@@ -388,7 +386,7 @@ fn runs_of(request: &str, names: &[String]) -> Vec<Vec<String>> {
     let mut runs: Vec<Vec<String>> = Vec::new();
     for clause in request.split([',', '.', '?', '!', ';', ':', '(', ')']) {
         let mut run: Vec<String> = Vec::new();
-        for word in lower_words(clause) {
+        for word in crate::words::plain(clause) {
             let plain = word.trim_end_matches("'s").to_string();
             if names.contains(&plain) {
                 if !run.contains(&plain) {

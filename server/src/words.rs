@@ -1,0 +1,75 @@
+//! How text becomes words for Imprint's English rules: one tokenizer for
+//! every rule (what a request asks for, what a save keeps, a reminder's
+//! time, a sum, an answer's claims, a question's options).
+//!
+//! Two cuts, each for what its readers need:
+//! - [`plain`] / [`spans`]: words of letters and digits, an apostrophe
+//!   kept inside ("what's", "Jan's"); every other mark cuts. Rules that
+//!   compare words read these.
+//! - [`terms`]: cut at spaces only, the marks around a term trimmed, so a
+//!   clock time ("16:40", "8.05pm"), a number ("1,000", "3.5") or a
+//!   percentage ("15%") stays one term. The time reader and the sums
+//!   read these.
+//!
+//! Both lower-case (but [`spans`]) and read curly apostrophes as straight
+//! ones: "Jan’s" and "Jan's" are one word.
+
+/// The text's words, lower case: letters and digits, an apostrophe kept
+/// inside a word ("what's"), at its edges dropped.
+pub fn plain(text: &str) -> Vec<String> {
+    spans(&text.to_lowercase())
+}
+
+/// As [`plain`], in the text's own case ("Jan's" stays "Jan's").
+pub fn spans(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric() && !is_apostrophe(c))
+        .map(|w| w.trim_matches(is_apostrophe))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.replace(['’', '‘'], "'"))
+        .collect()
+}
+
+/// The text's terms, lower case, cut at spaces: the marks that end or
+/// wrap a term (`. , ; : ! ? " ( )` and quotes) trimmed from its edges,
+/// and a lone dash dropped. "Meet at 16:40, then 8.05pm (15%)." is
+/// "meet", "at", "16:40", "then", "8.05pm", "15%".
+pub fn terms(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .replace(['’', '‘'], "'")
+        .split_whitespace()
+        .map(|t| t.trim_matches(|c: char| EDGE_MARKS.contains(c)))
+        .filter(|t| !t.is_empty() && !matches!(*t, "-" | "–" | "—"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Marks that end or wrap a term, never inside one that means something.
+const EDGE_MARKS: &str = ".,;:!?\"'()“”[]";
+
+fn is_apostrophe(c: char) -> bool {
+    matches!(c, '\'' | '’' | '‘')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_words_keep_an_inner_apostrophe_and_nothing_else() {
+        assert_eq!(
+            plain("What's Jan’s number? 'Call' him, at 0176-555!"),
+            ["what's", "jan's", "number", "call", "him", "at", "0176", "555"]
+        );
+        assert_eq!(spans("Jan's PIN"), ["Jan's", "PIN"]);
+        assert!(plain(" ... !? ").is_empty());
+    }
+
+    #[test]
+    fn terms_keep_times_numbers_and_percentages_whole() {
+        assert_eq!(
+            terms("Meet at 16:40, then 8.05pm (15%) — about 1,000 km."),
+            ["meet", "at", "16:40", "then", "8.05pm", "15%", "about", "1,000", "km"]
+        );
+        assert_eq!(terms("“Saturday”: it’s 3.5"), ["saturday", "it's", "3.5"]);
+    }
+}
