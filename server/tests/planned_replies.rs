@@ -486,3 +486,76 @@ async fn remind_me_what_something_is_is_a_question_with_no_time_asked() {
     let text = assistant_text(&events);
     assert!(text.starts_with("I found nothing about"), "{text}");
 }
+
+#[tokio::test]
+async fn a_misspelt_read_finds_the_memory_and_a_near_miss_is_not_the_answer() {
+    // Requests a helper wrote in session 12. The stand-in picks the first
+    // memory whatever is asked, as the built-in model did.
+    let server = planned(vec![
+        scenario(
+            "dentsit",
+            vec![step(
+                json!({"memory": 1, "answer": "Your dentist's number is 020 7946 0321."}),
+            )],
+        ),
+        scenario(
+            "hotel",
+            vec![step(
+                json!({"memory": 1, "answer": "Your booking reference is K4LBT9."}),
+            )],
+        ),
+    ])
+    .await;
+    server
+        .remember("My dentist is Dr. Helena Marsh, phone 020 7946 0321", None)
+        .await;
+    server
+        .remember(
+            "Flight back from Lisbon: easyJet EZY8736 on 2 January, booking reference K4LBT9",
+            None,
+        )
+        .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "whats my dentsit's number").await;
+    let text = assistant_text(&events);
+    assert!(text.contains("020 7946 0321"), "{text}");
+
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "whats the booking ref for my hotel in lisbon")
+        .await;
+    let text = assistant_text(&events);
+    assert!(
+        text.starts_with("I found nothing in your memories that answers that."),
+        "the flight's reference is no answer about the hotel: {text}"
+    );
+    assert!(!text.contains("Your booking reference is K4LBT9"), "{text}");
+}
+
+#[tokio::test]
+async fn polite_and_spoken_saves_keep_what_the_user_said() {
+    let server = planned(Vec::new()).await;
+    for (request, kept) in [
+        (
+            "could you jot down that my new bike lock combination is 3092",
+            "My new bike lock combination is 3092",
+        ),
+        (
+            "ok so the tracking number for the kettle parcel is RM884123070GB, keep that somewhere for me",
+            "The tracking number for the kettle parcel is RM884123070GB",
+        ),
+    ] {
+        let sid = server.create_session().await;
+        let events = server.converse(&sid, request).await;
+        let text = assistant_text(&events);
+        assert!(text.starts_with("Done: saved"), "{request}: {text}");
+        let (_, memories) = server.get("/api/memories").await;
+        let stored: Vec<&str> = memories["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|m| m["content"].as_str())
+            .collect();
+        assert!(stored.contains(&kept), "{request}: {stored:?}");
+    }
+}

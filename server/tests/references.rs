@@ -490,7 +490,7 @@ async fn the_memory_the_user_chose_found_again_is_no_news_and_research_ends() {
     assert_eq!(
         assistant_text(&rest),
         "Here is what I found in your memories:\n\n\
-         - Billing meeting: we decided to move invoices to Stripe (Billing, 12 May 2030)"
+         - Billing meeting: we decided to move invoices to Stripe (Billing, saved 12 May 2030)"
     );
 }
 
@@ -517,7 +517,7 @@ async fn the_users_own_words_for_what_they_meant_are_searched_for_the_model() {
     // A model that then says nothing: Imprint answers with what it found.
     assert_eq!(
         assistant_text(&rest),
-        "Here is what I found in your memories:\n\n- Anna's phone number is 0176 111 222 (1 April 2030)"
+        "Here is what I found in your memories:\n\n- Anna's phone number is 0176 111 222 (saved 1 April 2030)"
     );
 }
 
@@ -648,7 +648,7 @@ async fn browsing_after_imprint_found_what_the_request_is_about_is_no_news() {
     assert_eq!(results[0]["status"], "done");
     assert_eq!(
         assistant_text(&events),
-        "Here is what I found in your memories:\n\n- Marta's phone number is 0176 333 444 (2 April 2030)"
+        "Here is what I found in your memories:\n\n- Marta's phone number is 0176 333 444 (saved 2 April 2030)"
     );
 }
 
@@ -678,7 +678,7 @@ async fn other_memories_found_after_imprint_found_what_the_request_is_about_are_
     assert_eq!(results[0]["found"], 1, "{events:?}");
     assert_eq!(
         assistant_text(&events),
-        "Here is what I found in your memories:\n\n- Marta's phone number is 0176 333 444 (2 April 2030)"
+        "Here is what I found in your memories:\n\n- Marta's phone number is 0176 333 444 (saved 2 April 2030)"
     );
 }
 

@@ -65,7 +65,8 @@ fn is_keeping_verb(word: &str) -> bool {
 /// Small words that may come with a verb of keeping at the start of a
 /// request to save ("Please write down the …").
 const BESIDE_KEEPING: &[&str] = &[
-    "please", "pls", "plz", "write", "down", "the", "a", "an", "this", "that", "my",
+    "please", "pls", "plz", "write", "down", "the", "a", "an", "this", "that", "my", "could",
+    "can", "would", "will", "you", "u", "kindly", "hey", "ok", "okay",
 ];
 
 /// The request after its leading words of keeping ("Save the new PIN 4321
@@ -140,21 +141,50 @@ pub fn what_to_save(request: &str) -> Option<String> {
                 None => capitalized(after),
             });
         }
-        None => {
-            let lower = request.to_lowercase();
-            let at = [
-                "remember that ",
-                "note that ",
-                "save that ",
-                "keep in mind that ",
-            ]
-            .iter()
-            .find_map(|p| lower.find(p).map(|i| i + p.len()))?;
-            &request[at..]
-        }
+        None => &request[after_keeping_that(request)?..],
     };
     let said = said.trim();
     (!said.is_empty()).then(|| capitalized(said))
+}
+
+/// Where what to keep starts after a verb of keeping and "that":
+/// "Remember that …", "Could you jot down that …", "make a note that …",
+/// "don't forget that …". `None` when no verb of keeping is followed by
+/// "that".
+fn after_keeping_that(request: &str) -> Option<usize> {
+    let mut words = request
+        .char_indices()
+        .filter(|&(i, c)| {
+            !c.is_whitespace() && (i == 0 || request[..i].ends_with(char::is_whitespace))
+        })
+        .map(|(i, _)| {
+            let end = request[i..]
+                .find(char::is_whitespace)
+                .map_or(request.len(), |n| i + n);
+            let plain = request[i..end]
+                .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase();
+            (plain, end)
+        })
+        .peekable();
+    while let Some((word, _)) = words.next() {
+        let keeping = is_keeping_verb(&word) || matches!(word.as_str(), "write" | "forget");
+        if !keeping {
+            continue;
+        }
+        // "down", "in mind", "a note", "it down": between the verb and
+        // "that".
+        while words
+            .peek()
+            .is_some_and(|(w, _)| matches!(w.as_str(), "down" | "in" | "mind" | "a" | "note"))
+        {
+            words.next();
+        }
+        if let Some((_, end)) = words.next_if(|(w, _)| w == "that") {
+            return Some(end);
+        }
+    }
+    None
 }
 
 /// Keeping words that may close a request ("…, save that").
@@ -189,11 +219,13 @@ const TRAILING_KEEP: &[&str] = &[
 /// Saturday"); `None` when it does not end so, or nothing is before them.
 fn before_trailing_keep(request: &str) -> Option<&str> {
     let mut trimmed = request.trim_end_matches(|c: char| c.is_whitespace() || ".!".contains(c));
-    // "…, store it pls": the politeness after the keeping words goes.
-    for polite in [" please", " pls", " plz", " thanks", " thx", " ta"] {
-        if trimmed.to_lowercase().ends_with(polite) {
-            trimmed = trimmed[..trimmed.len() - polite.len()].trim_end();
-        }
+    // "…, store it pls", "…, keep that somewhere for me": the words after
+    // the keeping words that say nothing of what to keep go.
+    while let Some(tail) = AFTER_KEEPING
+        .iter()
+        .find(|tail| trimmed.to_lowercase().ends_with(*tail))
+    {
+        trimmed = trimmed[..trimmed.len() - tail.len()].trim_end();
     }
     let lower = trimmed.to_lowercase();
     let suffix = TRAILING_KEEP.iter().find(|s| lower.ends_with(*s))?;
@@ -204,7 +236,45 @@ fn before_trailing_keep(request: &str) -> Option<&str> {
         return None;
     }
     let before = cut.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.".contains(c));
+    let before = without_lead_in(before);
     (crate::words::plain(before).len() >= 2).then_some(before)
+}
+
+/// Words that may follow the keeping words and say nothing of what to
+/// keep ("…, keep that somewhere for me please").
+const AFTER_KEEPING: &[&str] = &[
+    " please",
+    " pls",
+    " plz",
+    " thanks",
+    " thx",
+    " ta",
+    " for me",
+    " somewhere",
+    " for later",
+    " safe",
+    " in memory",
+    " in your memory",
+];
+
+/// `text` without the spoken lead-in that opens it ("ok so the tracking
+/// number …" is "the tracking number …").
+fn without_lead_in(text: &str) -> &str {
+    let mut rest = text.trim_start();
+    loop {
+        let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let plain = word
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        let lead_in = matches!(
+            plain.as_str(),
+            "ok" | "okay" | "so" | "right" | "alright" | "um" | "uh" | "hey" | "oh" | "well"
+        );
+        if !lead_in || after.trim().is_empty() {
+            return rest;
+        }
+        rest = after.trim_start();
+    }
 }
 
 /// What the words before a colon say a memory is about, without the verb

@@ -143,11 +143,17 @@ pub(super) fn about(request: &str, model_text: &str) -> String {
     }
 }
 
+/// `s` without the marks and the politeness that close it ("to water the
+/// plants pls." is "to water the plants").
 fn clean_end(s: &str) -> String {
-    s.trim()
-        .trim_end_matches(['.', '!', '?', ' '])
-        .trim()
-        .to_string()
+    let mut s = s.trim().trim_end_matches(['.', '!', '?', ' ', ',']);
+    while let Some(polite) = [" please", " pls", " plz", " thanks", " thx", " thank you"]
+        .iter()
+        .find(|p| s.to_lowercase().ends_with(*p))
+    {
+        s = s[..s.len() - polite.len()].trim_end_matches(['.', '!', '?', ' ', ',']);
+    }
+    s.trim().to_string()
 }
 
 /// "to send the invoice" from "… remind me to send the invoice." (or
@@ -162,6 +168,8 @@ fn after_remind_me(source: &str) -> Option<String> {
         "ping me",
         "alert me",
         "notify me",
+        "let me not forget",
+        "let me forget",
     ]
     .iter()
     .find_map(|anchor| lower.find(anchor).map(|i| (i, anchor.len())))
@@ -169,6 +177,16 @@ fn after_remind_me(source: &str) -> Option<String> {
     let rest = clean_end(&source[i + len..]);
     if let Some(what) = after_the_time(&rest) {
         return Some(what);
+    }
+    // "Don't let me forget the keys": what is not to be forgotten follows
+    // the verb itself.
+    let forget = lower[i..i + len].ends_with("forget");
+    let lower_rest = rest.to_lowercase();
+    let linked = ["to ", "about ", "of ", "that "]
+        .iter()
+        .any(|p| lower_rest.starts_with(p));
+    if forget && !linked && !rest.is_empty() {
+        return Some(format!("about {rest}"));
     }
     let lower_rest = format!(" {}", rest.to_lowercase());
     let start = [" to ", " about ", " of ", " that "]

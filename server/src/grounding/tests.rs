@@ -13,6 +13,20 @@ fn the_reminders_text_comes_from_the_request() {
         reminder_text("please remind me about the dentist!").as_deref(),
         Some("The dentist")
     );
+    // "Don't let me forget …": what follows, with or without "that".
+    assert_eq!(
+        reminder_text("don't let me forget that the boiler engineer is coming").as_deref(),
+        Some("The boiler engineer is coming")
+    );
+    assert_eq!(
+        reminder_text("Don't let me forget my passport").as_deref(),
+        Some("My passport")
+    );
+    // Politeness that closes the request is no part of it.
+    assert_eq!(
+        reminder_text("remind me to water the plants pls").as_deref(),
+        Some("Water the plants")
+    );
     assert_eq!(reminder_text("Set a reminder"), None);
     assert_eq!(reminder_text("remind me"), None);
 }
@@ -590,6 +604,26 @@ fn what_to_save_comes_from_the_users_words() {
             Some("The gate code is 4711"),
         ),
         ("Add to my notes: buy oat milk", Some("Buy oat milk")),
+        // A polite wrapper before the verb, or words between the verb and
+        // "that" (helper-written requests, session 12).
+        (
+            "could you jot down that my new bike lock combination is 3092",
+            Some("My new bike lock combination is 3092"),
+        ),
+        (
+            "Can you make a note that the boiler was serviced on 3 May",
+            Some("The boiler was serviced on 3 May"),
+        ),
+        (
+            "don't forget that Mia's flat is number 14B",
+            Some("Mia's flat is number 14B"),
+        ),
+        // Keeping words that close it, with words after them that say
+        // nothing of what to keep, and a spoken lead-in.
+        (
+            "ok so the tracking number for the kettle parcel is RM884123070GB, keep that somewhere for me",
+            Some("The tracking number for the kettle parcel is RM884123070GB"),
+        ),
         // What to keep is not said plainly, or nothing is to be kept.
         ("Save the hosting report", None),
         ("Save this:", None),

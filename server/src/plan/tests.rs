@@ -120,6 +120,21 @@ fn a_memory_answers_only_when_it_names_what_was_asked_about() {
         &[],
     );
     assert!(topic.named_in("Roadmap meeting 19 Nov: ship the beta in March"));
+
+    // Every naming run must be held (helper-written requests, session
+    // 12): the flight's booking reference is no answer about the hotel.
+    let topic = Topic::of("whats the booking ref for my hotel in lisbon", &[]);
+    assert!(
+        !topic.named_in("Flight back from Lisbon: easyJet EZY8736, booking reference K4LBT9"),
+        "{topic:?}"
+    );
+    assert!(topic.named_in("Hotel in Lisbon: Casa Azul, booking ref HX21"));
+    // "fly" is the flight; what the user does names nothing.
+    let topic = Topic::of("uh when do I fly out to lisbon", &[]);
+    assert!(
+        topic.named_in("Flight to Lisbon: TAP TP1351 on 19 December"),
+        "{topic:?}"
+    );
 }
 
 #[test]

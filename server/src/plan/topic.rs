@@ -64,6 +64,7 @@ const SAME_THING: &[&[&str]] = &[
     &["wifi", "wi-fi", "wlan", "wireless"],
     &["birthday", "bday", "birth", "born"],
     &["booking", "ref", "reference", "confirmation"],
+    &["flight", "flights", "fly", "flying", "flies"],
     // A memory about the parents' house answers for mum's or dad's.
     &["dad", "dads", "father", "parents", "parents'"],
     &[
@@ -75,6 +76,53 @@ const SAME_THING: &[&[&str]] = &[
     &["reg", "registration", "plate"],
 ];
 
+/// What the user does, said around what a question is about: "seeing"
+/// names nothing a memory must hold ("GP appointment with Dr. Okafor"
+/// answers "when am I seeing the doctor").
+const DOING: &[&str] = &[
+    "see",
+    "seeing",
+    "saw",
+    "seen",
+    "go",
+    "going",
+    "went",
+    "visit",
+    "visiting",
+    "leave",
+    "leaving",
+    "arrive",
+    "arriving",
+    "get",
+    "getting",
+    "got",
+    "come",
+    "coming",
+    "happen",
+    "happening",
+    "having",
+    "doing",
+    "need",
+    "using",
+    "take",
+    "taking",
+    "bring",
+    "bringing",
+    "meet",
+    "pick",
+    "picking",
+    "again",
+];
+
+/// "19th" as "19": a memory writes the day without its ending.
+fn without_ordinal(word: &str) -> &str {
+    let digits = word.chars().take_while(char::is_ascii_digit).count();
+    match &word[digits..] {
+        "st" | "nd" | "rd" | "th" if digits > 0 => &word[..digits],
+        _ => word,
+    }
+}
+
 /// True when one of `words` (a memory's) is `word`, one of its other
 /// names, or the same word with another ending ("meeting", "meetings").
 fn holds(words: &[String], word: &str) -> bool {
@@ -82,8 +130,9 @@ fn holds(words: &[String], word: &str) -> bool {
         .iter()
         .find(|group| group.contains(&word))
         .map_or(&[][..], |group| *group);
+    let word = without_ordinal(word);
     words.iter().any(|w| {
-        let w = w.trim_end_matches("'s");
+        let w = without_ordinal(w.trim_end_matches("'s"));
         w == word
             || same.contains(&w)
             || (w.len().min(word.len()) >= 4 && (w.starts_with(word) || word.starts_with(w)))
@@ -177,10 +226,26 @@ impl Topic {
         let (asked, names): (Vec<String>, Vec<String>) = words
             .into_iter()
             .partition(|w| ASKED_OF.contains(&w.as_str()) || asked_noun.contains(&w));
-        // Politeness names nothing ("… at the office pls").
+        // Politeness names nothing ("… at the office pls"), nor does what
+        // the user does ("when am I seeing the doctor").
         let names: Vec<String> = names
             .into_iter()
-            .filter(|w| !matches!(w.as_str(), "pls" | "plz" | "thx" | "thanks" | "ty"))
+            .filter(|w| {
+                !matches!(
+                    w.as_str(),
+                    "pls"
+                        | "plz"
+                        | "thx"
+                        | "thanks"
+                        | "ty"
+                        | "uh"
+                        | "um"
+                        | "erm"
+                        | "hmm"
+                        | "ok"
+                        | "okay"
+                ) && !DOING.contains(&w.as_str())
+            })
             .collect();
         // "What's the number?": the asked word is all there is to find.
         let (names, asked) = if names.is_empty() {
@@ -247,7 +312,9 @@ impl Topic {
     /// its plural or other endings, as [`crate::grounding::reference`]
     /// matches them.
     pub fn named_in(&self, content: &str) -> bool {
-        self.score(content) > 0
+        // Every run: the Lisbon flight's booking reference is no answer
+        // for "the booking ref for my hotel in Lisbon".
+        self.score(content) >= self.runs.len().max(1)
     }
 
     /// True when `content` holds what is asked ("the number": a phone, a

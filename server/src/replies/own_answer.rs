@@ -136,9 +136,10 @@ pub fn kept(memory: &MemoryLine<'_>) -> String {
     let day = NaiveDate::parse_from_str(memory.day, "%Y-%m-%d")
         .map(|d| d.format("%-d %B %Y").to_string())
         .unwrap_or_else(|_| memory.day.to_string());
+    // "saved": the day is when it was kept, not a fact of the memory's.
     match memory.project {
-        Some(project) => format!("{project}, {day}"),
-        None => day,
+        Some(project) => format!("{project}, saved {day}"),
+        None => format!("saved {day}"),
     }
 }
 
@@ -362,9 +363,9 @@ mod tests {
         assert_eq!(
             from_found(found),
             "Here is what I found in your memories:\n\n\
-             - Marta's phone number is 0176 333 444 (2 August 2026)\n\
-             - Hosting report: the VPS costs 12 EUR\n  a month, paid yearly (Website, Blog, 10 November 2026)\n\
-             - Budget: 400 EUR (Q3 (draft), 12 November 2026)"
+             - Marta's phone number is 0176 333 444 (saved 2 August 2026)\n\
+             - Hosting report: the VPS costs 12 EUR\n  a month, paid yearly (Website, Blog, saved 10 November 2026)\n\
+             - Budget: 400 EUR (Q3 (draft), saved 12 November 2026)"
         );
         assert_eq!(
             from_found("Projects:\n- Billing (3 memories, 2026-11-01 to 2026-11-12)"),

@@ -27,6 +27,7 @@ mod schema;
 mod sessions;
 mod time;
 mod transfer;
+mod vocabulary;
 
 use std::panic::AssertUnwindSafe;
 use std::path::Path;

@@ -1447,3 +1447,35 @@ async fn a_session_page_is_read_by_the_session_and_seq_key_not_a_scan() {
         assert!(!plan.contains("TEMP B-TREE"), "{plan}");
     }
 }
+
+#[tokio::test]
+async fn a_misspelt_word_is_matched_to_the_word_the_memories_hold() {
+    let store = Store::open_in_memory().unwrap();
+    for content in [
+        "My dentist is Dr. Helena Marsh, phone 020 7946 0321",
+        "Wi-Fi password at home is Marmalade!Otter42",
+        "Next appointment: 14 January",
+    ] {
+        store
+            .add_memory(memory(content, None, "2026-11-01T10:00:00Z"))
+            .await
+            .unwrap();
+    }
+    let words = [
+        "dentsit",
+        "passport",
+        "dentist",
+        "appointmnet",
+        "phnoe",
+        "marhs",
+    ]
+    .map(String::from)
+    .to_vec();
+    let like = store.words_like(words).await.unwrap();
+    assert_eq!(like[0].as_deref(), Some("dentist"), "two letters swapped");
+    assert_eq!(like[1], None, "passport is two slips from password");
+    assert_eq!(like[2], None, "a word the memories hold is not corrected");
+    assert_eq!(like[3], None, "held as the stem appoint");
+    assert_eq!(like[4].as_deref(), Some("phone"), "one swap");
+    assert_eq!(like[5].as_deref(), Some("marsh"));
+}

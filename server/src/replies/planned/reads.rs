@@ -33,13 +33,24 @@ impl Run {
             Some(meant) => format!("{} {meant}", self.request),
             None => self.request.clone(),
         };
-        let topic = Topic::of(&words, &projects);
+        let mut topic = Topic::of(&words, &projects);
         // The memory the user chose from Imprint's options, or the one
         // match its lookup found, is what the request is about.
         let chosen = self.chosen_memories();
         let personal = plan::is_personal(&self.request) || project.is_some() || !chosen.is_empty();
         let (found, chosen) = if chosen.is_empty() {
             let mut found = self.search(&topic, project.clone()).await;
+            // "whats my dentsit's number": the word the memories hold.
+            if found.is_empty() && personal {
+                if let Some(respelt) = self.respelt(&words, &topic).await {
+                    let topic_respelt = Topic::of(&respelt, &projects);
+                    found = self.search(&topic_respelt, project.clone()).await;
+                    if !found.is_empty() {
+                        tracing::info!(reply = %self.reply.id, %respelt, "read with its words respelt as the memories spell them");
+                        topic = topic_respelt;
+                    }
+                }
+            }
             // A general question ("the boiling point of water") is not
             // answered by a memory that shares one of its words ("Water:
             // Severnside account"): most of what it names must be held.
@@ -67,6 +78,34 @@ impl Run {
             return Ok(());
         }
         self.answer_from(&found, &topic, personal, chosen).await
+    }
+
+    /// `words` with each naming word of `topic` the memories do not hold
+    /// written as the word they hold one slip from; `None` when none is.
+    async fn respelt(&self, words: &str, topic: &Topic) -> Option<String> {
+        let like = match self.store.words_like(topic.names.clone()).await {
+            Ok(like) => like,
+            Err(error) => {
+                tracing::warn!(%error, "could not read the memories' words");
+                return None;
+            }
+        };
+        let mut respelt = words.to_string();
+        let mut changed = false;
+        for (name, like) in topic.names.iter().zip(like) {
+            let Some(like) = like else { continue };
+            let lower = respelt.to_lowercase();
+            // Offsets in the lower-case text are the text's own only when
+            // lower-casing kept every length.
+            if lower.len() != respelt.len() {
+                break;
+            }
+            if let Some(at) = lower.find(name.as_str()) {
+                respelt.replace_range(at..at + name.len(), &like);
+                changed = true;
+            }
+        }
+        changed.then_some(respelt)
     }
 
     /// The memories Imprint's lookup settled the request by: the one the
@@ -108,8 +147,18 @@ impl Run {
         // The memories that hold the most of what the request names
         // (the office wifi over the home one for "wifi pw at the office").
         let best = hits.iter().map(|hit| topic.score(&hit.content)).max();
-        hits.iter()
+        let best_hits: Vec<_> = hits
+            .iter()
             .filter(|hit| best.is_some_and(|best| best > 0 && topic.score(&hit.content) == best))
+            .collect();
+        // Of those, the ones that say it as the request does: "my flight
+        // to Lisbon" is the memory "Flight to Lisbon: …", not "Flight back
+        // from Lisbon: …".
+        let said = |hit: &&crate::store::MemoryHit| shared_pairs(&self.request, &hit.content);
+        let most_said = best_hits.iter().map(said).max().unwrap_or(0);
+        best_hits
+            .into_iter()
+            .filter(|hit| most_said < 2 || said(hit) == most_said)
             .take(READ_LIMIT)
             .map(memory_line)
             .collect()
@@ -147,8 +196,14 @@ impl Run {
             let topic = Topic::of(&self.request, &projects);
             found = self.search(&topic, None).await;
         }
+        // "I can't call anyone", "I can't book anything".
+        let whom = match verb {
+            "call" | "phone" | "text" | "email" | "e-mail" | "mail" | "message" | "invite"
+            | "reply" => "anyone",
+            _ => "anything",
+        };
         let mut text = format!(
-            "I can't {verb} anything for you: I can keep your memories, look them up and set reminders."
+            "I can't {verb} {whom} for you: I can keep your memories, look them up and set reminders."
         );
         if !found.is_empty() {
             text.push_str("\n\n");
@@ -157,6 +212,19 @@ impl Run {
         self.say(&text);
         Ok(())
     }
+}
+
+/// How many pairs of neighbouring words `request` and `content` share
+/// ("flight to", "to lisbon").
+fn shared_pairs(request: &str, content: &str) -> usize {
+    let pairs = |text: &str| {
+        let words = crate::words::plain(text);
+        words
+            .windows(2)
+            .map(|w| format!("{} {}", w[0], w[1]))
+            .collect::<std::collections::HashSet<_>>()
+    };
+    pairs(request).intersection(&pairs(content)).count()
 }
 
 /// "I found nothing about the plumber in your memories." and what to do.
@@ -180,4 +248,25 @@ pub(super) fn nothing_found(topic: &Topic, request: &str) -> String {
     )
     .trim_end()
     .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shared_pairs;
+
+    #[test]
+    fn the_memory_that_says_it_as_the_request_does_shares_more_pairs() {
+        let request = "what's the booking reference for my flight to lisbon";
+        let outbound =
+            "Flight to Lisbon: TAP TP1351 on 19 December at 07:40, booking reference QX7M2P";
+        let back =
+            "Flight back from Lisbon: easyJet EZY8736 on 2 January, booking reference K4LBT9";
+        assert_eq!(
+            shared_pairs(request, outbound),
+            3,
+            "booking reference, flight to, to lisbon"
+        );
+        assert_eq!(shared_pairs(request, back), 1);
+        assert_eq!(shared_pairs("when's my flight back from lisbon", back), 3);
+    }
 }
