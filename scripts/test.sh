@@ -11,10 +11,11 @@ while IFS= read -r var; do unset "$var"; done < <(env | grep -o '^IMPRINT_[A-Z_]
 
 scripts/setup.sh
 
-step "lints (rustfmt, clippy for the server and the wasm client)"
+step "lints (rustfmt, clippy for the server and the wasm client, tsc for the end-to-end tests)"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo clippy -p app --target wasm32-unknown-unknown --features csr --quiet -- -D warnings
+(cd end2end && npx tsc --noEmit -p .)
 
 step "cargo tests"
 # The recogniser's test hears real speech: its weights first (small, no build).
