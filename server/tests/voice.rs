@@ -303,3 +303,63 @@ async fn a_spoken_up_to_you_leaves_the_choice_to_the_model() {
         "left_to_imprint"
     );
 }
+
+#[tokio::test]
+async fn a_voice_conversation_sets_a_reminder_only_when_the_user_lets_it() {
+    // Planned turns (the built-in model's path): a reminder with no time
+    // is asked by Imprint, and the spoken time answers it.
+    let standin = StandIn::start(Vec::new()).await;
+    let base = standin.base_url();
+    let server = TestServer::start_with(
+        standin,
+        &[
+            "--chat-provider",
+            "local",
+            "--chat-base-url",
+            &base,
+            "--chat-model",
+            "standin",
+        ],
+        &[],
+    )
+    .await;
+    let (mut echo, snapshot) =
+        Echo::connect(&server, json!({"type": "hello", "writes": true})).await;
+    assert_eq!(snapshot["read_only"], false);
+    let question = waiting_question(&mut echo, "Remind me to call Anna").await;
+    assert!(
+        question["question"]
+            .as_str()
+            .unwrap()
+            .starts_with("What time"),
+        "{question}"
+    );
+    echo.send(json!({"type": "utterance", "text": "Tomorrow at nine.", "confidence": 0.9}))
+        .await;
+    let done = echo.until("assistant_message").await.pop().unwrap();
+    let text = done["text"].as_str().unwrap();
+    assert!(text.starts_with("Done: reminder set for"), "{text}");
+    let (_, reminders) = server.get("/api/reminders").await;
+    let reminders = reminders["reminders"].as_array().unwrap().clone();
+    assert_eq!(reminders.len(), 1, "{reminders:?}");
+    assert_eq!(reminders[0]["text"], "Call Anna");
+    let due = chrono::DateTime::parse_from_rfc3339(reminders[0]["due_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&chrono::Local);
+    let tomorrow = chrono::Local::now().date_naive().succ_opt().unwrap();
+    assert_eq!(due.date_naive(), tomorrow);
+    assert_eq!(due.format("%H:%M").to_string(), "09:00");
+
+    // Read-only by default: nothing is set, and Echo says why.
+    let (mut echo, snapshot) = Echo::connect(&server, json!({"type": "hello"})).await;
+    assert_eq!(snapshot["read_only"], true);
+    echo.send(json!({"type": "typed", "text": "Remind me to call Ben tomorrow at 10"}))
+        .await;
+    let done = echo.until("assistant_message").await.pop().unwrap();
+    assert!(
+        !done["text"].as_str().unwrap().starts_with("Done"),
+        "{done}"
+    );
+    let (_, reminders) = server.get("/api/reminders").await;
+    assert_eq!(reminders["reminders"].as_array().unwrap().len(), 1);
+}

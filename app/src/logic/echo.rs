@@ -25,6 +25,9 @@ pub struct EchoTurn {
 pub struct EchoState {
     pub conversation_id: Option<String>,
     pub saving: bool,
+    /// Echo may save and set reminders here (the conversation is not
+    /// read-only).
+    pub writes: bool,
     pub turns: Vec<EchoTurn>,
     pub queue: Vec<String>,
     /// The last thing Echo chose not to take (noise, its own voice).
@@ -125,15 +128,16 @@ impl EchoState {
             VoiceServerMessage::Snapshot {
                 conversation_id,
                 saving,
+                read_only,
                 turn,
                 queue,
-                ..
             } => {
                 if self.conversation_id.as_deref() != Some(conversation_id.as_str()) {
                     self.turns.clear();
                 }
                 self.conversation_id = Some(conversation_id);
                 self.saving = saving;
+                self.writes = !read_only;
                 self.queue = queue;
                 for turn in &mut self.turns {
                     turn.finished = true;

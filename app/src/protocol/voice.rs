@@ -25,6 +25,10 @@ pub enum VoiceClientMessage {
         conversation_id: Option<String>,
         #[serde(default)]
         saving: Option<bool>,
+        /// Echo may save memories and set reminders. Off by default:
+        /// voice is read-only unless the user turns this on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        writes: Option<bool>,
     },
     /// Recognized speech.
     Utterance {
@@ -166,7 +170,8 @@ mod tests {
             hello,
             VoiceClientMessage::Hello {
                 conversation_id: None,
-                saving: None
+                saving: None,
+                writes: None,
             }
         );
         let utterance: VoiceClientMessage =

@@ -79,9 +79,16 @@ async fn send(socket: &mut WebSocket, message: Message) -> bool {
     matches!(timeout(SEND_LIMIT, socket.send(message)).await, Ok(Ok(())))
 }
 
+/// What a `hello` asks for.
+struct Hello {
+    conversation_id: Option<String>,
+    saving: bool,
+    writes: bool,
+}
+
 /// Waits for `hello`, answering anything else with an error; `None` when
 /// the socket closes or [`HELLO_DEADLINE`] passes first.
-async fn hello(socket: &mut WebSocket) -> Option<(Option<String>, bool)> {
+async fn hello(socket: &mut WebSocket) -> Option<Hello> {
     let deadline = Instant::now() + HELLO_DEADLINE;
     loop {
         let Ok(Some(Ok(message))) = tokio::time::timeout_at(deadline, socket.recv()).await else {
@@ -92,7 +99,14 @@ async fn hello(socket: &mut WebSocket) -> Option<(Option<String>, bool)> {
             Some(Ok(VoiceClientMessage::Hello {
                 conversation_id,
                 saving,
-            })) => return Some((conversation_id, saving.unwrap_or(true))),
+                writes,
+            })) => {
+                return Some(Hello {
+                    conversation_id,
+                    saving: saving.unwrap_or(true),
+                    writes: writes.unwrap_or(false),
+                })
+            }
             Some(Ok(_)) => {
                 send(socket, error_text("send hello first")).await;
             }
@@ -106,10 +120,14 @@ async fn hello(socket: &mut WebSocket) -> Option<(Option<String>, bool)> {
 }
 
 async fn session(mut socket: WebSocket, engine: Arc<Engine>, permit: OwnedSemaphorePermit) {
-    let Some((conversation_id, saving)) = hello(&mut socket).await else {
+    let Some(hello) = hello(&mut socket).await else {
         return;
     };
-    let conversation = match engine.voice.open(conversation_id, saving).await {
+    let opened = engine
+        .voice
+        .open(hello.conversation_id, hello.saving, hello.writes)
+        .await;
+    let conversation = match opened {
         Ok(conversation) => conversation,
         Err(e) => {
             send(&mut socket, error_text(&e.to_string())).await;

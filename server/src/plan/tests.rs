@@ -135,6 +135,12 @@ fn a_memory_answers_only_when_it_names_what_was_asked_about() {
         topic.named_in("Flight to Lisbon: TAP TP1351 on 19 December"),
         "{topic:?}"
     );
+    // "home" is the way back.
+    let topic = Topic::of("booking code for the flight home from porto?", &[]);
+    assert!(
+        topic.named_in("Flight back from Porto 2 Jan, Ryanair FR8824, booking ref JW4TXA"),
+        "{topic:?}"
+    );
 }
 
 #[test]

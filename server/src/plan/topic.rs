@@ -65,6 +65,8 @@ const SAME_THING: &[&[&str]] = &[
     &["birthday", "bday", "birth", "born"],
     &["booking", "ref", "reference", "confirmation"],
     &["flight", "flights", "fly", "flying", "flies"],
+    // A trip's way back: "the flight home" is "Flight back from Porto".
+    &["back", "home", "return", "returning", "inbound"],
     // A memory about the parents' house answers for mum's or dad's.
     &["dad", "dads", "father", "parents", "parents'"],
     &[

@@ -47,11 +47,14 @@ impl VoiceHub {
     }
 
     /// Joins the conversation `id`, or starts a new one (its id reserved,
-    /// its session written at the first turn).
+    /// its session written at the first turn). `writes`: its replies may
+    /// save and set reminders (else read-only, the default); a conversation
+    /// already open keeps what it started with.
     pub async fn open(
         &self,
         id: Option<String>,
         saving: bool,
+        writes: bool,
     ) -> Result<Arc<Conversation>, VoiceError> {
         if let Some(id) = &id {
             if let Some(existing) = self.lock().get(id) {
@@ -61,7 +64,7 @@ impl VoiceHub {
             // caller adopts the reply it had open, restored after a
             // restart, if any).
             if self.store.get_session(id).await?.is_some() {
-                return self.insert(self.store.clone(), id.clone(), true, true);
+                return self.insert(self.store.clone(), id.clone(), true, true, writes);
             }
         }
         let store = if saving {
@@ -71,7 +74,7 @@ impl VoiceHub {
         };
         // The store's own id shape: a conversation id is a session id.
         let id = uuid::Uuid::new_v4().to_string();
-        self.insert(store, id, saving, false)
+        self.insert(store, id, saving, false, writes)
     }
 
     fn insert(
@@ -80,6 +83,7 @@ impl VoiceHub {
         id: String,
         saving: bool,
         stored: bool,
+        writes: bool,
     ) -> Result<Arc<Conversation>, VoiceError> {
         let mut conversations = self.lock();
         if conversations.len() >= MAX_CONVERSATIONS {
@@ -92,7 +96,7 @@ impl VoiceHub {
         let conversation = Arc::new(Conversation {
             id: id.clone(),
             saving,
-            read_only: true,
+            read_only: !writes,
             store,
             settings: self.settings,
             hub: self.me.clone(),

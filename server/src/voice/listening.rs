@@ -439,7 +439,7 @@ mod tests {
         };
         let store = || Store::open_in_memory().unwrap();
         let hub = VoiceHub::new(store(), store(), settings);
-        let conversation = hub.open(None, false).await.unwrap();
+        let conversation = hub.open(None, false, false).await.unwrap();
         let (mut listening, mut said) =
             Listening::new(Some(recogniser), conversation, Arc::new(NoReplies));
         listening.start(AUDIO_FORMAT, AUDIO_SAMPLE_RATE);

@@ -17,7 +17,7 @@ fn hub(idle_s: u64) -> Arc<VoiceHub> {
 #[tokio::test(start_paused = true)]
 async fn a_conversation_left_idle_is_dropped_with_its_unsaved_rows() {
     let hub = hub(10);
-    let conversation = hub.open(None, false).await.unwrap();
+    let conversation = hub.open(None, false, false).await.unwrap();
     conversation.ensure_stored().await.unwrap();
     let id = conversation.id.clone();
     assert!(hub.ephemeral.get_session(&id).await.unwrap().is_some());
@@ -35,7 +35,7 @@ async fn a_conversation_left_idle_is_dropped_with_its_unsaved_rows() {
 #[tokio::test(start_paused = true)]
 async fn a_conversation_with_a_window_open_is_kept() {
     let hub = hub(10);
-    let conversation = hub.open(None, true).await.unwrap();
+    let conversation = hub.open(None, true, false).await.unwrap();
     let window = conversation.subscribe();
     let other = conversation.subscribe();
     drop(other);

@@ -21,6 +21,8 @@ use crate::protocol::{VoiceClientMessage, AUDIO_FORMAT, AUDIO_SAMPLE_RATE};
 const CONVERSATION_KEY: &str = "imprint-echo-conversation";
 /// The recogniser chosen in this browser.
 const RECOGNISER_KEY: &str = "imprint-echo-recogniser";
+/// "1" when the user let Echo save and set reminders in this browser.
+const WRITES_KEY: &str = "imprint-echo-writes";
 
 #[derive(Clone, Copy)]
 pub struct Echo {
@@ -53,6 +55,9 @@ pub fn provide_echo() {
     let echo = Echo {
         state: RwSignal::new(EchoState {
             saving: true,
+            writes: storage()
+                .and_then(|s| s.get_item(WRITES_KEY).ok().flatten())
+                .is_some_and(|v| v == "1"),
             ..Default::default()
         }),
         connected: RwSignal::new(false),
@@ -93,7 +98,7 @@ impl Echo {
         if self.connected.get_untracked() && !fresh {
             return;
         }
-        let saving = self.state.with_untracked(|s| s.saving);
+        let (saving, writes) = self.state.with_untracked(|s| (s.saving, s.writes));
         let conversation = if fresh || !saving {
             None
         } else {
@@ -111,6 +116,7 @@ impl Echo {
         socket.send(&VoiceClientMessage::Hello {
             conversation_id: conversation,
             saving: Some(saving),
+            writes: Some(writes),
         });
         // A new socket is asked again whether the server listens.
         self.gate.update_value(AudioGate::close);
@@ -215,6 +221,19 @@ impl Echo {
     pub fn set_saving(self, saving: bool) {
         self.state.update(|s| {
             s.saving = saving;
+            s.turns.clear();
+        });
+        self.connect(true);
+    }
+
+    /// Lets Echo save and set reminders (or not), remembered in this
+    /// browser; a new conversation starts with it.
+    pub fn set_writes(self, writes: bool) {
+        if let Some(s) = storage() {
+            let _ = s.set_item(WRITES_KEY, if writes { "1" } else { "0" });
+        }
+        self.state.update(|s| {
+            s.writes = writes;
             s.turns.clear();
         });
         self.connect(true);

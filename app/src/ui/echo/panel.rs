@@ -60,6 +60,12 @@ pub fn EchoPanel() -> impl IntoView {
                         on:change=move |ev| echo.set_saving(event_target_checked(&ev))/>
                     " Save this conversation"
                 </label>
+                <label class="saving">
+                    <input type="checkbox" data-testid="echo-writes"
+                        prop:checked=move || echo.state.with(|s| s.writes)
+                        on:change=move |ev| echo.set_writes(event_target_checked(&ev))/>
+                    " Let Echo save notes and set reminders"
+                </label>
             </div>
             <RecogniserSetting/>
             <EarStatus/>
