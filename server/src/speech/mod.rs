@@ -14,6 +14,7 @@ use tokio::sync::oneshot;
 
 pub mod ct2;
 mod decode;
+mod decoder;
 pub mod mel;
 mod weights;
 pub mod whisper;

@@ -11,11 +11,13 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, IndexOp, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::whisper::model::Whisper as Model;
+use candle_transformers::models::whisper::model::{AudioEncoder, Whisper as Model};
+use candle_transformers::models::whisper::Config;
 use tokenizers::Tokenizer;
 
 use super::ct2::{Ct2Error, Ct2Model};
 use super::decode::{self, Rules};
+use super::decoder::Decoder;
 use super::mel::{LogMel, FRAMES_PER_SECOND};
 use super::weights::{self, WeightsError};
 use super::{Engine, Hint, Transcript, SAMPLE_RATE};
@@ -106,7 +108,9 @@ pub struct Whisper {
 
 /// The model and everything decoding needs, apart from the threads.
 struct Ears {
-    model: Model,
+    encoder: AudioEncoder,
+    decoder: Decoder,
+    config: Config,
     tokenizer: Tokenizer,
     mel: LogMel,
     rules: Rules,
@@ -167,7 +171,12 @@ impl Whisper {
         drop(ct);
         let n_mels = config.num_mel_bins;
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
-        let model = Model::load(&vb, config)?;
+        // candle's encoder, our decoder (with its caches) over the same
+        // tensors: candle's own decoder is dropped unused.
+        let decoder = Decoder::load(vb.pp("model.decoder"), &config)?;
+        let Model {
+            encoder, config, ..
+        } = Model::load(&vb, config)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(tuning.threads.max(1))
             .thread_name(|i| format!("speech-{i}"))
@@ -175,7 +184,9 @@ impl Whisper {
             .map_err(|e| LoadError::Threads(e.to_string()))?;
         Ok(Self {
             ears: Ears {
-                model,
+                encoder,
+                decoder,
+                config,
                 tokenizer,
                 mel: LogMel::new(n_mels),
                 rules,
@@ -210,7 +221,7 @@ impl Ears {
                 .map_err(|e| format!("cannot encode the options: {e}"))?;
             let ids = encoded.get_ids();
             // At most half the decoder's context, the latest words kept (as Whisper).
-            let room = self.model.config.max_target_positions / 2 - 1;
+            let room = self.config.max_target_positions / 2 - 1;
             prompt.push(self.specials.start_of_prev);
             prompt.extend_from_slice(&ids[ids.len().saturating_sub(room)..]);
         }
@@ -244,11 +255,8 @@ impl Ears {
         let mel = self.mel.compute(samples, frames);
         let mel = Tensor::from_vec(mel, (1, self.mel.n_mels(), frames), &Device::Cpu)
             .map_err(candle_error)?;
-        let audio = self
-            .model
-            .encoder
-            .forward(&mel, true)
-            .map_err(candle_error)?;
+        let audio = self.encoder.forward(&mel, true).map_err(candle_error)?;
+        let audio = self.decoder.audio(&audio).map_err(candle_error)?;
 
         let mut tokens = self.prompt(hint)?;
         let sot_at = tokens
@@ -256,26 +264,26 @@ impl Ears {
             .position(|t| *t == self.specials.start_of_transcript)
             .unwrap_or(0);
         let written_from = tokens.len();
-        let room = self.model.config.max_target_positions - tokens.len();
+        let room = self.decoder.context() - tokens.len();
         let cap = decode::token_cap(samples.len() as f32 / SAMPLE_RATE as f32, room);
-        let mut logprobs = Vec::new();
+        let mut cache = self.decoder.cache();
+        // The prompt in one pass: the "no speech" probability is read at
+        // its start of transcript, the first choice after its last token.
+        let input = Tensor::new(tokens.as_slice(), &Device::Cpu)
+            .and_then(|t| t.unsqueeze(0))
+            .map_err(candle_error)?;
+        let hidden = self
+            .decoder
+            .forward(&input, &audio, &mut cache)
+            .map_err(candle_error)?;
         let mut no_speech = 0f32;
+        if let Some(id) = self.specials.no_speech {
+            let at_sot = self.logits(&hidden, sot_at)?;
+            no_speech = probability(&at_sot, id as usize);
+        }
+        let mut logits = self.logits(&hidden, tokens.len() - 1)?;
+        let mut logprobs = Vec::new();
         for step in 0..cap {
-            let input = Tensor::new(tokens.as_slice(), &Device::Cpu)
-                .and_then(|t| t.unsqueeze(0))
-                .map_err(candle_error)?;
-            let hidden = self
-                .model
-                .decoder
-                .forward(&input, &audio, step == 0)
-                .map_err(candle_error)?;
-            if step == 0 {
-                if let Some(id) = self.specials.no_speech {
-                    let at_sot = self.logits(&hidden, sot_at)?;
-                    no_speech = probability(&at_sot, id as usize);
-                }
-            }
-            let mut logits = self.logits(&hidden, tokens.len() - 1)?;
             let Some(choice) = self.rules.choose(&mut logits, step) else {
                 break;
             };
@@ -288,6 +296,15 @@ impl Ears {
                 tokens.truncate(tokens.len() - drop);
                 break;
             }
+            if step + 1 == cap {
+                break;
+            }
+            let input = Tensor::new(&[[choice.token]], &Device::Cpu).map_err(candle_error)?;
+            let hidden = self
+                .decoder
+                .forward(&input, &audio, &mut cache)
+                .map_err(candle_error)?;
+            logits = self.logits(&hidden, 0)?;
         }
         let confidence = decode::confidence(&logprobs);
         let mean = logprobs.iter().sum::<f32>() / logprobs.len().max(1) as f32;
@@ -307,12 +324,12 @@ impl Ears {
         })
     }
 
-    /// The logits after the token at `position`, as a plain vector.
+    /// The logits after the token at `position` of the first row.
     fn logits(&self, hidden: &Tensor, position: usize) -> Result<Vec<f32>, String> {
         hidden
-            .i((..1, position..position + 1))
-            .and_then(|h| self.model.decoder.final_linear(&h))
-            .and_then(|l| l.i((0, 0)))
+            .i((0, position..position + 1))
+            .and_then(|h| self.decoder.logits(&h))
+            .and_then(|l| l.i(0))
             .and_then(|l| l.to_vec1::<f32>())
             .map_err(candle_error)
     }
