@@ -12,6 +12,7 @@ use std::thread;
 
 use tokio::sync::oneshot;
 
+mod beam;
 pub mod ct2;
 mod decode;
 mod decoder;
