@@ -4,10 +4,10 @@
 //!
 //! ```sh
 //! scripts/local-model.sh ensure
-//! cargo run --release -p imprint --example bench_speech -- [RUNS] [THREADS] [MIN_FRAMES]
+//! cargo run --release -p imprint --example bench_speech -- [RUNS] [THREADS] [MIN_FRAMES] [BEAM]
 //! ```
 //!
-//! (defaults: 20 runs, the recogniser's default threads and context).
+//! (defaults: 20 runs, the recogniser's default threads, context and beam).
 //!
 //! # Method
 //! - The utterance: "Remind me to call Anna tomorrow at nine", said by
@@ -42,6 +42,7 @@ async fn main() -> Result<(), String> {
     let tuning = Tuning {
         threads: arg(1).unwrap_or(defaults.threads),
         min_frames: arg(2).unwrap_or(defaults.min_frames),
+        beam: arg(3).unwrap_or(defaults.beam),
         ..defaults
     };
     let dir = speech_support::model_dir()?;

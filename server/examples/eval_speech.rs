@@ -3,7 +3,7 @@
 //!
 //! ```sh
 //! scripts/local-model.sh ensure && scripts/speech-samples.sh
-//! cargo run --release -p imprint --example eval_speech -- [DIR] [THREADS] [MIN_FRAMES]
+//! cargo run --release -p imprint --example eval_speech -- [DIR] [THREADS] [MIN_FRAMES] [BEAM]
 //! ```
 //!
 //! - Word error rate: (substitutions + deletions + insertions) / words
@@ -107,6 +107,7 @@ fn main() -> Result<(), String> {
     let tuning = Tuning {
         threads: number(1).unwrap_or(defaults.threads),
         min_frames: number(2).unwrap_or(defaults.min_frames),
+        beam: number(3).unwrap_or(defaults.beam),
         ..defaults
     };
     let manifest = std::fs::read_to_string(dir.join("manifest.tsv")).map_err(|e| {

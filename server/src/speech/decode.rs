@@ -1,4 +1,4 @@
-//! Greedy decoding's rules, apart from the model: which tokens may come
+//! Decoding's rules, apart from the model and the search: which tokens may come
 //! next (the config's suppress lists, no special token but the end), when
 //! to stop (the end token, a cap, a loop of repeats), and how sure the
 //! recogniser was (the mean log-probability of what it wrote).
@@ -16,18 +16,11 @@ pub struct Rules {
     pub suppress_begin: Vec<u32>,
 }
 
-/// One chosen token and its log-probability.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Choice {
-    pub token: u32,
-    pub logprob: f32,
-}
-
 impl Rules {
-    /// The most likely allowed token after `step` tokens were written.
-    /// `logits` are masked in place. `None` when nothing is allowed (or
-    /// every logit is NaN).
-    pub fn choose(&self, logits: &mut [f32], step: usize) -> Option<Choice> {
+    /// Sets the logits of the tokens not allowed after `step` tokens were
+    /// written to −∞: the special tokens but the end, the config's
+    /// suppressed tokens, and at the first step its `suppress_ids_begin`.
+    pub fn mask(&self, logits: &mut [f32], step: usize) {
         let end = self.end as usize;
         for banned in logits.iter_mut().skip(end + 1) {
             *banned = f32::NEG_INFINITY;
@@ -38,21 +31,29 @@ impl Rules {
                 *l = f32::NEG_INFINITY;
             }
         }
-        let (token, best) = logits
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.is_finite())
-            .max_by(|a, b| a.1.total_cmp(b.1))?;
-        // log-softmax at the winner: best − log Σ exp(l).
-        let sum: f32 = logits
-            .iter()
-            .filter(|l| l.is_finite())
-            .map(|l| (l - best).exp())
-            .sum();
-        Some(Choice {
-            token: token as u32,
-            logprob: -sum.ln(),
-        })
+    }
+}
+
+/// Logits into log-probabilities in place: l − log Σ exp(l) over the finite
+/// logits; the others (masked, NaN) become −∞.
+pub fn log_softmax(logits: &mut [f32]) {
+    let best = logits
+        .iter()
+        .copied()
+        .filter(|l| l.is_finite())
+        .fold(f32::NEG_INFINITY, f32::max);
+    let sum: f32 = logits
+        .iter()
+        .filter(|l| l.is_finite())
+        .map(|l| (l - best).exp())
+        .sum();
+    let norm = best + sum.ln();
+    for l in logits.iter_mut() {
+        *l = if l.is_finite() {
+            *l - norm
+        } else {
+            f32::NEG_INFINITY
+        };
     }
 }
 
@@ -82,13 +83,13 @@ pub fn repeated_tail(tokens: &[u32]) -> Option<usize> {
     None
 }
 
-/// exp(mean log-probability) of the tokens written (and the end): 0–1.
-pub fn confidence(logprobs: &[f32]) -> Option<f32> {
-    if logprobs.is_empty() {
+/// exp(mean log-probability) of the tokens written (and the end), 0–1,
+/// from their sum and count.
+pub fn confidence(sum_logprob: f32, scored: usize) -> Option<f32> {
+    if scored == 0 {
         return None;
     }
-    let mean = logprobs.iter().sum::<f32>() / logprobs.len() as f32;
-    Some(mean.exp().clamp(0.0, 1.0))
+    Some((sum_logprob / scored as f32).exp().clamp(0.0, 1.0))
 }
 
 #[cfg(test)]
@@ -104,28 +105,32 @@ mod tests {
     }
 
     #[test]
-    fn suppressed_and_special_tokens_are_never_chosen() {
-        // id:           0    1     2    3    4    5    6      7
+    fn suppressed_and_special_tokens_are_masked() {
+        // id:               0    1     2    3    4    5    6      7
         let logits = [0.0, 9.0, 8.0, 1.0, 2.0, 3.0, 10.0, 10.0];
-        let first = rules().choose(&mut logits.clone(), 0).unwrap();
+        let mut first = logits;
+        rules().mask(&mut first, 0);
+        let allowed: Vec<usize> = (0..8).filter(|i| first[*i].is_finite()).collect();
         assert_eq!(
-            first.token, 4,
+            allowed,
+            vec![0, 3, 4],
             "1 always, 2 and the end at first, 6 and 7 special"
         );
-        let later = rules().choose(&mut logits.clone(), 1).unwrap();
-        assert_eq!(later.token, 2);
-        assert!(later.logprob < 0.0);
-        let all_gone = rules().choose(&mut [0.0, 1.0, f32::NAN, f32::NAN, f32::NAN, f32::NAN], 0);
-        assert_eq!(all_gone.map(|c| c.token), Some(0));
+        let mut later = logits;
+        rules().mask(&mut later, 1);
+        let allowed: Vec<usize> = (0..8).filter(|i| later[*i].is_finite()).collect();
+        assert_eq!(allowed, vec![0, 2, 3, 4, 5]);
     }
 
     #[test]
-    fn the_logprob_is_a_log_softmax_of_the_allowed_tokens() {
-        let choice = rules().choose(&mut [2f32.ln(), 9.0, 0.0, 0.0, 0.0, 0.0], 1);
-        // allowed: ids 0, 2, 3, 4, 5 with e^l = 2, 1, 1, 1, 1
-        let choice = choice.unwrap();
-        assert_eq!(choice.token, 0);
-        assert!((choice.logprob - (2.0f32 / 6.0).ln()).abs() < 1e-5);
+    fn log_softmax_normalises_the_finite_logits() {
+        let mut l = [2f32.ln(), f32::NEG_INFINITY, 0.0, 0.0, f32::NAN];
+        log_softmax(&mut l);
+        // e^l = 2, 1, 1 over the finite ones.
+        assert!((l[0] - 0.5f32.ln()).abs() < 1e-6);
+        assert!((l[2] - 0.25f32.ln()).abs() < 1e-6);
+        assert_eq!(l[1], f32::NEG_INFINITY);
+        assert_eq!(l[4], f32::NEG_INFINITY);
     }
 
     #[test]
@@ -146,9 +151,9 @@ mod tests {
         assert_eq!(token_cap(3.0, 400), 40);
         assert_eq!(token_cap(100.0, 400), 224);
         assert_eq!(token_cap(3.0, 10), 10);
-        assert_eq!(confidence(&[]), None);
-        assert_eq!(confidence(&[0.0, 0.0]), Some(1.0));
-        let c = confidence(&[-0.1, -0.3]).unwrap();
+        assert_eq!(confidence(0.0, 0), None);
+        assert_eq!(confidence(0.0, 2), Some(1.0));
+        let c = confidence(-0.4, 2).unwrap();
         assert!((c - (-0.2f32).exp()).abs() < 1e-6);
     }
 }

@@ -12,8 +12,10 @@ use std::thread;
 
 use tokio::sync::oneshot;
 
+mod beam;
 pub mod ct2;
 mod decode;
+mod decoder;
 pub mod mel;
 mod weights;
 pub mod whisper;
