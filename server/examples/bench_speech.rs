@@ -54,6 +54,7 @@ async fn main() -> Result<(), String> {
     let billing = speech_support::read_wav(&billing)?;
     let options = Hint {
         options: vec!["Imprint".into(), "Billing".into(), "Garden".into()],
+        ..Hint::default()
     };
 
     println!(

@@ -139,6 +139,7 @@ fn main() -> Result<(), String> {
             &samples,
             &Hint {
                 options: options.clone(),
+                ..Hint::default()
             },
         )?;
         times.push(t.elapsed().as_secs_f64() * 1000.0);

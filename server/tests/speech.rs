@@ -58,6 +58,7 @@ async fn spoken_words_come_back_as_text_and_options_are_heard_as_options() {
             billing,
             Hint {
                 options: options.clone(),
+                ..Hint::default()
             },
         )
         .await

@@ -245,11 +245,14 @@ async fn long_speech_gets_interim_text_and_audio_end_hears_what_is_in_progress()
         "no interim after its utterance ended: {seen:?}"
     );
     let given = ears.given();
-    let (final_samples, _) = given.last().unwrap();
+    let (final_samples, final_hint) = given.last().unwrap();
     assert!(
         *final_samples >= 4 * 16_000,
         "the whole speech: {final_samples}"
     );
+    // Interims are drafts (a quick pass); the final text is not.
+    assert!(given[..given.len() - 1].iter().all(|(_, hint)| hint.draft));
+    assert!(!final_hint.draft);
     assert!(
         given.len() <= 1 + 4,
         "at most one interim a second of speech: {given:?}"

@@ -33,6 +33,9 @@ pub struct Hint {
     /// The options of a waiting question: said to the recogniser as the
     /// words it is likely to hear, and matched afterwards.
     pub options: Vec<String>,
+    /// An interim text while the user still speaks: a quick pass (one
+    /// beam), since the final text comes soon after and replaces it.
+    pub draft: bool,
 }
 
 /// What was heard.
@@ -176,6 +179,7 @@ mod tests {
         let speech = Speech::start(Counting).unwrap();
         let hint = Hint {
             options: vec!["Billing".into(), "Imprint".into()],
+            ..Hint::default()
         };
         assert_eq!(speech.recogniser(), "recogniser");
         let heard = speech.transcribe(vec![0.0; 160], hint).await.unwrap();

@@ -292,7 +292,8 @@ impl Ears {
             audio: &audio,
             cache,
         };
-        let written = beam::search(&mut model, first, &self.rules, self.tuning.beam, cap)?;
+        let beams = if hint.draft { 1 } else { self.tuning.beam };
+        let written = beam::search(&mut model, first, &self.rules, beams, cap)?;
         let Some(written) = written else {
             return Ok(Transcript {
                 text: String::new(),

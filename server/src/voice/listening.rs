@@ -286,6 +286,7 @@ impl Listening {
         }
         let hint = Hint {
             options: self.conversation.waiting_options(),
+            draft: true,
         };
         // The recogniser is behind: this interim is skipped.
         let Some(job) = recogniser.try_hear(to_f32(speech), hint) else {
@@ -342,6 +343,7 @@ async fn hear_each(mut queue: mpsc::UnboundedReceiver<Finished>, ears: Ears) {
         drop(samples);
         let hint = Hint {
             options: ears.conversation.waiting_options(),
+            draft: false,
         };
         let heard = ears.recogniser.hear(audio, hint).await;
         ears.backlog.fetch_sub(length, Ordering::SeqCst);
