@@ -195,10 +195,16 @@ fn after_remind_me(source: &str) -> Option<String> {
         .min()?;
     // Only when the words before it say when or how often.
     let before = &lower_rest[..start];
+    // "a reminder for December 3 at 10:00 to …": the time after its "for".
+    let time = ["for ", "on ", "at "]
+        .iter()
+        .find_map(|lead| before.trim_start().strip_prefix(lead))
+        .unwrap_or(before);
     let only_when = before.trim().is_empty()
         || when::recurrence(before).is_some()
         // "tomorrow at 9", "on Friday at 14:00": the words say when.
         || when::is_only_time(before)
+        || when::is_only_time(time)
         || crate::words::plain(before).iter().all(|w| {
             matches!(
                 w.as_str(),
@@ -208,10 +214,22 @@ fn after_remind_me(source: &str) -> Option<String> {
     only_when.then(|| rest[start..].trim().to_string())
 }
 
+/// "to check in" from "Remind me before the flight to check in": when is
+/// said by another event (and asked), what follows its "to".
+fn after_an_event(request: &str) -> Option<String> {
+    let lower = request.to_lowercase();
+    let at = ["remind me before ", "remind me after "]
+        .iter()
+        .find_map(|p| lower.find(p).map(|i| i + p.len()))?;
+    let to = lower[at..].find(" to ")? + at;
+    let what = clean_end(&request[to..]);
+    (crate::words::plain(&what).len() >= 2).then_some(what)
+}
+
 /// What to remind of, in the user's own words: "Remind me to call Anna."
 /// → "Call Anna"; `None` when the request does not say it that way.
 pub fn reminder_text(request: &str) -> Option<String> {
-    let about = after_remind_me(request)?;
+    let about = after_remind_me(request).or_else(|| after_an_event(request))?;
     let (_, what) = about.split_once(' ')?;
     let what = what.trim();
     let mut chars = what.chars();

@@ -27,6 +27,16 @@ fn the_reminders_text_comes_from_the_request() {
         reminder_text("remind me to water the plants pls").as_deref(),
         Some("Water the plants")
     );
+    // The time first, after "for", and when said by another event (the
+    // ask evaluation's prompts, session 12).
+    assert_eq!(
+        reminder_text("Set a reminder for December 3 at 10:00 to renew my passport.").as_deref(),
+        Some("Renew my passport")
+    );
+    assert_eq!(
+        reminder_text("Remind me before the flight to check in.").as_deref(),
+        Some("Check in")
+    );
     assert_eq!(reminder_text("Set a reminder"), None);
     assert_eq!(reminder_text("remind me"), None);
 }
