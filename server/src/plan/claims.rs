@@ -115,6 +115,125 @@ pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
     unbacked
 }
 
+/// Words an answer may use without taking them from what backs it: how
+/// a sentence is built, not what it says.
+const FRAME: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "your",
+    "you",
+    "yours",
+    "my",
+    "i",
+    "it",
+    "its",
+    "it's",
+    "this",
+    "that",
+    "these",
+    "those",
+    "there",
+    "here",
+    "of",
+    "to",
+    "in",
+    "on",
+    "at",
+    "for",
+    "from",
+    "with",
+    "by",
+    "as",
+    "and",
+    "or",
+    "but",
+    "so",
+    "not",
+    "no",
+    "yes",
+    "has",
+    "have",
+    "had",
+    "will",
+    "would",
+    "can",
+    "could",
+    "should",
+    "do",
+    "does",
+    "did",
+    "which",
+    "who",
+    "what",
+    "when",
+    "where",
+    "how",
+    "they",
+    "them",
+    "their",
+    "he",
+    "she",
+    "his",
+    "her",
+    "we",
+    "our",
+    "us",
+    "also",
+    "about",
+    "saved",
+    "memory",
+    "memories",
+    "according",
+    "said",
+    "says",
+    "say",
+    "note",
+    "noted",
+    "set",
+    "up",
+    "out",
+    "all",
+    "one",
+];
+
+/// True when most of what `answer` says comes from `backing`: at most two
+/// of its words of substance (or a third of them) are nobody's but the
+/// model's. "I said I was looking for a way to save money on hosting
+/// costs. I found a website that offers a budget calculator…" from the
+/// memory "Website: the hosting budget is 20 EUR a month" is the model's
+/// story, not the user's memory.
+pub fn mostly_backed(answer: &str, backing: &[&str]) -> bool {
+    let held: Vec<String> = backing
+        .iter()
+        .flat_map(|text| crate::words::plain(text))
+        .map(|w| normalize(&w))
+        .collect();
+    let substance: Vec<String> = crate::words::plain(answer)
+        .iter()
+        .map(|w| normalize(w))
+        .filter(|w| w.chars().count() >= 3 && !FRAME.contains(&w.as_str()))
+        .collect();
+    let unheld = substance
+        .iter()
+        .filter(|w| {
+            !held.iter().any(|h| {
+                h == *w
+                    // "meeting" and "meetings", "moved" and "move".
+                    || (h.len().min(w.len()) >= 4
+                        && (h.starts_with(w.as_str()) || w.starts_with(h.as_str())))
+            })
+        })
+        .count();
+    unheld <= 2 || unheld * 3 <= substance.len()
+}
+
 /// True when `answer` holds a word of `memory` that the question did not
 /// (a name, a number, a place): it tells the user something. "you" for
 /// "wifi pw at my parents place??" tells nothing.
@@ -162,6 +281,41 @@ fn digits_in(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_that_tells_its_own_story_is_not_backed() {
+        // The ask evaluation's answers, session 12.
+        let memory = "Website: the hosting budget is 20 EUR a month";
+        let request = "What did I say about the budget last time?";
+        assert!(!mostly_backed(
+            "I said I was looking for a way to save money on hosting costs. I found a website that offers a budget calculator that allows me to track my expenses.",
+            &[memory, request]
+        ));
+        let memory = "Thesis report draft: chapter 3 sent to the supervisor";
+        assert!(!mostly_backed(
+            "The thesis report draft is a draft of a thesis that was sent to the supervisor. It outlines the main points of the thesis, including its objectives, methodology and results.",
+            &[memory, "What's in the report draft?"]
+        ));
+        // Answers in the memory's words, with a word or two of the model's.
+        assert!(mostly_backed(
+            "The hosting budget is 20 EUR a month.",
+            &["Website: the hosting budget is 20 EUR a month", request]
+        ));
+        assert!(mostly_backed(
+            "Your dentist's number is 020 7946 0321.",
+            &[
+                "My dentist is Dr. Helena Marsh, phone 020 7946 0321",
+                "whats my dentists number?"
+            ]
+        ));
+        assert!(mostly_backed(
+            "You decided to move the invoices to Stripe.",
+            &[
+                "Billing meeting: we decided to move invoices to Stripe",
+                "What did we decide?"
+            ]
+        ));
+    }
 
     #[test]
     fn an_answer_tells_something_only_with_a_word_of_the_memory_the_question_lacks() {

@@ -306,3 +306,14 @@ fn fresh_phrasings_a_user_wrote() {
         "{topic:?}"
     );
 }
+
+#[test]
+fn words_about_keeping_and_telling_name_nothing() {
+    // "Look up what I saved about the wifi password" is about the wifi
+    // (the ask evaluation's clear prompt, session 12).
+    let topic = Topic::of("Look up what I saved about the wifi password.", &[]);
+    assert_eq!(topic.names, ["wifi"]);
+    assert!(topic.named_in("The wifi password is correct-horse-42"));
+    let topic = Topic::of("tell me what I noted about the car", &[]);
+    assert_eq!(topic.names, ["car"]);
+}

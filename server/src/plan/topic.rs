@@ -78,8 +78,8 @@ const SAME_THING: &[&[&str]] = &[
     &["reg", "registration", "plate"],
 ];
 
-/// What the user does, said around what a question is about: "seeing"
-/// names nothing a memory must hold ("GP appointment with Dr. Okafor"
+/// What the user does or did, said around what a question is about:
+/// "seeing", "saved" name nothing a memory must hold ("GP appointment with Dr. Okafor"
 /// answers "when am I seeing the doctor").
 const DOING: &[&str] = &[
     "see",
@@ -114,6 +114,24 @@ const DOING: &[&str] = &[
     "pick",
     "picking",
     "again",
+    // What was kept or said: "what I saved about the wifi".
+    "saved",
+    "save",
+    "stored",
+    "noted",
+    "wrote",
+    "written",
+    "said",
+    "say",
+    "told",
+    "tell",
+    "mentioned",
+    "remember",
+    "remembered",
+    "kept",
+    "look",
+    "find",
+    "know",
 ];
 
 /// "19th" as "19": a memory writes the day without its ending.

@@ -75,7 +75,11 @@ impl Run {
     fn worded(&self, answer: &str, memory: &MemoryLine<'_>, topic: &Topic) -> String {
         let mut backing = vec![memory.content, self.request.as_str()];
         backing.extend(self.answers.iter().map(String::as_str));
-        let invented = claims::unbacked(answer, &backing);
+        let mut invented = claims::unbacked(answer, &backing);
+        // A story of the model's own, with no number or name to catch.
+        if invented.is_empty() && !claims::mostly_backed(answer, &backing) {
+            invented.push("(words no memory holds)".to_string());
+        }
         let answer = answer.trim();
         // "Jan Kowalski" for the plumber's number names him, but does not
         // say it.
