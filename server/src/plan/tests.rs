@@ -317,3 +317,14 @@ fn words_about_keeping_and_telling_name_nothing() {
     let topic = Topic::of("tell me what I noted about the car", &[]);
     assert_eq!(topic.names, ["car"]);
 }
+
+#[test]
+fn a_greeting_before_a_question_names_nothing() {
+    // A helper's request, session 12: "hey" had to be in the memory.
+    let topic = Topic::of(
+        "hey can u tell me the policy number for my car insurance",
+        &[],
+    );
+    assert_eq!(topic.names, ["car", "insurance"]);
+    assert!(topic.named_in("Car insurance: Aviva policy number AV-5583-2291-K"));
+}

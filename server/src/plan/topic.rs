@@ -78,6 +78,13 @@ const SAME_THING: &[&[&str]] = &[
     &["reg", "registration", "plate"],
 ];
 
+/// Greetings, politeness and fillers: they name nothing ("hey can u tell
+/// me …", "… at the office pls").
+const SAY_NOTHING: &[&str] = &[
+    "pls", "plz", "please", "thx", "thanks", "ty", "uh", "um", "erm", "hmm", "ok", "okay", "hey",
+    "hi", "hello", "u",
+];
+
 /// What the user does or did, said around what a question is about:
 /// "seeing", "saved" name nothing a memory must hold ("GP appointment with Dr. Okafor"
 /// answers "when am I seeing the doctor").
@@ -250,22 +257,7 @@ impl Topic {
         // the user does ("when am I seeing the doctor").
         let names: Vec<String> = names
             .into_iter()
-            .filter(|w| {
-                !matches!(
-                    w.as_str(),
-                    "pls"
-                        | "plz"
-                        | "thx"
-                        | "thanks"
-                        | "ty"
-                        | "uh"
-                        | "um"
-                        | "erm"
-                        | "hmm"
-                        | "ok"
-                        | "okay"
-                ) && !DOING.contains(&w.as_str())
-            })
+            .filter(|w| !SAY_NOTHING.contains(&w.as_str()) && !DOING.contains(&w.as_str()))
             .collect();
         // "What's the number?": the asked word is all there is to find.
         let (names, asked) = if names.is_empty() {
