@@ -83,6 +83,40 @@ pub fn repeated_tail(tokens: &[u32]) -> Option<usize> {
     None
 }
 
+/// `text` said once when it is the same words said two or more times
+/// over ("The second one. The second one.", "Tomorrow morning, Tomorrow
+/// morning"): a short answer heard with silence after it is written again
+/// by Whisper, twice being too few for [`repeated_tail`] to call it a
+/// loop. Any other text as it is.
+pub fn said_once(text: &str) -> &str {
+    let spans: Vec<(usize, usize)> = text
+        .split_whitespace()
+        .map(|w| {
+            let start = w.as_ptr() as usize - text.as_ptr() as usize;
+            (start, start + w.len())
+        })
+        .collect();
+    let plain: Vec<String> = spans
+        .iter()
+        .map(|&(s, e)| {
+            text[s..e]
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect()
+        })
+        .collect();
+    for period in 1..=plain.len() / 2 {
+        if plain.len().is_multiple_of(period)
+            && plain.chunks(period).all(|chunk| chunk == &plain[..period])
+        {
+            let end = spans[period - 1].1;
+            return text[..end].trim_end_matches([',', ';']);
+        }
+    }
+    text
+}
+
 /// exp(mean log-probability) of the tokens written (and the end), 0–1,
 /// from their sum and count.
 pub fn confidence(sum_logprob: f32, scored: usize) -> Option<f32> {
@@ -144,6 +178,26 @@ mod tests {
         assert_eq!(repeated_tail(&[1, 7, 7, 7, 7]), Some(3));
         assert_eq!(repeated_tail(&[9, 1, 2, 1, 2, 1, 2]), Some(4));
         assert_eq!(repeated_tail(&[1, 2, 1, 2, 3]), None);
+    }
+
+    #[test]
+    fn a_text_said_twice_over_is_said_once() {
+        assert_eq!(
+            said_once("The second one. The second one."),
+            "The second one."
+        );
+        assert_eq!(
+            said_once("Tomorrow morning, Tomorrow morning"),
+            "Tomorrow morning"
+        );
+        assert_eq!(said_once("Billing. Billing. Billing."), "Billing.");
+        // Not the same words over: as it is.
+        assert_eq!(said_once("Stop, stop it."), "Stop, stop it.");
+        assert_eq!(
+            said_once("Remind me to call Anna."),
+            "Remind me to call Anna."
+        );
+        assert_eq!(said_once(""), "");
     }
 
     #[test]

@@ -312,7 +312,7 @@ impl Ears {
             .decode(&written.tokens, true)
             .map_err(|e| format!("cannot decode the tokens: {e}"))?;
         Ok(Transcript {
-            text: text.trim().to_string(),
+            text: decode::said_once(text.trim()).to_string(),
             confidence,
         })
     }
