@@ -87,7 +87,7 @@ pub fn written_options(args: &Value) -> Vec<String> {
 /// more of its words, "short choices") or a placeholder ("option 1",
 /// "choice A", "…") rather than a choice.
 fn repeats_the_schema(option: &str) -> bool {
-    let option = crate::words::plain(option);
+    let option = app::logic::words::plain(option);
     match option.as_slice() {
         [] => return true,
         [first, rest @ ..]
@@ -107,7 +107,7 @@ fn repeats_the_schema(option: &str) -> bool {
         ]
         .iter()
         .any(|description| {
-            crate::words::plain(description)
+            app::logic::words::plain(description)
                 .windows(option.len())
                 .any(|run| run == option.as_slice())
         })

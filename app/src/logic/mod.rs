@@ -14,3 +14,4 @@ pub mod reply;
 pub mod route;
 pub mod voice;
 pub mod wire;
+pub mod words;

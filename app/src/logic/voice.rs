@@ -10,13 +10,7 @@ const FILLERS: &[&str] = &[
 /// Recognition below this confidence is noise.
 pub const MIN_CONFIDENCE: f64 = 0.5;
 
-/// Lower-case words without punctuation.
-pub fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
-        .collect()
-}
+use super::words::plain as words;
 
 fn normalized(text: &str) -> String {
     words(text).join(" ")

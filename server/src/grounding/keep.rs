@@ -12,7 +12,7 @@ use super::{reference, slip_of, UserWords};
 /// start with a slip of a long verb of keeping ("rember my …").
 pub fn asks_to_save(text: &str) -> bool {
     let lower = text.to_lowercase();
-    crate::words::plain(text)
+    app::logic::words::plain(text)
         .iter()
         .any(|w| KEEPING_VERBS.contains(&w.as_str()))
         || without_keeping_words(text).1
@@ -237,7 +237,7 @@ fn before_trailing_keep(request: &str) -> Option<&str> {
     }
     let before = cut.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.".contains(c));
     let before = without_lead_in(before);
-    (crate::words::plain(before).len() >= 2).then_some(before)
+    (app::logic::words::plain(before).len() >= 2).then_some(before)
 }
 
 /// Words that may follow the keeping words and say nothing of what to
@@ -283,7 +283,7 @@ fn without_lead_in(text: &str) -> &str {
 /// ("Save to the Website project", "Note this").
 fn saved_under(before: &str) -> Option<String> {
     let lower = before.to_lowercase();
-    if crate::words::plain(&lower)
+    if app::logic::words::plain(&lower)
         .iter()
         .any(|w| w == "project" || w == "projects")
     {

@@ -1,5 +1,8 @@
-//! Grounded arguments: details of a tool call that must come from the
-//! user's own words, never from the model's guess.
+//! Imprint's English rules, in one place: what a request asks for and why
+//! ([`plan`]: its kind, a question's topic, the answer guard, sums), and
+//! the details of a tool call that must come from the user's own words,
+//! never from the model's guess (this module). The one tokenizer they all
+//! read is `app::logic::words`, shared with Echo.
 //!
 //! Small models fill in what the user never said (a reminder "at 10:00", a
 //! search "in project Notes"). Before a call runs, [`check`] compares its
@@ -22,6 +25,7 @@
 
 mod keep;
 mod need;
+pub mod plan;
 pub mod reference;
 mod remind;
 pub mod when;
@@ -225,7 +229,7 @@ pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need
         } else {
             about
         };
-        let next_week = crate::words::plain(words.request)
+        let next_week = app::logic::words::plain(words.request)
             .windows(2)
             .any(|w| w[0] == "next" && w[1] == "week");
         let options = match day {
@@ -403,7 +407,7 @@ pub fn unnamed_project(request: &str, projects: &[String]) -> Option<Need> {
 /// True when the words point at one project without naming it: "the
 /// project", "my project", "this project's notes".
 pub fn refers_to_a_project(text: &str) -> bool {
-    crate::words::plain(text).windows(2).any(|pair| {
+    app::logic::words::plain(text).windows(2).any(|pair| {
         matches!(
             pair[0].as_str(),
             "the" | "my" | "our" | "this" | "that" | "current"
@@ -434,8 +438,8 @@ fn position_of(text: &str, name: &str) -> Option<usize> {
 /// True when the words call `name` a project: "the Bakery project",
 /// "project Bakery", "project: Bakery".
 fn named_as_project(text: &str, name: &str) -> bool {
-    let words = crate::words::plain(text);
-    let name = crate::words::plain(name);
+    let words = app::logic::words::plain(text);
+    let name = app::logic::words::plain(name);
     if name.is_empty() {
         return false;
     }

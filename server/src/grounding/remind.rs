@@ -11,7 +11,7 @@ use super::{reference, slip_of, when, UserWords, MEANT_WORDS};
 /// "wake me", "don't let me forget".
 pub fn asks_for_reminder(text: &str) -> bool {
     let lower = text.to_lowercase();
-    let words = crate::words::plain(text);
+    let words = app::logic::words::plain(text);
     words.iter().any(|w| {
         w.starts_with("remind")
             // "remnd", "reminf": one slip of the keys is still the verb.
@@ -33,7 +33,8 @@ fn after_the_time(rest: &str) -> Option<String> {
         .find_map(|lead| time.strip_prefix(lead))
         .unwrap_or(time);
     let what = what.trim();
-    (when::is_only_time(time) && crate::words::plain(what).len() >= 2).then(|| format!("to {what}"))
+    (when::is_only_time(time) && app::logic::words::plain(what).len() >= 2)
+        .then(|| format!("to {what}"))
 }
 
 /// Where "remnd me" (one slip from "remind me") is in `lower`, and its
@@ -205,7 +206,7 @@ fn after_remind_me(source: &str) -> Option<String> {
         // "tomorrow at 9", "on Friday at 14:00": the words say when.
         || when::is_only_time(before)
         || when::is_only_time(time)
-        || crate::words::plain(before).iter().all(|w| {
+        || app::logic::words::plain(before).iter().all(|w| {
             matches!(
                 w.as_str(),
                 "next" | "week" | "later" | "soon" | "sometime" | "again" | "please"
@@ -223,7 +224,7 @@ fn after_an_event(request: &str) -> Option<String> {
         .find_map(|p| lower.find(p).map(|i| i + p.len()))?;
     let to = lower[at..].find(" to ")? + at;
     let what = clean_end(&request[to..]);
-    (crate::words::plain(&what).len() >= 2).then_some(what)
+    (app::logic::words::plain(&what).len() >= 2).then_some(what)
 }
 
 /// What to remind of, in the user's own words: "Remind me to call Anna."

@@ -238,14 +238,14 @@ pub fn recurrence(text: &str) -> Option<Recurrence> {
     None
 }
 
-/// The text's terms ([`crate::words::terms`]), "a.m." as "am" and a
+/// The text's terms ([`app::logic::words::terms`]), "a.m." as "am" and a
 /// dotted clock time as one with a colon.
 fn words(text: &str) -> Vec<String> {
     let lower = text
         .to_lowercase()
         .replace("a.m.", "am")
         .replace("p.m.", "pm");
-    crate::words::terms(&lower)
+    app::logic::words::terms(&lower)
         .iter()
         .map(|w| dotted_clock(w))
         .collect()

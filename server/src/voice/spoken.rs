@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use app::logic::voice::words;
+use app::logic::words::plain as words;
 use tokio::time::Instant;
 
 /// How long after Echo stops speaking its words may still come back: the

@@ -170,7 +170,8 @@ impl Run {
         // A planned reply asks when only for a reminder: "remind me what
         // my national insurance number is" is a question.
         if self.env.planned
-            && crate::plan::classify(&self.request).kind != crate::plan::Kind::Remind
+            && crate::grounding::plan::classify(&self.request).kind
+                != crate::grounding::plan::Kind::Remind
         {
             return Ok(None);
         }

@@ -6,8 +6,8 @@
 use serde_json::{json, Value};
 
 use super::reads::nothing_found;
+use crate::grounding::plan::{claims, Topic};
 use crate::models::{ChatMessage, ModelError, StepRequest};
-use crate::plan::{claims, Topic};
 use crate::replies::own_answer;
 use crate::replies::stream::{Interrupt, Run};
 use crate::tools::run::MemoryLine;

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
+use crate::grounding::plan;
 use crate::models::{note, ChatMessage};
-use crate::plan;
 use crate::replies::stream::{Interrupt, Run};
 
 /// What the model is told in a general answer: it knows nothing of the

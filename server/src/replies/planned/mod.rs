@@ -1,12 +1,12 @@
 //! Planned turns (`IMPRINT_CHAT_TURNS=planned`, the local model's
-//! default): Imprint plans the request's steps (see [`crate::plan`]) and
+//! default): Imprint plans the request's steps (see [`crate::grounding::plan`]) and
 //! runs the tools each kind needs; the model only fills in what words
 //! are for, each time under a JSON schema the model server enforces (the
 //! memory that answers and a sentence from it), or writes a general answer
 //! with no tools at all. A small model then cannot loop on tools, say
 //! Imprint's notes back or write markup, and what the reply says about the
 //! user's things is checked against the memories found
-//! ([`crate::plan::claims`]).
+//! ([`crate::grounding::plan::claims`]).
 //!
 //! Here: the plan's dispatch. The steps of each kind: a save or a reminder
 //! (`writes`), a question, the project list or an act Imprint cannot do
@@ -19,7 +19,7 @@ mod reads;
 mod writes;
 
 use super::stream::{Interrupt, Run};
-use crate::plan::{self, Kind};
+use crate::grounding::plan::{self, Kind};
 use crate::tools::{REMIND, STORE};
 
 impl Run {

@@ -5,8 +5,8 @@
 
 use serde_json::json;
 
+use crate::grounding::plan::{self, Topic};
 use crate::models::ToolCallRequest;
-use crate::plan::{self, Topic};
 use crate::replies::own_answer;
 use crate::replies::stream::{Interrupt, Run};
 use crate::store::MemoryQuery;
@@ -218,7 +218,7 @@ impl Run {
 /// ("flight to", "to lisbon").
 fn shared_pairs(request: &str, content: &str) -> usize {
     let pairs = |text: &str| {
-        let words = crate::words::plain(text);
+        let words = app::logic::words::plain(text);
         words
             .windows(2)
             .map(|w| format!("{} {}", w[0], w[1]))

@@ -4,8 +4,8 @@
 
 use serde_json::json;
 
+use crate::grounding::plan;
 use crate::models::ToolCallRequest;
-use crate::plan;
 use crate::replies::own_answer;
 use crate::replies::stream::{Interrupt, Run};
 use crate::tools::{self, REMIND, STORE};

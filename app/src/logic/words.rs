@@ -1,6 +1,7 @@
 //! How text becomes words for Imprint's English rules: one tokenizer for
-//! every rule (what a request asks for, what a save keeps, a reminder's
-//! time, a sum, an answer's claims, a question's options).
+//! every rule, the server's (what a request asks for, what a save keeps, a
+//! reminder's time, a sum, an answer's claims, a question's options) and
+//! Echo's (a spoken answer matched to the choices, noise, its own voice).
 //!
 //! Two cuts, each for what its readers need:
 //! - [`plain`] / [`spans`]: words of letters and digits, an apostrophe

@@ -244,7 +244,7 @@ impl Topic {
         let words = crate::grounding::reference::topic(request, projects);
         // "Which hotel…", "what room…": the noun after the question word
         // is what is asked.
-        let lower = crate::words::plain(request);
+        let lower = app::logic::words::plain(request);
         let asked_noun: Vec<&String> = lower
             .windows(2)
             .filter(|w| matches!(w[0].as_str(), "which" | "what"))
@@ -285,7 +285,7 @@ impl Topic {
     /// whole (a run of three or more may miss one word); 0 when it holds
     /// none, or holds part of a run and no whole one (a near miss).
     pub fn score(&self, content: &str) -> usize {
-        let words = crate::words::plain(&one_word_names(content));
+        let words = app::logic::words::plain(&one_word_names(content));
         if !self.owners.iter().all(|owner| holds(&words, owner)) {
             return 0;
         }
@@ -332,7 +332,7 @@ impl Topic {
     /// True when `content` holds what is asked ("the number": a phone, a
     /// landline, a "tel"); true when nothing in particular is asked.
     pub fn asked_in(&self, content: &str) -> bool {
-        let words = crate::words::plain(&one_word_names(content));
+        let words = app::logic::words::plain(&one_word_names(content));
         let is = |table: &[&str]| self.asked.iter().any(|w| table.contains(&w.as_str()));
         self.asked.is_empty()
             || self.asked.iter().any(|w| holds(&words, w))
@@ -465,7 +465,7 @@ fn runs_of(request: &str, names: &[String]) -> Vec<Vec<String>> {
     let mut runs: Vec<Vec<String>> = Vec::new();
     for clause in request.split([',', '.', '?', '!', ';', ':', '(', ')']) {
         let mut run: Vec<String> = Vec::new();
-        for word in crate::words::plain(clause) {
+        for word in app::logic::words::plain(clause) {
             let plain = word.trim_end_matches("'s").to_string();
             if names.contains(&plain) {
                 if !run.contains(&plain) {

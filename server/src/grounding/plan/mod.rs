@@ -6,7 +6,7 @@
 //! general knowledge. Each decision carries its reason, logged with the
 //! reply.
 //!
-//! The English word tables of this layer live here and in
+//! The English word tables of this layer live here and in the rest of
 //! [`crate::grounding`] (what a save keeps, a reminder's time, "the
 //! project"); [`claims`] checks an answer against what backs it.
 
@@ -183,7 +183,7 @@ const NOT_POSSESSIVE: &[&str] = &[
 
 /// Judges what a request asks for.
 pub fn classify(request: &str) -> Plan {
-    let words = crate::words::plain(request);
+    let words = app::logic::words::plain(request);
     let plan = |kind, reason: &str| Plan {
         kind,
         reason: reason.to_string(),
@@ -258,7 +258,7 @@ fn asks_for_projects(words: &[String]) -> bool {
 /// Australia?", "Say hello in French.") is general knowledge, unless the
 /// memories hold something about it.
 pub fn is_personal(request: &str) -> bool {
-    let words = crate::words::plain(request);
+    let words = app::logic::words::plain(request);
     let topic = Topic::of(request, &[]);
     words.iter().any(|w| {
         FIRST_PERSON.contains(&w.as_str())
@@ -274,7 +274,7 @@ pub fn is_personal(request: &str) -> bool {
 /// (`named`: what the request says to keep). A digit, an "is", a colon or
 /// an address gives it ("the PIN 4321", "Anna's email is …").
 pub fn names_a_detail_without_it(request: &str, named: &str) -> bool {
-    let words = crate::words::plain(named);
+    let words = app::logic::words::plain(named);
     let gives = named
         .chars()
         .any(|c| c.is_ascii_digit() || c == '@' || c == ':')

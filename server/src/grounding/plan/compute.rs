@@ -82,7 +82,7 @@ const SMALL_WORDS: &[&str] = &[
 /// and "km", "1,000" is "1000".
 fn tokens(request: &str) -> Vec<String> {
     let mut tokens = Vec::new();
-    for term in crate::words::terms(request) {
+    for term in app::logic::words::terms(request) {
         match number_then_rest(&term) {
             Some(split) => tokens.extend(split),
             None => tokens.push(term),
