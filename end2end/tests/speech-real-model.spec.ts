@@ -1,9 +1,11 @@
 // The real-model tier's spoken case (tags @real-model, run by scripts/test.sh
-// after the model starts): Chromium's fake microphone says "Remind me to call
-// Anna", waits, then says "tomorrow morning". Imprint's recogniser hears
+// after the model starts): Chromium's fake microphone says "Remind me to water
+// the garden", waits, then says "tomorrow morning". Imprint's recogniser hears
 // both; the request's missing time is asked, the spoken time answers it, and
 // the reminder is set, with the real local model as the chat model. Checks
-// the path and the stored reminder, not the recogniser's spelling of "Anna".
+// the path and the stored reminder. Not "call Anna": tiny.en hears espeak-ng's
+// "call Anna" as "Carolina" at a confidence near the noise floor (0.58), and
+// Echo then rightly ignores it; "water the garden" is heard whole at 0.78.
 import { test, expect } from './fixtures';
 import { spokenWavs, watchRecogniser } from './fixtures/audio';
 import { withFakeMicrophone } from './fixtures/browser';
@@ -16,7 +18,7 @@ test.skip(!modelURL, 'needs the real local model: scripts/test.sh starts it and 
 // "at nine" as "I'll die" or "18" (docs/speech.md), and this case checks the
 // path, not the recogniser's accuracy.
 test.use({
-  launchOptions: withFakeMicrophone(spokenWavs(['Remind me to call Anna.', 'Tomorrow morning.'], 10)),
+  launchOptions: withFakeMicrophone(spokenWavs(['Remind me to water the garden.', 'Tomorrow morning.'], 10)),
   useStandInModel: false,
   imprintEnv: {
     IMPRINT_CHAT_PROVIDER: 'local',
@@ -45,9 +47,7 @@ test('a spoken reminder request and a spoken time set the reminder @real-model',
     reminders: { text: string; due_at: string }[];
   };
   expect(reminders.reminders).toHaveLength(1);
-  // What tiny.en heard: espeak-ng's "call Anna" runs together as "Carolina"
-  // as often as not (its accuracy is eval_speech's to measure).
-  expect(reminders.reminders[0].text).not.toBe('');
+  expect(reminders.reminders[0].text).toBe('Water the garden');
   const due = new Date(reminders.reminders[0].due_at);
   const tomorrow = new Date();
   tomorrow.setDate(tomorrow.getDate() + 1);
