@@ -12,21 +12,7 @@ use support::*;
 /// A server on planned turns: the `local` provider, reached at the
 /// stand-in.
 async fn planned(scenarios: Vec<Scenario>) -> TestServer {
-    let standin = StandIn::start(scenarios).await;
-    let base = standin.base_url();
-    TestServer::start_with(
-        standin,
-        &[
-            "--chat-provider",
-            "local",
-            "--chat-base-url",
-            &base,
-            "--chat-model",
-            "standin",
-        ],
-        &[],
-    )
-    .await
+    TestServer::start_planned(scenarios).await
 }
 
 /// The stand-in's answer to a constrained step: this JSON value.

@@ -308,21 +308,7 @@ async fn a_spoken_up_to_you_leaves_the_choice_to_the_model() {
 async fn a_voice_conversation_sets_a_reminder_only_when_the_user_lets_it() {
     // Planned turns (the built-in model's path): a reminder with no time
     // is asked by Imprint, and the spoken time answers it.
-    let standin = StandIn::start(Vec::new()).await;
-    let base = standin.base_url();
-    let server = TestServer::start_with(
-        standin,
-        &[
-            "--chat-provider",
-            "local",
-            "--chat-base-url",
-            &base,
-            "--chat-model",
-            "standin",
-        ],
-        &[],
-    )
-    .await;
+    let server = TestServer::start_planned(Vec::new()).await;
     let (mut echo, snapshot) =
         Echo::connect(&server, json!({"type": "hello", "writes": true})).await;
     assert_eq!(snapshot["read_only"], false);

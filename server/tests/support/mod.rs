@@ -69,6 +69,22 @@ impl TestServer {
         Self::start_with(standin, &model_args, &[]).await
     }
 
+    /// A server on planned turns (the built-in model's path): the `local`
+    /// provider, reached at a stand-in playing `scenarios`.
+    pub async fn start_planned(scenarios: Vec<Scenario>) -> Self {
+        let standin = StandIn::start(scenarios).await;
+        let base = standin.base_url();
+        let model = [
+            "--chat-provider",
+            "local",
+            "--chat-base-url",
+            &base,
+            "--chat-model",
+            "standin",
+        ];
+        Self::start_with(standin, &model, &[]).await
+    }
+
     pub async fn start_with(standin: StandIn, model_args: &[&str], args: &[&str]) -> Self {
         Self::start_in(tempfile::tempdir().unwrap(), standin, model_args, args).await
     }
