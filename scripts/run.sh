@@ -9,15 +9,35 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
-scripts/setup.sh
 
 model_pid=""
-stop_model() { [ -n "$model_pid" ] && kill "$model_pid" 2>/dev/null || true; }
+setup_pid=""
+stop_model() {
+  [ -n "$setup_pid" ] && kill -- -"$setup_pid" 2>/dev/null
+  [ -n "$model_pid" ] && kill "$model_pid" 2>/dev/null || true
+}
 trap stop_model EXIT INT TERM
 
-if [ -z "${IMPRINT_CHAT_PROVIDER:-}" ] && [ -z "${IMPRINT_CHAT_BASE_URL:-}" ]; then
+builtin_model=""
+[ -z "${IMPRINT_CHAT_PROVIDER:-}" ] && [ -z "${IMPRINT_CHAT_BASE_URL:-}" ] && builtin_model=1
+if [ -n "$builtin_model" ]; then
+  # Set up beside the Rust builds (a new machine: about 10 minutes, the
+  # C++ build of llama-server, which fills the core the builds leave idle).
+  setup_log="${TMPDIR:-/tmp}/imprint-local-model-setup.log"
+  step "setting up the local model in the background (log: $setup_log)"
+  setsid scripts/local-model.sh ensure >"$setup_log" 2>&1 &
+  setup_pid=$!
+fi
+
+scripts/setup.sh
+
+if [ -n "$builtin_model" ]; then
   step "the local model (IMPRINT_CHAT_PROVIDER is not set)"
-  if scripts/local-model.sh ensure; then
+  ready=1
+  wait "$setup_pid" || ready=""
+  setup_pid=""
+  cat "$setup_log"
+  if [ -n "$ready" ]; then
     port=$(free_port)
     scripts/local-model.sh start "$port" >"${TMPDIR:-/tmp}/imprint-llama-server.log" 2>&1 &
     model_pid=$!

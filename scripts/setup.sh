@@ -10,17 +10,6 @@ source scripts/lib.sh
 TRUNK_VERSION=0.21.14
 BINARYEN_DIR=end2end/node_modules/.bin
 
-need_apt() {
-  # Installs Debian packages that are missing (as root, or with sudo).
-  local missing=()
-  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  step "installing ${missing[*]} (Debian packages)"
-  local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-}
-
 command -v cargo >/dev/null || die "Rust is not installed: install it with rustup, then run this again."
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then

@@ -9,6 +9,14 @@ source scripts/lib.sh
 # Tests configure their own servers; a developer's settings must not leak in.
 while IFS= read -r var; do unset "$var"; done < <(env | grep -o '^IMPRINT_[A-Z_]*' || true)
 
+# The local model (downloads and a C++ build, about 10 minutes on a new
+# machine) is set up beside the Rust builds, which leave a core idle while
+# they link; every test waits for it, so none runs beside a build.
+model_setup_log=$(mktemp)
+setsid scripts/local-model.sh ensure >"$model_setup_log" 2>&1 &
+model_setup_pid=$!
+trap 'kill -- -"$model_setup_pid" 2>/dev/null || true' EXIT
+
 scripts/setup.sh
 
 step "lints (rustfmt, clippy for the server and the wasm client, tsc for the end-to-end tests)"
@@ -18,8 +26,16 @@ cargo clippy -p app --target wasm32-unknown-unknown --features csr --quiet -- -D
 (cd end2end && npx tsc --noEmit -p .)
 
 step "cargo tests"
-# The recogniser's test hears real speech: its weights first (small, no build).
-scripts/speech-model.sh ensure
+cargo test --workspace --quiet --no-run
+step "waiting for the local model's set-up (log: $model_setup_log)"
+if ! wait "$model_setup_pid"; then
+  cat "$model_setup_log" >&2
+  die "the local model could not be set up (the output above says why)"
+fi
+cat "$model_setup_log"
+rm -f "$model_setup_log"
+trap - EXIT
+# The recogniser's test hears real speech (the weights came with the model).
 cargo test --workspace --quiet
 
 step "end-to-end tests (Playwright, headless Chromium)"
@@ -31,7 +47,6 @@ step "speech tier: espeak-ng speech through Chromium's fake microphone to Imprin
 (cd end2end && npx playwright test --grep @speech --workers=1)
 
 step "real-model tier: the local model (llama-server + Qwen2.5-Coder-0.5B-Instruct)"
-scripts/local-model.sh ensure
 port=$(free_port)
 model_log=$(mktemp)
 scripts/local-model.sh start "$port" >"$model_log" 2>&1 &
