@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{reference, slip_of, UserWords};
+use super::{courtesy, reference, slip_of, UserWords};
 
 /// True when the words ask to keep something: "save", "store",
 /// "remember", "note that", "add to my notes", "write down"; or when they
@@ -63,11 +63,8 @@ fn is_keeping_verb(word: &str) -> bool {
 }
 
 /// Small words that may come with a verb of keeping at the start of a
-/// request to save ("Please write down the …").
-const BESIDE_KEEPING: &[&str] = &[
-    "please", "pls", "plz", "write", "down", "the", "a", "an", "this", "that", "my", "could",
-    "can", "would", "will", "you", "u", "kindly", "hey", "ok", "okay",
-];
+/// request to save ("Please write down the …"), besides courtesy.
+const BESIDE_KEEPING: &[&str] = &["write", "down", "the", "a", "an", "this", "that", "my"];
 
 /// The request after its leading words of keeping ("Save the new PIN 4321
 /// …" is "new PIN 4321 …"); `None` unless it starts with a verb of keeping.
@@ -86,7 +83,7 @@ fn without_keeping_words(text: &str) -> (&str, bool) {
         let plain = word.to_lowercase();
         let plain = plain.trim_matches(|c: char| !c.is_alphanumeric());
         let keeping = is_keeping_verb(plain) || plain == "write";
-        if !keeping && !BESIDE_KEEPING.contains(&plain) {
+        if !keeping && !BESIDE_KEEPING.contains(&plain) && !courtesy::is_courtesy(plain) {
             break;
         }
         verb |= keeping;
@@ -218,14 +215,14 @@ const TRAILING_KEEP: &[&str] = &[
 /// at 16:40 on Saturday, save that" → "Lena's train gets in at 16:40 on
 /// Saturday"); `None` when it does not end so, or nothing is before them.
 fn before_trailing_keep(request: &str) -> Option<&str> {
-    let mut trimmed = request.trim_end_matches(|c: char| c.is_whitespace() || ".!".contains(c));
     // "…, store it pls", "…, keep that somewhere for me": the words after
     // the keeping words that say nothing of what to keep go.
+    let mut trimmed = courtesy::without_closing(request);
     while let Some(tail) = AFTER_KEEPING
         .iter()
         .find(|tail| trimmed.to_lowercase().ends_with(*tail))
     {
-        trimmed = trimmed[..trimmed.len() - tail.len()].trim_end();
+        trimmed = courtesy::without_closing(&trimmed[..trimmed.len() - tail.len()]);
     }
     let lower = trimmed.to_lowercase();
     let suffix = TRAILING_KEEP.iter().find(|s| lower.ends_with(*s))?;
@@ -241,14 +238,8 @@ fn before_trailing_keep(request: &str) -> Option<&str> {
 }
 
 /// Words that may follow the keeping words and say nothing of what to
-/// keep ("…, keep that somewhere for me please").
+/// keep ("…, keep that somewhere for me please"), besides courtesy.
 const AFTER_KEEPING: &[&str] = &[
-    " please",
-    " pls",
-    " plz",
-    " thanks",
-    " thx",
-    " ta",
     " for me",
     " somewhere",
     " for later",

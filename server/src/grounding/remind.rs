@@ -147,14 +147,7 @@ pub(super) fn about(request: &str, model_text: &str) -> String {
 /// `s` without the marks and the politeness that close it ("to water the
 /// plants pls." is "to water the plants").
 fn clean_end(s: &str) -> String {
-    let mut s = s.trim().trim_end_matches(['.', '!', '?', ' ', ',']);
-    while let Some(polite) = [" please", " pls", " plz", " thanks", " thx", " thank you"]
-        .iter()
-        .find(|p| s.to_lowercase().ends_with(*p))
-    {
-        s = s[..s.len() - polite.len()].trim_end_matches(['.', '!', '?', ' ', ',']);
-    }
-    s.trim().to_string()
+    super::courtesy::without_closing(s).to_string()
 }
 
 /// "to send the invoice" from "… remind me to send the invoice." (or
@@ -209,7 +202,7 @@ fn after_remind_me(source: &str) -> Option<String> {
         || app::logic::words::plain(before).iter().all(|w| {
             matches!(
                 w.as_str(),
-                "next" | "week" | "later" | "soon" | "sometime" | "again" | "please"
+                "next" | "week" | "later" | "soon" | "sometime" | "again"
             )
         });
     only_when.then(|| rest[start..].trim().to_string())

@@ -634,6 +634,16 @@ fn what_to_save_comes_from_the_users_words() {
             "ok so the tracking number for the kettle parcel is RM884123070GB, keep that somewhere for me",
             Some("The tracking number for the kettle parcel is RM884123070GB"),
         ),
+        // Courtesy is one list (`courtesy`): the same words open a save,
+        // and close it, as open any other request.
+        (
+            "hi Imprint, kindly write down that the gate code is 4711",
+            Some("The gate code is 4711"),
+        ),
+        (
+            "the gate code is 4711, save that please, thank you!",
+            Some("The gate code is 4711"),
+        ),
         // What to keep is not said plainly, or nothing is to be kept.
         ("Save the hosting report", None),
         ("Save this:", None),

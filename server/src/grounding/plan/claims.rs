@@ -4,13 +4,11 @@
 //! checks, and on a claim nothing backs Imprint answers from the memory
 //! itself.
 
-/// Words a sentence may capitalize without naming anything.
-const PLAIN_CAPITALS: &[&str] = &[
+/// Words of how a sentence is built (articles, pronouns, prepositions,
+/// yes and no): they name nothing, capitalized or not, and an answer may
+/// use them without taking them from what backs it.
+const SENTENCE_WORDS: &[&str] = &[
     "i",
-    "i'm",
-    "i've",
-    "i'd",
-    "i'll",
     "you",
     "your",
     "yours",
@@ -28,10 +26,6 @@ const PLAIN_CAPITALS: &[&str] = &[
     "here",
     "yes",
     "no",
-    "ok",
-    "okay",
-    "sure",
-    "imprint",
     "in",
     "on",
     "at",
@@ -43,7 +37,6 @@ const PLAIN_CAPITALS: &[&str] = &[
     "or",
     "so",
     "as",
-    "if",
     "my",
     "our",
     "we",
@@ -54,12 +47,7 @@ const PLAIN_CAPITALS: &[&str] = &[
     "her",
     "their",
     "according",
-    "based",
-    "unfortunately",
-    "sorry",
-    "however",
     "also",
-    "then",
     "note",
     "memory",
     "memories",
@@ -70,9 +58,33 @@ const PLAIN_CAPITALS: &[&str] = &[
     "who",
     "which",
     "how",
+];
+
+/// Words a sentence may capitalize without naming anything, besides
+/// [`SENTENCE_WORDS`].
+const PLAIN_CAPITALS: &[&str] = &[
+    "i'm",
+    "i've",
+    "i'd",
+    "i'll",
+    "ok",
+    "okay",
+    "sure",
+    "imprint",
+    "if",
+    "based",
+    "unfortunately",
+    "sorry",
+    "however",
+    "then",
     "why",
     "done",
 ];
+
+/// True for a word (lower case) that names nothing when capitalized.
+fn is_plain_capital(word: &str) -> bool {
+    SENTENCE_WORDS.contains(&word) || PLAIN_CAPITALS.contains(&word)
+}
 
 /// The specific words of `answer` that nothing in `backing` holds: tokens
 /// with a digit ("12345", "LM4T8R", "16:40"), and capitalized words inside
@@ -99,9 +111,7 @@ pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
         if !token.is_empty() {
             let capitalized = token.chars().next().is_some_and(char::is_uppercase);
             let specific = has_digit(token)
-                || (capitalized
-                    && !sentence_start
-                    && !PLAIN_CAPITALS.contains(&token.to_lowercase().as_str()))
+                || (capitalized && !sentence_start && !is_plain_capital(&token.to_lowercase()))
                 || (token.len() >= 3 && token.chars().all(|c| c.is_ascii_uppercase()));
             if specific && !backed(token) && !unbacked.iter().any(|u| u == token) {
                 unbacked.push(token.to_string());
@@ -115,93 +125,19 @@ pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
     unbacked
 }
 
-/// Words an answer may use without taking them from what backs it: how
-/// a sentence is built, not what it says.
+/// Words an answer may use without taking them from what backs it, besides
+/// [`SENTENCE_WORDS`]: the verbs and small words a sentence is built with,
+/// not what it says.
 const FRAME: &[&str] = &[
-    "the",
-    "a",
-    "an",
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "your",
-    "you",
-    "yours",
-    "my",
-    "i",
-    "it",
-    "its",
-    "it's",
-    "this",
-    "that",
-    "these",
-    "those",
-    "there",
-    "here",
-    "of",
-    "to",
-    "in",
-    "on",
-    "at",
-    "for",
-    "from",
-    "with",
-    "by",
-    "as",
-    "and",
-    "or",
-    "but",
-    "so",
-    "not",
-    "no",
-    "yes",
-    "has",
-    "have",
-    "had",
-    "will",
-    "would",
-    "can",
-    "could",
-    "should",
-    "do",
-    "does",
-    "did",
-    "which",
-    "who",
-    "what",
-    "when",
-    "where",
-    "how",
-    "they",
-    "them",
-    "their",
-    "he",
-    "she",
-    "his",
-    "her",
-    "we",
-    "our",
-    "us",
-    "also",
-    "about",
-    "saved",
-    "memory",
-    "memories",
-    "according",
-    "said",
-    "says",
-    "say",
-    "note",
-    "noted",
-    "set",
-    "up",
-    "out",
-    "all",
-    "one",
+    "is", "are", "was", "were", "be", "been", "of", "with", "by", "not", "has", "have", "had",
+    "will", "would", "can", "could", "should", "do", "does", "did", "them", "us", "about", "said",
+    "says", "say", "noted", "set", "up", "out", "all", "one",
 ];
+
+/// True for a word (lower case) of how an answer is built.
+fn is_frame(word: &str) -> bool {
+    SENTENCE_WORDS.contains(&word) || FRAME.contains(&word)
+}
 
 /// True when most of what `answer` says comes from `backing`: at most two
 /// of its words of substance (or a third of them) are nobody's but the
@@ -218,7 +154,7 @@ pub fn mostly_backed(answer: &str, backing: &[&str]) -> bool {
     let substance: Vec<String> = app::logic::words::plain(answer)
         .iter()
         .map(|w| normalize(w))
-        .filter(|w| w.chars().count() >= 3 && !FRAME.contains(&w.as_str()))
+        .filter(|w| w.chars().count() >= 3 && !is_frame(w))
         .collect();
     let unheld = substance
         .iter()

@@ -18,6 +18,7 @@ pub use topic::Topic;
 use topic::KEPT_DETAILS;
 
 use crate::grounding;
+use crate::grounding::courtesy;
 
 /// What a request asks Imprint to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,12 +74,10 @@ const CANNOT_DO: &[&str] = &[
     "translate",
 ];
 
-/// Words that may come before a request's verb: "please move…", "can you
-/// send…", "could you please book…".
-const POLITE: &[&str] = &[
-    "please", "pls", "plz", "can", "could", "would", "will", "you", "u", "kindly", "go", "ahead",
-    "and", "now", "just", "hey", "imprint", "ok", "okay",
-];
+/// Words that may come before a request's verb besides courtesy: "go
+/// ahead and move…", "now send…" ("please move…", "can you send…" are
+/// courtesy).
+const BEFORE_VERB: &[&str] = &["go", "ahead", "and", "now", "just"];
 
 /// A request that is only this is small talk.
 const SMALL_TALK: &[&str] = &[
@@ -230,7 +229,7 @@ pub fn classify(request: &str) -> Plan {
 fn opening_verb(words: &[String]) -> Option<String> {
     words
         .iter()
-        .find(|w| !POLITE.contains(&w.as_str()))
+        .find(|w| !BEFORE_VERB.contains(&w.as_str()) && !courtesy::is_courtesy(w))
         .cloned()
 }
 
@@ -244,12 +243,12 @@ fn asks_for_projects(words: &[String]) -> bool {
     const ASKING: &[&str] = &[
         "list", "show", "what", "which", "name", "my", "me", "all", "the", "are", "do", "i",
         "have", "we", "our", "tell", "about", "give", "see", "current", "there", "any", "got",
-        "so", "far", "is", "of", "please", "can", "you", "could",
+        "so", "far", "is", "of",
     ];
     words
         .iter()
         .enumerate()
-        .all(|(i, w)| i == at || ASKING.contains(&w.as_str()))
+        .all(|(i, w)| i == at || ASKING.contains(&w.as_str()) || courtesy::is_courtesy(w))
 }
 
 /// True when the request is about the user's own life: it says "my", "we"

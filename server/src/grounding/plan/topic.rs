@@ -1,6 +1,8 @@
 //! A question's topic: the words naming what it asks about, the words
 //! saying what of it is wanted, and which memories answer it.
 
+use crate::grounding::courtesy;
+
 /// Details people keep about their own things, as asked for: "the
 /// plumber's number", "the code of the flight".
 pub(super) const KEPT_DETAILS: &[&str] = &[
@@ -76,13 +78,6 @@ const SAME_THING: &[&[&str]] = &[
     &["address", "lives", "street", "road", "postcode"],
     &["email", "e-mail", "mail"],
     &["reg", "registration", "plate"],
-];
-
-/// Greetings, politeness and fillers: they name nothing ("hey can u tell
-/// me …", "… at the office pls").
-const SAY_NOTHING: &[&str] = &[
-    "pls", "plz", "please", "thx", "thanks", "ty", "uh", "um", "erm", "hmm", "ok", "okay", "hey",
-    "hi", "hello", "u",
 ];
 
 /// What the user does or did, said around what a question is about:
@@ -166,28 +161,15 @@ fn holds(words: &[String], word: &str) -> bool {
     })
 }
 
-/// Words that say what of a thing is asked, not which thing.
+/// Words that say what of a thing is asked, not which thing, besides the
+/// [`KEPT_DETAILS`]: "the date", "the price", "when it renews".
 const ASKED_OF: &[&str] = &[
-    "number",
-    "pw",
     "pwd",
-    "policy",
     "numbers",
-    "phone",
-    "mobile",
-    "cell",
-    "telephone",
-    "address",
-    "email",
     "mail",
-    "code",
     "codes",
-    "pin",
-    "password",
-    "passcode",
     "date",
     "dates",
-    "birthday",
     "name",
     "names",
     "price",
@@ -195,7 +177,6 @@ const ASKED_OF: &[&str] = &[
     "costs",
     "amount",
     "total",
-    "deadline",
     "due",
     "time",
     "day",
@@ -216,14 +197,8 @@ const ASKED_OF: &[&str] = &[
     "colour",
     "model",
     "version",
-    "login",
-    "username",
-    "account",
     "id",
     "reference",
-    "booking",
-    "confirmation",
-    "hint",
     "end",
     "run",
     "runs",
@@ -235,6 +210,11 @@ const ASKED_OF: &[&str] = &[
     "up",
     "out",
 ];
+
+/// True for a word that says what of a thing is asked.
+fn is_asked_of(word: &str) -> bool {
+    KEPT_DETAILS.contains(&word) || ASKED_OF.contains(&word)
+}
 
 impl Topic {
     /// The topic of `request` (see [`crate::grounding::reference::topic`]),
@@ -252,12 +232,13 @@ impl Topic {
             .collect();
         let (asked, names): (Vec<String>, Vec<String>) = words
             .into_iter()
-            .partition(|w| ASKED_OF.contains(&w.as_str()) || asked_noun.contains(&w));
-        // Politeness names nothing ("… at the office pls"), nor does what
-        // the user does ("when am I seeing the doctor").
+            .partition(|w| is_asked_of(w) || asked_noun.contains(&w));
+        // Greetings, politeness and fillers name nothing ("hey can u tell
+        // me …", "… at the office pls"), nor does what the user does
+        // ("when am I seeing the doctor").
         let names: Vec<String> = names
             .into_iter()
-            .filter(|w| !SAY_NOTHING.contains(&w.as_str()) && !DOING.contains(&w.as_str()))
+            .filter(|w| !courtesy::names_nothing(w) && !DOING.contains(&w.as_str()))
             .collect();
         // "What's the number?": the asked word is all there is to find.
         let (names, asked) = if names.is_empty() {

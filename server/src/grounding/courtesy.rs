@@ -1,0 +1,100 @@
+//! Courtesy: the words a request is said politely, as a question or aloud
+//! with, which say nothing of what it asks ("Hey, could you please save…",
+//! "…, remind me at 9 pls"). One list of each, read by every rule that
+//! passes over them: a request's opening verb ([`super::plan`]), the words
+//! beside a verb of keeping, a reminder's closing words, the words a
+//! question names.
+
+/// Words that only make a request polite.
+const POLITE: &[&str] = &[
+    "please", "pls", "plz", "kindly", "thanks", "thank", "thx", "ty", "ta",
+];
+
+/// Words that ask rather than tell: "can you", "could you", "would u".
+const ASKING: &[&str] = &["can", "could", "would", "will", "you", "u"];
+
+/// Words that open a request said aloud or typed as to a person.
+const OPENERS: &[&str] = &["hey", "hi", "hello", "ok", "okay", "imprint"];
+
+/// The sounds of speech between words.
+const FILLERS: &[&str] = &["uh", "um", "erm", "hmm"];
+
+/// Politeness that may close a request, longest first so "thank you" goes
+/// whole. Each starts with a space: it is a word of its own.
+const CLOSING: &[&str] = &[
+    " thank you",
+    " please",
+    " kindly",
+    " thanks",
+    " pls",
+    " plz",
+    " thx",
+    " ty",
+    " ta",
+];
+
+/// True for a plain (lower-case) word that only makes a request polite.
+pub fn is_polite(word: &str) -> bool {
+    POLITE.contains(&word)
+}
+
+/// True for a plain word of courtesy: polite, asking, or opening a request
+/// ("hey", "could", "you", "please").
+pub fn is_courtesy(word: &str) -> bool {
+    is_polite(word) || ASKING.contains(&word) || OPENERS.contains(&word)
+}
+
+/// True for a plain word that names nothing: courtesy or a filler of
+/// speech.
+pub fn names_nothing(word: &str) -> bool {
+    is_courtesy(word) || FILLERS.contains(&word)
+}
+
+/// `text` without the politeness that closes it (and the marks around
+/// it): "water the plants pls." is "water the plants", "…, thank you!"
+/// is "…".
+pub fn without_closing(text: &str) -> &str {
+    let marks = ['.', '!', '?', ' ', ','];
+    let mut s = text.trim().trim_end_matches(marks);
+    while let Some(polite) = CLOSING.iter().find(|p| {
+        s.len() >= p.len()
+            && s.is_char_boundary(s.len() - p.len())
+            && s[s.len() - p.len()..].eq_ignore_ascii_case(p)
+    }) {
+        s = s[..s.len() - polite.len()].trim_end_matches(marks);
+    }
+    s.trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closing_politeness_goes_whole_and_repeated() {
+        assert_eq!(without_closing("water the plants pls."), "water the plants");
+        assert_eq!(without_closing("call Anna, thank you!"), "call Anna");
+        assert_eq!(without_closing("call Anna please, thanks"), "call Anna");
+        assert_eq!(without_closing("Call Anna PLEASE"), "Call Anna");
+    }
+
+    #[test]
+    fn closing_politeness_is_a_word_of_its_own() {
+        // "pasta" ends in "ta", "vanity" in "ty": neither is politeness.
+        assert_eq!(without_closing("buy pasta"), "buy pasta");
+        assert_eq!(without_closing("check the vanity"), "check the vanity");
+        assert_eq!(without_closing("please"), "please");
+    }
+
+    #[test]
+    fn courtesy_is_polite_asking_or_opening() {
+        for word in ["please", "could", "you", "hey", "imprint", "thx"] {
+            assert!(is_courtesy(word), "{word}");
+        }
+        for word in ["save", "dentist", "the", "um"] {
+            assert!(!is_courtesy(word), "{word}");
+        }
+        assert!(names_nothing("um") && names_nothing("pls"));
+        assert!(is_polite("kindly") && !is_polite("could"));
+    }
+}
