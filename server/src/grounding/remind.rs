@@ -12,14 +12,19 @@ use super::{reference, slip_of, when, UserWords, MEANT_WORDS};
 pub fn asks_for_reminder(text: &str) -> bool {
     let lower = text.to_lowercase();
     let words = app::logic::words::plain(text);
-    words.iter().any(|w| {
-        w.starts_with("remind")
+    words
+        .iter()
+        // "which reminded me …", "it reminds me of …" tell, not ask.
+        .filter(|w| !matches!(w.as_str(), "reminded" | "reminds"))
+        .any(|w| {
+            w.starts_with("remind")
             // "remnd", "reminf": one slip of the keys is still the verb.
             || slip_of(w, "remind")
             || matches!(w.as_str(), "alarm" | "alert" | "notify" | "ping")
-    }) || ["wake me", "let me forget", "let me not forget", "nudge me"]
-        .iter()
-        .any(|p| lower.contains(p))
+        })
+        || ["wake me", "let me forget", "let me not forget", "nudge me"]
+            .iter()
+            .any(|p| lower.contains(p))
 }
 
 /// What to be reminded of when a reminder's words give the time first and

@@ -83,6 +83,12 @@ impl Run {
                 Some(Ok(ModelEvent::Text(text))) => {
                     turn.text.push_str(&text);
                     self.push_text(text);
+                    // Going round: the request is dropped, so the model
+                    // server stops writing.
+                    if policy::says_it_again(&turn.text) {
+                        tracing::info!(reply = %self.reply.id, "the model said a sentence again: the turn ends");
+                        break;
+                    }
                 }
                 Some(Ok(ModelEvent::LengthLimit)) => self.length_limited = true,
                 Some(Ok(ModelEvent::ToolCall(call))) if allow_calls => {

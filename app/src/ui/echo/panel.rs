@@ -54,18 +54,12 @@ pub fn EchoPanel() -> impl IntoView {
                 <Show when=busy>
                     <button class="danger" data-testid="echo-stop" on:click=move |_| echo.stop()>"■ Stop reply"</button>
                 </Show>
-                <label class="saving">
-                    <input type="checkbox" data-testid="echo-saving"
-                        prop:checked=move || echo.state.with(|s| s.saving)
-                        on:change=move |ev| echo.set_saving(event_target_checked(&ev))/>
-                    " Save this conversation"
-                </label>
-                <label class="saving">
-                    <input type="checkbox" data-testid="echo-writes"
-                        prop:checked=move || echo.state.with(|s| s.writes)
-                        on:change=move |ev| echo.set_writes(event_target_checked(&ev))/>
-                    " Let Echo save notes and set reminders"
-                </label>
+                <Switch testid="echo-saving" label="Save this conversation"
+                    checked=Signal::derive(move || echo.state.with(|s| s.saving))
+                    set=move |on| echo.set_saving(on)/>
+                <Switch testid="echo-writes" label="Let Echo save notes and set reminders"
+                    checked=Signal::derive(move || echo.state.with(|s| s.writes))
+                    set=move |on| echo.set_writes(on)/>
             </div>
             <RecogniserSetting/>
             <EarStatus/>
@@ -94,6 +88,23 @@ pub fn EchoPanel() -> impl IntoView {
                 <button type="submit" class="primary">"Send"</button>
             </form>
         </div>
+    }
+}
+
+/// One of Echo's switches: a labelled checkbox.
+#[component]
+fn Switch(
+    testid: &'static str,
+    label: &'static str,
+    checked: Signal<bool>,
+    set: impl Fn(bool) + 'static,
+) -> impl IntoView {
+    view! {
+        <label class="saving">
+            <input type="checkbox" data-testid=testid prop:checked=checked
+                on:change=move |ev| set(event_target_checked(&ev))/>
+            {format!(" {label}")}
+        </label>
     }
 }
 

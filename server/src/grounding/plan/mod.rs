@@ -14,8 +14,8 @@ pub mod claims;
 pub mod compute;
 mod topic;
 
-pub use topic::Topic;
 use topic::KEPT_DETAILS;
+pub use topic::{asked_part, Topic};
 
 use crate::grounding;
 use crate::grounding::courtesy;
@@ -71,7 +71,6 @@ const CANNOT_DO: &[&str] = &[
     "message",
     "schedule",
     "rename",
-    "translate",
 ];
 
 /// Words that may come before a request's verb besides courtesy: "go
@@ -215,9 +214,11 @@ pub fn classify(request: &str) -> Plan {
     if asks_for_projects(&words) {
         return plan(Kind::Projects, "the request asks for the project list");
     }
-    if !words.is_empty()
-        && words.len() <= 6
-        && words.iter().all(|w| SMALL_TALK.contains(&w.as_str()))
+    // "Hi!", "thanks so much", "hmm", or only emoji ("👋😊").
+    if words.len() <= 6
+        && words
+            .iter()
+            .all(|w| SMALL_TALK.contains(&w.as_str()) || courtesy::names_nothing(w))
     {
         return plan(Kind::SmallTalk, "the request is a greeting or thanks");
     }

@@ -66,6 +66,31 @@ fn greetings_and_thanks_are_small_talk_and_a_request_in_them_is_not() {
     assert_eq!(kind("Good morning, Imprint"), Kind::SmallTalk);
     assert_eq!(kind("Hi, what's Marta's number?"), Kind::Question);
     assert_eq!(kind("Say hello in French."), Kind::Question);
+    // Fillers and emoji alone (a helper's fresh requests, session 13).
+    assert_eq!(kind("hmm"), Kind::SmallTalk);
+    assert_eq!(kind("👋😊"), Kind::SmallTalk);
+}
+
+#[test]
+fn telling_of_a_reminder_asks_for_none() {
+    // "which reminded me" tells what happened; the question is the ask.
+    let rant = "the heating was making that clicking noise again which reminded me I never \
+        know when the boiler thing is due. anyway sorry for the rant — do you know when the \
+        boiler needs servicing next?";
+    assert_eq!(kind(rant), Kind::Question);
+    assert_eq!(kind("It reminds me of Lisbon."), Kind::Question);
+    assert_eq!(
+        kind("Keep reminding me to stretch every hour"),
+        Kind::Remind
+    );
+}
+
+#[test]
+fn translating_is_the_models_to_do() {
+    assert_eq!(
+        kind("translate 'good night, sleep well' to Spanish"),
+        Kind::Question
+    );
 }
 
 #[test]
@@ -140,6 +165,41 @@ fn a_memory_answers_only_when_it_names_what_was_asked_about() {
     assert!(
         topic.named_in("Flight back from Porto 2 Jan, Ryanair FR8824, booking ref JW4TXA"),
         "{topic:?}"
+    );
+}
+
+#[test]
+fn a_long_message_is_about_what_its_question_asks() {
+    // A helper's fresh request (session 13): a week told, then one
+    // question; the question is the topic, not the car, the dog or the
+    // standup.
+    let rant = "ugh what a week. monday the car wouldn't start so I was late for the standup, \
+        wednesday the dog ate half a sock, and the heating was clicking again. anyway sorry \
+        for the rant — do you know when the boiler needs servicing next?";
+    assert_eq!(
+        asked_part(rant),
+        "do you know when the boiler needs servicing next?"
+    );
+    let topic = Topic::of(rant, &[]);
+    assert!(
+        topic.named_in(
+            "Boiler serviced by Fenwick Heating on 3 October 2026; next service due October 2027"
+        ),
+        "{topic:?}"
+    );
+    assert!(!topic.names.iter().any(|n| n == "standup" || n == "sock"));
+    // One sentence, or a tag too short to ask alone, is the whole request.
+    assert_eq!(
+        asked_part("What's the plumber's number?"),
+        "What's the plumber's number?"
+    );
+    assert_eq!(
+        asked_part("Anna's number is 0176 555, right?"),
+        "Anna's number is 0176 555, right?"
+    );
+    assert_eq!(
+        asked_part("The flight is at 3.5? hmm"),
+        "The flight is at 3.5? hmm"
     );
 }
 

@@ -145,8 +145,53 @@ fn without_ordinal(word: &str) -> &str {
     }
 }
 
+/// The part of a long request that asks: its last clause that ends in a
+/// question mark, when it has several ("…the heating was clicking again.
+/// anyway sorry for the rant — do you know when the boiler needs servicing
+/// next?" asks "do you know when the boiler needs servicing next?"); the
+/// whole request otherwise.
+pub fn asked_part(request: &str) -> &str {
+    let trimmed = request.trim();
+    if !trimmed.ends_with('?') {
+        return trimmed;
+    }
+    let body = &trimmed[..trimmed.len() - 1];
+    // Where the last clause starts: after the last sentence end or dash.
+    let start = body
+        .match_indices(['.', '!', '?', ';', '—', '–'])
+        .filter(|(i, mark)| {
+            // A sentence ends at a mark followed by a space ("3.5" does not).
+            let after = &body[i + mark.len()..];
+            after.starts_with(char::is_whitespace) || *mark == "—" || *mark == "–"
+        })
+        .map(|(i, mark)| i + mark.len())
+        .last()
+        .unwrap_or(0);
+    let clause = trimmed[start..].trim();
+    // A clause of a word or two ("…, right?") asks nothing alone.
+    if start == 0 || app::logic::words::plain(clause).len() < 3 {
+        trimmed
+    } else {
+        clause
+    }
+}
+
+/// `word` without a verb's or plural's ending, for words of 6 letters or
+/// more: "servicing", "serviced" and "services" are "servic".
+fn stem(word: &str) -> &str {
+    if word.len() < 6 {
+        return word;
+    }
+    ["ing", "ed", "es", "e", "s"]
+        .iter()
+        .find_map(|end| word.strip_suffix(end))
+        .filter(|stem| stem.len() >= 4)
+        .unwrap_or(word)
+}
+
 /// True when one of `words` (a memory's) is `word`, one of its other
-/// names, or the same word with another ending ("meeting", "meetings").
+/// names, or the same word with another ending ("meeting", "meetings";
+/// "servicing", "serviced").
 fn holds(words: &[String], word: &str) -> bool {
     let same = SAME_THING
         .iter()
@@ -158,6 +203,7 @@ fn holds(words: &[String], word: &str) -> bool {
         w == word
             || same.contains(&w)
             || (w.len().min(word.len()) >= 4 && (w.starts_with(word) || word.starts_with(w)))
+            || (w.len() >= 6 && word.len() >= 6 && stem(w) == stem(word))
     })
 }
 
@@ -220,7 +266,7 @@ impl Topic {
     /// The topic of `request` (see [`crate::grounding::reference::topic`]),
     /// split into naming and asked words.
     pub fn of(request: &str, projects: &[String]) -> Self {
-        let request = &one_word_names(request);
+        let request = &one_word_names(asked_part(request));
         let words = crate::grounding::reference::topic(request, projects);
         // "Which hotel…", "what room…": the noun after the question word
         // is what is asked.

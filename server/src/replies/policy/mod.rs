@@ -4,6 +4,8 @@
 //! A 0.5B model calls tools, but it also
 //! - answers "I'll remind you" without setting anything (one **nudge**;
 //!   see `forgotten`);
+//! - says one long sentence over and over to its token limit (the turn
+//!   **ends** the second time; see `echoing`);
 //! - repeats a write it already made, or a read with the same arguments
 //!   (a **repeat** is not redone; see `repeats`);
 //! - goes on after the job is done, calling writes that were not asked
@@ -19,10 +21,12 @@
 //! Here: what the policy keeps of a reply, the end, the call cap, and the
 //! fallback.
 
+mod echoing;
 mod forgotten;
 mod questions;
 mod repeats;
 
+pub(super) use echoing::says_it_again;
 pub(super) use questions::ModelQuestion;
 pub(super) use repeats::same_call;
 
