@@ -165,7 +165,7 @@ pub fn asked_part(request: &str) -> &str {
             after.starts_with(char::is_whitespace) || *mark == "—" || *mark == "–"
         })
         .map(|(i, mark)| i + mark.len())
-        .last()
+        .next_back()
         .unwrap_or(0);
     let clause = trimmed[start..].trim();
     // A clause of a word or two ("…, right?") asks nothing alone.
