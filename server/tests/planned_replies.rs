@@ -175,7 +175,7 @@ async fn a_pick_of_a_memory_that_names_nothing_asked_about_is_not_the_answer() {
         .await;
     let text = assistant_text(&events);
     assert!(
-        text.starts_with("I found nothing in your memories that answers that."),
+        text.starts_with("I found no memory that clearly answers that."),
         "{text}"
     );
     assert!(
@@ -547,7 +547,7 @@ async fn a_misspelt_read_finds_the_memory_and_a_near_miss_is_not_the_answer() {
         .await;
     let text = assistant_text(&events);
     assert!(
-        text.starts_with("I found nothing in your memories that answers that."),
+        text.starts_with("I found no memory that clearly answers that."),
         "the flight's reference is no answer about the hotel: {text}"
     );
     assert!(!text.contains("Your booking reference is K4LBT9"), "{text}");

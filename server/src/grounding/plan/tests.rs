@@ -169,6 +169,17 @@ fn a_memory_answers_only_when_it_names_what_was_asked_about() {
 }
 
 #[test]
+fn a_birthday_is_not_answered_by_a_phone_number_ending_a_sentence() {
+    // A helper's fresh request (session 13): "0190." read as a date.
+    let topic = Topic::of("when is Theo's birthday?", &[]);
+    assert!(!topic.asked_in(
+        "Theo (my son) is in Year 4 at Ashgrove Primary School. School office phone 0161 555 0190."
+    ));
+    assert!(topic.asked_in("Theo's birthday: 14/6"));
+    assert!(topic.asked_in("Theo was born 2018-06-14"));
+}
+
+#[test]
 fn a_long_message_is_about_what_its_question_asks() {
     // A helper's fresh request (session 13): a week told, then one
     // question; the question is the topic, not the car, the dog or the

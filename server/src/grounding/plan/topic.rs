@@ -368,9 +368,7 @@ impl Topic {
             // A day: a month's name, or a date in digits ("23/3", "2027-06-30").
             || (is(DAYS_ASKED)
                 && (words.iter().any(|w| crate::grounding::when::month(w).is_some())
-                    || content.split_whitespace().any(|w| {
-                        w.contains(['/', '-', '.']) && w.chars().filter(char::is_ascii_digit).count() >= 2
-                    })))
+                    || content.split_whitespace().any(is_date_in_digits)))
     }
 
     /// True when what is asked is a number, a code or a date ("the
@@ -481,6 +479,16 @@ const NUMBERS_ASKED: &[&str] = &[
 ];
 
 /// Asked words answered by a day.
+/// True for a word that is a date in digits: "23/3", "2027-06-30",
+/// "1.3.": digits on both sides of a separator. A phone number that ends
+/// a sentence ("0161 555 0190.") is not.
+fn is_date_in_digits(word: &str) -> bool {
+    let chars: Vec<char> = word.chars().collect();
+    chars
+        .windows(3)
+        .any(|w| w[0].is_ascii_digit() && matches!(w[1], '/' | '-' | '.') && w[2].is_ascii_digit())
+}
+
 const DAYS_ASKED: &[&str] = &[
     "date", "dates", "birthday", "deadline", "due", "expire", "expires", "renew", "renews",
 ];

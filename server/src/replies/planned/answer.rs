@@ -161,7 +161,7 @@ fn none_answers(found: &[String], topic: &Topic, request: &str) -> String {
     }
     let lines: Vec<&str> = closest.iter().map(|l| l.as_str()).collect();
     format!(
-        "I found nothing in your memories that answers that. {}",
+        "I found no memory that clearly answers that. {}",
         own_answer::from_found(&lines.join("\n")).replacen(
             "Here is what I found in your memories:",
             "The closest:",
