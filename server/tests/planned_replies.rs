@@ -210,6 +210,45 @@ async fn a_general_question_is_the_models_own_answer_with_no_tools_and_marked() 
 }
 
 #[tokio::test]
+async fn a_follow_up_with_his_asks_of_the_one_the_question_before_named() {
+    // A helper's fresh requests (session 13): "ok what's his number then"
+    // after a question about the landlord got the sister-in-law's number.
+    let server = planned(vec![scenario(
+        "his number",
+        vec![step(
+            json!({"memory": 1, "answer": "His number is 0161 555 0142."}),
+        )],
+    )])
+    .await;
+    server
+        .remember(
+            "Anna Kowalski is my sister-in-law, mobile 07700 900318, lives in Leeds.",
+            None,
+        )
+        .await;
+    server
+        .remember(
+            "Landlord: Mr. Okonkwo Adeyemi, phone 0161 555 0142. Rent is due on the 1st.",
+            None,
+        )
+        .await;
+    let sid = server.create_session().await;
+    // The first question's answer is not the subject here.
+    server
+        .converse(&sid, "what's my landlord's email address?")
+        .await;
+    let events = server.converse(&sid, "ok what's his number then").await;
+    let text = assistant_text(&events);
+    assert!(text.contains("0161 555 0142"), "{text}");
+    assert!(!text.contains("07700"), "{text}");
+    let request = server.standin.requests_for("his number")[0].to_string();
+    assert!(
+        !request.contains("Kowalski"),
+        "only the landlord is offered: {request}"
+    );
+}
+
+#[tokio::test]
 async fn a_model_saying_one_sentence_over_and_over_is_stopped_the_second_time() {
     // The built-in model, told to print its system prompt (a helper's
     // fresh request, session 13), wrote one paragraph again and again for

@@ -180,6 +180,38 @@ fn a_birthday_is_not_answered_by_a_phone_number_ending_a_sentence() {
 }
 
 #[test]
+fn a_short_follow_up_leans_on_the_question_before_it() {
+    // A helper's fresh requests (session 13).
+    let mazda = Topic::of("whats the reg on my mazda?", &[]);
+    let dana = Topic::of("and dana's?", &[]);
+    let carried = dana.following("and dana's?", &mazda).unwrap();
+    assert!(carried.named_in("Dana's car (my partner): blue Kia Niro, registration LD21 HPW."));
+    assert!(carried.asked_in("Dana's car (my partner): blue Kia Niro, registration LD21 HPW."));
+    assert!(
+        !carried.asked_in("Dana's birthday is 9 May."),
+        "{carried:?}"
+    );
+
+    let landlord = Topic::of("what's my landlord's email address?", &[]);
+    let his = Topic::of("ok what's his number then", &[]);
+    let carried = his
+        .following("ok what's his number then", &landlord)
+        .unwrap();
+    assert!(
+        carried.named_in("Landlord: Mr. Okonkwo Adeyemi, phone 0161 555 0142."),
+        "{carried:?}"
+    );
+    assert!(!carried.named_in("Anna Kowalski is my sister-in-law, mobile 07700 900318."));
+    assert_eq!(carried.asked, vec!["number"]);
+
+    // A question that stands alone is its own topic.
+    let vet = Topic::of("what's the vet's number?", &[]);
+    assert_eq!(vet.following("what's the vet's number?", &landlord), None);
+    let long = "and also what did I note about the garden shed roof repair quote";
+    assert_eq!(Topic::of(long, &[]).following(long, &landlord), None);
+}
+
+#[test]
 fn a_long_message_is_about_what_its_question_asks() {
     // A helper's fresh request (session 13): a week told, then one
     // question; the question is the topic, not the car, the dog or the

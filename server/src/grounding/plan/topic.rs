@@ -210,6 +210,9 @@ fn holds(words: &[String], word: &str) -> bool {
 /// Words that say what of a thing is asked, not which thing, besides the
 /// [`KEPT_DETAILS`]: "the date", "the price", "when it renews".
 const ASKED_OF: &[&str] = &[
+    "reg",
+    "registration",
+    "plate",
     "pwd",
     "numbers",
     "mail",
@@ -323,6 +326,53 @@ impl Topic {
             .filter(|run| held(run) + usize::from(run.len() >= 3) >= run.len())
             .count();
         whole
+    }
+
+    /// The topic of a short follow-up that leans on the question before
+    /// it, `previous`:
+    /// - "and Dana's?", "what about the hotel?": new names, the same
+    ///   detail asked ("the reg" of "whats the reg on my mazda?");
+    /// - "ok what's his number then": the same one named (the landlord
+    ///   of "what's my landlord's email?"), a new detail asked.
+    ///
+    /// `None` for a request that stands alone.
+    pub fn following(&self, request: &str, previous: &Topic) -> Option<Topic> {
+        let words = app::logic::words::plain(request);
+        if words.len() > 7 || previous.is_empty() {
+            return None;
+        }
+        let first = |w: &[&str]| words.len() > w.len() && words.iter().zip(w).all(|(a, b)| a == b);
+        let more = first(&["and"]) || first(&["what", "about"]) || first(&["how", "about"]);
+        let pronoun = words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "his" | "her" | "their" | "its" | "him" | "them" | "he" | "she" | "they"
+            )
+        });
+        let own_detail_only = self.asked.is_empty() && self.names.iter().all(|w| is_asked_of(w));
+        let single = |names: &[String]| names.iter().map(|n| vec![n.clone()]).collect();
+        if pronoun && own_detail_only {
+            // The one the pronoun stands for: whose the thing was, or what
+            // was named.
+            let names = if previous.owners.is_empty() {
+                previous.names.clone()
+            } else {
+                previous.owners.clone()
+            };
+            return Some(Topic {
+                runs: single(&names),
+                owners: previous.owners.clone(),
+                names,
+                asked: self.names.clone(),
+            });
+        }
+        if more && !self.names.is_empty() && self.asked.is_empty() && !previous.asked.is_empty() {
+            return Some(Topic {
+                asked: previous.asked.clone(),
+                ..self.clone()
+            });
+        }
+        None
     }
 
     pub fn is_empty(&self) -> bool {

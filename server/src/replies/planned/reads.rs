@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use crate::grounding::plan::{self, Topic};
-use crate::models::ToolCallRequest;
+use crate::models::{note, ChatMessage, ToolCallRequest};
 use crate::replies::own_answer;
 use crate::replies::stream::{Interrupt, Run};
 use crate::store::MemoryQuery;
@@ -34,10 +34,21 @@ impl Run {
             None => self.request.clone(),
         };
         let mut topic = Topic::of(&words, &projects);
+        // "and Dana's?", "what's his number then": a follow-up leans on
+        // the question before it.
+        let carried = self
+            .previous_request()
+            .and_then(|before| topic.following(&self.request, &Topic::of(&before, &projects)));
+        let follows = carried.is_some();
+        if let Some(carried) = carried {
+            tracing::info!(reply = %self.reply.id, ?carried, "a follow-up: the topic leans on the question before");
+            topic = carried;
+        }
         // The memory the user chose from Imprint's options, or the one
         // match its lookup found, is what the request is about.
         let chosen = self.chosen_memories();
-        let personal = plan::is_personal(&self.request) || project.is_some() || !chosen.is_empty();
+        let personal =
+            plan::is_personal(&self.request) || follows || project.is_some() || !chosen.is_empty();
         let (found, chosen) = if chosen.is_empty() {
             let mut found = self.search(&topic, project.clone()).await;
             // "whats my dentsit's number": the word the memories hold.
@@ -165,6 +176,21 @@ impl Run {
     }
 
     /// The project list, read by the tool (its line shows on the page).
+    /// The user's request before this one in the conversation, if any
+    /// (not an answer to a question, nor Imprint's notes).
+    fn previous_request(&self) -> Option<String> {
+        let before = self.messages.len().checked_sub(1)?;
+        self.messages[..before]
+            .iter()
+            .rev()
+            .find_map(|message| match message {
+                ChatMessage::User(text) if !note::is_note(text) && !self.answers.contains(text) => {
+                    Some(text.clone())
+                }
+                _ => None,
+            })
+    }
+
     pub(super) async fn list_projects(&mut self) -> Result<(), Interrupt> {
         let call = ToolCallRequest {
             id: "imprint_list_projects".into(),
