@@ -47,7 +47,7 @@ impl Run {
         // The memory the user chose from Imprint's options, or the one
         // match its lookup found, is what the request is about.
         let chosen = self.chosen_memories();
-        let personal =
+        let mut personal =
             plan::is_personal(&self.request) || follows || project.is_some() || !chosen.is_empty();
         let (found, chosen) = if chosen.is_empty() {
             let mut found = self.search(&topic, project.clone()).await;
@@ -65,6 +65,16 @@ impl Run {
             // A general question ("the boiling point of water") is not
             // answered by a memory that shares one of its words ("Water:
             // Severnside account"): most of what it names must be held.
+            // "¿Cuál es el número de la escuela de Theo?": a name the
+            // memories hold makes it the user's own, in any language.
+            if !personal
+                && found
+                    .iter()
+                    .any(|line| names_someone_in(&self.request, line))
+            {
+                tracing::info!(reply = %self.reply.id, "the request names someone the memories know");
+                personal = true;
+            }
             if !personal {
                 found.retain(|line| {
                     MemoryLine::read(line)
@@ -276,9 +286,44 @@ pub(super) fn nothing_found(topic: &Topic, request: &str) -> String {
     .to_string()
 }
 
+/// True when `request` names, with a capital inside a sentence, a name
+/// the memory `line` holds with a capital too ("Theo", "Dana"): the
+/// request is about someone or something of the user's.
+fn names_someone_in(request: &str, line: &str) -> bool {
+    let Some(memory) = MemoryLine::read(line) else {
+        return false;
+    };
+    // A memory often opens with the name ("Theo (my son) is …").
+    let held = capitalized_names(memory.content, true);
+    capitalized_names(request, false)
+        .iter()
+        .any(|name| held.contains(name))
+}
+
+/// The words of `text` written with a capital, of three letters or more
+/// ("Theo", "Ashgrove"; not "PIN"), inside a sentence unless
+/// `openings` ("School" opening one).
+fn capitalized_names(text: &str, openings: bool) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut sentence_start = true;
+    for raw in text.split_whitespace() {
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let word = word.strip_suffix("'s").unwrap_or(word);
+        let capital = word.chars().next().is_some_and(char::is_uppercase);
+        let rest_lower = word.chars().skip(1).all(|c| !c.is_uppercase());
+        if capital && rest_lower && (openings || !sentence_start) && word.chars().count() >= 3 {
+            names.push(word.to_string());
+        }
+        if !word.is_empty() {
+            sentence_start = raw.ends_with(['.', '!', '?', ':']);
+        }
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
-    use super::shared_pairs;
+    use super::{names_someone_in, shared_pairs};
 
     #[test]
     fn the_memory_that_says_it_as_the_request_does_shares_more_pairs() {
@@ -294,5 +339,21 @@ mod tests {
         );
         assert_eq!(shared_pairs(request, back), 1);
         assert_eq!(shared_pairs("when's my flight back from lisbon", back), 3);
+    }
+
+    #[test]
+    fn a_name_the_memory_holds_makes_a_question_the_users_own() {
+        let line =
+            "[3] (family, 2026-12-02) Theo (my son) is in Year 4 at Ashgrove Primary School. \
+                    School office phone 0161 555 0190.";
+        assert!(names_someone_in(
+            "¿Cuál es el número de teléfono de la escuela de Theo?",
+            line
+        ));
+        assert!(names_someone_in("How old is Theo now?", line));
+        // A capital that opens a sentence, or a name the memory lacks, is
+        // not.
+        assert!(!names_someone_in("School starts when in Spain?", line));
+        assert!(!names_someone_in("Who was Theodora?", line));
     }
 }
