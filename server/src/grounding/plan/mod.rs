@@ -262,6 +262,8 @@ pub fn is_personal(request: &str) -> bool {
     let topic = Topic::of(request, &[]);
     words.iter().any(|w| {
         FIRST_PERSON.contains(&w.as_str())
+            // "what's his number": someone's in the user's life.
+            || matches!(w.as_str(), "his" | "her" | "their")
             || (w.ends_with("'s") && w.len() > 3 && !NOT_POSSESSIVE.contains(&w.as_str()))
     })
     // "the number of the plumber": a thing named, and its number, code

@@ -101,6 +101,8 @@ fn a_question_is_personal_when_it_says_my_or_we_or_names_someones_thing() {
         "What did we agree on at the marketing offsite?"
     ));
     assert!(is_personal("What's Marta's birthday?"));
+    // Someone in the user's life (a helper's fresh request, session 13).
+    assert!(is_personal("ok what's his number then"));
     assert!(!is_personal("What's the capital of Australia?"));
     assert!(!is_personal("Say hello in French."));
     assert!(!is_personal("What's 12 times 7?"));

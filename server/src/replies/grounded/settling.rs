@@ -3,6 +3,7 @@
 //! looked up in the user's memories), when. The model reads what came of
 //! each as a note with the request.
 
+use crate::grounding::plan::{self, Topic};
 use crate::grounding::reference::{self, Lookup};
 use crate::grounding::{self, Need, Resolved};
 use crate::models::ChatMessage;
@@ -69,7 +70,21 @@ impl Run {
             return Ok(None);
         }
         let projects = self.recent_projects().await;
-        let Some(found) = reference::find(&self.request, &self.earlier_words(), &projects) else {
+        // "ok what's his number then" after a question about the landlord:
+        // the question before says whom.
+        if let Some(before) = self.previous_request() {
+            let topic = Topic::of(&self.request, &projects);
+            if topic
+                .following(&self.request, &Topic::of(&before, &projects))
+                .is_some()
+            {
+                return Ok(None);
+            }
+        }
+        // A long message is asked about in its question ("…sorry for the
+        // rant — when is the boiler due?"), not in the story before it.
+        let asked = plan::asked_part(&self.request);
+        let Some(found) = reference::find(asked, &self.earlier_words(), &projects) else {
             return Ok(None);
         };
         // Within the project the request names, or the one just settled.

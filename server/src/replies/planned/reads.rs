@@ -67,6 +67,20 @@ impl Run {
             // Severnside account"): most of what it names must be held.
             // "¿Cuál es el número de la escuela de Theo?": a name the
             // memories hold makes it the user's own, in any language.
+            if found.is_empty() && !personal {
+                let names: Vec<String> = capitalized_names(&self.request, false)
+                    .iter()
+                    .map(|n| n.to_lowercase())
+                    .collect();
+                if !names.is_empty() {
+                    let by_name = Topic {
+                        runs: names.iter().map(|n| vec![n.clone()]).collect(),
+                        names,
+                        ..Topic::default()
+                    };
+                    found = self.search(&by_name, project.clone()).await;
+                }
+            }
             if !personal
                 && found
                     .iter()
@@ -188,7 +202,7 @@ impl Run {
     /// The project list, read by the tool (its line shows on the page).
     /// The user's request before this one in the conversation, if any
     /// (not an answer to a question, nor Imprint's notes).
-    fn previous_request(&self) -> Option<String> {
+    pub(in crate::replies) fn previous_request(&self) -> Option<String> {
         let before = self.messages.len().checked_sub(1)?;
         self.messages[..before]
             .iter()
