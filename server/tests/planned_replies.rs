@@ -249,6 +249,44 @@ async fn a_follow_up_with_his_asks_of_the_one_the_question_before_named() {
 }
 
 #[tokio::test]
+async fn a_long_message_is_answered_by_its_question_not_the_story_before_it() {
+    // A helper's fresh request (session 13): the story named "work" (a
+    // project) and "reminded me", so Imprint asked for a reminder's time,
+    // then searched only the work project for the boiler.
+    let server = planned(vec![scenario(
+        "boiler needs",
+        vec![step(
+            json!({"memory": 1, "answer": "The next boiler service is due in October 2027."}),
+        )],
+    )])
+    .await;
+    server
+        .remember("Anna Reyes leads the data platform team", Some("work"))
+        .await;
+    server
+        .remember(
+            "Boiler serviced by Fenwick Heating on 3 October 2026; next service due October 2027.",
+            Some("home"),
+        )
+        .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(
+            &sid,
+            "ugh what a week. Anna from work pulled me into a two hour planning thing, and the \
+             heating was clicking again which reminded me I never know when the boiler thing is \
+             due. anyway sorry for the rant — do you know when the boiler needs servicing next?",
+        )
+        .await;
+    let text = assistant_text(&events);
+    assert!(text.contains("October 2027"), "{text}");
+    assert!(
+        !events.iter().any(|e| e["type"] == "question"),
+        "nothing to ask: {events:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_model_saying_one_sentence_over_and_over_is_stopped_the_second_time() {
     // The built-in model, told to print its system prompt (a helper's
     // fresh request, session 13), wrote one paragraph again and again for

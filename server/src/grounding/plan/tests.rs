@@ -162,6 +162,14 @@ fn a_memory_answers_only_when_it_names_what_was_asked_about() {
         topic.named_in("Flight to Lisbon: TAP TP1351 on 19 December"),
         "{topic:?}"
     );
+    // "back" after a flight names the way back (a helper's fresh
+    // request, session 13): the flight out is no answer.
+    let topic = Topic::of("what time is my flight back from Iceland?", &[]);
+    assert!(
+        !topic.named_in("Flight to Reykjavik: Icelandair FI441 from Manchester on 12 February 2027, departs 09:40."),
+        "{topic:?}"
+    );
+    assert!(topic.named_in("Flight back from Iceland: FI440 on 15 February, 17:05"));
     // "home" is the way back.
     let topic = Topic::of("booking code for the flight home from porto?", &[]);
     assert!(

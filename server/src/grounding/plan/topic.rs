@@ -285,10 +285,21 @@ impl Topic {
         // Greetings, politeness and fillers name nothing ("hey can u tell
         // me …", "… at the office pls"), nor does what the user does
         // ("when am I seeing the doctor").
-        let names: Vec<String> = names
+        let mut names: Vec<String> = names
             .into_iter()
             .filter(|w| !courtesy::names_nothing(w) && !DOING.contains(&w.as_str()))
             .collect();
+        // "my flight back from Iceland": the way back is named, as "the
+        // flight home" is; the flight out is no answer.
+        let way_back = lower.windows(2).any(|w| {
+            matches!(
+                w[0].as_str(),
+                "flight" | "flights" | "train" | "trip" | "journey" | "ferry"
+            ) && w[1] == "back"
+        });
+        if way_back && !names.iter().any(|n| n == "back") {
+            names.push("back".to_string());
+        }
         // "What's the number?": the asked word is all there is to find.
         let (names, asked) = if names.is_empty() {
             (asked, Vec::new())

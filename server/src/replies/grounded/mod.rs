@@ -63,12 +63,16 @@ impl Run {
     /// The project the request names, or the one Imprint's question
     /// settled.
     pub(in crate::replies) fn project_meant(&self, projects: &[String]) -> Option<String> {
-        grounding::named_project(&self.request, projects).or_else(|| {
-            self.settled.iter().find_map(|(_, r)| match r {
-                Some(Resolved::Project(p)) => Some(p.clone()),
-                _ => None,
-            })
-        })
+        // A long message's project is the one its question names, not one
+        // named in the story before it.
+        grounding::named_project(grounding::plan::asked_part(&self.request), projects).or_else(
+            || {
+                self.settled.iter().find_map(|(_, r)| match r {
+                    Some(Resolved::Project(p)) => Some(p.clone()),
+                    _ => None,
+                })
+            },
+        )
     }
 
     /// The user's projects, most recently used first.
