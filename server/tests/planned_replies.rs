@@ -256,7 +256,9 @@ async fn a_long_message_is_answered_by_its_question_not_the_story_before_it() {
     let server = planned(vec![scenario(
         "boiler needs",
         vec![step(
-            json!({"memory": 1, "answer": "The next boiler service is due in October 2027."}),
+            // What the built-in model wrote: the story's words, not the
+            // answer.
+            json!({"memory": 1, "answer": "Monday, 3 October 2026, Fenwick Heating serviced the boiler due to the cold."}),
         )],
     )])
     .await;
@@ -273,13 +275,15 @@ async fn a_long_message_is_answered_by_its_question_not_the_story_before_it() {
     let events = server
         .converse(
             &sid,
-            "ugh what a week. Anna from work pulled me into a two hour planning thing, and the \
+            "ugh what a week. monday the car wouldn't start in the cold, and Anna from work \
+             pulled me into a two hour planning thing, and the \
              heating was clicking again which reminded me I never know when the boiler thing is \
              due. anyway sorry for the rant — do you know when the boiler needs servicing next?",
         )
         .await;
     let text = assistant_text(&events);
     assert!(text.contains("October 2027"), "{text}");
+    assert!(!text.contains("Monday"), "{text}");
     assert!(
         !events.iter().any(|e| e["type"] == "question"),
         "nothing to ask: {events:?}"

@@ -478,6 +478,12 @@ const MONTHS: [&str; 12] = [
     "december",
 ];
 
+/// True for a word (lower case) naming a day of the week or a month in
+/// full ("monday", "october"): a date said, even opening a sentence.
+pub(crate) fn names_a_day(word: &str) -> bool {
+    WEEKDAYS.iter().any(|(name, _)| *name == word) || MONTHS.contains(&word)
+}
+
 /// The month a word names ("march", "mar"), 1–12.
 pub(crate) fn month(word: &str) -> Option<u32> {
     if word.len() < 3 {

@@ -112,6 +112,9 @@ pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
             let capitalized = token.chars().next().is_some_and(char::is_uppercase);
             let specific = has_digit(token)
                 || (capitalized && !sentence_start && !is_plain_capital(&token.to_lowercase()))
+                // "Monday, 3 October …": a day named opening the answer is
+                // a claim too.
+                || (capitalized && crate::grounding::when::names_a_day(&token.to_lowercase()))
                 || (token.len() >= 3 && token.chars().all(|c| c.is_ascii_uppercase()));
             if specific && !backed(token) && !unbacked.iter().any(|u| u == token) {
                 unbacked.push(token.to_string());

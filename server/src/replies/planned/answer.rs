@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::reads::nothing_found;
-use crate::grounding::plan::{claims, Topic};
+use crate::grounding::plan::{self, claims, Topic};
 use crate::models::{ChatMessage, ModelError, StepRequest};
 use crate::replies::own_answer;
 use crate::replies::stream::{Interrupt, Run};
@@ -73,7 +73,10 @@ impl Run {
     /// source, or the memory itself when the sentence names what no memory
     /// holds, or says nothing the question did not.
     fn worded(&self, answer: &str, memory: &MemoryLine<'_>, topic: &Topic) -> String {
-        let mut backing = vec![memory.content, self.request.as_str()];
+        // The request's question backs what it says, not a story told
+        // before it ("monday the car wouldn't start in the cold … when is
+        // the boiler due?" backs no "Monday" in the answer).
+        let mut backing = vec![memory.content, plan::asked_part(&self.request)];
         backing.extend(self.answers.iter().map(String::as_str));
         let mut invented = claims::unbacked(answer, &backing);
         // A story of the model's own, with no number or name to catch.
