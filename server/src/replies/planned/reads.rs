@@ -62,9 +62,6 @@ impl Run {
                     }
                 }
             }
-            // A general question ("the boiling point of water") is not
-            // answered by a memory that shares one of its words ("Water:
-            // Severnside account"): most of what it names must be held.
             // "¿Cuál es el número de la escuela de Theo?": a name the
             // memories hold makes it the user's own, in any language.
             if found.is_empty() && !personal {
@@ -89,6 +86,9 @@ impl Run {
                 tracing::info!(reply = %self.reply.id, "the request names someone the memories know");
                 personal = true;
             }
+            // A general question ("the boiling point of water") is not
+            // answered by a memory that shares one of its words ("Water:
+            // Severnside account"): most of what it names must be held.
             if !personal {
                 found.retain(|line| {
                     MemoryLine::read(line)
@@ -199,7 +199,6 @@ impl Run {
             .collect()
     }
 
-    /// The project list, read by the tool (its line shows on the page).
     /// The user's request before this one in the conversation, if any
     /// (not an answer to a question, nor Imprint's notes).
     pub(in crate::replies) fn previous_request(&self) -> Option<String> {
@@ -215,6 +214,7 @@ impl Run {
             })
     }
 
+    /// The project list, read by the tool (its line shows on the page).
     pub(super) async fn list_projects(&mut self) -> Result<(), Interrupt> {
         let call = ToolCallRequest {
             id: "imprint_list_projects".into(),
