@@ -78,18 +78,23 @@ fn after_keeping_words(text: &str) -> Option<&str> {
 fn without_keeping_words(text: &str) -> (&str, bool) {
     let mut rest = text.trim_start();
     let mut verb = false;
+    // "write" keeps only as "write down": "Write a long story about a
+    // lighthouse keeper" asks for a story (a fresh request, session 13).
+    let (mut write, mut down) = (false, false);
     while !rest.is_empty() {
         let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         let plain = word.to_lowercase();
         let plain = plain.trim_matches(|c: char| !c.is_alphanumeric());
-        let keeping = is_keeping_verb(plain) || plain == "write";
+        let keeping = is_keeping_verb(plain);
         if !keeping && !BESIDE_KEEPING.contains(&plain) && !courtesy::is_courtesy(plain) {
             break;
         }
         verb |= keeping;
+        write |= plain == "write";
+        down |= plain == "down";
         rest = after.trim_start();
     }
-    (rest, verb)
+    (rest, verb || (write && down))
 }
 
 /// What to keep, in the user's words: [`what_to_save`], or else the

@@ -18,6 +18,12 @@ fn writes_are_judged_by_their_verbs_before_anything_else() {
         kind("Write down the password hint for the account."),
         Kind::Save
     );
+    // "write" keeps only as "write down" (a fresh request, session 13).
+    assert_eq!(
+        kind("Write a long story about a lighthouse keeper in five paragraphs."),
+        Kind::Question
+    );
+    assert_eq!(kind("Please write down the gate code 4711"), Kind::Save);
     // "Send" inside a reminder is what to be reminded of.
     assert_eq!(kind("Remind me to send the invoice tomorrow"), Kind::Remind);
     assert_eq!(kind("Can you remind me at 9 to call Anna?"), Kind::Remind);
