@@ -260,8 +260,13 @@ fn asks_for_projects(words: &[String]) -> bool {
 pub fn is_personal(request: &str) -> bool {
     let words = app::logic::words::plain(request);
     let topic = Topic::of(request, &[]);
-    words.iter().any(|w| {
-        FIRST_PERSON.contains(&w.as_str())
+    words.iter().enumerate().any(|(i, w)| {
+        // "tell me a story", "give me an example": "me" after a verb of
+        // telling asks for something, not about the user's life.
+        let told = w == "me"
+            && i > 0
+            && matches!(words[i - 1].as_str(), "tell" | "give" | "show" | "teach" | "write");
+        (FIRST_PERSON.contains(&w.as_str()) && !told)
             // "what's his number": someone's in the user's life.
             || matches!(w.as_str(), "his" | "her" | "their")
             || (w.ends_with("'s") && w.len() > 3 && !NOT_POSSESSIVE.contains(&w.as_str()))

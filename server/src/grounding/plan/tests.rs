@@ -107,6 +107,16 @@ fn a_question_is_personal_when_it_says_my_or_we_or_names_someones_thing() {
         "What did we agree on at the marketing offsite?"
     ));
     assert!(is_personal("What's Marta's birthday?"));
+    // "me" after a verb of telling is not the user's life (found by
+    // hand, session 13) …
+    assert!(!is_personal(
+        "Tell me a long story about a lighthouse keeper in five paragraphs."
+    ));
+    assert!(!is_personal("tell me a joke"));
+    // … but what it asks for may be.
+    assert!(is_personal("tell me the wifi password"));
+    assert!(is_personal("Tell me what I saved about the car"));
+    assert!(is_personal("Show me my reminders"));
     // Someone in the user's life (a helper's fresh request, session 13).
     assert!(is_personal("ok what's his number then"));
     assert!(!is_personal("What's the capital of Australia?"));
