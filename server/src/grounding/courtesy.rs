@@ -34,7 +34,7 @@ const CLOSING: &[&str] = &[
 ];
 
 /// True for a plain (lower-case) word that only makes a request polite.
-pub fn is_polite(word: &str) -> bool {
+fn is_polite(word: &str) -> bool {
     POLITE.contains(&word)
 }
 
