@@ -6,7 +6,8 @@
 //! dates ("December 3", "3rd of December"); clock times ("at 9", "9am",
 //! "18:00", "9:30 pm", "noon", "midnight", "7 o'clock"); parts of the day
 //! ("this evening", "tomorrow morning"); and spans from now ("in 2 hours",
-//! "in half an hour", "in ten minutes"). Filler words after "in", "at" or
+//! "in 1 hr 15 min", "in an hour and a half", "2 hours from now";
+//! [`span`]). Filler words after "in", "at" or
 //! "by" are read past: "in exactly 2 hours", "at about 9", "around noon".
 //! A bare number is not a time: "call 3 people" says nothing about when.
 //!
@@ -15,9 +16,11 @@
 //! often, not when: with no clock time or day, the time is still asked.
 
 mod clock_time;
+mod span;
 mod time_words;
 
 use clock_time::clock_time;
+use span::span_from_now;
 pub use time_words::{is_only_time, without_the_time, zone_name};
 
 use chrono::{DateTime, Datelike, Duration, Local, NaiveDate, NaiveTime, TimeZone, Weekday};
@@ -377,42 +380,6 @@ fn unit(word: &str) -> Option<Duration> {
         "week" | "wk" => Duration::weeks(1),
         _ => return None,
     })
-}
-
-/// "in 2 hours", "in an hour", "in half an hour", "in 10 min", "in 1h".
-fn span_from_now(words: &[String]) -> Option<Duration> {
-    for (i, word) in words.iter().enumerate() {
-        if word != "in" && word != "within" {
-            continue;
-        }
-        let rest = &words[i + 1..];
-        match rest {
-            [half, a, u, ..] if half == "half" && (a == "an" || a == "a") => {
-                if let Some(u) = unit(u) {
-                    return Some(u / 2);
-                }
-            }
-            [n, u, ..] => {
-                if let (Some(n), Some(u)) = (number(n), unit(u)) {
-                    if (1..=1000).contains(&n) {
-                        return Some(u * n as i32);
-                    }
-                }
-            }
-            _ => {}
-        }
-        // "in 2h", "in 30min"
-        if let Some(first) = rest.first() {
-            let digits: String = first.chars().take_while(char::is_ascii_digit).collect();
-            if !digits.is_empty() {
-                if let (Ok(n), Some(u)) = (digits.parse::<i32>(), unit(&first[digits.len()..])) {
-                    // "in 2147483647weeks" is no time a reminder can have.
-                    return (1..=1000).contains(&n).then(|| u * n);
-                }
-            }
-        }
-    }
-    None
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

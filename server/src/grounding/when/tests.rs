@@ -276,3 +276,64 @@ fn a_span_of_days_keeps_the_clock_time_said_and_a_huge_span_is_no_time() {
     assert_eq!(at("in 2147483647weeks"), None);
     assert_eq!(at("tmrw at 8.05pm").as_deref(), Some("2030-06-04 20:05"));
 }
+
+#[test]
+fn a_span_of_several_parts_takes_them_all() {
+    // It is 10:40 on Monday 30 November.
+    let cases = [
+        (
+            "remind me in 1 hr 15 min to call Tom",
+            at((2026, 11, 30), 11, 55),
+        ),
+        ("in 1h15m", at((2026, 11, 30), 11, 55)),
+        ("in 1h15", at((2026, 11, 30), 11, 55)),
+        ("in 1 hour, 15 minutes", at((2026, 11, 30), 11, 55)),
+        ("in 2 hours 30 minutes", at((2026, 11, 30), 13, 10)),
+        ("in 2 hours and 30 minutes", at((2026, 11, 30), 13, 10)),
+        ("in an hour and a half", at((2026, 11, 30), 12, 10)),
+        ("in two and a half hours", at((2026, 11, 30), 13, 10)),
+        ("in 1.5 hours", at((2026, 11, 30), 12, 10)),
+        ("in half an hour", at((2026, 11, 30), 11, 10)),
+        ("in a half hour", at((2026, 11, 30), 11, 10)),
+        ("in a quarter of an hour", at((2026, 11, 30), 10, 55)),
+        ("in 5m", at((2026, 11, 30), 10, 45)),
+        ("in 2 days 3 hours", at((2026, 12, 2), 13, 40)),
+        ("an hour and a half from now", at((2026, 11, 30), 12, 10)),
+        (
+            "call Anna 2 hours 30 minutes from now",
+            at((2026, 11, 30), 13, 10),
+        ),
+        // The span ends where the sentence goes on.
+        ("in 2 hours and call mum", at((2026, 11, 30), 12, 40)),
+        ("in an hour and a bit", at((2026, 11, 30), 11, 40)),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(stated(text, now()), expected, "{text}");
+    }
+    // A reminder's text loses the whole span.
+    assert_eq!(
+        without_the_time("Call the bank in 1 hr 15 min"),
+        "Call the bank"
+    );
+    assert_eq!(
+        without_the_time("Call the bank in an hour and a half"),
+        "Call the bank"
+    );
+    assert_eq!(without_the_time("Call Anna 2 hours from now"), "Call Anna");
+}
+
+#[test]
+fn a_span_with_a_part_left_unclear_is_no_time() {
+    // "15" of what? Not an hour with the 15 dropped: Imprint asks.
+    let no_time = |text: &str| assert_eq!(stated(text, now()), None, "{text}");
+    no_time("remind me in 1 hr 15 to call Tom");
+    no_time("in 2 hours and 5");
+    no_time("in 15 minutes 2 hours");
+    no_time("1 hour 2 hours from now");
+    no_time("in 1h15x");
+    assert_eq!(span_from_now(&words("in 1 hr 15")), None);
+    assert_eq!(
+        span_from_now(&words("in 1 hr 15 min")),
+        Some(Duration::minutes(75))
+    );
+}

@@ -6,8 +6,8 @@
 use chrono::NaiveDate;
 
 use super::{
-    clock, clock_time, day_number, local, month, number, part_of_day, recurrence, stated, unit,
-    words, Recurrence, Stated, FILLERS, WEEKDAYS,
+    clock, clock_time, day_number, local, month, number, part_of_day, recurrence, span, stated,
+    unit, words, Recurrence, Stated, FILLERS, WEEKDAYS,
 };
 use crate::iso8601;
 
@@ -174,7 +174,7 @@ pub(super) fn is_time_word(word: &str) -> bool {
         "this", "on", "at", "by", "in", "within", "until", "every", "each", "once", "a", "an",
         "the", "of", "to", "through", "-", "@", "half", "am", "pm", "o'clock", "oclock", "daily",
         "weekly", "nightly", "everyday", "workday", "workdays", "working", "business", "mon-fri",
-        "month", "weekend", "later", "soon", "sometime",
+        "month", "weekend", "later", "soon", "sometime", "and", "quarter", "from", "now",
     ];
     let singular = word.strip_suffix('s').unwrap_or(word);
     WORDS.contains(&word)
@@ -184,6 +184,7 @@ pub(super) fn is_time_word(word: &str) -> bool {
         || WEEKDAYS
             .iter()
             .any(|(name, _)| word == *name || singular == *name)
+        || span::is_compact(word)
         || number(word).is_some()
         || unit(word).is_some()
         || month(word).is_some()
