@@ -4,12 +4,13 @@
 //! Recognised: ISO 8601 dates and date-times; "today", "tomorrow", "the day
 //! after tomorrow", "tonight", weekdays ("on Friday", "next Monday"), month
 //! dates ("December 3", "3rd of December"); clock times ("at 9", "9am",
-//! "18:00", "9:30 pm", "noon", "midnight", "7 o'clock"); parts of the day
+//! "18:00", "9:30 pm", "6.45pm", "noon", "midnight", "7 o'clock"); parts of the day
 //! ("this evening", "tomorrow morning"); and spans from now ("in 2 hours",
 //! "in 1 hr 15 min", "in an hour and a half", "2 hours from now";
 //! [`span`]). Filler words after "in", "at" or
 //! "by" are read past: "in exactly 2 hours", "at about 9", "around noon".
-//! A bare number is not a time: "call 3 people" says nothing about when.
+//! A bare number is not a time: "call 3 people" says nothing about when,
+//! nor does "12.50 an hour".
 //!
 //! Recurrence is read apart from the moment ([`recurrence`]): "every day",
 //! "daily", "on weekdays", "weekly", "every Monday". "Every day" says how
@@ -72,11 +73,11 @@ pub fn time_on(text: &str, day: NaiveDate) -> Option<DateTime<Local>> {
 }
 
 /// An answer to "what time?" that starts with a bare number ("10", "10 in
-/// the morning") means that hour: read as "at 10 …". Elsewhere a bare
-/// number is no time ("call 3 people").
+/// the morning", "18.45") means that hour: read as "at 10 …". Elsewhere a
+/// bare number is no time ("call 3 people", "12.50 an hour").
 fn as_an_hour(words: Vec<String>) -> Vec<String> {
     match words.first() {
-        Some(first) if first.parse::<u32>().is_ok_and(|h| (1..=23).contains(&h)) => {
+        Some(first) if leading_hour(first).is_some_and(|h| (1..=23).contains(&h)) => {
             std::iter::once("at".to_string()).chain(words).collect()
         }
         _ => words,
@@ -85,14 +86,18 @@ fn as_an_hour(words: Vec<String>) -> Vec<String> {
 
 /// When an answer to "what time should I remind you?" says: as
 /// [`stated`], with a bare number first read as an hour ("10 in the
-/// morning").
+/// morning", "18.45").
 pub fn answered(text: &str, now: DateTime<Local>) -> Option<Stated> {
     stated(text, now).or_else(|| {
         let words = words(text);
-        let first = words.first()?;
-        first.parse::<u32>().ok()?;
+        leading_hour(words.first()?)?;
         stated(&format!("at {text}"), now)
     })
+}
+
+/// The hour a word opens with: 10 of "10", 18 of "18.45".
+fn leading_hour(word: &str) -> Option<u32> {
+    word.split('.').next()?.parse().ok()
 }
 
 fn read_stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
@@ -241,35 +246,16 @@ pub fn recurrence(text: &str) -> Option<Recurrence> {
     None
 }
 
-/// The text's terms ([`app::logic::words::terms`]), "a.m." as "am" and a
-/// dotted clock time as one with a colon.
+/// The text's terms ([`app::logic::words::terms`]), "a.m." as "am". A
+/// time written with a dot ("8.05pm") stays as written: whether it is a
+/// clock time or a sum of money depends on the words around it
+/// ([`clock_time::clock_at`]).
 fn words(text: &str) -> Vec<String> {
     let lower = text
         .to_lowercase()
         .replace("a.m.", "am")
         .replace("p.m.", "pm");
     app::logic::words::terms(&lower)
-        .iter()
-        .map(|w| dotted_clock(w))
-        .collect()
-}
-
-/// "8.05pm" and "18.30" as the clock times "8:05pm" and "18:30".
-fn dotted_clock(word: &str) -> String {
-    let Some((hour, rest)) = word.split_once('.') else {
-        return word.to_string();
-    };
-    let minutes: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    let suffix = &rest[minutes.len()..];
-    let clock = (1..=2).contains(&hour.len())
-        && hour.chars().all(|c| c.is_ascii_digit())
-        && minutes.len() == 2
-        && matches!(suffix, "" | "am" | "pm");
-    if clock {
-        format!("{hour}:{minutes}{suffix}")
-    } else {
-        word.to_string()
-    }
 }
 
 /// Words that soften a time without changing it.
@@ -474,25 +460,49 @@ fn day_number(word: &str) -> Option<u32> {
     digits.parse().ok().filter(|d| (1..=31).contains(d))
 }
 
+/// How many days from today a word says: "today", "tonight" (0),
+/// "tomorrow" (1).
+fn days_ahead(word: &str) -> Option<i64> {
+    match word {
+        "today" | "tonight" => Some(0),
+        "tomorrow" | "tmrw" | "tomorow" => Some(1),
+        _ => None,
+    }
+}
+
+/// The weekday a word names in full, or in full and plural ("mondays").
+fn weekday_in_full(word: &str) -> Option<Weekday> {
+    let singular = word.strip_suffix('s').unwrap_or(word);
+    WEEKDAYS
+        .iter()
+        .find(|(name, _)| word == *name || singular == *name)
+        .map(|(_, weekday)| *weekday)
+}
+
+/// True for a word that says a day on its own: "tomorrow", "friday". A
+/// time written with a dot after one is a clock time ("tomorrow 18.45").
+fn says_a_day(word: &str) -> bool {
+    days_ahead(word).is_some() || weekday_in_full(word).is_some()
+}
+
 /// The day the words name, if any.
 fn day_of(words: &[String], today: NaiveDate) -> Option<NaiveDate> {
     for (i, word) in words.iter().enumerate() {
         let next = words.get(i + 1).map(String::as_str);
-        match word.as_str() {
-            "today" | "tonight" => return Some(today),
-            "tomorrow" | "tmrw" | "tomorow" => {
-                let after = i >= 2 && words[i - 1] == "after" && words[i - 2] == "day";
-                return today.checked_add_signed(Duration::days(if after { 2 } else { 1 }));
-            }
-            _ => {}
+        if let Some(ahead) = days_ahead(word) {
+            let after = ahead == 1 && i >= 2 && words[i - 1] == "after" && words[i - 2] == "day";
+            return today.checked_add_signed(Duration::days(ahead + i64::from(after)));
         }
         // Three-letter names too, but not "sat" and "sun" ("sun cream").
         let short = word.len() == 3 && !matches!(word.as_str(), "sat" | "sun");
         // "on Mondays" is a Monday too (and a weekly one, see `recurrence`).
-        let singular = word.strip_suffix('s').unwrap_or(word);
-        if let Some((_, weekday)) = WEEKDAYS.iter().find(|(name, _)| {
-            word == name || singular == *name || (short && name.starts_with(word.as_str()))
-        }) {
+        let weekday = weekday_in_full(word).or_else(|| {
+            WEEKDAYS
+                .iter()
+                .find(|(name, _)| short && name.starts_with(word.as_str()))
+                .map(|(_, weekday)| *weekday)
+        });
+        if let Some(weekday) = weekday {
             let ahead =
                 (weekday.num_days_from_monday() + 7 - today.weekday().num_days_from_monday()) % 7;
             let ahead = if ahead == 0 { 7 } else { ahead };

@@ -3,57 +3,80 @@
 
 use chrono::NaiveTime;
 
-use super::{clock, Part};
+use super::{clock, says_a_day, Part};
 
 /// A clock time in the words: "9:30", "18:00", "9am", "9 pm", "at 9",
-/// "by 10", "7 o'clock", "noon", "midnight". `part` settles whether a bare
-/// hour is morning or evening.
+/// "by 10", "7 o'clock", "noon", "midnight", "6.45pm", "at 18.45". `part`
+/// settles whether a bare hour is morning or evening.
 pub(super) fn clock_time(words: &[String], part: Option<Part>) -> Option<NaiveTime> {
-    for (i, word) in words.iter().enumerate() {
-        let next = words.get(i + 1).map(String::as_str);
-        let prev = i.checked_sub(1).map(|j| words[j].as_str());
-        if word == "midnight" {
-            return clock(23, 59);
-        }
-        if word == "noon" || word == "midday" {
-            return clock(12, 0);
-        }
-        let (body, suffix) = split_suffix(word);
-        let suffix = suffix.or(match next {
-            Some("am") => Some(Meridiem::Am),
-            Some("pm") => Some(Meridiem::Pm),
-            _ => None,
-        });
-        let (hour, minute, has_colon) = match body.split_once([':', 'h']) {
-            Some((h, m)) if !h.is_empty() && m.len() == 2 => {
-                (h.parse::<u32>().ok(), m.parse::<u32>().ok(), true)
-            }
-            Some((h, "")) if !h.is_empty() && word.ends_with('h') => {
-                (h.parse::<u32>().ok(), Some(0), true)
-            }
-            _ => (body.parse::<u32>().ok(), Some(0), false),
-        };
-        let (Some(mut hour), Some(minute)) = (hour, minute) else {
-            continue;
-        };
-        let oclock = next == Some("o'clock") || next == Some("oclock");
-        let anchored = matches!(prev, Some("at" | "by" | "around" | "@" | "until"));
-        if !(has_colon || suffix.is_some() || oclock || anchored) {
-            continue;
-        }
-        if hour > 23 || minute > 59 {
-            continue;
-        }
-        match suffix {
-            Some(Meridiem::Am) if hour == 12 => hour = 0,
-            Some(Meridiem::Pm) if hour < 12 => hour += 12,
-            Some(_) => {}
-            None if (1..12).contains(&hour) && part.is_some_and(Part::is_pm) => hour += 12,
-            None => {}
-        }
-        return clock(hour, minute);
+    (0..words.len()).find_map(|i| clock_at(words, i, part))
+}
+
+/// The clock time the word at `i` says, with the words beside it: the
+/// "at" before a bare hour, the "pm" or "o'clock" after it.
+pub(super) fn clock_at(words: &[String], i: usize, part: Option<Part>) -> Option<NaiveTime> {
+    let word = words.get(i)?;
+    let next = words.get(i + 1).map(String::as_str);
+    let prev = i.checked_sub(1).map(|j| words[j].as_str());
+    if word == "midnight" {
+        return clock(23, 59);
     }
-    None
+    if word == "noon" || word == "midday" {
+        return clock(12, 0);
+    }
+    let (body, suffix) = split_suffix(word);
+    let suffix = suffix.or(match next {
+        Some("am") => Some(Meridiem::Am),
+        Some("pm") => Some(Meridiem::Pm),
+        _ => None,
+    });
+    let dotted = body.contains('.');
+    let (hour, minute, written) = match body.split_once([':', 'h', '.']) {
+        Some((h, m)) if !h.is_empty() && m.len() == 2 && !(dotted && h.len() > 2) => {
+            let written = if dotted { Written::Dot } else { Written::Colon };
+            (h.parse::<u32>().ok()?, m.parse::<u32>().ok()?, written)
+        }
+        Some((h, "")) if !h.is_empty() && word.ends_with('h') => {
+            (h.parse::<u32>().ok()?, 0, Written::Colon)
+        }
+        _ => (body.parse::<u32>().ok()?, 0, Written::Bare),
+    };
+    let oclock = next == Some("o'clock") || next == Some("oclock");
+    let anchored = prev.is_some_and(is_anchor);
+    let plain = match written {
+        Written::Colon => true,
+        // "12.50 an hour" is money: a dot makes a clock time with "am" or
+        // "pm", after "at" or after a day ("tomorrow 18.45").
+        Written::Dot => prev.is_some_and(says_a_day),
+        Written::Bare => false,
+    };
+    if !(plain || suffix.is_some() || oclock || anchored) || hour > 23 || minute > 59 {
+        return None;
+    }
+    let hour = match suffix {
+        Some(Meridiem::Am) if hour == 12 => 0,
+        Some(Meridiem::Pm) if hour < 12 => hour + 12,
+        Some(_) => hour,
+        None if (1..12).contains(&hour) && part.is_some_and(Part::is_pm) => hour + 12,
+        None => hour,
+    };
+    clock(hour, minute)
+}
+
+/// A word after which a bare number is an hour: "at 9", "by 10".
+pub(super) fn is_anchor(word: &str) -> bool {
+    matches!(word, "at" | "by" | "around" | "@" | "until")
+}
+
+/// How the hour and minutes were written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// "9:30", "9h30", "9h".
+    Colon,
+    /// "9.30", a clock time or a decimal.
+    Dot,
+    /// "9", an hour only with more words.
+    Bare,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -337,3 +337,35 @@ fn a_span_with_a_part_left_unclear_is_no_time() {
         Some(Duration::minutes(75))
     );
 }
+
+#[test]
+fn clock_times_written_with_a_dot() {
+    let cases = [
+        ("6.45pm", at((2026, 11, 30), 18, 45)),
+        ("at 6.45 pm", at((2026, 11, 30), 18, 45)),
+        ("at 18.45", at((2026, 11, 30), 18, 45)),
+        ("remind me at 12.50 to pay", at((2026, 11, 30), 12, 50)),
+        ("tomorrow 18.45", at((2026, 12, 1), 18, 45)),
+        // 9:30 has passed today.
+        ("call Tom at 9.30", at((2026, 12, 1), 9, 30)),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(stated(text, now()), expected, "{text}");
+    }
+    assert_eq!(answered("18.45", now()), at((2026, 11, 30), 18, 45));
+    let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+    assert_eq!(
+        time_on("18.45", saturday).map(Stated::At),
+        at((2026, 12, 5), 18, 45)
+    );
+    // A sum or a measure with a dot is no clock time.
+    let no_time = |text: &str| assert_eq!(stated(text, now()), None, "{text}");
+    no_time("the babysitter charges 12.50 an hour");
+    no_time("pay Tom 12.50");
+    no_time("my reading glasses are +1.75 in both eyes");
+    no_time("at 1.75");
+    assert_eq!(
+        without_the_time("Pay the sitter 12.50"),
+        "Pay the sitter 12.50".to_string()
+    );
+}

@@ -173,14 +173,14 @@ pub(super) fn is_time_word(word: &str) -> bool {
         "today", "tomorrow", "tmrw", "tonight", "day", "days", "week", "weeks", "after", "next",
         "this", "on", "at", "by", "in", "within", "until", "every", "each", "once", "a", "an",
         "the", "of", "to", "through", "-", "@", "half", "am", "pm", "o'clock", "oclock", "daily",
-        "weekly", "nightly", "everyday", "workday", "workdays", "working", "business", "mon-fri",
-        "month", "weekend", "later", "soon", "sometime", "and", "quarter", "from", "now",
+        "weekly", "nightly", "everyday", "weekday", "weekdays", "workday", "workdays", "working",
+        "business", "mon-fri", "month", "weekend", "later", "soon", "sometime", "and", "quarter",
+        "from", "now",
     ];
     let singular = word.strip_suffix('s').unwrap_or(word);
     WORDS.contains(&word)
         || FILLERS.contains(&word)
         || part_of_day(&[word.to_string()]).is_some()
-        || matches!(word, "midnight" | "weekday" | "weekdays")
         || WEEKDAYS
             .iter()
             .any(|(name, _)| word == *name || singular == *name)
@@ -189,6 +189,7 @@ pub(super) fn is_time_word(word: &str) -> bool {
         || unit(word).is_some()
         || month(word).is_some()
         || day_number(word).is_some()
+        // "18:00", "6.45pm", "noon", "midnight"
         || clock_time(&["at".to_string(), word.to_string()], None).is_some()
         || iso8601::parse(word).is_some()
 }
