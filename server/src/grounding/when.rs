@@ -12,6 +12,10 @@
 //! A bare number is not a time: "call 3 people" says nothing about when,
 //! nor does "12.50 an hour".
 //!
+//! Short names of days that other words share ("sat", "sun", "wed") are a
+//! day only where a day is being said: "on sat", "next wed", "thurs at
+//! 6.45pm"; "I sat down" and "put on sun cream" are no time.
+//!
 //! Recurrence is read apart from the moment ([`recurrence`]): "every day",
 //! "daily", "on weekdays", "weekly", "every Monday". "Every day" says how
 //! often, not when: with no clock time or day, the time is still asked.
@@ -20,7 +24,7 @@ mod clock_time;
 mod span;
 mod time_words;
 
-use clock_time::clock_time;
+use clock_time::{clock_at, clock_time, is_anchor};
 use span::span_from_now;
 pub use time_words::{is_only_time, without_the_time, zone_name};
 
@@ -86,13 +90,15 @@ fn as_an_hour(words: Vec<String>) -> Vec<String> {
 
 /// When an answer to "what time should I remind you?" says: as
 /// [`stated`], with a bare number first read as an hour ("10 in the
-/// morning", "18.45").
+/// morning", "18.45"), and a short day alone as that day ("thurs").
 pub fn answered(text: &str, now: DateTime<Local>) -> Option<Stated> {
-    stated(text, now).or_else(|| {
-        let words = words(text);
-        leading_hour(words.first()?)?;
-        stated(&format!("at {text}"), now)
-    })
+    stated(text, now)
+        .or_else(|| {
+            let words = words(text);
+            leading_hour(words.first()?)?;
+            stated(&format!("at {text}"), now)
+        })
+        .or_else(|| stated(&format!("on {text}"), now))
 }
 
 /// The hour a word opens with: 10 of "10", 18 of "18.45".
@@ -218,9 +224,11 @@ pub fn recurrence(text: &str) -> Option<Recurrence> {
     if weekdays {
         return Some(Recurrence::Weekdays);
     }
-    let every_weekday = WEEKDAYS
-        .iter()
-        .any(|(name, _)| pair("every", &[name]) || pair("each", &[name]));
+    // "every Monday", "each thurs"
+    let every_weekday = words.windows(2).any(|p| {
+        (p[0] == "every" || p[0] == "each")
+            && (weekday_in_full(&p[1]).is_some() || weekday_short(&p[1]).is_some())
+    });
     if has("weekly")
         || pair("every", &["week"])
         || pair("each", &["week"])
@@ -479,10 +487,59 @@ fn weekday_in_full(word: &str) -> Option<Weekday> {
         .map(|(_, weekday)| *weekday)
 }
 
-/// True for a word that says a day on its own: "tomorrow", "friday". A
-/// time written with a dot after one is a clock time ("tomorrow 18.45").
+/// The weekday a short form names: three letters or more that open its
+/// name ("thu", "thurs", "tues", "sat"), and those with an "s" after a
+/// consonant ("weds"; "thus" is no Thursday).
+fn weekday_short(word: &str) -> Option<Weekday> {
+    let opens = |short: &str, name: &str| {
+        short.len() >= 3 && short.len() < name.len() && name.starts_with(short)
+    };
+    let stem = word
+        .strip_suffix('s')
+        .filter(|stem| stem.ends_with(|c: char| c.is_ascii_alphabetic() && !"aeiou".contains(c)));
+    WEEKDAYS
+        .iter()
+        .find(|(name, _)| opens(word, name) || stem.is_some_and(|stem| opens(stem, name)))
+        .map(|(_, weekday)| *weekday)
+}
+
+/// True for a word that says a day on its own: "tomorrow", "friday",
+/// "thurs". A time written with a dot after one is a clock time
+/// ("tomorrow 18.45").
 fn says_a_day(word: &str) -> bool {
-    days_ahead(word).is_some() || weekday_in_full(word).is_some()
+    days_ahead(word).is_some() || weekday_in_full(word).is_some() || weekday_short(word).is_some()
+}
+
+/// Words after which a short name of a day is one: "on sat", "next wed".
+const DAY_LEADS: [&str; 11] = [
+    "on", "next", "this", "by", "until", "till", "for", "from", "every", "each", "due",
+];
+
+fn led_to_a_day(words: &[String], i: usize) -> bool {
+    i.checked_sub(1)
+        .is_some_and(|j| DAY_LEADS.contains(&words[j].as_str()))
+}
+
+/// True when a clock time or a part of the day comes right after the word
+/// at `i`: "thurs at 6.45pm", "sat 10am", "fri evening" ("sun tonight" is
+/// tonight, with the sun).
+fn time_of_day_follows(words: &[String], i: usize) -> bool {
+    let next = words.get(i + 1).map(String::as_str);
+    clock_at(words, i + 1, None).is_some()
+        || (next.is_some_and(is_anchor) && clock_at(words, i + 2, None).is_some())
+        || words
+            .get(i + 1)
+            .is_some_and(|w| w != "tonight" && part_of_day(std::slice::from_ref(w)).is_some())
+}
+
+/// True when the short name of a day at `i` ("sat", "wed") is said as a
+/// day: after a word that leads to one, with nothing or a time word after
+/// it ("on sun cream" is no Sunday), or with a time of day after it.
+fn short_day_said(words: &[String], i: usize) -> bool {
+    let ends_or_time = words
+        .get(i + 1)
+        .is_none_or(|next| time_words::is_time_word(next));
+    (led_to_a_day(words, i) && ends_or_time) || time_of_day_follows(words, i)
 }
 
 /// The day the words name, if any.
@@ -493,15 +550,9 @@ fn day_of(words: &[String], today: NaiveDate) -> Option<NaiveDate> {
             let after = ahead == 1 && i >= 2 && words[i - 1] == "after" && words[i - 2] == "day";
             return today.checked_add_signed(Duration::days(ahead + i64::from(after)));
         }
-        // Three-letter names too, but not "sat" and "sun" ("sun cream").
-        let short = word.len() == 3 && !matches!(word.as_str(), "sat" | "sun");
         // "on Mondays" is a Monday too (and a weekly one, see `recurrence`).
-        let weekday = weekday_in_full(word).or_else(|| {
-            WEEKDAYS
-                .iter()
-                .find(|(name, _)| short && name.starts_with(word.as_str()))
-                .map(|(_, weekday)| *weekday)
-        });
+        let weekday = weekday_in_full(word)
+            .or_else(|| weekday_short(word).filter(|_| short_day_said(words, i)));
         if let Some(weekday) = weekday {
             let ahead =
                 (weekday.num_days_from_monday() + 7 - today.weekday().num_days_from_monday()) % 7;

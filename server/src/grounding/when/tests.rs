@@ -369,3 +369,65 @@ fn clock_times_written_with_a_dot() {
         "Pay the sitter 12.50".to_string()
     );
 }
+
+#[test]
+fn short_names_of_weekdays_where_a_day_is_said() {
+    // Monday 30 November: Tuesday is 1 December, Sunday the 6th, Monday
+    // the 7th.
+    let cases = [
+        ("thurs at 6.45pm", at((2026, 12, 3), 18, 45)),
+        ("Thurs. at 6.45pm", at((2026, 12, 3), 18, 45)),
+        ("thur at 9", at((2026, 12, 3), 9, 0)),
+        ("on thu", day((2026, 12, 3))),
+        ("remind me on weds to water the plants", day((2026, 12, 2))),
+        ("weds at 10am", at((2026, 12, 2), 10, 0)),
+        ("on wed.", day((2026, 12, 2))),
+        ("next tues", day((2026, 12, 1))),
+        ("tue 14:00", at((2026, 12, 1), 14, 0)),
+        ("remind me on mon to call the bank", day((2026, 12, 7))),
+        ("fri evening", at((2026, 12, 4), 18, 0)),
+        ("by fri.", day((2026, 12, 4))),
+        ("sat 10am", at((2026, 12, 5), 10, 0)),
+        ("on Sat. at 9", at((2026, 12, 5), 9, 0)),
+        ("on sun", day((2026, 12, 6))),
+        ("this sun at noon", at((2026, 12, 6), 12, 0)),
+        ("every thurs at 8", at((2026, 12, 3), 8, 0)),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(stated(text, now()), expected, "{text}");
+    }
+    assert_eq!(recurrence("every thurs at 8"), Some(Recurrence::Weekly));
+    // Alone, a short name is a day only as an answer.
+    assert_eq!(stated("sat", now()), None);
+    assert_eq!(answered("sat", now()), day((2026, 12, 5)));
+    assert_eq!(answered("thurs", now()), day((2026, 12, 3)));
+}
+
+#[test]
+fn words_that_share_a_short_day_name_say_no_day() {
+    let no_time = |text: &str| assert_eq!(stated(text, now()), None, "{text}");
+    no_time("I sat down with Tom");
+    no_time("remind me to put on sun cream");
+    no_time("they got wed in June");
+    no_time("this sun is bright");
+    no_time("c'mon, mon");
+    // Another time in the sentence is still read.
+    assert_eq!(
+        stated("remind me to check the sat nav at 5pm", now()),
+        at((2026, 11, 30), 17, 0)
+    );
+    assert_eq!(
+        stated("look at the sun tonight", now()),
+        at((2026, 11, 30), 20, 0)
+    );
+    // "thus" is no "thu" with an "s".
+    assert_eq!(
+        stated("and thus at 9 we leave", now()),
+        at((2026, 12, 1), 9, 0)
+    );
+    assert_eq!(
+        without_the_time("Tell Tom I sat"),
+        "Tell Tom I sat".to_string()
+    );
+    assert_eq!(without_the_time("call Tom on thurs at 9"), "call Tom");
+}

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 
 use super::{
     clock, clock_time, day_number, local, month, number, part_of_day, recurrence, span, stated,
-    unit, words, Recurrence, Stated, FILLERS, WEEKDAYS,
+    unit, weekday_in_full, weekday_short, words, Recurrence, Stated, FILLERS,
 };
 use crate::iso8601;
 
@@ -177,13 +177,11 @@ pub(super) fn is_time_word(word: &str) -> bool {
         "business", "mon-fri", "month", "weekend", "later", "soon", "sometime", "and", "quarter",
         "from", "now",
     ];
-    let singular = word.strip_suffix('s').unwrap_or(word);
     WORDS.contains(&word)
         || FILLERS.contains(&word)
         || part_of_day(&[word.to_string()]).is_some()
-        || WEEKDAYS
-            .iter()
-            .any(|(name, _)| word == *name || singular == *name)
+        || weekday_in_full(word).is_some()
+        || weekday_short(word).is_some()
         || span::is_compact(word)
         || number(word).is_some()
         || unit(word).is_some()
