@@ -233,6 +233,14 @@ pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need
         let next_week = app::logic::words::plain(words.request)
             .windows(2)
             .any(|w| w[0] == "next" && w[1] == "week");
+        if let Some((written, options)) = two_way_options(words, now, when::date_order()) {
+            return Need::Time {
+                about,
+                day,
+                options,
+                two_way: Some(written),
+            };
+        }
         let options = match day {
             None if next_week => next_week_options(now),
             day => options_for(day, now),
@@ -241,8 +249,33 @@ pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need
             about,
             day,
             options,
+            two_way: None,
         }
     })
+}
+
+/// A time question's options: each label, and the moment it means.
+type TimeOptions = Vec<(String, DateTime<Local>)>;
+
+/// A date the user wrote that reads two ways ("3/4") and `order` (the
+/// locale's) does not say which: what was written, and its readings still
+/// to come as the options, labelled as [`times_on`]'s are. `None` without
+/// one, or when neither reading is to come.
+fn two_way_options(
+    words: &UserWords<'_>,
+    now: DateTime<Local>,
+    order: Option<when::DateOrder>,
+) -> Option<(String, TimeOptions)> {
+    let date = words
+        .latest_first()
+        .find_map(|text| when::two_way_date(text, now, order))?;
+    let options: TimeOptions = date
+        .readings
+        .into_iter()
+        .filter(|t| *t > now)
+        .map(|t| (t.format("%-d %b (%a), %H:%M").to_string(), t))
+        .collect();
+    (!options.is_empty()).then_some((date.written, options))
 }
 
 /// A `search` call's date filters, kept only when the user's words give a
@@ -324,10 +357,16 @@ fn time_need(
     now: DateTime<Local>,
 ) -> Need {
     let model_text = args.get("text").and_then(Value::as_str).unwrap_or("");
+    let two_way = two_way_options(words, now, when::date_order()).filter(|_| day.is_none());
+    let (two_way, options) = match two_way {
+        Some((written, options)) => (Some(written), options),
+        None => (None, options_for(day, now)),
+    };
     Need::Time {
         about: about(words.request, model_text),
         day,
-        options: options_for(day, now),
+        options,
+        two_way,
     }
 }
 

@@ -18,6 +18,9 @@ pub enum Need {
         /// The day the user said, with no time of day ("on Saturday").
         day: Option<NaiveDate>,
         options: Vec<(String, DateTime<Local>)>,
+        /// A date the user wrote that reads two ways ("3/4"): the options
+        /// are its readings.
+        two_way: Option<String>,
     },
     /// Which of the user's projects, most recent first.
     Project { options: Vec<String> },
@@ -52,6 +55,14 @@ impl Need {
         match self {
             Need::Time {
                 about,
+                two_way: Some(written),
+                ..
+            } => format!(
+                "Which day is “{written}”: when should I remind you {}?",
+                when::without_the_time(about)
+            ),
+            Need::Time {
+                about,
                 day: Some(day),
                 ..
             } => format!(
@@ -70,6 +81,10 @@ impl Need {
     /// memories match “the meeting”").
     pub fn reason(&self) -> String {
         match self {
+            Need::Time {
+                two_way: Some(written),
+                ..
+            } => format!("“{written}” could have the day or the month first"),
             Need::Time { day: None, .. } => "Your request says no time".to_string(),
             Need::Time { day: Some(day), .. } => {
                 format!(

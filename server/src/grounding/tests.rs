@@ -442,6 +442,43 @@ fn a_reminder_with_no_time_is_asked_before_the_model_starts() {
 }
 
 #[test]
+fn a_date_that_reads_two_ways_is_asked_with_both_readings() {
+    // No locale to say whether "3/4" is 3 April or March 4.
+    let said = words("Remind me on 3/4 to pay the rent");
+    let (written, options) = two_way_options(&said, now(), None).expect("two readings");
+    assert_eq!(written, "3/4");
+    let labels: Vec<&str> = options.iter().map(|(label, _)| label.as_str()).collect();
+    assert_eq!(labels, ["4 Mar (Thu), 09:00", "3 Apr (Sat), 09:00"]);
+    // Each option reads back as its own moment.
+    for (label, t) in &options {
+        assert_eq!(
+            when::stated(label, now()).and_then(Stated::moment),
+            Some(*t),
+            "{label}"
+        );
+    }
+    // A locale that says which, or a date that reads one way: no choice.
+    let day_first = Some(when::DateOrder::DayFirst);
+    assert_eq!(two_way_options(&said, now(), day_first), None);
+    assert_eq!(
+        two_way_options(&words("Remind me on 14/12 to pay"), now(), None),
+        None
+    );
+    let need = Need::Time {
+        about: "to pay the rent".into(),
+        day: None,
+        options,
+        two_way: Some(written),
+    };
+    assert_eq!(
+        need.question(),
+        "Which day is “3/4”: when should I remind you to pay the rent?"
+    );
+    assert_eq!(need.reason(), "“3/4” could have the day or the month first");
+    assert_eq!(need.options(), ["4 Mar (Thu), 09:00", "3 Apr (Sat), 09:00"]);
+}
+
+#[test]
 fn a_searchs_dates_come_from_the_users_words() {
     let args = json!({"query": "notes", "project": "Website", "since": "2026-11-30", "until": "2026-11-30"});
     let guessed = dates_from_user(&args, &words("Find my notes from the project."), now());

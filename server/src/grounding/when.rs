@@ -3,28 +3,31 @@
 //!
 //! Recognised: ISO 8601 dates and date-times; "today", "tomorrow", "the day
 //! after tomorrow", "tonight", weekdays ("on Friday", "next Monday"), month
-//! dates ("December 3", "3rd of December"); clock times ("at 9", "9am",
-//! "18:00", "9:30 pm", "6.45pm", "noon", "midnight", "7 o'clock"); parts of the day
+//! dates ("December 3", "3rd of December") and dates with slashes ("14/12",
+//! "12/14/26"; [`slashed_date`]); clock times ("at 9", "9am", "18:00",
+//! "9:30 pm", "6.45pm", "noon", "midnight", "7 o'clock"); parts of the day
 //! ("this evening", "tomorrow morning"); and spans from now ("in 2 hours",
 //! "in 1 hr 15 min", "in an hour and a half", "2 hours from now";
-//! [`span`]). Filler words after "in", "at" or
-//! "by" are read past: "in exactly 2 hours", "at about 9", "around noon".
-//! A bare number is not a time: "call 3 people" says nothing about when,
-//! nor does "12.50 an hour".
+//! [`span`]). Filler words after "in", "at" or "by" are read past: "in
+//! exactly 2 hours", "at about 9", "around noon". A bare number is not a
+//! time: "call 3 people" says nothing about when, nor does "12.50 an hour".
 //!
-//! Short names of days that other words share ("sat", "sun", "wed") are a
+//! Short forms some words share ("sat", "sun", "wed", "3/4", "24/7") are a
 //! day only where a day is being said: "on sat", "next wed", "thurs at
-//! 6.45pm"; "I sat down" and "put on sun cream" are no time.
+//! 6.45pm", "by 3/4"; "I sat down" and "put on sun cream" are no time.
 //!
 //! Recurrence is read apart from the moment ([`recurrence`]): "every day",
 //! "daily", "on weekdays", "weekly", "every Monday". "Every day" says how
 //! often, not when: with no clock time or day, the time is still asked.
 
 mod clock_time;
+mod slashed_date;
 mod span;
 mod time_words;
 
 use clock_time::{clock_at, clock_time, is_anchor};
+pub use slashed_date::{date_order, date_order_of, DateOrder};
+use slashed_date::{Reading, Slashed};
 use span::span_from_now;
 pub use time_words::{is_only_time, without_the_time, zone_name};
 
@@ -57,7 +60,12 @@ impl Stated {
 /// Finds when the user's words say, or `None` when they say nothing about
 /// time.
 pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
-    read_stated(text, now).filter(|stated| match stated {
+    stated_in(text, now, date_order())
+}
+
+/// [`stated`], with dates such as "3/4" read in `order`.
+fn stated_in(text: &str, now: DateTime<Local>, order: Option<DateOrder>) -> Option<Stated> {
+    read_stated(text, now, order).filter(|stated| match stated {
         Stated::At(t) => iso8601::storable(t),
         Stated::Day(day) => iso8601::YEARS.contains(&day.year()),
     })
@@ -68,7 +76,10 @@ pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
 /// span or a date of their own, or no time of day.
 pub fn time_on(text: &str, day: NaiveDate) -> Option<DateTime<Local>> {
     let words = as_an_hour(without_fillers(words(text)));
-    if iso(&words).is_some() || span_from_now(&words).is_some() || day_of(&words, day).is_some() {
+    if iso(&words).is_some()
+        || span_from_now(&words).is_some()
+        || day_of(&words, day, None).is_some()
+    {
         return None;
     }
     let part = part_of_day(&words);
@@ -90,7 +101,8 @@ fn as_an_hour(words: Vec<String>) -> Vec<String> {
 
 /// When an answer to "what time should I remind you?" says: as
 /// [`stated`], with a bare number first read as an hour ("10 in the
-/// morning", "18.45"), and a short day alone as that day ("thurs").
+/// morning", "18.45"), and a short day alone as that day ("thurs",
+/// "14/12").
 pub fn answered(text: &str, now: DateTime<Local>) -> Option<Stated> {
     stated(text, now)
         .or_else(|| {
@@ -106,7 +118,7 @@ fn leading_hour(word: &str) -> Option<u32> {
     word.split('.').next()?.parse().ok()
 }
 
-fn read_stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
+fn read_stated(text: &str, now: DateTime<Local>, order: Option<DateOrder>) -> Option<Stated> {
     let words = without_fillers(words(text));
     if let Some(t) = iso(&words) {
         return Some(t);
@@ -122,7 +134,12 @@ fn read_stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
         }
         return Some(Stated::At(then));
     }
-    let day = day_of(&words, today);
+    let day = match day_of(&words, today, order) {
+        Some(DaySaid::On(day)) => Some(day),
+        // "3/4" and no locale to say which day: not said, so it is asked.
+        Some(DaySaid::TwoWays(_)) => return None,
+        None => None,
+    };
     let part = part_of_day(&words);
     let time = clock_time(&words, part);
     let day_given = day.is_some();
@@ -257,7 +274,7 @@ pub fn recurrence(text: &str) -> Option<Recurrence> {
 /// The text's terms ([`app::logic::words::terms`]), "a.m." as "am". A
 /// time written with a dot ("8.05pm") stays as written: whether it is a
 /// clock time or a sum of money depends on the words around it
-/// ([`clock_time::clock_at`]).
+/// ([`clock_at`]).
 fn words(text: &str) -> Vec<String> {
     let lower = text
         .to_lowercase()
@@ -468,6 +485,15 @@ fn day_number(word: &str) -> Option<u32> {
     digits.parse().ok().filter(|d| (1..=31).contains(d))
 }
 
+/// A day the words name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DaySaid {
+    On(NaiveDate),
+    /// A date written with slashes that reads two ways ("3/4"), at this
+    /// word, and no other day said.
+    TwoWays(usize),
+}
+
 /// How many days from today a word says: "today", "tonight" (0),
 /// "tomorrow" (1).
 fn days_ahead(word: &str) -> Option<i64> {
@@ -504,13 +530,17 @@ fn weekday_short(word: &str) -> Option<Weekday> {
 }
 
 /// True for a word that says a day on its own: "tomorrow", "friday",
-/// "thurs". A time written with a dot after one is a clock time
+/// "thurs", "14/12". A time written with a dot after one is a clock time
 /// ("tomorrow 18.45").
 fn says_a_day(word: &str) -> bool {
-    days_ahead(word).is_some() || weekday_in_full(word).is_some() || weekday_short(word).is_some()
+    days_ahead(word).is_some()
+        || weekday_in_full(word).is_some()
+        || weekday_short(word).is_some()
+        || Slashed::read(word).is_some()
 }
 
-/// Words after which a short name of a day is one: "on sat", "next wed".
+/// Words after which a short form of a day is one: "on sat", "next wed",
+/// "by 3/4", "rent due 14/12".
 const DAY_LEADS: [&str; 11] = [
     "on", "next", "this", "by", "until", "till", "for", "from", "every", "each", "due",
 ];
@@ -532,7 +562,7 @@ fn time_of_day_follows(words: &[String], i: usize) -> bool {
             .is_some_and(|w| w != "tonight" && part_of_day(std::slice::from_ref(w)).is_some())
 }
 
-/// True when the short name of a day at `i` ("sat", "wed") is said as a
+/// True when the short form of a day at `i` ("sat", "wed") is said as a
 /// day: after a word that leads to one, with nothing or a time word after
 /// it ("on sun cream" is no Sunday), or with a time of day after it.
 fn short_day_said(words: &[String], i: usize) -> bool {
@@ -542,13 +572,35 @@ fn short_day_said(words: &[String], i: usize) -> bool {
     (led_to_a_day(words, i) && ends_or_time) || time_of_day_follows(words, i)
 }
 
-/// The day the words name, if any.
-fn day_of(words: &[String], today: NaiveDate) -> Option<NaiveDate> {
+/// True when a date written with slashes and no year ("14/12", but also
+/// "24/7" and "1/2") is said as a date: after a word that leads to a day
+/// or a day itself ("Friday 14/12"), or with a time of day after it.
+fn slashed_date_said(words: &[String], i: usize) -> bool {
+    led_to_a_day(words, i)
+        || i.checked_sub(1).is_some_and(|j| says_a_day(&words[j]))
+        || time_of_day_follows(words, i)
+}
+
+/// The next `month`/`day` from `today` on: this year's, or next year's
+/// once this year's has passed (or does not exist: February 29).
+fn next_date(today: NaiveDate, month: u32, day: u32) -> Option<NaiveDate> {
+    NaiveDate::from_ymd_opt(today.year(), month, day)
+        .filter(|date| *date >= today)
+        .or_else(|| NaiveDate::from_ymd_opt(today.year().checked_add(1)?, month, day))
+}
+
+/// The day the words name, if any. A date with slashes and no year gives
+/// way to a day named plainly ("add 1/2 cup tomorrow" is tomorrow).
+fn day_of(words: &[String], today: NaiveDate, order: Option<DateOrder>) -> Option<DaySaid> {
+    let mut slashed_day = None;
     for (i, word) in words.iter().enumerate() {
         let next = words.get(i + 1).map(String::as_str);
         if let Some(ahead) = days_ahead(word) {
             let after = ahead == 1 && i >= 2 && words[i - 1] == "after" && words[i - 2] == "day";
-            return today.checked_add_signed(Duration::days(ahead + i64::from(after)));
+            let ahead = ahead + i64::from(after);
+            return today
+                .checked_add_signed(Duration::days(ahead))
+                .map(DaySaid::On);
         }
         // "on Mondays" is a Monday too (and a weekly one, see `recurrence`).
         let weekday = weekday_in_full(word)
@@ -557,7 +609,9 @@ fn day_of(words: &[String], today: NaiveDate) -> Option<NaiveDate> {
             let ahead =
                 (weekday.num_days_from_monday() + 7 - today.weekday().num_days_from_monday()) % 7;
             let ahead = if ahead == 0 { 7 } else { ahead };
-            return today.checked_add_signed(Duration::days(ahead.into()));
+            return today
+                .checked_add_signed(Duration::days(ahead.into()))
+                .map(DaySaid::On);
         }
         if let Some(m) = month(word) {
             // "December 3" / "3 December" / "3rd of December"
@@ -570,16 +624,54 @@ fn day_of(words: &[String], today: NaiveDate) -> Option<NaiveDate> {
                 .and_then(day_number)
                 .or_else(|| before.and_then(|w| day_number(w)));
             if let Some(day) = day {
-                let this_year = NaiveDate::from_ymd_opt(today.year(), m, day)?;
-                return if this_year >= today {
-                    Some(this_year)
-                } else {
-                    NaiveDate::from_ymd_opt(today.year() + 1, m, day)
-                };
+                return next_date(today, m, day).map(DaySaid::On);
             }
         }
+        let Some(date) = Slashed::read(word) else {
+            continue;
+        };
+        let said = match date.reading(order, today) {
+            Some(Reading::Day(day)) if date.has_year() => return Some(DaySaid::On(day)),
+            Some(Reading::Day(day)) => DaySaid::On(day),
+            Some(Reading::TwoWays) => DaySaid::TwoWays(i),
+            None => continue,
+        };
+        if date.has_year() || slashed_date_said(words, i) {
+            slashed_day.get_or_insert(said);
+        }
     }
-    None
+    slashed_day
+}
+
+/// A date the user wrote with slashes that reads two ways ("3/4": 3 April
+/// or March 4) and no locale to say which: what was written, and the
+/// moment each reading says (month first, then day first), at the time
+/// of day said, else at [`DEFAULT_HOUR`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TwoWayDate {
+    pub written: String,
+    pub readings: [DateTime<Local>; 2],
+}
+
+/// The date of `text` that reads two ways, when it leaves the time unsaid
+/// and `order` ([`date_order`]) does not settle it.
+pub fn two_way_date(
+    text: &str,
+    now: DateTime<Local>,
+    order: Option<DateOrder>,
+) -> Option<TwoWayDate> {
+    if order.is_some() || stated_in(text, now, None).is_some() {
+        return None;
+    }
+    let words = without_fillers(words(text));
+    let Some(DaySaid::TwoWays(i)) = day_of(&words, now.date_naive(), None) else {
+        return None;
+    };
+    let read = |order| stated_in(text, now, Some(order)).and_then(Stated::moment);
+    Some(TwoWayDate {
+        written: words[i].clone(),
+        readings: [read(DateOrder::MonthFirst)?, read(DateOrder::DayFirst)?],
+    })
 }
 
 #[cfg(test)]

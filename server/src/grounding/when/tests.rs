@@ -431,3 +431,123 @@ fn words_that_share_a_short_day_name_say_no_day() {
     );
     assert_eq!(without_the_time("call Tom on thurs at 9"), "call Tom");
 }
+
+#[test]
+fn dates_written_with_slashes() {
+    // Whichever part is over 12 is the day: no locale needed.
+    for order in [None, Some(DateOrder::MonthFirst), Some(DateOrder::DayFirst)] {
+        let cases = [
+            ("on 14/12", day((2026, 12, 14))),
+            ("on 12/14", day((2026, 12, 14))),
+            ("14/12/2026", day((2026, 12, 14))),
+            ("12/14/26", day((2026, 12, 14))),
+            ("remind me on 14/12 at 6pm", at((2026, 12, 14), 18, 0)),
+            ("due 25/1", day((2027, 1, 25))),
+            ("12/25 at 9", at((2026, 12, 25), 9, 0)),
+            ("thurs 17/12", day((2026, 12, 17))),
+            ("on 5/5", day((2027, 5, 5))),
+            // Not dates.
+            ("open 24/7", None),
+            ("on 13/13", None),
+            ("on 0/5", None),
+            ("on 2/30", None),
+            ("1/2/3", None),
+            // A fraction, and a day said plainly.
+            ("add 1/2 cup of sugar tomorrow", day((2026, 12, 1))),
+            ("pay for 3/4 of it tomorrow", day((2026, 12, 1))),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(stated_in(text, now(), order), expected, "{text} {order:?}");
+        }
+    }
+    // Both parts 12 or less: the locale's order says which.
+    assert_eq!(
+        stated_in("on 3/4", now(), Some(DateOrder::MonthFirst)),
+        day((2027, 3, 4))
+    );
+    assert_eq!(
+        stated_in("on 3/4", now(), Some(DateOrder::DayFirst)),
+        day((2027, 4, 3))
+    );
+    assert_eq!(
+        stated_in("3/4/2027 at 9", now(), Some(DateOrder::DayFirst)),
+        at((2027, 4, 3), 9, 0)
+    );
+    // No locale to say: no day is guessed.
+    assert_eq!(stated_in("on 3/4", now(), None), None);
+    assert_eq!(stated_in("3/4/2027 at 9", now(), None), None);
+    let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+    assert_eq!(time_on("3/4 at 10", saturday), None);
+    assert_eq!(without_the_time("pay the rent on 3/4"), "pay the rent");
+}
+
+#[test]
+fn a_date_that_reads_two_ways_offers_both_readings() {
+    let moment = |d: (i32, u32, u32), h, m| at(d, h, m).and_then(Stated::moment).unwrap();
+    assert_eq!(
+        two_way_date("remind me on 3/4 at 18:00 to pay the rent", now(), None),
+        Some(TwoWayDate {
+            written: "3/4".to_string(),
+            readings: [moment((2027, 3, 4), 18, 0), moment((2027, 4, 3), 18, 0)],
+        })
+    );
+    assert_eq!(
+        two_way_date("on 3/4", now(), None).map(|date| date.readings),
+        Some([moment((2027, 3, 4), 9, 0), moment((2027, 4, 3), 9, 0)])
+    );
+    // A locale that says, a date that reads one way, or a day said
+    // plainly: nothing to ask.
+    assert_eq!(
+        two_way_date("on 3/4", now(), Some(DateOrder::DayFirst)),
+        None
+    );
+    assert_eq!(two_way_date("on 14/12", now(), None), None);
+    assert_eq!(two_way_date("for 3/4 of it tomorrow", now(), None), None);
+    assert_eq!(two_way_date("call Tom", now(), None), None);
+}
+
+#[test]
+fn the_order_of_a_date_comes_from_the_locale() {
+    use DateOrder::*;
+    let cases = [
+        ("en_US.UTF-8", Some(MonthFirst)),
+        ("en_PH", Some(MonthFirst)),
+        ("ja_JP.UTF-8", Some(MonthFirst)),
+        ("en_GB.UTF-8", Some(DayFirst)),
+        ("de_DE@euro", Some(DayFirst)),
+        ("fr_FR.utf8", Some(DayFirst)),
+        ("en_in", Some(DayFirst)),
+        ("fr_CA.UTF-8", None),
+        ("C.UTF-8", None),
+        ("C", None),
+        ("POSIX", None),
+        ("en", None),
+        ("", None),
+    ];
+    for (locale, expected) in cases {
+        assert_eq!(date_order_of(locale), expected, "{locale}");
+    }
+    // LC_ALL, then LC_TIME, then LANG: the first set and not empty.
+    let environment = |vars: &'static [(&'static str, &'static str)]| {
+        move |name: &str| {
+            vars.iter()
+                .find(|(var, _)| *var == name)
+                .map(|(_, value)| value.to_string())
+        }
+    };
+    let read = |vars| slashed_date::date_order_in(environment(vars));
+    assert_eq!(read(&[("LANG", "en_US.UTF-8")]), Some(MonthFirst));
+    assert_eq!(
+        read(&[("LANG", "en_US.UTF-8"), ("LC_TIME", "en_GB.UTF-8")]),
+        Some(DayFirst)
+    );
+    assert_eq!(
+        read(&[("LC_ALL", "C.UTF-8"), ("LANG", "en_US.UTF-8")]),
+        None
+    );
+    assert_eq!(
+        read(&[("LC_ALL", ""), ("LANG", "en_US.UTF-8")]),
+        Some(MonthFirst)
+    );
+    assert_eq!(read(&[]), None);
+}

@@ -6,8 +6,8 @@
 use chrono::NaiveDate;
 
 use super::{
-    clock, clock_time, day_number, local, month, number, part_of_day, recurrence, span, stated,
-    unit, weekday_in_full, weekday_short, words, Recurrence, Stated, FILLERS,
+    clock, clock_time, day_number, local, month, number, part_of_day, recurrence, span, stated_in,
+    unit, weekday_in_full, weekday_short, words, DateOrder, Recurrence, Slashed, Stated, FILLERS,
 };
 use crate::iso8601;
 
@@ -149,7 +149,13 @@ fn meaning(tokens: &[&str]) -> Option<(Option<Stated>, Option<Recurrence>, bool)
     let text = text.join(" ");
     let morning = local(NaiveDate::from_ymd_opt(2001, 1, 1)?, clock(0, 0)?)?;
     let vague = VAGUE.contains(&words(&text).join(" ").as_str());
-    let said = (stated(&text, morning), recurrence(&text), vague);
+    // Either order: which day "3/4" is does not matter here, only that
+    // the words say one (whatever the locale).
+    let said = (
+        stated_in(&text, morning, Some(DateOrder::DayFirst)),
+        recurrence(&text),
+        vague,
+    );
     (said != (None, None, false)).then_some(said)
 }
 
@@ -182,6 +188,7 @@ pub(super) fn is_time_word(word: &str) -> bool {
         || part_of_day(&[word.to_string()]).is_some()
         || weekday_in_full(word).is_some()
         || weekday_short(word).is_some()
+        || Slashed::read(word).is_some()
         || span::is_compact(word)
         || number(word).is_some()
         || unit(word).is_some()
