@@ -236,7 +236,8 @@ pub fn recurrence(text: &str) -> Option<Recurrence> {
         || pair("business", &["days"])
         || has("mon-fri")
         || words.windows(3).any(|p| {
-            p[0] == "monday" && matches!(p[1].as_str(), "to" | "through" | "-") && p[2] == "friday"
+            // (`terms` drops a "-" standing alone.)
+            p[0] == "monday" && matches!(p[1].as_str(), "to" | "through") && p[2] == "friday"
         });
     if weekdays {
         return Some(Recurrence::Weekdays);
