@@ -298,6 +298,7 @@ fn a_span_of_several_parts_takes_them_all() {
         ("in a quarter of an hour", at((2026, 11, 30), 10, 55)),
         ("in 5m", at((2026, 11, 30), 10, 45)),
         ("in 2 days 3 hours", at((2026, 12, 2), 13, 40)),
+        ("in a day and a half", at((2026, 12, 1), 22, 40)),
         ("an hour and a half from now", at((2026, 11, 30), 12, 10)),
         (
             "call Anna 2 hours 30 minutes from now",
