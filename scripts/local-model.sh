@@ -7,8 +7,9 @@
 #                                          about 10 minutes on 2 free cores,
 #                                          nearly all of it the build; then
 #                                          a no-op that says it is ready),
-#                                          the speech weights too
-#                                          (scripts/speech-model.sh)
+#                                          the speech and embedding weights
+#                                          too (scripts/speech-model.sh,
+#                                          scripts/embedding-model.sh)
 #   scripts/local-model.sh start PORT [ARGS...]
 #                                          exec llama-server on 127.0.0.1:PORT
 #                                          (OpenAI-compatible /v1/...), one
@@ -308,9 +309,11 @@ build_progress() {
 }
 
 cmd_ensure() {
-  # The recogniser's weights (small, no build) come first.
+  # The recogniser's and the embedder's weights (small, no build) come first.
   CURRENT_STEP="the speech model (scripts/speech-model.sh ensure)"
   "$(dirname "$0")/speech-model.sh" ensure
+  CURRENT_STEP="the embedding model (scripts/embedding-model.sh ensure)"
+  "$(dirname "$0")/embedding-model.sh" ensure
   CURRENT_STEP=""
   mkdir -p "$CACHE_DIR"
   # One setup at a time (e.g. run.sh and test.sh started together).
