@@ -168,6 +168,16 @@ pub struct Config {
     #[arg(long, env = "IMPRINT_SPEECH_MODEL_DIR")]
     pub speech_model_dir: Option<PathBuf>,
 
+    /// The sentence-embedding model that finds memories by meaning and
+    /// routes requests by labelled examples: a folder holding
+    /// all-MiniLM-L6-v2 (`config.json`, `tokenizer.json`,
+    /// `model.safetensors`), as `scripts/embedding-model.sh ensure` sets it
+    /// up. Default: `imprint/models/all-minilm-l6-v2` in the user's cache
+    /// directory when it exists. `off`: memories are found by their words
+    /// only.
+    #[arg(long, env = "IMPRINT_EMBEDDING_MODEL_DIR")]
+    pub embedding_model_dir: Option<PathBuf>,
+
     /// Where each model setting came from (flag, environment, config file
     /// or default); filled by [`Config::with_file`].
     #[arg(skip)]
@@ -229,6 +239,16 @@ impl Config {
         self.speech_model_dir
             .clone()
             .or_else(|| crate::speech::cached_model_dir().filter(|dir| dir.is_dir()))
+    }
+
+    /// The embedding model's folder: the configured one (`off`: none),
+    /// else the cached one when it exists.
+    pub fn embedding_model_dir(&self) -> Option<PathBuf> {
+        match &self.embedding_model_dir {
+            Some(dir) if dir.as_os_str() == "off" || dir.as_os_str().is_empty() => None,
+            Some(dir) => Some(dir.clone()),
+            None => crate::meaning::cached_model_dir().filter(|dir| dir.is_dir()),
+        }
     }
 
     pub fn database_path(&self) -> Result<PathBuf, ConfigError> {

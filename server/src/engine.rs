@@ -39,6 +39,8 @@ pub struct Engine {
     /// Imprint's own speech recogniser for Echo's audio; `None` when none
     /// is set up (the voice socket then answers `audio_unavailable`).
     pub speech: Option<crate::voice::Recogniser>,
+    /// Finding memories by meaning, and routing requests by examples.
+    pub meaning: crate::meaning::Meaning,
     pub replies: Arc<Replies>,
     /// What the next reply starts with: replaced whole when another model
     /// is chosen, so a running reply keeps its own.
@@ -59,6 +61,7 @@ impl Engine {
         store: Store,
         ephemeral: Store,
         speech: Option<crate::voice::Recogniser>,
+        meaning: crate::meaning::Meaning,
         shutdown: CancellationToken,
     ) -> Arc<Self> {
         let (dashboard, _) = broadcast::channel(256);
@@ -86,6 +89,7 @@ impl Engine {
             answer_timeout: config.answer_timeout(),
             dashboard: dashboard.clone(),
             reminder_added: Arc::new(move || wake.notify_one()),
+            meaning: meaning.clone(),
             clock: clock.clone(),
             shutdown: shutdown.clone(),
         });
@@ -105,6 +109,7 @@ impl Engine {
             ephemeral,
             voice,
             speech,
+            meaning,
             reply_env: RwLock::new(reply_env),
             connections,
             clock,

@@ -16,6 +16,7 @@
 //! - [`engine`]: the shared context; implements the dashboard's calls
 //! - [`memory_lines`]: a found memory as the one line the model reads, and read back
 //! - [`markdown`]: assistant text to safe HTML, for history and finished replies
+//! - [`meaning`]: memories found by meaning (a sentence-embedding model on its own thread, hybrid with the words' search) and requests routed by labelled examples
 //! - [`speech`]: Echo's own ears: a local recogniser on its own thread, behind a bounded queue
 //! - [`sse`]: the one reader of server-sent events (the model's stream, the tests')
 //! - [`origin`]: web origins and host authorities, read one way for the guard and the configuration
@@ -33,6 +34,7 @@ pub mod ids;
 pub mod import;
 pub mod iso8601;
 pub mod markdown;
+pub mod meaning;
 pub mod memory_lines;
 pub mod models;
 pub mod origin;

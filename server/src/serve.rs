@@ -96,7 +96,19 @@ pub async fn start_with_speech(
     let addr = listener.local_addr().map_err(listen_error)?;
     let dist = config.dist_dir();
     let shutdown = CancellationToken::new();
-    let engine = Engine::new(config, store.clone(), ephemeral, speech, shutdown.clone());
+    let meaning = crate::meaning::Meaning::start(
+        config.embedding_model_dir().as_deref(),
+        store.clone(),
+        shutdown.clone(),
+    );
+    let engine = Engine::new(
+        config,
+        store.clone(),
+        ephemeral,
+        speech,
+        meaning,
+        shutdown.clone(),
+    );
     let restored = engine.restore().await.map_err(ServeError::Restore)?;
     if restored != Default::default() {
         tracing::info!(

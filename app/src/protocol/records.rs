@@ -262,3 +262,31 @@ mod tests {
         );
     }
 }
+
+/// `GET /api/memories/meaning`: whether memories are found by meaning,
+/// and how far the vectors of the memories kept before are filled in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MeaningStatus {
+    pub state: MeaningState,
+    /// The embedding model, when one is set up.
+    pub model: Option<String>,
+    /// Memories with a vector, and all memories.
+    pub embedded: u64,
+    pub total: u64,
+    /// Why search is by words only, when it is.
+    pub reason: Option<String>,
+}
+
+/// Where finding by meaning stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeaningState {
+    /// No embedding model: search is by words only.
+    Off,
+    /// The model is loading.
+    Loading,
+    /// The vectors of memories kept before are being filled in.
+    Filling,
+    /// Every memory has its vector.
+    Ready,
+}

@@ -41,6 +41,7 @@ pub struct FileConfig {
     local_model_url: Option<String>,
     probe_ports: Option<Vec<u16>>,
     speech_model_dir: Option<PathBuf>,
+    embedding_model_dir: Option<PathBuf>,
 }
 
 impl FileConfig {
@@ -152,6 +153,7 @@ impl Config {
             chat_turns,
             local_model_url,
             speech_model_dir,
+            embedding_model_dir,
         );
     }
 }

@@ -18,6 +18,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/memories", get(list).post(create))
         .route("/memories/export", get(export))
+        .route("/memories/meaning", get(meaning))
         .route("/memories/import", post(import))
         .route(
             "/memories/{id}",
@@ -39,6 +40,12 @@ fn memory_id(id: &str) -> Result<i64, ApiError> {
 
 async fn list(State(engine): State<AppState>, Query(query): Query<MemoryListQuery>) -> ApiResult {
     ok(StatusCode::OK, engine.list_memories(query).await?)
+}
+
+/// Whether memories are found by meaning, and how far the vectors of the
+/// memories kept before are filled in.
+async fn meaning(State(engine): State<AppState>) -> ApiResult {
+    ok(StatusCode::OK, engine.meaning.status())
 }
 
 async fn create(State(engine): State<AppState>, Json(input): Json<MemoryInput>) -> ApiResult {

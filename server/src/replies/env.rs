@@ -37,6 +37,8 @@ pub struct ReplyEnv {
     pub answer_timeout: Duration,
     pub dashboard: broadcast::Sender<DashboardEvent>,
     pub reminder_added: Arc<dyn Fn() + Send + Sync>,
+    /// Memories found by meaning; requests routed by labelled examples.
+    pub meaning: crate::meaning::Meaning,
     /// "Now", for every date a reply works out.
     pub clock: Clock,
     /// Imprint plans each reply's steps and the model fills them in under

@@ -150,33 +150,15 @@ impl Store {
             .limit
             .unwrap_or(DEFAULT_SEARCH_LIMIT)
             .min(MAX_SEARCH_LIMIT);
-        // A blank bound is no bound.
-        let bound = |text: &Option<String>, what, until| {
-            text.as_deref()
-                .filter(|s| !s.trim().is_empty())
-                .map(|s| parse_bound(s, what, until))
-                .transpose()
-        };
-        let since = bound(&query.since, "since", false)?;
-        let until = bound(&query.until, "until", true)?;
-        let project = project_name(query.project.as_deref());
+        let wanted = Wanted::of(&query)?;
         let fts = fts_query(&query.query);
         if limit == 0 {
             return Ok(Vec::new());
         }
         self.call(move |conn| {
             let tx = conn.transaction()?;
-            let project = match project {
-                None => None,
-                Some(p) => match ProjectNames::load(&tx)?.find(&p) {
-                    Some(stored) => Some(stored.to_owned()),
-                    None => return Ok(Vec::new()),
-                },
-            };
-            let filter = Filter {
-                project,
-                since,
-                until,
+            let Some(filter) = wanted.filter(&tx)? else {
+                return Ok(Vec::new());
             };
             let hits = match fts {
                 Some(fts) => ranked(&tx, &fts, &filter, limit, 0)?,
@@ -335,10 +317,57 @@ impl Store {
 /// What a search or a listing is narrowed to (stored forms; `until`
 /// exclusive).
 #[derive(Default)]
-struct Filter {
+pub(super) struct Filter {
+    pub(super) project: Option<String>,
+    pub(super) since: Option<String>,
+    pub(super) until: Option<String>,
+}
+
+/// A search's limits as the caller gave them, checked: the bounds parsed,
+/// the project's name cleaned (found among the stored ones by [`Wanted::filter`]).
+pub(super) struct Wanted {
     project: Option<String>,
     since: Option<String>,
     until: Option<String>,
+}
+
+impl Wanted {
+    pub(super) fn of(query: &MemoryQuery) -> Result<Self, StoreError> {
+        // A blank bound is no bound.
+        let bound = |text: &Option<String>, what, until| {
+            text.as_deref()
+                .filter(|s| !s.trim().is_empty())
+                .map(|s| parse_bound(s, what, until))
+                .transpose()
+        };
+        Ok(Self {
+            since: bound(&query.since, "since", false)?,
+            until: bound(&query.until, "until", true)?,
+            project: project_name(query.project.as_deref()),
+        })
+    }
+
+    /// True when nothing narrows the search.
+    pub(super) fn is_everything(&self) -> bool {
+        self.project.is_none() && self.since.is_none() && self.until.is_none()
+    }
+
+    /// The filter in stored forms; `None` when the project is none of the
+    /// user's (nothing can match).
+    pub(super) fn filter(self, conn: &Connection) -> Result<Option<Filter>, StoreError> {
+        let project = match self.project {
+            None => None,
+            Some(p) => match ProjectNames::load(conn)?.find(&p) {
+                Some(stored) => Some(stored.to_owned()),
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(Filter {
+            project,
+            since: self.since,
+            until: self.until,
+        }))
+    }
 }
 
 /// The memories matching an FTS5 query, most relevant first (bm25), ties
@@ -499,7 +528,7 @@ fn insert_memory_as(
     })
 }
 
-fn memory_by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<Memory>> {
+pub(super) fn memory_by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<Memory>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, content, project, tags, created_at FROM memories WHERE id = ?1",
     )?;

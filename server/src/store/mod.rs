@@ -27,14 +27,16 @@ mod schema;
 mod sessions;
 mod time;
 mod transfer;
+mod vectors;
 mod vocabulary;
 
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 
 use rusqlite::Connection;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, Notify};
 
 pub use memories::{
     Listed, Memory, MemoryChange, MemoryHit, MemoryPageQuery, MemoryQuery, NewMemory, ProjectInfo,
@@ -44,6 +46,7 @@ pub use open_replies::{OpenReply, SavedState};
 pub use reminders::{next_time, ReminderChange};
 pub use sessions::{NewMessage, ToolOutcome, DEFAULT_CHANNEL, DEFAULT_TITLE, TITLE_MAX_CHARS};
 pub use transfer::ExportCursor;
+pub use vectors::MemoryVector;
 
 /// What can go wrong in the store.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +71,10 @@ type Job = Box<dyn FnOnce(&mut Connection) + Send + 'static>;
 #[derive(Clone, Debug)]
 pub struct Store {
     jobs: mpsc::Sender<Job>,
+    /// Woken after every commit that wrote to the memories (a store, an
+    /// edit, a delete, an import): what keeps derived data, such as the
+    /// memories' vectors, in step waits on it.
+    memories_changed: Arc<Notify>,
 }
 
 impl Store {
@@ -100,6 +107,8 @@ impl Store {
         O: FnOnce() -> Result<Connection, StoreError> + Send + 'static,
     {
         let (jobs, queue) = mpsc::channel::<Job>();
+        let memories_changed = Arc::new(Notify::new());
+        let wake = Arc::clone(&memories_changed);
         let (ready_tx, ready_rx) = mpsc::sync_channel::<Result<(), StoreError>>(1);
         std::thread::Builder::new()
             .name("imprint-store".into())
@@ -107,6 +116,7 @@ impl Store {
                 let opened = open().and_then(|mut conn| {
                     schema::configure(&conn)?;
                     schema::migrate(&mut conn)?;
+                    notify_memory_commits(&mut conn, wake)?;
                     if let Some(file) = file {
                         checkpointer(&mut conn, file)?;
                     }
@@ -134,11 +144,19 @@ impl Store {
             })
             .map_err(|_| StoreError::Closed)?;
         ready_rx.recv().map_err(|_| StoreError::Closed)??;
-        Ok(Store { jobs })
+        Ok(Store {
+            jobs,
+            memories_changed,
+        })
     }
 
     /// Runs `f` on the store's thread with the connection and returns its
     /// answer. The escape hatch for anything this module does not offer.
+    /// Woken after each commit that wrote to the memories.
+    pub fn memories_changed(&self) -> Arc<Notify> {
+        Arc::clone(&self.memories_changed)
+    }
+
     pub async fn call<R, F>(&self, f: F) -> Result<R, StoreError>
     where
         F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
@@ -170,6 +188,30 @@ impl Store {
 
 /// WAL pages after which the checkpointer is woken (SQLite's own default
 /// for its automatic checkpoint).
+/// Wakes `wake` after each commit that wrote a row of `memories`: the
+/// update hook marks the transaction, the commit hook wakes, a rollback
+/// forgets the mark.
+fn notify_memory_commits(conn: &mut Connection, wake: Arc<Notify>) -> rusqlite::Result<()> {
+    let touched = Arc::new(AtomicBool::new(false));
+    let mark = Arc::clone(&touched);
+    conn.update_hook(Some(
+        move |_: rusqlite::hooks::Action, _: &str, table: &str, _: i64| {
+            if table == "memories" {
+                mark.store(true, Ordering::Relaxed);
+            }
+        },
+    ))?;
+    let committed = Arc::clone(&touched);
+    conn.commit_hook(Some(move || {
+        if committed.swap(false, Ordering::Relaxed) {
+            wake.notify_one();
+        }
+        false
+    }))?;
+    conn.rollback_hook(Some(move || touched.store(false, Ordering::Relaxed)))?;
+    Ok(())
+}
+
 const CHECKPOINT_PAGES: std::ffi::c_int = 1000;
 
 /// Moves the WAL's checkpoints off the store's thread. SQLite's automatic

@@ -115,6 +115,24 @@ ALTER TABLE reminders ADD COLUMN repeat TEXT
     r#"
 ALTER TABLE messages ADD COLUMN reason TEXT;
 "#,
+    // Finding by meaning (see crate::meaning): a memory's vector, gone
+    // with the memory and when its content changes; the labelled
+    // examples' vectors under a key naming the model and the examples.
+    r#"
+CREATE TABLE memory_vectors (
+    memory_id INTEGER PRIMARY KEY NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    model     TEXT NOT NULL,
+    vector    BLOB NOT NULL
+);
+CREATE TRIGGER memory_vectors_stale AFTER UPDATE OF content ON memories
+WHEN new.content IS NOT old.content BEGIN
+    DELETE FROM memory_vectors WHERE memory_id = new.id;
+END;
+CREATE TABLE example_vectors (
+    key     TEXT PRIMARY KEY NOT NULL,
+    vectors BLOB NOT NULL
+);
+"#,
 ];
 
 pub(super) fn configure(conn: &Connection) -> Result<(), StoreError> {

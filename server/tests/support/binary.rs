@@ -43,6 +43,8 @@ impl Binary {
                 model_url,
                 "--chat-model",
                 "standin",
+                "--embedding-model-dir",
+                "off",
             ])
             .args(args)
             .env("RUST_LOG", "warn")

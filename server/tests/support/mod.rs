@@ -139,6 +139,11 @@ impl TestServer {
         ];
         argv.extend_from_slice(model_args);
         argv.extend_from_slice(args);
+        // Finding by meaning only where a test asks for it: the others
+        // test the words' search, and need not load a model each.
+        if !args.contains(&"--embedding-model-dir") {
+            argv.extend_from_slice(&["--embedding-model-dir", "off"]);
+        }
         // As `imprint` reads it: the sources of the model settings are
         // recorded, and a config file in the data directory is read.
         let matches = Config::command().try_get_matches_from(argv).unwrap();

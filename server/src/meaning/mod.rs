@@ -1,0 +1,410 @@
+//! Finding by meaning: a small sentence-embedding model (all-MiniLM-L6-v2,
+//! [`minilm`]) gives each memory and each request a vector, so a memory
+//! is found by what it means ("how much are we paying the painter?" finds
+//! "Painter (Dobrev Decor) agreed £2,350…"), fused with the words' search
+//! so exact codes and names still count ([`search`]), and a request's
+//! kind is decided by its nearest labelled examples ([`route`]).
+//!
+//! The model runs on a thread of its own (one core, its own rayon pool),
+//! behind a short queue: nothing here runs on the async runtime's threads.
+//! Each memory's vector is written when the memory is, by the filler that
+//! wakes on every commit to the memories ([`Store::memories_changed`]); at
+//! start it fills in the memories kept before, and the Memories page shows
+//! how far it has got ([`MeaningStatus`]). Without the weights, search is
+//! by words alone and says so; it never fails for want of them.
+
+pub mod fusion;
+pub mod index;
+pub mod minilm;
+pub mod route;
+pub mod search;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+pub use app::protocol::{MeaningState, MeaningStatus};
+use index::{Near, Query, VectorIndex};
+use minilm::MiniLm;
+use route::{Route, Routed, Router};
+
+use crate::store::{MemoryVector, Store};
+
+/// The vectors' length (all-MiniLM-L6-v2's hidden size).
+pub const DIMENSIONS: usize = 384;
+
+/// The model's name, stored with each vector.
+pub const MODEL_NAME: &str = "all-minilm-l6-v2";
+
+/// Memories embedded at once while filling in: a batch is one pass of the
+/// model, and a request waits behind one batch at most.
+const FILL_BATCH: usize = 16;
+
+/// Texts waiting for the model; one more is refused as busy.
+const MAX_WAITING: usize = 16;
+
+/// Where `scripts/embedding-model.sh ensure` puts the weights:
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/imprint/models/all-minilm-l6-v2`.
+pub fn cached_model_dir() -> Option<PathBuf> {
+    dirs::cache_dir().map(|d| d.join("imprint").join("models").join(MODEL_NAME))
+}
+
+/// Why a text could not be embedded.
+#[derive(Debug, thiserror::Error)]
+pub enum MeaningError {
+    #[error("finding by meaning is off: {0}")]
+    Off(String),
+    #[error("the embedding model is busy")]
+    Busy,
+    #[error("the embedding model stopped: {0}")]
+    Failed(String),
+}
+
+struct Job {
+    texts: Vec<String>,
+    done: oneshot::Sender<Result<Vec<Vec<f32>>, String>>,
+}
+
+/// Finding by meaning: the model's thread, the memories' vectors and the
+/// router. Cheap to clone.
+#[derive(Clone)]
+pub struct Meaning {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    jobs: Option<mpsc::Sender<Job>>,
+    index: RwLock<VectorIndex>,
+    router: OnceLock<Router>,
+    status: watch::Sender<MeaningStatus>,
+}
+
+impl Meaning {
+    /// Search by words only, for `reason`.
+    pub fn off(reason: &str) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                jobs: None,
+                index: RwLock::default(),
+                router: OnceLock::new(),
+                status: watch::Sender::new(MeaningStatus {
+                    state: MeaningState::Off,
+                    model: None,
+                    embedded: 0,
+                    total: 0,
+                    reason: Some(reason.to_string()),
+                }),
+            }),
+        }
+    }
+
+    /// Loads the model in `dir` on a thread of its own and starts filling
+    /// in the vectors of `store`'s memories. A folder without the model's
+    /// files is search by words only, said in the status.
+    pub fn start(dir: Option<&Path>, store: Store, shutdown: CancellationToken) -> Self {
+        let Some(dir) = dir else {
+            return Self::off(
+                "no embedding model is set up (scripts/embedding-model.sh ensure sets it up)",
+            );
+        };
+        if let Some(missing) = minilm::missing_file(dir) {
+            tracing::warn!(dir = %dir.display(), missing, "no embedding model there: memories are found by their words only");
+            return Self::off(&format!(
+                "the embedding model's folder has no {missing} (scripts/embedding-model.sh ensure sets it up)"
+            ));
+        }
+        let (jobs, waiting) = mpsc::channel::<Job>(MAX_WAITING);
+        let (loaded, load_result) = oneshot::channel::<Result<(), String>>();
+        let dir = dir.to_path_buf();
+        let spawned = std::thread::Builder::new()
+            .name("meaning".into())
+            .spawn(move || run_model(&dir, waiting, loaded));
+        if let Err(error) = spawned {
+            return Self::off(&format!("cannot start the embedding thread: {error}"));
+        }
+        let meaning = Self {
+            inner: Arc::new(Inner {
+                jobs: Some(jobs),
+                index: RwLock::default(),
+                router: OnceLock::new(),
+                status: watch::Sender::new(MeaningStatus {
+                    state: MeaningState::Loading,
+                    model: Some(MODEL_NAME.into()),
+                    embedded: 0,
+                    total: 0,
+                    reason: None,
+                }),
+            }),
+        };
+        tokio::spawn(meaning.clone().fill(store, load_result, shutdown));
+        meaning
+    }
+
+    /// Where finding by meaning stands.
+    pub fn status(&self) -> MeaningStatus {
+        self.inner.status.borrow().clone()
+    }
+
+    /// The status as it changes (the filler's progress).
+    pub fn watch(&self) -> watch::Receiver<MeaningStatus> {
+        self.inner.status.subscribe()
+    }
+
+    fn set_status(&self, change: impl FnOnce(&mut MeaningStatus)) {
+        self.inner.status.send_modify(change);
+    }
+
+    /// True when requests can be embedded (the model is loaded or loading).
+    pub fn is_on(&self) -> bool {
+        self.inner.jobs.is_some() && self.status().state != MeaningState::Off
+    }
+
+    /// One unit vector per text; refused at once as busy when
+    /// [`MAX_WAITING`] jobs already wait (a request does not queue behind
+    /// a crowd: it is answered by words instead).
+    pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, MeaningError> {
+        self.embed_waiting(texts, false).await
+    }
+
+    /// Like [`Meaning::embed`]; with `wait`, waits for room in the queue
+    /// instead (the filler, which has no one waiting on it).
+    async fn embed_waiting(
+        &self,
+        texts: Vec<String>,
+        wait: bool,
+    ) -> Result<Vec<Vec<f32>>, MeaningError> {
+        let stopped =
+            || MeaningError::Off(self.status().reason.unwrap_or_else(|| "stopped".into()));
+        let Some(jobs) = &self.inner.jobs else {
+            return Err(stopped());
+        };
+        let (done, embedded) = oneshot::channel();
+        let job = Job { texts, done };
+        if wait {
+            jobs.send(job).await.map_err(|_| stopped())?;
+        } else {
+            jobs.try_send(job).map_err(|error| match error {
+                mpsc::error::TrySendError::Full(_) => MeaningError::Busy,
+                mpsc::error::TrySendError::Closed(_) => stopped(),
+            })?;
+        }
+        embedded
+            .await
+            .map_err(|_| stopped())?
+            .map_err(MeaningError::Failed)
+    }
+
+    /// One text's vector.
+    pub async fn embed_one(&self, text: &str) -> Result<Vec<f32>, MeaningError> {
+        let mut vectors = self.embed(vec![text.to_string()]).await?;
+        vectors
+            .pop()
+            .ok_or_else(|| MeaningError::Failed("no vector".into()))
+    }
+
+    /// The memories nearest `vector`, nearest first (of `allowed` only,
+    /// when given).
+    pub fn nearest(&self, vector: &[f32], limit: usize, allowed: Option<&[i64]>) -> Vec<Near> {
+        let index = self.inner.index.read().unwrap_or_else(|p| p.into_inner());
+        index.nearest(&Query::new(vector), limit, allowed)
+    }
+
+    /// Memory `id`'s cosine similarity to `vector`, if it has a vector.
+    pub fn similarity_of(&self, id: i64, vector: &[f32]) -> Option<f32> {
+        let index = self.inner.index.read().unwrap_or_else(|p| p.into_inner());
+        index.similarity_of(id, &Query::new(vector))
+    }
+
+    /// What the labelled examples say of a request's vector; `None` until
+    /// they are embedded (or with finding by meaning off).
+    pub fn route(&self, vector: &[f32]) -> Option<Route> {
+        self.inner.router.get()?.route(vector)
+    }
+
+    /// Loads the vectors kept, embeds the examples, then fills in the
+    /// memories without a vector whenever the memories change.
+    async fn fill(
+        self,
+        store: Store,
+        loaded: oneshot::Receiver<Result<(), String>>,
+        shutdown: CancellationToken,
+    ) {
+        let off = |reason: String| {
+            tracing::warn!(%reason, "memories are found by their words only");
+            self.set_status(|s| {
+                s.state = MeaningState::Off;
+                s.reason = Some(reason);
+            });
+        };
+        match loaded.await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => {
+                return off(format!("the embedding model could not be loaded: {error}"))
+            }
+            Err(_) => return off("the embedding model's thread stopped".into()),
+        }
+        if let Err(error) = self.load_index(&store).await {
+            return off(format!("cannot read the memories' vectors: {error}"));
+        }
+        match self.examples(&store).await {
+            Ok(router) => {
+                let _ = self.inner.router.set(router);
+            }
+            Err(error) => {
+                tracing::warn!(%error, "requests are routed by rules: the examples could not be embedded")
+            }
+        }
+        let changed = store.memories_changed();
+        loop {
+            match self.fill_once(&store).await {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(error) => tracing::warn!(%error, "could not fill in the memories' vectors"),
+            }
+            tokio::select! {
+                _ = changed.notified() => {}
+                _ = shutdown.cancelled() => return,
+            }
+        }
+    }
+
+    /// One batch of memories without a vector embedded and stored; false
+    /// when there were none.
+    async fn fill_once(&self, store: &Store) -> Result<bool, String> {
+        let (embedded, total) = store
+            .vector_counts(MODEL_NAME)
+            .await
+            .map_err(|e| e.to_string())?;
+        let missing = store
+            .memories_without_vectors(MODEL_NAME, FILL_BATCH)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.set_status(|s| {
+            s.embedded = embedded;
+            s.total = total;
+            s.state = if missing.is_empty() {
+                MeaningState::Ready
+            } else {
+                MeaningState::Filling
+            };
+        });
+        if missing.is_empty() {
+            return Ok(false);
+        }
+        let texts = missing.iter().map(|(_, content)| content.clone()).collect();
+        let vectors = self
+            .embed_waiting(texts, true)
+            .await
+            .map_err(|e| e.to_string())?;
+        let rows: Vec<MemoryVector> = missing
+            .into_iter()
+            .zip(vectors)
+            .map(|((id, content), vector)| MemoryVector {
+                id,
+                content,
+                vector,
+            })
+            .collect();
+        let vectors: Vec<(i64, Vec<f32>)> = rows.iter().map(|r| (r.id, r.vector.clone())).collect();
+        let stored = store
+            .put_vectors(MODEL_NAME, rows)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut index = self.inner.index.write().unwrap_or_else(|p| p.into_inner());
+        for (id, vector) in vectors.iter().filter(|(id, _)| stored.contains(id)) {
+            index.put(*id, vector);
+        }
+        Ok(true)
+    }
+
+    async fn load_index(&self, store: &Store) -> Result<(), crate::store::StoreError> {
+        let mut after = 0;
+        loop {
+            let page = store.vectors_after(MODEL_NAME, after).await?;
+            let Some(&(last, _)) = page.last() else {
+                return Ok(());
+            };
+            let mut index = self.inner.index.write().unwrap_or_else(|p| p.into_inner());
+            for (id, vector) in &page {
+                index.put(*id, vector);
+            }
+            after = last;
+        }
+    }
+
+    /// The router over the labelled examples, their vectors read from the
+    /// store when this model and file made them before.
+    async fn examples(&self, store: &Store) -> Result<Router, String> {
+        let examples = route::parse_examples(route::EXAMPLES)?;
+        let key = format!(
+            "{MODEL_NAME}:{:x}",
+            Sha256::digest(route::EXAMPLES.as_bytes())
+        );
+        let kept = store
+            .example_vectors(&key)
+            .await
+            .map_err(|e| e.to_string())?;
+        let vectors = match kept.filter(|v| v.len() == examples.len()) {
+            Some(vectors) => vectors,
+            None => {
+                let mut vectors = Vec::with_capacity(examples.len());
+                for chunk in examples.chunks(FILL_BATCH) {
+                    let texts = chunk.iter().map(|(_, r)| r.to_string()).collect();
+                    let embedded = self.embed_waiting(texts, true).await;
+                    vectors.extend(embedded.map_err(|e| e.to_string())?);
+                }
+                if let Err(error) = store.keep_example_vectors(&key, &vectors).await {
+                    tracing::warn!(%error, "could not keep the examples' vectors");
+                }
+                vectors
+            }
+        };
+        let labelled: Vec<(Routed, Vec<f32>)> = examples
+            .iter()
+            .map(|(kind, _)| *kind)
+            .zip(vectors)
+            .collect();
+        Ok(Router::new(&labelled))
+    }
+}
+
+/// The model's thread: loads it, says so, then embeds job after job on a
+/// one-thread rayon pool (candle's arithmetic runs on the current pool).
+fn run_model(
+    dir: &Path,
+    mut jobs: mpsc::Receiver<Job>,
+    loaded: oneshot::Sender<Result<(), String>>,
+) {
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .thread_name(|_| "meaning-math".into())
+        .build()
+    {
+        Ok(pool) => pool,
+        Err(error) => {
+            let _ = loaded.send(Err(error.to_string()));
+            return;
+        }
+    };
+    let model = match pool.install(|| MiniLm::load(dir)) {
+        Ok(model) => model,
+        Err(error) => {
+            let _ = loaded.send(Err(error.to_string()));
+            return;
+        }
+    };
+    let _ = loaded.send(Ok(()));
+    while let Some(job) = jobs.blocking_recv() {
+        if job.done.is_closed() {
+            continue;
+        }
+        let texts: Vec<&str> = job.texts.iter().map(String::as_str).collect();
+        let result = pool
+            .install(|| model.embed(&texts))
+            .map_err(|e| e.to_string());
+        let _ = job.done.send(result);
+    }
+}
