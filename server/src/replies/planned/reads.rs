@@ -6,6 +6,8 @@
 use serde_json::json;
 
 use crate::grounding::plan::{self, Topic};
+use crate::meaning::route::{Route, Routed};
+use crate::meaning::search::{Findings, FOUND, STRONG};
 use crate::models::{note, ChatMessage, ToolCallRequest};
 use crate::replies::own_answer;
 use crate::replies::stream::{Interrupt, Run};
@@ -95,6 +97,24 @@ impl Run {
                         .is_some_and(|m| 2 * topic.score(m.content) > topic.runs.len())
                 });
             }
+            if let Some(meant) = self.by_meaning(&words, project.clone(), follows).await {
+                match meant.judge(found.is_empty(), personal) {
+                    Judged::Found(lines) => {
+                        tracing::info!(reply = %self.reply.id, "found by meaning");
+                        found = lines;
+                        personal = true;
+                    }
+                    Judged::General => {
+                        tracing::info!(reply = %self.reply.id, "general: the memories hold nothing near it, and it reads as general");
+                        return self.general(true).await;
+                    }
+                    Judged::SmallTalk => {
+                        tracing::info!(reply = %self.reply.id, "small talk, by the examples");
+                        return self.general(false).await;
+                    }
+                    Judged::AsFound => {}
+                }
+            }
             (found, false)
         } else {
             (chosen, true)
@@ -113,6 +133,39 @@ impl Run {
             return Ok(());
         }
         self.answer_from(&found, &topic, personal, chosen).await
+    }
+
+    /// The memories found by meaning and what the labelled examples say
+    /// of the request; `None` with finding by meaning off (or busy), when
+    /// the words' search alone decides. A follow-up ("and Dana's?") is
+    /// too short to mean much alone, so it is left to the words.
+    async fn by_meaning(
+        &self,
+        words: &str,
+        project: Option<String>,
+        follows: bool,
+    ) -> Option<MeaningRead> {
+        let meaning = &self.env.meaning;
+        if follows || !meaning.is_on() {
+            return None;
+        }
+        let query = MemoryQuery {
+            query: words.to_string(),
+            project,
+            limit: Some(crate::grounding::reference::SEARCH_LIMIT),
+            ..MemoryQuery::default()
+        };
+        let findings = match meaning.search(&self.store, query).await {
+            Ok(findings) if findings.by_meaning => findings,
+            Ok(_) => return None,
+            Err(error) => {
+                tracing::warn!(%error, "could not search the memories by meaning");
+                return None;
+            }
+        };
+        let route = findings.vector.as_deref().and_then(|v| meaning.route(v));
+        tracing::info!(reply = %self.reply.id, best = ?findings.best_similarity(), ?route, "searched by meaning");
+        Some(MeaningRead { findings, route })
     }
 
     /// `words` with each naming word of `topic` the memories do not hold
@@ -264,6 +317,64 @@ impl Run {
     }
 }
 
+/// A question's memories found by meaning, and its route.
+struct MeaningRead {
+    findings: Findings,
+    route: Option<Route>,
+}
+
+/// What finding by meaning makes of a question.
+#[derive(Debug, PartialEq)]
+enum Judged {
+    /// These memories answer it (the words' search found none).
+    Found(Vec<String>),
+    /// It is general knowledge: nothing of the user's is near it.
+    General,
+    /// A greeting, thanks or chit-chat the rules did not know.
+    SmallTalk,
+    /// The words' search stands.
+    AsFound,
+}
+
+impl MeaningRead {
+    /// `words_found_none`: the words' search found nothing; `personal`:
+    /// the request's words are about the user's life ("my", a name).
+    fn judge(&self, words_found_none: bool, personal: bool) -> Judged {
+        let best = self.findings.best_similarity().unwrap_or(0.0);
+        let routed = |kind| {
+            self.route
+                .as_ref()
+                .is_some_and(|r| r.kind == kind && r.is_clear())
+        };
+        let speaking = self.findings.speaking();
+        // Nothing of the user's is near enough a request that reads as
+        // general ("Which is the biggest planet in our solar system?",
+        // "the capital of Australia" with an Australia trip saved), though
+        // it says "our" or shares a word and some meaning with a memory.
+        if routed(Routed::General) && best < STRONG {
+            return Judged::General;
+        }
+        if routed(Routed::SmallTalk) && best < FOUND && !personal {
+            return Judged::SmallTalk;
+        }
+        if words_found_none && !speaking.is_empty() {
+            let about_the_user = personal
+                || best >= STRONG
+                || self.route.as_ref().is_some_and(|r| r.kind == Routed::Read);
+            if about_the_user {
+                return Judged::Found(
+                    speaking
+                        .into_iter()
+                        .take(READ_LIMIT)
+                        .map(memory_line)
+                        .collect(),
+                );
+            }
+        }
+        Judged::AsFound
+    }
+}
+
 /// How many pairs of neighbouring words `request` and `content` share
 /// ("flight to", "to lisbon").
 fn shared_pairs(request: &str, content: &str) -> usize {
@@ -337,7 +448,92 @@ fn capitalized_names(text: &str, openings: bool) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{names_someone_in, shared_pairs};
+    use super::{names_someone_in, shared_pairs, Judged, MeaningRead};
+    use crate::meaning::route::{Route, Routed};
+    use crate::meaning::search::{Findings, Found};
+    use crate::store::Memory;
+
+    fn read(similarities: &[f32], route: Option<(Routed, f32)>) -> MeaningRead {
+        let found = similarities
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| Found {
+                memory: Memory {
+                    id: i as i64 + 1,
+                    content: format!("memory {}", i + 1),
+                    project: None,
+                    tags: Vec::new(),
+                    created_at: "2026-12-01T10:00:00.000Z".into(),
+                },
+                similarity: Some(s),
+                by_words: None,
+            })
+            .collect();
+        MeaningRead {
+            findings: Findings {
+                found,
+                by_meaning: true,
+                vector: None,
+            },
+            route: route.map(|(kind, margin)| Route {
+                kind,
+                score: 0.6,
+                runner_up: Some((Routed::Read, 0.6 - margin)),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_memory_near_in_meaning_answers_when_the_words_found_none() {
+        // "how much are we paying the painter in the end?"
+        let judged = read(&[0.62, 0.58, 0.31], None).judge(true, true);
+        let Judged::Found(lines) = judged else {
+            panic!("{judged:?}")
+        };
+        assert_eq!(lines.len(), 2, "the best and the one near it: {lines:?}");
+        assert!(lines[0].contains("memory 1"));
+        // With no word of the user's life, only a strong one does.
+        assert!(matches!(
+            read(&[0.62], None).judge(true, false),
+            Judged::Found(_)
+        ));
+        assert_eq!(read(&[0.4], None).judge(true, false), Judged::AsFound);
+        // ...unless the examples read it as about the user's things.
+        let about_the_user = read(&[0.4], Some((Routed::Read, 0.1)));
+        assert!(matches!(
+            about_the_user.judge(true, false),
+            Judged::Found(_)
+        ));
+        // What the words found stands.
+        assert_eq!(read(&[0.62], None).judge(false, true), Judged::AsFound);
+    }
+
+    #[test]
+    fn a_general_request_with_nothing_near_it_is_general_though_it_says_our() {
+        // "Which is the biggest planet in our solar system?"
+        let planet = read(&[0.12], Some((Routed::General, 0.1)));
+        assert_eq!(planet.judge(true, true), Judged::General);
+        // Unclear examples leave it to the words.
+        let unclear = read(&[0.12], Some((Routed::General, 0.01)));
+        assert_eq!(unclear.judge(true, true), Judged::AsFound);
+        // So is one sharing some meaning with a memory, not enough to answer.
+        let australia = read(&[0.44], Some((Routed::General, 0.1)));
+        assert_eq!(australia.judge(true, false), Judged::General);
+        // A memory near it keeps it the user's.
+        let near = read(&[0.55], Some((Routed::General, 0.1)));
+        assert!(matches!(near.judge(true, true), Judged::Found(_)));
+    }
+
+    #[test]
+    fn chit_chat_the_rules_missed_is_small_talk() {
+        let chat = read(&[0.1], Some((Routed::SmallTalk, 0.2)));
+        assert_eq!(chat.judge(true, false), Judged::SmallTalk);
+        assert_eq!(
+            chat.judge(true, true),
+            Judged::AsFound,
+            "\"my\" keeps it a read"
+        );
+    }
 
     #[test]
     fn the_memory_that_says_it_as_the_request_does_shares_more_pairs() {
