@@ -24,8 +24,8 @@ pub use connections::{
 #[cfg(feature = "ssr")]
 pub use records::Records;
 pub use records::{
-    create_memory, delete_memory, delete_reminder, get_memory, list_memories, list_projects,
-    list_reminders, move_project, update_memory, update_reminder,
+    create_memory, delete_memory, delete_reminder, get_meaning_status, get_memory, list_memories,
+    list_projects, list_reminders, move_project, update_memory, update_reminder,
 };
 
 /// A failed call: the HTTP status it maps to and a message for the user.

@@ -116,3 +116,46 @@ test('with no plumber saved, asking for the plumber\'s number says nothing was f
   await expect(chat.conversation.getByRole('button', { name: /retry/i })).toHaveCount(0);
   await expect(chat.conversation).not.toContainText('The reply failed');
 });
+
+// Issue 38: memories found by meaning, with the built-in model and the
+// embedding model. The painter's price is asked in other words than the
+// memory's, among near misses; a general question says "our" and is
+// answered as general knowledge.
+test.describe('found by meaning', () => {
+  test.describe.configure({ mode: 'default' });
+  const memories = [
+    'Painter (Dobrev Decor) agreed £2,350 for hall, stairs and landing',
+    'Paint colour for the hall: Farrow & Ball Elephant\'s Breath',
+    'Plumber Gary quoted £180 to replace the boiler valve',
+    'Window cleaner charges £18 every four weeks',
+    'Trip to Jupiter Hotel in Lisbon booked for 3 March',
+  ];
+
+  test('how much are we paying the painter? answers £2,350 from the memory @real-model', async ({ chat, request }) => {
+    test.setTimeout(MODEL_TIMEOUT);
+    for (const content of memories) {
+      expect((await request.post('/api/memories', { data: { content } })).status()).toBe(201);
+    }
+    await chat.startNewChat();
+    await chat.say('how much are we paying the painter?');
+    const answer = chat.assistantMessages.last();
+    await expect(chat.stop).toBeHidden({ timeout: MODEL_TIMEOUT });
+    await expect(answer).toContainText('2,350');
+    await expect(answer).not.toContainText(/found nothing/i);
+    await expect(answer).not.toContainText('General knowledge');
+  });
+
+  test('which is the biggest planet? answers Jupiter as general knowledge @real-model', async ({ chat, request }) => {
+    test.setTimeout(MODEL_TIMEOUT);
+    for (const content of memories) {
+      expect((await request.post('/api/memories', { data: { content } })).status()).toBe(201);
+    }
+    await chat.startNewChat();
+    await chat.say('Which is the biggest planet in our solar system?');
+    const answer = chat.assistantMessages.last();
+    await expect(chat.stop).toBeHidden({ timeout: MODEL_TIMEOUT });
+    await expect(answer).toContainText('Jupiter');
+    await expect(answer).toContainText('General knowledge');
+    await expect(answer).not.toContainText(/found nothing/i);
+  });
+});

@@ -117,6 +117,7 @@ pub async fn start_with_speech(
             "restored the replies open when Imprint last stopped"
         );
     }
+    forward_meaning_progress(&engine, shutdown.clone());
     crate::reminders::spawn_timer(
         store,
         Arc::clone(&engine.reminders_changed),
@@ -153,6 +154,27 @@ pub async fn start_with_speech(
         shutdown,
         task,
     })
+}
+
+/// Tells the dashboards how finding by meaning gets on (the Memories page
+/// shows the filling in); a slow dashboard sees the latest only.
+fn forward_meaning_progress(engine: &Engine, shutdown: CancellationToken) {
+    let mut status = engine.meaning.watch();
+    let dashboard = engine.dashboard.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                changed = status.changed() => if changed.is_err() { return },
+                _ = shutdown.cancelled() => return,
+            }
+            let s = status.borrow_and_update().clone();
+            let _ = dashboard.send(app::protocol::DashboardEvent::MeaningProgress {
+                state: s.state,
+                embedded: s.embedded,
+                total: s.total,
+            });
+        }
+    });
 }
 
 /// How long open connections may take to close after a shutdown signal.

@@ -415,3 +415,24 @@ async fn the_pages_server_functions_share_the_implementation() {
     let (status, _) = server.send(call("delete_memory", json!({"id": id}))).await;
     assert_eq!(status, 404);
 }
+
+#[tokio::test]
+async fn without_the_embedding_model_search_is_by_words_and_says_so() {
+    // The test servers run without the model unless a test asks for it.
+    let server = TestServer::start(vec![], &[]).await;
+    add(
+        &server,
+        json!({"content": "Painter agreed £2,350 for the hall"}),
+    )
+    .await;
+    let (status, meaning) = server.get("/api/memories/meaning").await;
+    assert_eq!(status, 200, "{meaning}");
+    assert_eq!(meaning["state"], "off");
+    assert_eq!(meaning["model"], Value::Null);
+    let reason = meaning["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("no embedding model"), "{reason}");
+    // Words still find it.
+    let (status, page) = server.get("/api/memories?q=painter").await;
+    assert_eq!(status, 200);
+    assert_eq!(page["memories"].as_array().map(Vec::len), Some(1), "{page}");
+}

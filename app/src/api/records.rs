@@ -14,8 +14,8 @@ use super::ApiError;
 #[cfg(feature = "ssr")]
 use crate::protocol::NewReminder;
 use crate::protocol::{
-    Memory, MemoryInput, MemoryListQuery, MemoryPage, MemoryPatch, Moved, ProjectList, ProjectMove,
-    Reminder, ReminderList, ReminderPatch, ReminderStatus,
+    MeaningStatus, Memory, MemoryInput, MemoryListQuery, MemoryPage, MemoryPatch, Moved,
+    ProjectList, ProjectMove, Reminder, ReminderList, ReminderPatch, ReminderStatus,
 };
 
 /// What the server keeps for the user, as the page and the REST API reach
@@ -32,6 +32,8 @@ pub trait Records: Send + Sync + 'static {
     /// Returns the memory deleted, so the page can put it back.
     async fn delete_memory(&self, id: i64) -> Result<Memory, ApiError>;
     async fn list_projects(&self) -> Result<ProjectList, ApiError>;
+    /// Whether memories are found by meaning, and how far the filling in is.
+    async fn meaning_status(&self) -> Result<MeaningStatus, ApiError>;
     /// Renames a project, or merges it into another.
     async fn move_project(&self, change: ProjectMove) -> Result<Moved, ApiError>;
     async fn list_reminders(
@@ -80,6 +82,11 @@ pub async fn delete_memory(id: i64) -> Result<Memory, ApiError> {
 #[server(endpoint = "dashboard/list_projects", input = Json)]
 pub async fn list_projects() -> Result<ProjectList, ApiError> {
     records()?.list_projects().await
+}
+
+#[server(endpoint = "dashboard/meaning_status", input = Json)]
+pub async fn get_meaning_status() -> Result<MeaningStatus, ApiError> {
+    records()?.meaning_status().await
 }
 
 #[server(endpoint = "dashboard/move_project", input = Json)]

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::logic::wire;
-use crate::protocol::DashboardEvent;
+use crate::protocol::{DashboardEvent, MeaningState};
 
 /// Dashboard-wide events, shared through context.
 #[derive(Clone, Copy)]
@@ -22,6 +22,8 @@ pub struct DashboardEvents {
     pub session_touched: ReadSignal<(u64, Option<String>)>,
     /// Reminders that came due while the page was open, oldest first.
     pub due_reminders: RwSignal<Vec<DueReminder>>,
+    /// Finding by meaning's latest progress (state, embedded, total).
+    pub meaning: RwSignal<Option<(MeaningState, u64, u64)>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +41,7 @@ fn session_of(event: &DashboardEvent) -> Option<&String> {
         | DashboardEvent::ReplyStarted { session_id, .. }
         | DashboardEvent::ReplyFinished { session_id, .. } => Some(session_id),
         DashboardEvent::SessionsChanged { session_id } => session_id.as_ref(),
-        DashboardEvent::ReminderDue { .. } => None,
+        DashboardEvent::ReminderDue { .. } | DashboardEvent::MeaningProgress { .. } => None,
     }
 }
 
@@ -54,10 +56,12 @@ pub fn provide_dashboard_events(
     let (sessions_version, set_version) = signal(0u64);
     let (session_touched, set_touched) = signal((0u64, None::<String>));
     let due_reminders = RwSignal::new(Vec::new());
+    let meaning = RwSignal::new(None);
     provide_context(DashboardEvents {
         sessions_version,
         session_touched,
         due_reminders,
+        meaning,
     });
     let touched = move |id: Option<&String>| {
         set_touched.update(|(count, session)| {
@@ -88,6 +92,11 @@ pub fn provide_dashboard_events(
                     on_due(&text);
                     due_reminders.update(|list| list.push(DueReminder { id, text, due_at }));
                 }
+                DashboardEvent::MeaningProgress {
+                    state,
+                    embedded,
+                    total,
+                } => meaning.set(Some((state, embedded, total))),
                 question @ (DashboardEvent::QuestionWaiting { .. }
                 | DashboardEvent::QuestionClosed { .. }) => {
                     on_question(&question);

@@ -3,7 +3,7 @@
 //! (tags, project), the links to a row from a chat, and reminder labels.
 
 use crate::protocol::tool_names::{REMIND, STORE};
-use crate::protocol::{Memory, MemoryPage, Repeat};
+use crate::protocol::{MeaningState, Memory, MemoryPage, Repeat};
 
 /// How long a deleted memory can be put back.
 pub const UNDO_MS: u32 = 10_000;
@@ -62,6 +62,30 @@ pub fn focus(search: &str) -> Option<Focus> {
             ("reminder", id) => id.parse().ok().map(Focus::Reminder),
             _ => None,
         })
+}
+
+/// What the Memories page says of finding by meaning: nothing once every
+/// memory has its vector; else how far the filling in is, or why search
+/// is by words only.
+pub fn meaning_line(
+    state: MeaningState,
+    embedded: u64,
+    total: u64,
+    reason: Option<&str>,
+) -> Option<String> {
+    match state {
+        MeaningState::Ready => None,
+        MeaningState::Loading => Some("Loading the model that finds memories by meaning…".into()),
+        MeaningState::Filling => Some(format!(
+            "Finding memories by meaning: {embedded} of {total} ready. Until then, search finds the rest by their words."
+        )),
+        MeaningState::Off => Some(match reason {
+            Some(reason) if !reason.is_empty() => {
+                format!("Search finds memories by their words only: {reason}.")
+            }
+            _ => "Search finds memories by their words only.".into(),
+        }),
+    }
 }
 
 pub fn repeat_label(repeat: Option<Repeat>) -> &'static str {
@@ -137,6 +161,28 @@ impl MemoryList {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_meaning_line_says_how_far_the_filling_in_is_or_why_words_only() {
+        use super::meaning_line;
+        use crate::protocol::MeaningState;
+        assert_eq!(meaning_line(MeaningState::Ready, 5, 5, None), None);
+        let filling = meaning_line(MeaningState::Filling, 1200, 5000, None).unwrap();
+        assert!(filling.contains("1200 of 5000"), "{filling}");
+        let off = meaning_line(
+            MeaningState::Off,
+            0,
+            3,
+            Some("no embedding model is set up"),
+        )
+        .unwrap();
+        assert!(
+            off.contains("words only") && off.contains("no embedding model"),
+            "{off}"
+        );
+        assert!(meaning_line(MeaningState::Loading, 0, 0, None).is_some());
+    }
+
     use super::*;
 
     fn memory(id: i64) -> Memory {

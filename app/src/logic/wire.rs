@@ -160,6 +160,11 @@ pub fn dashboard_event(value: &Value) -> Option<DashboardEvent> {
         "sessions_changed" => DashboardEvent::SessionsChanged {
             session_id: optional(o, "session_id", |v| v.as_str().map(str::to_owned)).ok()?,
         },
+        "meaning_progress" => DashboardEvent::MeaningProgress {
+            state: serde_json::from_value(o.get("state")?.clone()).ok()?,
+            embedded: o.get("embedded")?.as_u64()?,
+            total: o.get("total")?.as_u64()?,
+        },
         _ => return None,
     })
 }
@@ -337,6 +342,11 @@ mod tests {
             json!({"type": "reminder_due", "id": "3", "text": "call Anna", "due_at": "t"}),
             json!({"type": "reminder_due", "id": u64::MAX, "text": "call Anna", "due_at": "t"}),
             json!({"type": "reminder_due", "text": "call Anna", "due_at": "t"}),
+            json!({"type": "meaning_progress", "state": "filling", "embedded": 12, "total": 40}),
+            json!({"type": "meaning_progress", "state": "ready", "embedded": 40, "total": 40}),
+            json!({"type": "meaning_progress", "state": "sleeping", "embedded": 1, "total": 2}),
+            json!({"type": "meaning_progress", "state": "off", "embedded": -1, "total": 2}),
+            json!({"type": "meaning_progress", "state": "off", "total": 2}),
             json!({"type": "question_waiting", "session_id": "s", "question_id": "q"}),
             json!({"type": "question_waiting", "session_id": "s"}),
             json!({"type": "question_closed", "session_id": "s", "question_id": "q"}),

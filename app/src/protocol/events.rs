@@ -190,6 +190,13 @@ pub enum DashboardEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         session_id: Option<String>,
     },
+    /// Finding by meaning changed: its state, and how many memories have
+    /// their vectors (the Memories page shows the filling in).
+    MeaningProgress {
+        state: super::MeaningState,
+        embedded: u64,
+        total: u64,
+    },
 }
 
 #[cfg(test)]

@@ -145,6 +145,10 @@ impl Records for Engine {
             .ok_or_else(|| Self::no_memory(id))
     }
 
+    async fn meaning_status(&self) -> Result<app::protocol::MeaningStatus, ApiError> {
+        Ok(self.meaning.status())
+    }
+
     async fn list_projects(&self) -> Result<ProjectList, ApiError> {
         let projects = self.store.list_projects().await.map_err(store_error)?;
         Ok(ProjectList { projects })

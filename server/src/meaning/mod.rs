@@ -153,6 +153,17 @@ impl Meaning {
         self.inner.status.subscribe()
     }
 
+    /// Waits, at most `limit`, until the model is loaded and every memory
+    /// has its vector (or finding by meaning is off).
+    pub async fn settled(&self, limit: std::time::Duration) {
+        let mut status = self.watch();
+        let _ = tokio::time::timeout(
+            limit,
+            status.wait_for(|s| matches!(s.state, MeaningState::Ready | MeaningState::Off)),
+        )
+        .await;
+    }
+
     fn set_status(&self, change: impl FnOnce(&mut MeaningStatus)) {
         self.inner.status.send_modify(change);
     }

@@ -11,11 +11,13 @@ use leptos::task::spawn_local;
 
 use super::reminders::RemindersView;
 use crate::api::{
-    create_memory, delete_memory, get_memory, list_memories, list_projects, move_project,
-    update_memory,
+    create_memory, delete_memory, get_meaning_status, get_memory, list_memories, list_projects,
+    move_project, update_memory,
 };
+use crate::io::dashboard_events::DashboardEvents;
 use crate::logic::records::{
-    day, focus, parse_tags, project_field, tags_text, Deleted, Focus, MemoryList, UNDO_MS,
+    day, focus, meaning_line, parse_tags, project_field, tags_text, Deleted, Focus, MemoryList,
+    UNDO_MS,
 };
 use crate::protocol::{
     Memory, MemoryInput, MemoryListQuery, MemoryPatch, ProjectInfo, ProjectMove,
@@ -172,6 +174,7 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
                 <a class="button" href="/api/memories/export" download="imprint-memories.jsonl" data-testid="export">"Export"</a>
                 <ImportButton/>
             </div>
+            <MeaningLine/>
             {move || browser.error.get().map(|text| view! {
                 <p class="error" role="alert" data-testid="memories-message">{text}</p>
             })}
@@ -198,6 +201,29 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
                 <button data-testid="load-more" disabled=move || loading.get() on:click=move |_| load(false)>"Load more"</button>
             })}
         </div>
+    }
+}
+
+/// How search finds memories: by meaning and words, the filling in of the
+/// memories kept before (live, from the dashboard's events), or words only
+/// and why.
+#[component]
+fn MeaningLine() -> impl IntoView {
+    let loaded = LocalResource::new(get_meaning_status);
+    let events: Option<DashboardEvents> = use_context();
+    let line = move || {
+        let status = loaded.get()?.ok()?;
+        let latest = events.and_then(|e| e.meaning.get());
+        let (state, embedded, total) =
+            latest.unwrap_or((status.state, status.embedded, status.total));
+        meaning_line(state, embedded, total, status.reason.as_deref())
+    };
+    view! {
+        <Transition fallback=|| ()>
+            {move || line().map(|text| view! {
+                <p class="muted" role="status" data-testid="meaning-status">{text}</p>
+            })}
+        </Transition>
     }
 }
 
