@@ -3,6 +3,7 @@
 // stand-in. scripts/test.sh starts the model after the build and runs this
 // with IMPRINT_REAL_MODEL_URL set; the stand-in run leaves it out
 // (--grep-invert @real-model). Checks structure, never wording.
+import type { APIRequestContext } from '@playwright/test';
 import { test, expect } from './fixtures';
 
 const modelURL = process.env.IMPRINT_REAL_MODEL_URL;
@@ -130,12 +131,15 @@ test.describe('found by meaning', () => {
     'Window cleaner charges £18 every four weeks',
     'Trip to Jupiter Hotel in Lisbon booked for 3 March',
   ];
-
-  test('how much are we paying the painter? answers £2,350 from the memory @real-model', async ({ chat, request }) => {
-    test.setTimeout(MODEL_TIMEOUT);
+  const seed = async (request: APIRequestContext) => {
     for (const content of memories) {
       expect((await request.post('/api/memories', { data: { content } })).status()).toBe(201);
     }
+  };
+
+  test('how much are we paying the painter? answers £2,350 from the memory @real-model', async ({ chat, request }) => {
+    test.setTimeout(MODEL_TIMEOUT);
+    await seed(request);
     await chat.startNewChat();
     await chat.say('how much are we paying the painter?');
     const answer = chat.assistantMessages.last();
@@ -147,9 +151,7 @@ test.describe('found by meaning', () => {
 
   test('which is the biggest planet? answers Jupiter as general knowledge @real-model', async ({ chat, request }) => {
     test.setTimeout(MODEL_TIMEOUT);
-    for (const content of memories) {
-      expect((await request.post('/api/memories', { data: { content } })).status()).toBe(201);
-    }
+    await seed(request);
     await chat.startNewChat();
     await chat.say('Which is the biggest planet in our solar system?');
     const answer = chat.assistantMessages.last();

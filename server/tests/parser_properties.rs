@@ -814,6 +814,7 @@ const CONFIG_KEYS: &[&str] = &[
     "local_model_url",
     "probe_ports",
     "speech_model_dir",
+    "embedding_model_dir",
 ];
 
 /// The config file's settings as written: the same fields, in the same
@@ -850,6 +851,7 @@ mod written {
         pub local_model_url: Option<String>,
         pub probe_ports: Option<Vec<u16>>,
         pub speech_model_dir: Option<PathBuf>,
+        pub embedding_model_dir: Option<PathBuf>,
     }
 
     impl FileConfig {
@@ -928,6 +930,10 @@ mod written {
                     .map(|ports| T::Array(ports.iter().map(|p| T::Integer((*p).into())).collect())),
             );
             set("speech_model_dir", self.speech_model_dir.as_ref().map(path));
+            set(
+                "embedding_model_dir",
+                self.embedding_model_dir.as_ref().map(path),
+            );
             toml::to_string(&table).expect("a table is TOML")
         }
     }
@@ -1002,9 +1008,10 @@ fn any_file_config() -> impl Strategy<Value = written::FileConfig> {
         text(),
         prop::option::of(prop::collection::vec(any::<u16>(), 0..4)),
         path(),
+        path(),
     );
     (network, model, limits, built_in).prop_map(|(network, model, limits, built_in)| {
-        let (local_model_url, probe_ports, speech_model_dir) = built_in;
+        let (local_model_url, probe_ports, speech_model_dir, embedding_model_dir) = built_in;
         let (addr, data_dir, dist_dir, token, allowed_hosts, allowed_origins, trust_proxy) =
             network;
         let (
@@ -1052,6 +1059,7 @@ fn any_file_config() -> impl Strategy<Value = written::FileConfig> {
             local_model_url,
             probe_ports,
             speech_model_dir,
+            embedding_model_dir,
         }
     })
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::reads::nothing_found;
+use super::reads::{nothing_found, Vouched};
 use crate::grounding::plan::{self, claims, Topic};
 use crate::models::{ChatMessage, ModelError, StepRequest};
 use crate::replies::own_answer;
@@ -35,6 +35,7 @@ impl Run {
         topic: &Topic,
         personal: bool,
         chosen: bool,
+        vouched: &Vouched,
     ) -> Result<(), Interrupt> {
         let memories: Vec<MemoryLine<'_>> =
             found.iter().filter_map(|l| MemoryLine::read(l)).collect();
@@ -52,13 +53,28 @@ impl Run {
             .memory
             .checked_sub(1)
             .and_then(|i| memories.get(i))
-            .filter(|m| chosen || topic.is_empty() || topic.named_in(m.content))
+            .filter(|m| {
+                chosen
+                    || vouched.ids.contains(&m.id)
+                    || vouched.meaning_only
+                    || topic.is_empty()
+                    || topic.named_in(m.content)
+            })
             // "When's Tom's birthday?" is not answered by when Tom likes
             // his calls.
-            .filter(|m| chosen || topic.asked_in(m.content));
+            .filter(|m| {
+                chosen
+                    || vouched.ids.contains(&m.id)
+                    || vouched.meaning_only
+                    || topic.asked_in(m.content)
+            });
         let Some(memory) = picked else {
             if !personal {
                 return self.general(true).await;
+            }
+            if vouched.meaning_only {
+                self.say(&nothing_found(topic, &self.request));
+                return Ok(());
             }
             let text = none_answers(found, topic, &self.request);
             self.say(text.trim_end());

@@ -51,6 +51,9 @@ impl Run {
         let chosen = self.chosen_memories();
         let mut personal =
             plan::is_personal(&self.request) || follows || project.is_some() || !chosen.is_empty();
+        // Memories near enough in meaning to answer when the model picks
+        // one, though the request's words are not theirs.
+        let mut vouched = Vouched::default();
         let (found, chosen) = if chosen.is_empty() {
             let mut found = self.search(&topic, project.clone()).await;
             // "whats my dentsit's number": the word the memories hold.
@@ -98,11 +101,13 @@ impl Run {
                 });
             }
             if let Some(meant) = self.by_meaning(&words, project.clone(), follows).await {
+                vouched.ids = meant.strong_ids();
                 match meant.judge(found.is_empty(), personal) {
                     Judged::Found(lines) => {
                         tracing::info!(reply = %self.reply.id, "found by meaning");
                         found = lines;
                         personal = true;
+                        vouched.meaning_only = true;
                     }
                     Judged::General => {
                         tracing::info!(reply = %self.reply.id, "general: the memories hold nothing near it, and it reads as general");
@@ -132,7 +137,8 @@ impl Run {
             self.say(&own_answer::from_found(&found.join("\n")));
             return Ok(());
         }
-        self.answer_from(&found, &topic, personal, chosen).await
+        self.answer_from(&found, &topic, personal, chosen, &vouched)
+            .await
     }
 
     /// The memories found by meaning and what the labelled examples say
@@ -317,6 +323,19 @@ impl Run {
     }
 }
 
+/// What finding by meaning vouches for, for the answer step.
+#[derive(Debug, Default)]
+pub(super) struct Vouched {
+    /// Memories at least [`STRONG`] in meaning: the model's pick of one
+    /// stands though the request's words are not the memory's ("how much
+    /// are we paying the builders" and "Builder agreed £8,400").
+    pub ids: Vec<i64>,
+    /// The memories to answer from were found by meaning alone: one the
+    /// model does not pick is no answer, and is not shown as the closest
+    /// (a near miss in meaning is someone else's thing, not a hint).
+    pub meaning_only: bool,
+}
+
 /// A question's memories found by meaning, and its route.
 struct MeaningRead {
     findings: Findings,
@@ -337,6 +356,16 @@ enum Judged {
 }
 
 impl MeaningRead {
+    /// The memories found at least [`STRONG`] in meaning.
+    fn strong_ids(&self) -> Vec<i64> {
+        self.findings
+            .found
+            .iter()
+            .filter(|f| f.similarity.is_some_and(|s| s >= STRONG))
+            .map(|f| f.memory.id)
+            .collect()
+    }
+
     /// `words_found_none`: the words' search found nothing; `personal`:
     /// the request's words are about the user's life ("my", a name).
     fn judge(&self, words_found_none: bool, personal: bool) -> Judged {
@@ -522,6 +551,13 @@ mod tests {
         // A memory near it keeps it the user's.
         let near = read(&[0.55], Some((Routed::General, 0.1)));
         assert!(matches!(near.judge(true, true), Judged::Found(_)));
+    }
+
+    #[test]
+    fn only_memories_strong_in_meaning_are_vouched_for() {
+        let meant = read(&[0.62, 0.49, 0.2], None);
+        assert_eq!(meant.strong_ids(), [1]);
+        assert!(read(&[0.3], None).strong_ids().is_empty());
     }
 
     #[test]
