@@ -92,12 +92,21 @@ impl Meaning {
             .limit
             .unwrap_or(crate::store::DEFAULT_SEARCH_LIMIT)
             .min(MAX_SEARCH_LIMIT);
-        let by_words = store
-            .search_memories(MemoryQuery {
-                limit: Some(MAX_SEARCH_LIMIT),
-                ..query.clone()
-            })
-            .await?;
+        // The words that single out memories: ranking every memory that
+        // holds "the" or "what" is most of a search's time at size, and
+        // says nothing the meaning does not.
+        let telling = store.telling_words(&query.query).await?;
+        let by_words = if telling.trim().is_empty() && !query.query.trim().is_empty() {
+            Vec::new()
+        } else {
+            store
+                .search_memories(MemoryQuery {
+                    query: telling,
+                    limit: Some(MAX_SEARCH_LIMIT),
+                    ..query.clone()
+                })
+                .await?
+        };
         let vector = if self.is_on() && !query.query.trim().is_empty() {
             match self.embed_one(&query.query).await {
                 Ok(vector) => Some(vector),
