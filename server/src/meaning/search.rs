@@ -31,6 +31,13 @@ pub const NEAR_BEST: f32 = 0.08;
 /// 0.44).
 pub const STRONG: f32 = 0.5;
 
+/// A similarity from which a memory names the thing asked about in its
+/// own words, for the answer step: the painter's price (0.61), the
+/// solicitor (0.63), the Yaris's oil (0.70); a near miss of another thing
+/// of the same kind (another insurance, another person's number) stays
+/// under it in the project's truth evaluation.
+pub const VOUCHED: f32 = 0.6;
+
 /// A memory found, and how.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Found {

@@ -42,6 +42,13 @@ impl Run {
         let pick = match self.pick(&memories).await {
             Ok(pick) => pick,
             Err(PickError::Stopped) => return Err(self.interrupted()),
+            Err(PickError::Model(error)) if vouched.meaning_only => {
+                // Found by meaning alone, a memory is an answer only when
+                // picked: with no pick, none is shown as if it answered.
+                tracing::warn!(%error, "the answer step failed; nothing picked from the memories found by meaning");
+                self.say(&nothing_found(topic, &self.request));
+                return Ok(());
+            }
             Err(PickError::Model(error)) => {
                 // The memories are the answer without the model's words.
                 tracing::warn!(%error, "the answer step failed; answering from the memories");
@@ -53,21 +60,19 @@ impl Run {
             .memory
             .checked_sub(1)
             .and_then(|i| memories.get(i))
+            // A memory very near in meaning names the thing in its own
+            // words ("Builder agreed £8,400" for "paying the builders").
             .filter(|m| {
                 chosen
                     || vouched.ids.contains(&m.id)
-                    || vouched.meaning_only
-                    || topic.is_empty()
+                    // Found by meaning alone, a memory must be near
+                    // enough to vouch for, when nothing names it.
+                    || (topic.is_empty() && !vouched.meaning_only)
                     || topic.named_in(m.content)
             })
             // "When's Tom's birthday?" is not answered by when Tom likes
-            // his calls.
-            .filter(|m| {
-                chosen
-                    || vouched.ids.contains(&m.id)
-                    || vouched.meaning_only
-                    || topic.asked_in(m.content)
-            });
+            // his calls, however near in meaning.
+            .filter(|m| chosen || topic.asked_in(m.content));
         let Some(memory) = picked else {
             if !personal {
                 return self.general(true).await;

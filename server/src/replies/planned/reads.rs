@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::grounding::plan::{self, Topic};
 use crate::meaning::route::{Route, Routed};
-use crate::meaning::search::{Findings, FOUND, STRONG};
+use crate::meaning::search::{Findings, FOUND, STRONG, VOUCHED};
 use crate::models::{note, ChatMessage, ToolCallRequest};
 use crate::replies::own_answer;
 use crate::replies::stream::{Interrupt, Run};
@@ -131,7 +131,7 @@ impl Run {
             }
             return self.general(true).await;
         }
-        if topic.is_empty() && !chosen {
+        if topic.is_empty() && !chosen && !vouched.meaning_only {
             // A project named and nothing asked of it ("my notes from the
             // Website project"): its newest memories are the answer.
             self.say(&own_answer::from_found(&found.join("\n")));
@@ -326,9 +326,10 @@ impl Run {
 /// What finding by meaning vouches for, for the answer step.
 #[derive(Debug, Default)]
 pub(super) struct Vouched {
-    /// Memories at least [`STRONG`] in meaning: the model's pick of one
-    /// stands though the request's words are not the memory's ("how much
-    /// are we paying the builders" and "Builder agreed £8,400").
+    /// Memories at least [`VOUCHED`] in meaning: the model's pick of one
+    /// stands though the request does not name the thing as the memory
+    /// does ("how much are we paying the painter" and "Painter (Dobrev
+    /// Decor) agreed £2,350"); what is asked must still be in it.
     pub ids: Vec<i64>,
     /// The memories to answer from were found by meaning alone: one the
     /// model does not pick is no answer, and is not shown as the closest
@@ -356,12 +357,12 @@ enum Judged {
 }
 
 impl MeaningRead {
-    /// The memories found at least [`STRONG`] in meaning.
+    /// The memories found at least [`VOUCHED`] in meaning.
     fn strong_ids(&self) -> Vec<i64> {
         self.findings
             .found
             .iter()
-            .filter(|f| f.similarity.is_some_and(|s| s >= STRONG))
+            .filter(|f| f.similarity.is_some_and(|s| s >= VOUCHED))
             .map(|f| f.memory.id)
             .collect()
     }
@@ -555,7 +556,7 @@ mod tests {
 
     #[test]
     fn only_memories_strong_in_meaning_are_vouched_for() {
-        let meant = read(&[0.62, 0.49, 0.2], None);
+        let meant = read(&[0.62, 0.58, 0.2], None);
         assert_eq!(meant.strong_ids(), [1]);
         assert!(read(&[0.3], None).strong_ids().is_empty());
     }
