@@ -251,6 +251,13 @@ impl Config {
         }
     }
 
+    /// True when finding by meaning is turned off (`off`).
+    pub fn embedding_model_off(&self) -> bool {
+        self.embedding_model_dir
+            .as_ref()
+            .is_some_and(|dir| dir.as_os_str() == "off")
+    }
+
     pub fn database_path(&self) -> Result<PathBuf, ConfigError> {
         Ok(self.data_dir()?.join("imprint.sqlite3"))
     }

@@ -96,11 +96,15 @@ pub async fn start_with_speech(
     let addr = listener.local_addr().map_err(listen_error)?;
     let dist = config.dist_dir();
     let shutdown = CancellationToken::new();
-    let meaning = crate::meaning::Meaning::start(
-        config.embedding_model_dir().as_deref(),
-        store.clone(),
-        shutdown.clone(),
-    );
+    let meaning = if config.embedding_model_off() {
+        crate::meaning::Meaning::off("it is turned off (IMPRINT_EMBEDDING_MODEL_DIR=off)")
+    } else {
+        crate::meaning::Meaning::start(
+            config.embedding_model_dir().as_deref(),
+            store.clone(),
+            shutdown.clone(),
+        )
+    };
     let engine = Engine::new(
         config,
         store.clone(),
