@@ -153,15 +153,13 @@ impl Meaning {
         self.inner.status.subscribe()
     }
 
-    /// Waits, at most `limit`, until the model is loaded and every memory
-    /// has its vector (or finding by meaning is off).
+    /// Waits, at most `limit`, while the model loads or the last few
+    /// memories get their vectors; not through a long filling in (100,000
+    /// old memories take minutes: questions meanwhile go on with what is
+    /// there), nor when finding by meaning is off.
     pub async fn settled(&self, limit: std::time::Duration) {
         let mut status = self.watch();
-        let _ = tokio::time::timeout(
-            limit,
-            status.wait_for(|s| matches!(s.state, MeaningState::Ready | MeaningState::Off)),
-        )
-        .await;
+        let _ = tokio::time::timeout(limit, status.wait_for(|s| !worth_waiting(s))).await;
     }
 
     fn set_status(&self, change: impl FnOnce(&mut MeaningStatus)) {
@@ -382,6 +380,19 @@ impl Meaning {
     }
 }
 
+/// Memories still without a vector that a question waits for: a few
+/// batches, as after a save or at the start of a small collection.
+const WAIT_FOR_AT_MOST: u64 = 4 * FILL_BATCH as u64;
+
+/// True while a question is better off waiting for finding by meaning.
+fn worth_waiting(status: &MeaningStatus) -> bool {
+    match status.state {
+        MeaningState::Loading => true,
+        MeaningState::Filling => status.total.saturating_sub(status.embedded) <= WAIT_FOR_AT_MOST,
+        MeaningState::Ready | MeaningState::Off => false,
+    }
+}
+
 /// The model's thread: loads it, says so, then embeds job after job on a
 /// one-thread rayon pool (candle's arithmetic runs on the current pool).
 fn run_model(
@@ -417,5 +428,34 @@ fn run_model(
             .install(|| model.embed(&texts))
             .map_err(|e| e.to_string());
         let _ = job.done.send(result);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(state: MeaningState, embedded: u64, total: u64) -> MeaningStatus {
+        MeaningStatus {
+            state,
+            model: Some(MODEL_NAME.into()),
+            embedded,
+            total,
+            reason: None,
+        }
+    }
+
+    #[test]
+    fn a_question_waits_for_the_model_and_the_last_few_vectors_only() {
+        assert!(worth_waiting(&status(MeaningState::Loading, 0, 0)));
+        assert!(worth_waiting(&status(MeaningState::Filling, 90, 100)));
+        // 100,000 old memories filling in: minutes; go on with what is there.
+        assert!(!worth_waiting(&status(
+            MeaningState::Filling,
+            2_000,
+            100_000
+        )));
+        assert!(!worth_waiting(&status(MeaningState::Ready, 5, 5)));
+        assert!(!worth_waiting(&status(MeaningState::Off, 0, 5)));
     }
 }
