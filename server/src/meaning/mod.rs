@@ -283,17 +283,30 @@ impl Meaning {
     /// One batch of memories without a vector embedded and stored; false
     /// when there were none.
     async fn fill_once(&self, store: &Store) -> Result<bool, String> {
-        let (embedded, total) = store
-            .vector_counts(MODEL_NAME)
-            .await
-            .map_err(|e| e.to_string())?;
         let missing = store
             .memories_without_vectors(MODEL_NAME, FILL_BATCH)
             .await
             .map_err(|e| e.to_string())?;
+        // The counts are read at the first batch of a run and at its last;
+        // between, each batch adds what it stored (counting 100,000 rows
+        // for every batch of 16 was most of the store's work).
+        let first_or_last =
+            self.status().state != MeaningState::Filling || missing.len() < FILL_BATCH;
+        let counts = if first_or_last {
+            Some(
+                store
+                    .vector_counts(MODEL_NAME)
+                    .await
+                    .map_err(|e| e.to_string())?,
+            )
+        } else {
+            None
+        };
         self.set_status(|s| {
-            s.embedded = embedded;
-            s.total = total;
+            if let Some((embedded, total)) = counts {
+                s.embedded = embedded;
+                s.total = total;
+            }
             s.state = if missing.is_empty() {
                 MeaningState::Ready
             } else {
@@ -322,10 +335,13 @@ impl Meaning {
             .put_vectors(MODEL_NAME, rows)
             .await
             .map_err(|e| e.to_string())?;
-        let mut index = self.inner.index.write().unwrap_or_else(|p| p.into_inner());
-        for (id, vector) in vectors.iter().filter(|(id, _)| stored.contains(id)) {
-            index.put(*id, vector);
+        {
+            let mut index = self.inner.index.write().unwrap_or_else(|p| p.into_inner());
+            for (id, vector) in vectors.iter().filter(|(id, _)| stored.contains(id)) {
+                index.put(*id, vector);
+            }
         }
+        self.set_status(|s| s.embedded += stored.len() as u64);
         Ok(true)
     }
 

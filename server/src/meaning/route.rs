@@ -79,11 +79,6 @@ impl Route {
     pub fn is_clear(&self) -> bool {
         self.margin() >= CLEAR_MARGIN
     }
-
-    /// True when `kind` is the best or the runner-up.
-    pub fn considers(&self, kind: Routed) -> bool {
-        self.kind == kind || self.runner_up.is_some_and(|(k, _)| k == kind)
-    }
 }
 
 /// The examples' lines: (kind, request). A line with an unknown label is
@@ -190,7 +185,11 @@ mod tests {
         let route = router.route(&between).expect("routed");
         assert!(route.margin() < CLEAR_MARGIN, "{route:?}");
         assert!(!route.is_clear());
-        assert!(route.considers(Routed::Save) && route.considers(Routed::Remind));
+        let runner_up = route.runner_up.map(|(kind, _)| kind);
+        assert!(
+            [route.kind, runner_up.unwrap()].contains(&Routed::Save)
+                && [route.kind, runner_up.unwrap()].contains(&Routed::Remind)
+        );
     }
 
     #[test]
