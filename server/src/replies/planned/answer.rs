@@ -43,10 +43,23 @@ impl Run {
             Ok(pick) => pick,
             Err(PickError::Stopped) => return Err(self.interrupted()),
             Err(PickError::Model(error)) if vouched.meaning_only => {
-                // Found by meaning alone, a memory is an answer only when
-                // picked: with no pick, none is shown as if it answered.
-                tracing::warn!(%error, "the answer step failed; nothing picked from the memories found by meaning");
-                self.say(&nothing_found(topic, &self.request));
+                // Found by meaning alone, a memory answers without the
+                // model only as a pick of it would have to: named (or
+                // near enough to vouch for) and holding what is asked.
+                tracing::warn!(%error, "the answer step failed; answering from the memories found by meaning that would stand as a pick");
+                let standing: Vec<&str> = found
+                    .iter()
+                    .filter(|l| {
+                        MemoryLine::read(l).is_some_and(|m| stands(&m, topic, chosen, vouched))
+                    })
+                    .map(String::as_str)
+                    .collect();
+                let text = if standing.is_empty() {
+                    nothing_found(topic, &self.request)
+                } else {
+                    own_answer::from_found(&standing.join("\n"))
+                };
+                self.say(&text);
                 return Ok(());
             }
             Err(PickError::Model(error)) => {
@@ -60,19 +73,7 @@ impl Run {
             .memory
             .checked_sub(1)
             .and_then(|i| memories.get(i))
-            // A memory very near in meaning names the thing in its own
-            // words ("Builder agreed £8,400" for "paying the builders").
-            .filter(|m| {
-                chosen
-                    || vouched.ids.contains(&m.id)
-                    // Found by meaning alone, a memory must be near
-                    // enough to vouch for, when nothing names it.
-                    || (topic.is_empty() && !vouched.meaning_only)
-                    || topic.named_in(m.content)
-            })
-            // "When's Tom's birthday?" is not answered by when Tom likes
-            // his calls, however near in meaning.
-            .filter(|m| chosen || topic.asked_in(m.content));
+            .filter(|m| stands(m, topic, chosen, vouched));
         let Some(memory) = picked else {
             if !personal {
                 return self.general(true).await;
@@ -171,6 +172,19 @@ impl Run {
                 .to_string(),
         })
     }
+}
+
+/// True when `memory`, picked, answers: the user chose it, or it names
+/// the thing (a memory very near in meaning names it in its own words,
+/// "Builder agreed £8,400" for "paying the builders"; found by meaning
+/// alone, one must be that near when nothing names it) and holds what is
+/// asked ("When's Tom's birthday?" is not answered by when Tom likes his
+/// calls, however near in meaning).
+fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouched) -> bool {
+    let named = vouched.ids.contains(&memory.id)
+        || (topic.is_empty() && !vouched.meaning_only)
+        || topic.named_in(memory.content);
+    chosen || (named && topic.asked_in(memory.content))
 }
 
 /// No memory found answers the question: said so, with the closest (those
