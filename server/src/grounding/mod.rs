@@ -43,6 +43,8 @@ use serde_json::Value;
 use app::protocol::tool_names::{LIST_PROJECTS, REMIND, SEARCH, STORE};
 use when::Stated;
 
+pub use crate::tools::WritesAsked;
+
 /// Words at most of an answer that says what a reference means ("Tom", "my
 /// sister Anna"); a longer one is not put in a reminder's text for it.
 const MEANT_WORDS: usize = 4;
@@ -55,9 +57,24 @@ const MAX_PROJECT_OPTIONS: usize = 4;
 pub struct UserWords<'a> {
     pub request: &'a str,
     pub answers: &'a [String],
+    /// The writes the request's kind asks for, as its nearest labelled
+    /// examples (or the model between two kinds) judged it: "fyi my gym
+    /// number is …" asks to save with no verb of keeping.
+    pub judged: WritesAsked,
 }
 
 impl UserWords<'_> {
+    /// True when the user asked to save: in their words, or by the kind
+    /// their request was judged.
+    pub fn ask_to_save(&self) -> bool {
+        self.judged.save || self.latest_first().any(asks_to_save)
+    }
+
+    /// True when the user asked to be reminded (see [`Self::ask_to_save`]).
+    pub fn ask_for_reminder(&self) -> bool {
+        self.judged.remind || self.latest_first().any(asks_for_reminder)
+    }
+
     /// True when the user's words (the request or an answer) say when:
     /// a reminder asked for then needs no question.
     pub fn state_a_time(&self, now: DateTime<Local>) -> bool {
@@ -181,10 +198,8 @@ pub fn check(
         return Verdict::Run(args.clone());
     }
     match tool {
-        REMIND if !words.latest_first().any(asks_for_reminder) => {
-            Verdict::Refuse(Unasked::Reminder)
-        }
-        STORE if !words.latest_first().any(asks_to_save) => Verdict::Refuse(Unasked::Save),
+        REMIND if !words.ask_for_reminder() => Verdict::Refuse(Unasked::Reminder),
+        STORE if !words.ask_to_save() => Verdict::Refuse(Unasked::Save),
         REMIND => check_time(args, words, now),
         SEARCH | STORE | LIST_PROJECTS => check_project(tool, args, words, projects),
         _ => Verdict::Run(args.clone()),
@@ -210,7 +225,7 @@ pub(crate) fn slip_of(word: &str, verb: &str) -> bool {
 /// no time either; "on Saturday" gives the day, and the options are times
 /// on it.
 pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need> {
-    let asked = words.latest_first().any(asks_for_reminder);
+    let asked = words.ask_for_reminder();
     let day = match words.when(now) {
         Some(Stated::At(_)) => return None,
         Some(Stated::Day(day)) => Some(day),

@@ -46,6 +46,7 @@ fn words(request: &str) -> UserWords<'_> {
     UserWords {
         request,
         answers: &[],
+        judged: crate::tools::WritesAsked::NONE,
     }
 }
 
@@ -132,6 +133,7 @@ fn an_answer_grounds_the_time() {
     let words = UserWords {
         request: "Remind me about the dentist",
         answers: &answers,
+        judged: crate::tools::WritesAsked::NONE,
     };
     let at = run_at(check(
         REMIND,
@@ -437,6 +439,7 @@ fn a_reminder_with_no_time_is_asked_before_the_model_starts() {
     let answered = UserWords {
         request: "Remind me to send the invoice",
         answers: &answers,
+        judged: crate::tools::WritesAsked::NONE,
     };
     assert_eq!(unstated_time(&answered, now()), None);
 }
@@ -531,6 +534,7 @@ fn a_reminders_recurrence_comes_from_the_users_words() {
     let answered = UserWords {
         request: "Remind me to take out the bins",
         answers: &answers,
+        judged: crate::tools::WritesAsked::NONE,
     };
     assert_eq!(
         recurring(&at("2026-12-07T10:00:00"), &answered, now())["repeat"],
@@ -615,6 +619,7 @@ fn the_one_option_the_user_named() {
     let with_answer = UserWords {
         request: "Find my notes from the project.",
         answers: &answers,
+        judged: crate::tools::WritesAsked::NONE,
     };
     assert_eq!(with_answer.the_one_named(&options), Some("Thesis"));
 }
@@ -697,6 +702,7 @@ fn a_memorys_content_holds_what_the_user_said_to_keep() {
         let words = UserWords {
             request,
             answers: &[],
+            judged: crate::tools::WritesAsked::NONE,
         };
         memory_content_from_user(&json!({"content": content}), &words)["content"].clone()
     };
@@ -739,6 +745,7 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     let words = UserWords {
         request: "Remind me to call him tomorrow at 9.",
         answers: &answers,
+        judged: crate::tools::WritesAsked::NONE,
     };
     // Imprint's note copied as the text: nothing the user said.
     let copied =
@@ -755,6 +762,7 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     let words_said = UserWords {
         request: "Remind me to send the invoice.",
         answers: &answers,
+        judged: crate::tools::WritesAsked::NONE,
     };
     let args = json!({"text": "Send the invoice.", "at": "2030-01-01T09:00"});
     assert_eq!(
@@ -771,6 +779,7 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     let words = UserWords {
         request: "Remind me about the dentist next Monday at 10.",
         answers: &[],
+        judged: crate::tools::WritesAsked::NONE,
     };
     let args =
         json!({"text": "Remind me about the dentist next Monday at 10", "at": "2030-01-07T10:00"});
@@ -783,6 +792,7 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     let words = UserWords {
         request: "Remind me to call him tomorrow at 9.",
         answers: &[],
+        judged: crate::tools::WritesAsked::NONE,
     };
     for text in ["call me", "Call him"] {
         let args = json!({"text": text, "at": "2030-01-01T09:00"});
@@ -831,6 +841,7 @@ fn a_day_without_a_time_of_day_asks_what_time_on_that_day() {
     let said = UserWords {
         request,
         answers: &answers,
+        judged: crate::tools::WritesAsked::NONE,
     };
     assert!(said.say_a_moment(now()));
     assert!(unstated_time(&said, now()).is_none());
@@ -855,6 +866,7 @@ fn a_day_without_a_time_of_day_asks_what_time_on_that_day() {
     let said = UserWords {
         request: "remind me to call Ines",
         answers: &answers,
+        judged: crate::tools::WritesAsked::NONE,
     };
     let Verdict::Run(args) = check_time(&json!({"text": "Call Ines"}), &said, now()) else {
         panic!("a bare hour answers what time");
@@ -868,6 +880,7 @@ fn a_day_without_a_time_of_day_asks_what_time_on_that_day() {
     let said = UserWords {
         request,
         answers: &answers,
+        judged: crate::tools::WritesAsked::NONE,
     };
     let Verdict::Run(args) = check_time(&json!({"text": "Call Ines"}), &said, now()) else {
         panic!("the time is given");

@@ -17,7 +17,10 @@ pub const NEIGHBOURS: usize = 3;
 pub const CLEAR_MARGIN: f32 = 0.04;
 
 /// The kinds of request the examples name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Routed {
     Save,
     Remind,

@@ -9,7 +9,7 @@ use crate::store::{Memory, MemoryQuery, Store, StoreError, MAX_SEARCH_LIMIT};
 
 /// How long a search waits for the model to load and the memories kept
 /// before to be filled in (then it goes on with what is there).
-const SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+pub const SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Memories found by meaning considered for the fusion.
 const CANDIDATES: usize = 50;

@@ -34,16 +34,19 @@ impl Run {
     /// and posts it again in the reply's log (which goes on after the last
     /// stored `seq`), unless its answer was stored or it expired.
     pub(super) fn restore(job: ReplyJob, saved: Checkpoint, answer: Option<String>) -> Self {
-        let tools = job
-            .env
-            .tool_sets
-            .get(saved.offer(), WritesAsked::of(&saved.request));
         // Guards stored by another version may not read: the reply still
         // goes on (its question matters more), with fresh guards, said so.
+        let offer = saved.offer();
         let policy = serde_json::from_value::<SmallModelPolicy>(saved.policy).unwrap_or_else(|error| {
             tracing::warn!(%error, reply = %job.reply.id, "a restored reply's guards could not be read; it goes on with fresh ones");
             SmallModelPolicy::default()
         });
+        // The writes offered as when it began: its words' and its judged
+        // kind's.
+        let tools = job.env.tool_sets.get(
+            offer,
+            WritesAsked::of(&saved.request).or(policy.judged_writes()),
+        );
         let resumed = saved.question.map(|question| {
             let left = question
                 .expires_at

@@ -36,7 +36,7 @@ impl Offer {
 /// The writes a request asks for: a reply offers `store` only when the
 /// user asked to save, `remind` only when they asked to be reminded (a
 /// small model offered them stores and reminds unasked).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WritesAsked {
     pub save: bool,
     pub remind: bool,
@@ -47,6 +47,19 @@ impl WritesAsked {
         save: true,
         remind: true,
     };
+
+    pub const NONE: WritesAsked = WritesAsked {
+        save: false,
+        remind: false,
+    };
+
+    /// Either's writes.
+    pub fn or(self, other: WritesAsked) -> Self {
+        Self {
+            save: self.save || other.save,
+            remind: self.remind || other.remind,
+        }
+    }
 
     /// What the user's message asks for (the grounding word tests).
     pub fn of(request: &str) -> Self {

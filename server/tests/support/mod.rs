@@ -85,6 +85,56 @@ impl TestServer {
         Self::start_with(standin, &model, &[]).await
     }
 
+    /// A server on planned turns with finding by meaning on (the real
+    /// embedding weights, `scripts/embedding-model.sh ensure`), once the
+    /// labelled examples and the memories have their vectors.
+    pub async fn start_planned_by_meaning(scenarios: Vec<Scenario>) -> Self {
+        let dir = imprint::meaning::cached_model_dir().expect("a cache directory");
+        if let Some(missing) = imprint::meaning::minilm::missing_file(&dir) {
+            panic!(
+                "no {missing} in {}: run scripts/embedding-model.sh ensure",
+                dir.display()
+            );
+        }
+        let dir = dir.to_str().unwrap().to_string();
+        let standin = StandIn::start(scenarios).await;
+        let base = standin.base_url();
+        let model = [
+            "--chat-provider",
+            "local",
+            "--chat-base-url",
+            &base,
+            "--chat-model",
+            "standin",
+        ];
+        let server =
+            Self::start_with(standin, &model, &["--embedding-model-dir", dir.as_str()]).await;
+        server.meaning_ready().await;
+        server
+    }
+
+    /// Waits until finding by meaning is ready with every memory's vector
+    /// (on the filler's own status changes).
+    pub async fn meaning_ready(&self) {
+        let mut status = self.running.engine.meaning.watch();
+        let ready = tokio::time::timeout(
+            std::time::Duration::from_secs(120),
+            status.wait_for(|s| {
+                s.state == imprint::meaning::MeaningState::Off
+                    || (s.state == imprint::meaning::MeaningState::Ready && s.embedded == s.total)
+            }),
+        )
+        .await
+        .expect("finding by meaning was ready in time")
+        .expect("the status is kept")
+        .clone();
+        assert_eq!(
+            ready.state,
+            imprint::meaning::MeaningState::Ready,
+            "{ready:?}"
+        );
+    }
+
     pub async fn start_with(standin: StandIn, model_args: &[&str], args: &[&str]) -> Self {
         Self::start_in(tempfile::tempdir().unwrap(), standin, model_args, args).await
     }

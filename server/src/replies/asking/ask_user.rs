@@ -97,6 +97,7 @@ impl Run {
             && grounding::UserWords {
                 request: &self.request,
                 answers: &self.answers,
+                judged: self.policy.judged_writes(),
             }
             .say_a_moment(self.env.clock.now());
         // What Imprint asked before the model started, answered usably.
@@ -104,6 +105,7 @@ impl Run {
         let words = grounding::UserWords {
             request: &self.request,
             answers: &self.answers,
+            judged: self.policy.judged_writes(),
         };
         self.policy.refuse_question(&ModelQuestion {
             question,

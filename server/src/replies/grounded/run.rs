@@ -45,6 +45,7 @@ impl Run {
         let words = grounding::UserWords {
             request: &self.request,
             answers: &self.answers,
+            judged: self.policy.judged_writes(),
         };
         let verdict = grounding::check(
             &call.name,
@@ -105,6 +106,7 @@ impl Run {
         let words = grounding::UserWords {
             request: &self.request,
             answers: &self.answers,
+            judged: self.policy.judged_writes(),
         };
         match name {
             REMIND => grounding::recurring(

@@ -162,7 +162,7 @@ impl Run {
     /// the one the user chose): those memories are the answer, and the
     /// model finding them again is no news (a small model otherwise goes
     /// on searching and listing projects for a minute).
-    fn settled_by(&mut self, memories: &[String]) {
+    pub(in crate::replies) fn settled_by(&mut self, memories: &[String]) {
         self.research.learn(
             memories
                 .iter()
@@ -184,15 +184,17 @@ impl Run {
         }
         // A planned reply asks when only for a reminder: "remind me what
         // my national insurance number is" is a question.
-        if self.env.planned
-            && crate::grounding::plan::classify(&self.request).kind
-                != crate::grounding::plan::Kind::Remind
-        {
+        let remind = match self.policy.judged() {
+            Some(kind) => kind == crate::meaning::route::Routed::Remind,
+            None => plan::classify(&self.request).kind == plan::Kind::Remind,
+        };
+        if self.env.planned && !remind {
             return Ok(None);
         }
         let words = grounding::UserWords {
             request: &self.request,
             answers: &self.answers,
+            judged: self.policy.judged_writes(),
         };
         let Some(need) = grounding::unstated_time(&words, self.env.clock.now()) else {
             return Ok(None);

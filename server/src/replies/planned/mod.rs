@@ -13,19 +13,21 @@
 //! (`reads`), the answer worded from the memories found (`answer`), and
 //! the model's own answer (`general`).
 
+mod ambiguity;
 mod answer;
 mod general;
+mod judging;
 mod reads;
 mod writes;
 
 use super::stream::{Interrupt, Run};
-use crate::grounding::plan::{self, Kind};
+use crate::grounding::plan::Kind;
 use crate::tools::{REMIND, STORE};
 
 impl Run {
     /// Runs the reply as planned: the kind of request decides the steps.
     pub(in crate::replies) async fn planned(&mut self) -> Result<(), Interrupt> {
-        let plan = plan::classify(&self.request);
+        let plan = self.judged_plan().await?;
         tracing::info!(reply = %self.reply.id, kind = ?plan.kind, reason = %plan.reason, "planned");
         if self.settling {
             // A read or a write settles its project, thing or time; so
@@ -42,7 +44,7 @@ impl Run {
         match plan.kind {
             Kind::Save => self.planned_write(STORE).await,
             Kind::Remind => self.planned_write(REMIND).await,
-            Kind::CannotDo { verb } => self.cannot_do(&verb).await,
+            Kind::CannotDo { verb } => self.cannot_do(verb.as_deref()).await,
             Kind::Projects => self.list_projects().await,
             Kind::SmallTalk => self.general(false).await,
             Kind::Question => self.question().await,

@@ -54,6 +54,7 @@ impl Run {
         // Memories near enough in meaning to answer when the model picks
         // one, though the request's words are not theirs.
         let mut vouched = Vouched::default();
+        let mut meaning_read = None;
         let (found, chosen) = if chosen.is_empty() {
             let mut found = self.search(&topic, project.clone()).await;
             // "whats my dentsit's number": the word the memories hold.
@@ -100,7 +101,8 @@ impl Run {
                         .is_some_and(|m| 2 * topic.score(m.content) > topic.runs.len())
                 });
             }
-            if let Some(meant) = self.by_meaning(&words, project.clone(), follows).await {
+            meaning_read = self.by_meaning(&words, project.clone(), follows).await;
+            if let Some(meant) = &meaning_read {
                 vouched.ids = meant.strong_ids();
                 match meant.judge(found.is_empty(), personal) {
                     Judged::Found(lines) => {
@@ -136,6 +138,14 @@ impl Run {
             // Website project"): its newest memories are the answer.
             self.say(&own_answer::from_found(&found.join("\n")));
             return Ok(());
+        }
+        // Two things of the user's fit the question equally: which one?
+        if let (false, Some(read)) = (chosen, &meaning_read) {
+            if let Some(memories) = self.which_is_meant(&read.findings, &found, &topic).await? {
+                return self
+                    .answer_from(&memories, &topic, true, true, &vouched)
+                    .await;
+            }
         }
         self.answer_from(&found, &topic, personal, chosen, &vouched)
             .await
@@ -288,7 +298,7 @@ impl Run {
 
     /// An act Imprint has no tool for: said in a sentence, with what the
     /// memories hold about it.
-    pub(super) async fn cannot_do(&mut self, verb: &str) -> Result<(), Interrupt> {
+    pub(super) async fn cannot_do(&mut self, verb: Option<&str>) -> Result<(), Interrupt> {
         let projects = self.recent_projects().await;
         // The memory the user chose when Imprint asked what "that" is, or
         // what their own words for it find, or the request's.
@@ -306,14 +316,20 @@ impl Run {
             found = self.search(&topic, None).await;
         }
         // "I can't call anyone", "I can't book anything".
-        let whom = match verb {
-            "call" | "phone" | "text" | "email" | "e-mail" | "mail" | "message" | "invite"
-            | "reply" => "anyone",
-            _ => "anything",
+        let mut text = match verb {
+            Some(verb) => {
+                let whom = match verb {
+                    "call" | "phone" | "text" | "email" | "e-mail" | "mail" | "message"
+                    | "invite" | "reply" => "anyone",
+                    _ => "anything",
+                };
+                format!("I can't {verb} {whom} for you: I can keep your memories, look them up and set reminders.")
+            }
+            None => {
+                "I can't do that for you: I can keep your memories, look them up and set reminders."
+                    .to_string()
+            }
         };
-        let mut text = format!(
-            "I can't {verb} {whom} for you: I can keep your memories, look them up and set reminders."
-        );
         if !found.is_empty() {
             text.push_str("\n\n");
             text.push_str(&own_answer::from_found(&found.join("\n")));

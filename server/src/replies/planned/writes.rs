@@ -2,10 +2,11 @@
 //! words (asking for what a save names without saying), runs it, and says
 //! what was done, or plainly that nothing was written.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::grounding::plan;
-use crate::models::ToolCallRequest;
+use crate::meaning::route::Routed;
+use crate::models::{ChatMessage, StepRequest, ToolCallRequest};
 use crate::replies::own_answer;
 use crate::replies::stream::{Interrupt, Run};
 use crate::tools::{self, REMIND, STORE};
@@ -61,6 +62,12 @@ impl Run {
                     row = Some(asked);
                     answer.map(|answer| format!("{label}: {}", the_value(&answer)))
                 }
+                // "fyi my gym number is CLB-00482-7": judged a save with no
+                // verb of keeping, the fact is the model's, in the user's
+                // words.
+                None if self.policy.judged() == Some(Routed::Save) => {
+                    self.fact_from_the_model().await?
+                }
                 other => other,
             },
         };
@@ -90,6 +97,50 @@ impl Run {
         self.finish_write(STORE).await
     }
 
+    /// The fact a request judged a save asks to keep, written by the model
+    /// under a schema and kept only when it is the user's own words (see
+    /// [`in_the_users_words`]); else the request as said.
+    async fn fact_from_the_model(&mut self) -> Result<Option<String>, Interrupt> {
+        let said = self.request.trim().to_string();
+        if self.ensure_slot().await.is_err() {
+            return Ok(Some(said));
+        }
+        let schema = json!({
+            "type": "object",
+            "properties": {"fact": {"type": "string", "maxLength": 400}},
+            "required": ["fact"],
+            "additionalProperties": false,
+        });
+        let step = StepRequest {
+            messages: vec![
+                ChatMessage::System(KEEP_PROMPT.into()),
+                ChatMessage::User(self.request.clone()),
+            ],
+            schema,
+            max_tokens: 160,
+            slot: self.slot_index(),
+        };
+        let stop = self.reply.stop_token().child_token();
+        let fact = match self.env.model.constrained(step, stop).await {
+            Ok(value) => value
+                .get("fact")
+                .and_then(Value::as_str)
+                .map(|f| f.trim().to_string())
+                .unwrap_or_default(),
+            Err(_) if self.reply.stop_token().is_cancelled() => return Err(Interrupt::Stopped),
+            Err(error) => {
+                tracing::warn!(%error, "the model could not word the fact; the user's words are kept");
+                String::new()
+            }
+        };
+        if in_the_users_words(&fact, &self.request) {
+            Ok(Some(fact))
+        } else {
+            tracing::info!(reply = %self.reply.id, %fact, "the model's fact is not the user's words; the request is kept as said");
+            Ok(Some(said))
+        }
+    }
+
     /// Runs the write made and says what was done.
     async fn finish_write(&mut self, tool: &str) -> Result<(), Interrupt> {
         self.run_pending_calls().await?;
@@ -109,6 +160,32 @@ impl Run {
             _ => "What should I save? Say it like “Save: the wifi password is on the router.”".into(),
         }
     }
+}
+
+/// What the model is told when it words a fact to keep.
+const KEEP_PROMPT: &str = "The user's message gives a fact for their personal memory notes. Reply in JSON. \"fact\": that fact as a short note, in the user's own words, with every name, number and code exactly as written, and without the words said to the assistant (asking it to save or note, greetings, \"fyi\", \"btw\").";
+
+/// True when `fact` is the user's own words: not empty, every word with a
+/// digit is theirs and every one of theirs is kept (codes and numbers are
+/// the point of a note), and most of its other words are theirs.
+fn in_the_users_words(fact: &str, request: &str) -> bool {
+    let tokens = |text: &str| -> Vec<String> {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
+            .map(|w| w.trim_matches(['-', '\'']).to_lowercase())
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let theirs = tokens(request);
+    let ours = tokens(fact);
+    let digits = |w: &&String| w.chars().any(|c| c.is_ascii_digit());
+    if ours.is_empty()
+        || !ours.iter().filter(digits).all(|w| theirs.contains(w))
+        || !theirs.iter().filter(digits).all(|w| ours.contains(w))
+    {
+        return false;
+    }
+    let held = ours.iter().filter(|w| theirs.contains(w)).count();
+    held * 5 >= ours.len() * 4
 }
 
 /// "Allotment gate code" → "allotment gate code"; a name stays.
@@ -142,7 +219,31 @@ fn the_value(answer: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::the_value;
+    use super::{in_the_users_words, the_value};
+
+    #[test]
+    fn a_fact_is_kept_only_in_the_users_words() {
+        let request = "fyi my membership number at the climbing gym is CLB-00482-7";
+        assert!(in_the_users_words(
+            "Membership number at the climbing gym: CLB-00482-7",
+            request
+        ));
+        // A code changed or dropped is no note of theirs.
+        assert!(!in_the_users_words(
+            "Membership number at the climbing gym: CLB-00482",
+            request
+        ));
+        assert!(!in_the_users_words(
+            "Membership number at the climbing gym",
+            request
+        ));
+        // Words of the model's own are not the user's fact.
+        assert!(!in_the_users_words(
+            "The user has a premium climbing membership, number CLB-00482-7, renewed yearly",
+            request
+        ));
+        assert!(!in_the_users_words("", request));
+    }
 
     #[test]
     fn an_answer_that_says_its_value_keeps_only_the_value() {

@@ -22,7 +22,7 @@ impl SmallModelPolicy {
     ) -> Option<ChatMessage> {
         let forgotten = !self.nudged
             && tools::is_offered(offered, tools::REMIND)
-            && grounding::asks_for_reminder(request)
+            && self.asked_for_reminder(request)
             && !self.reminder_set()
             && !details_asked;
         if !forgotten {
@@ -58,13 +58,21 @@ impl SmallModelPolicy {
     ) -> Option<ToolCallRequest> {
         let still_forgotten = !self.reminded_for_the_model
             && tools::is_offered(offered, tools::REMIND)
-            && grounding::asks_for_reminder(request)
+            && self.asked_for_reminder(request)
             && !self.reminder_set()
             && !details_asked;
         if !still_forgotten {
             return None;
         }
-        let text = grounding::reminder_text(request)?;
+        // Judged a reminder with no "remind me" to read it from ("don't
+        // let me forget the bins on Thursday"): the request without its
+        // time.
+        let text = grounding::reminder_text(request).or_else(|| {
+            self.judged_writes()
+                .remind
+                .then(|| grounding::when::without_the_time(request.trim()))
+                .filter(|t| !t.is_empty())
+        })?;
         self.reminded_for_the_model = true;
         Some(ToolCallRequest {
             id: "imprint_remind".into(),
@@ -103,5 +111,13 @@ impl SmallModelPolicy {
             name: tools::STORE.into(),
             arguments,
         })
+    }
+}
+
+impl SmallModelPolicy {
+    /// True when the user asked for a reminder: in their words, or by the
+    /// kind the request was judged.
+    fn asked_for_reminder(&self, request: &str) -> bool {
+        self.judged_writes().remind || grounding::asks_for_reminder(request)
     }
 }

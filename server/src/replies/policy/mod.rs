@@ -35,6 +35,7 @@ use chrono::{DateTime, Local};
 use serde_json::Value;
 
 use super::own_answer;
+use crate::meaning::route::Routed;
 use crate::models::note::Note;
 use crate::models::{ChatMessage, ToolCallRequest};
 use crate::tools::{self, WritesAsked};
@@ -76,6 +77,11 @@ pub(super) struct SmallModelPolicy {
     /// Imprint stored what the user asked to save (once).
     #[serde(default)]
     stored_for_the_model: bool,
+    /// The request's kind as judged once, by its nearest labelled examples
+    /// or the model between two kinds: kept with a waiting reply, so that
+    /// after a restart it goes on as it began.
+    #[serde(default)]
+    judged: Option<Routed>,
 }
 
 impl SmallModelPolicy {
@@ -105,6 +111,23 @@ impl SmallModelPolicy {
         self.found.get_or_insert(found);
     }
 
+    /// The request's kind as judged (see [`Self::judged`]), once.
+    pub fn judge(&mut self, kind: Routed) {
+        self.judged.get_or_insert(kind);
+    }
+
+    pub fn judged(&self) -> Option<Routed> {
+        self.judged
+    }
+
+    /// The writes the judged kind asks for.
+    pub fn judged_writes(&self) -> WritesAsked {
+        WritesAsked {
+            save: self.judged == Some(Routed::Save),
+            remind: self.judged == Some(Routed::Remind),
+        }
+    }
+
     /// The words of the request Imprint's settling first search looked
     /// for (see [`Self::settled_topic`]).
     pub fn settle_topic(&mut self, topic: Vec<String>) {
@@ -132,7 +155,7 @@ impl SmallModelPolicy {
     /// True once the job is done: every write the request asked for was
     /// made, and the reply did something (a write, or a read).
     pub fn job_done(&self, request: &str) -> bool {
-        let asked = WritesAsked::of(request);
+        let asked = WritesAsked::of(request).or(self.judged_writes());
         let made = |tool: &str| self.writes.iter().any(|(name, _, _)| name == tool);
         (!asked.save || made(tools::STORE))
             && (!asked.remind || made(tools::REMIND))

@@ -98,7 +98,7 @@ impl Run {
         let Some(pending) = self.pending.take() else {
             return Ok(false);
         };
-        let asked = WritesAsked::of(&self.request);
+        let asked = WritesAsked::of(&self.request).or(self.policy.judged_writes());
         let job_done = self.policy.job_done(&self.request);
         // Every write the request asked for is made: research is over (a
         // small model goes on listing and searching after it). Or the job

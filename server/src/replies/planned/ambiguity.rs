@@ -1,0 +1,194 @@
+//! Two things of the user's that a question fits equally ("when is the
+//! appointment?" with the dentist's and the vet's both saved): Imprint asks
+//! which, with them as the options, instead of answering from one. Equal
+//! is measured: each names the thing as the request does (its words do not
+//! single one out) and holds what is asked, and they are near in meaning to
+//! the request.
+
+use crate::grounding::plan::Topic;
+use crate::grounding::reference::{self, Candidate, MAX_OPTIONS};
+use crate::grounding::{Need, Resolved};
+use crate::meaning::search::{Findings, FOUND};
+use crate::replies::stream::{Interrupt, Run};
+use crate::store::Memory;
+use crate::tools::run::MemoryLine;
+
+/// How far below the best in meaning another memory may be and still fit
+/// the question as well, when the request's words name both alike.
+/// Measured with all-MiniLM-L6-v2 (`tests/judged_requests.rs`): "what time
+/// is the appointment on friday?" is 0.64 to "Dentist appointment Friday
+/// 3pm at Smile Clinic" and 0.50 to "Vet appointment for Biscuit Friday
+/// 10am": two things of one kind differ by their other words more than by
+/// how well they fit. Further below is another thing the words share.
+pub const NEAR_EQUAL: f32 = 0.15;
+
+impl Run {
+    /// When several of the memories `found` fit the question equally, asks
+    /// which one is meant: the chosen one's memories, or `None` when
+    /// nothing is ambiguous or no answer came (the answer step then goes on
+    /// from all of them, as before).
+    pub(super) async fn which_is_meant(
+        &mut self,
+        findings: &Findings,
+        found: &[String],
+        topic: &Topic,
+    ) -> Result<Option<Vec<String>>, Interrupt> {
+        let candidates = equally_fitting(findings, found, topic);
+        if candidates.len() < 2 {
+            return Ok(None);
+        }
+        let phrase = topic.phrase(&self.request);
+        tracing::info!(reply = %self.reply.id, options = candidates.len(), %phrase, "several memories fit the question equally: asking which");
+        let need = Need::Reference {
+            question: "Which one do you mean?".to_string(),
+            phrase,
+            candidates,
+        };
+        match self.ask_for(&need).await? {
+            Some(Resolved::Memory { memories, .. }) => {
+                self.settled_by(&memories);
+                Ok(Some(memories))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+/// The memories of `found` that fit the question equally, as options (at
+/// most [`MAX_OPTIONS`]); fewer than two when one fits best.
+pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> Vec<Candidate> {
+    let found_ids: Vec<i64> = found
+        .iter()
+        .filter_map(|line| MemoryLine::read(line).map(|m| m.id))
+        .collect();
+    let scored: Vec<(&Memory, f32)> = findings
+        .found
+        .iter()
+        .filter(|f| found_ids.contains(&f.memory.id))
+        .filter_map(|f| Some((&f.memory, f.similarity?)))
+        .filter(|(m, _)| {
+            !topic.is_empty() && topic.named_in(&m.content) && topic.asked_in(&m.content)
+        })
+        .collect();
+    let Some(best) = scored.iter().map(|(_, s)| *s).max_by(f32::total_cmp) else {
+        return Vec::new();
+    };
+    if best < FOUND {
+        return Vec::new();
+    }
+    let near: Vec<&Memory> = scored
+        .iter()
+        .filter(|(_, s)| *s >= best - NEAR_EQUAL)
+        .map(|(m, _)| *m)
+        .collect();
+    // The request's words single one out ("Tom's birthday" over Tim's).
+    let most = near.iter().map(|m| topic.score(&m.content)).max();
+    let tied: Vec<Memory> = near
+        .into_iter()
+        .filter(|m| Some(topic.score(&m.content)) == most)
+        .cloned()
+        .collect();
+    let mut options = reference::candidates(&tied);
+    options.truncate(MAX_OPTIONS);
+    options
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{equally_fitting, NEAR_EQUAL};
+    use crate::grounding::plan::Topic;
+    use crate::meaning::search::{Findings, Found};
+    use crate::memory_lines::memory_line;
+    use crate::store::Memory;
+
+    /// Memories found with these similarities, and their search lines.
+    fn found(memories: &[(&str, f32)]) -> (Findings, Vec<String>) {
+        let found: Vec<Found> = memories
+            .iter()
+            .enumerate()
+            .map(|(i, (content, similarity))| Found {
+                memory: Memory {
+                    id: i as i64 + 1,
+                    content: content.to_string(),
+                    project: None,
+                    tags: Vec::new(),
+                    created_at: "2026-12-01T10:00:00.000Z".into(),
+                },
+                similarity: Some(*similarity),
+                by_words: None,
+            })
+            .collect();
+        let lines = found.iter().map(|f| memory_line(&f.memory)).collect();
+        let findings = Findings {
+            found,
+            by_meaning: true,
+            vector: None,
+        };
+        (findings, lines)
+    }
+
+    fn options(request: &str, memories: &[(&str, f32)]) -> Vec<String> {
+        let (findings, lines) = found(memories);
+        equally_fitting(&findings, &lines, &Topic::of(request, &[]))
+            .into_iter()
+            .map(|c| c.label)
+            .collect()
+    }
+
+    #[test]
+    fn two_things_that_fit_equally_are_both_options() {
+        let both = options(
+            "what time is the appointment on friday?",
+            &[
+                ("Dentist appointment Friday 3pm at Smile Clinic", 0.52),
+                ("Vet appointment for Biscuit Friday 10am", 0.50),
+                ("Car service booked for Monday", 0.31),
+            ],
+        );
+        assert_eq!(both.len(), 2, "{both:?}");
+    }
+
+    #[test]
+    fn one_ahead_in_meaning_or_named_by_the_words_is_no_question() {
+        // Further ahead in meaning than NEAR_EQUAL.
+        let ahead = options(
+            "when is the dentist?",
+            &[
+                ("Dentist appointment Friday 3pm", 0.70),
+                ("Vet appointment Friday 10am", 0.70 - NEAR_EQUAL - 0.05),
+            ],
+        );
+        assert!(ahead.len() < 2, "{ahead:?}");
+        // Near in meaning, but the request names Tom, not Tim.
+        let named = options(
+            "when is Tom's birthday?",
+            &[
+                ("Tom's birthday is 3 May", 0.61),
+                ("Tim's birthday is 4 June", 0.60),
+            ],
+        );
+        assert!(named.len() < 2, "{named:?}");
+        // Nothing near enough to answer is nothing to choose between.
+        let far = options(
+            "when is the appointment?",
+            &[
+                ("Dentist appointment Friday", 0.2),
+                ("Vet appointment Friday", 0.2),
+            ],
+        );
+        assert!(far.is_empty(), "{far:?}");
+    }
+
+    #[test]
+    fn a_memory_without_what_is_asked_is_no_option() {
+        // The clinic's name answers no "when".
+        let when = options(
+            "when is my dentist appointment?",
+            &[
+                ("Dentist appointment Tuesday 14 March 3pm", 0.66),
+                ("Dentist is Dr Patel at Smile Clinic", 0.64),
+            ],
+        );
+        assert!(when.len() < 2, "{when:?}");
+    }
+}

@@ -1,0 +1,169 @@
+//! Requests judged by meaning, with the real embedding model and a
+//! stand-in chat model on planned turns: a fact given with no verb of
+//! keeping is saved in the user's words, and a question two saved things
+//! fit equally is asked about, with them as the options, and answered from
+//! the one chosen. Needs the embedding weights (`scripts/embedding-model.sh
+//! ensure`); a missing one fails here rather than skipping.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::*;
+
+/// The stand-in's answer to a constrained step: this JSON value.
+fn step(value: Value) -> Turn {
+    Turn::text(&value.to_string())
+}
+
+/// A scenario played for one request only: the next with the same
+/// trigger answers the next step.
+fn once(trigger: &str, turn: Turn) -> Scenario {
+    Scenario {
+        once: true,
+        ..scenario(trigger, vec![turn])
+    }
+}
+
+fn tools_called(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "tool_call")
+        .map(|e| e["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fact_given_without_a_verb_of_keeping_is_saved_in_the_users_words() {
+    // The examples find it between a save and a read: the model judges
+    // which (the first step), then words the fact (the second).
+    let server = TestServer::start_planned_by_meaning(vec![
+        once("climbing", step(json!({"kind": "save"}))),
+        once(
+            "climbing",
+            step(json!({"fact": "Membership number at the climbing gym: CLB-00482-7"})),
+        ),
+    ])
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(
+            &sid,
+            "fyi my membership number at the climbing gym is CLB-00482-7",
+        )
+        .await;
+    assert_eq!(tools_called(&events), vec!["store"], "{events:?}");
+    let saved = server.memories_about("climbing").await;
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert_eq!(
+        saved[0].content,
+        "Membership number at the climbing gym: CLB-00482-7"
+    );
+    let text = assistant_text(&events);
+    assert!(text.contains("CLB-00482-7"), "{text}");
+    // Both steps were constrained: to the two nearest kinds, then to the
+    // fact alone.
+    let requests = server.standin.requests_for("climbing");
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let schema = |i: usize| requests[i]["response_format"]["json_schema"]["schema"].clone();
+    assert_eq!(
+        schema(0)["properties"]["kind"]["enum"],
+        json!(["save", "read"]),
+        "{requests:?}"
+    );
+    assert!(schema(1)["properties"]["fact"].is_object(), "{requests:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fact_the_model_rewords_beyond_the_users_words_is_kept_as_said() {
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "locker",
+        vec![step(
+            json!({"fact": "The user rents locker 112 at a premium fitness club"}),
+        )],
+    )])
+    .await;
+    let sid = server.create_session().await;
+    let said = "btw my locker at the pool is number 112";
+    let events = server.converse(&sid, said).await;
+    assert_eq!(tools_called(&events), vec!["store"], "{events:?}");
+    let saved = server.memories_about("locker").await;
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert!(
+        saved[0]
+            .content
+            .contains("my locker at the pool is number 112"),
+        "{saved:?}"
+    );
+    assert!(!saved[0].content.contains("premium"), "{saved:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_things_a_question_fits_equally_are_asked_about_and_the_chosen_one_answers() {
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "appointment",
+        vec![step(
+            json!({"memory": 1, "answer": "The vet appointment is on Friday at 10am."}),
+        )],
+    )])
+    .await;
+    server
+        .remember("Dentist appointment Friday 3pm at Smile Clinic", None)
+        .await;
+    server
+        .remember("Vet appointment for Biscuit Friday 10am", None)
+        .await;
+    server
+        .remember("Boiler service booked for Monday", None)
+        .await;
+    server.meaning_ready().await;
+    let sid = server.create_session().await;
+    let reply_id = server
+        .say(&sid, "what time is the appointment on friday?")
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let before = events.until("question").await;
+    let question = before.last().unwrap();
+    let options: Vec<String> = question["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(options.len(), 2, "{question}");
+    assert!(options.iter().any(|o| o.contains("Dentist")), "{options:?}");
+    assert!(options.iter().any(|o| o.contains("Vet")), "{options:?}");
+    let vet = options.iter().find(|o| o.contains("Vet")).unwrap();
+    server.answer_ok(&sid, &question["id"], vet).await;
+    let events = events.until_done().await;
+    let text = assistant_text(&events);
+    assert!(text.contains("10am"), "{text}");
+    assert!(!text.contains("3pm"), "only the one chosen: {text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_that_names_one_of_two_is_not_asked_about() {
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "dentist",
+        vec![step(
+            json!({"memory": 1, "answer": "Your dentist appointment is on Friday at 3pm."}),
+        )],
+    )])
+    .await;
+    server
+        .remember("Dentist appointment Friday 3pm at Smile Clinic", None)
+        .await;
+    server
+        .remember("Vet appointment for Biscuit Friday 10am", None)
+        .await;
+    server.meaning_ready().await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "what time is the dentist appointment on friday?")
+        .await;
+    assert!(
+        !events.iter().any(|e| e["type"] == "question"),
+        "{events:?}"
+    );
+    let text = assistant_text(&events);
+    assert!(text.contains("3pm"), "{text}");
+}
