@@ -167,3 +167,35 @@ async fn a_question_that_names_one_of_two_is_not_asked_about() {
     let text = assistant_text(&events);
     assert!(text.contains("3pm"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reminder_asked_for_with_no_remind_me_is_set_with_the_users_words() {
+    // One answer for each step the stand-in may be asked (the kind, if the
+    // examples leave it to the model, then the text): strict schemas keep
+    // a real model to one field; the stand-in's extra is not read.
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "bins",
+        vec![step(
+            json!({"kind": "remind", "text": "putting the bins out"}),
+        )],
+    )])
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "nudge me tomorrow at 18:30 re putting the bins out")
+        .await;
+    assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
+    let (status, reminders) = server.api.get("/api/reminders").await;
+    assert_eq!(status, 200);
+    let reminder = &reminders["reminders"][0];
+    assert_eq!(reminder["text"], "Putting the bins out", "{reminders}");
+    let due = chrono::DateTime::parse_from_rfc3339(reminder["due_at"].as_str().unwrap())
+        .expect("an RFC 3339 time")
+        .with_timezone(&chrono::Local);
+    let tomorrow = chrono::Local::now().date_naive() + chrono::Duration::days(1);
+    assert_eq!(
+        due.format("%Y-%m-%d %H:%M").to_string(),
+        format!("{} 18:30", tomorrow.format("%Y-%m-%d")),
+        "{reminders}"
+    );
+}

@@ -23,8 +23,16 @@ impl Run {
             }
             let details_asked = self.details_asked();
             let call = if tool == REMIND {
+                let worded = if crate::grounding::reminder_text(&self.request).is_none()
+                    && self.policy.judged() == Some(Routed::Remind)
+                    && !details_asked
+                {
+                    self.reminder_text_from_the_model().await?
+                } else {
+                    None
+                };
                 self.policy
-                    .reminder_at_the_end(&self.tools, &self.request, details_asked)
+                    .reminder_at_the_end(&self.tools, &self.request, details_asked, worded)
             } else if details_asked {
                 None
             } else {
@@ -97,23 +105,53 @@ impl Run {
         self.finish_write(STORE).await
     }
 
-    /// The fact a request judged a save asks to keep, written by the model
-    /// under a schema and kept only when it is the user's own words (see
-    /// [`in_the_users_words`]); else the request as said.
+    /// The fact a request judged a save asks to keep, worded by the model
+    /// and kept only in the user's own words (see [`in_the_users_words`]);
+    /// else the request as said.
     async fn fact_from_the_model(&mut self) -> Result<Option<String>, Interrupt> {
         let said = self.request.trim().to_string();
+        let fact = self.worded_by_the_model(KEEP_PROMPT, "fact").await?;
+        match fact.filter(|f| in_the_users_words(f, &self.request, Digits::AllKept)) {
+            Some(fact) => Ok(Some(fact)),
+            None => Ok(Some(said)),
+        }
+    }
+
+    /// What a request judged a reminder, with no "remind me" to read it
+    /// from ("nudge me at half six re the bins"), asks to be reminded of:
+    /// worded by the model, in the user's words (its time is read by the
+    /// time grammar, not here); else the request without its time.
+    async fn reminder_text_from_the_model(&mut self) -> Result<Option<String>, Interrupt> {
+        let text = self.worded_by_the_model(REMIND_PROMPT, "text").await?;
+        let text = text
+            .filter(|t| in_the_users_words(t, &self.request, Digits::Theirs))
+            .unwrap_or_else(|| crate::grounding::when::without_the_time(self.request.trim()));
+        // A note, as the rules' texts are: "Putting the bins out".
+        let mut chars = text.trim().chars();
+        Ok(chars
+            .next()
+            .map(|first| first.to_uppercase().chain(chars).collect()))
+    }
+
+    /// One constrained step: the string `field` of the model's answer to
+    /// the request under `prompt`; `None` when the model could not say.
+    async fn worded_by_the_model(
+        &mut self,
+        prompt: &str,
+        field: &str,
+    ) -> Result<Option<String>, Interrupt> {
         if self.ensure_slot().await.is_err() {
-            return Ok(Some(said));
+            return Ok(None);
         }
         let schema = json!({
             "type": "object",
-            "properties": {"fact": {"type": "string", "maxLength": 400}},
-            "required": ["fact"],
+            "properties": {field: {"type": "string", "maxLength": 400}},
+            "required": [field],
             "additionalProperties": false,
         });
         let step = StepRequest {
             messages: vec![
-                ChatMessage::System(KEEP_PROMPT.into()),
+                ChatMessage::System(prompt.into()),
                 ChatMessage::User(self.request.clone()),
             ],
             schema,
@@ -121,23 +159,21 @@ impl Run {
             slot: self.slot_index(),
         };
         let stop = self.reply.stop_token().child_token();
-        let fact = match self.env.model.constrained(step, stop).await {
-            Ok(value) => value
-                .get("fact")
-                .and_then(Value::as_str)
-                .map(|f| f.trim().to_string())
-                .unwrap_or_default(),
-            Err(_) if self.reply.stop_token().is_cancelled() => return Err(Interrupt::Stopped),
-            Err(error) => {
-                tracing::warn!(%error, "the model could not word the fact; the user's words are kept");
-                String::new()
+        match self.env.model.constrained(step, stop).await {
+            Ok(value) => {
+                let worded = value
+                    .get(field)
+                    .and_then(Value::as_str)
+                    .map(|f| f.trim().to_string())
+                    .filter(|f| !f.is_empty());
+                tracing::info!(reply = %self.reply.id, ?worded, field, "worded by the model");
+                Ok(worded)
             }
-        };
-        if in_the_users_words(&fact, &self.request) {
-            Ok(Some(fact))
-        } else {
-            tracing::info!(reply = %self.reply.id, %fact, "the model's fact is not the user's words; the request is kept as said");
-            Ok(Some(said))
+            Err(_) if self.reply.stop_token().is_cancelled() => Err(Interrupt::Stopped),
+            Err(error) => {
+                tracing::warn!(%error, field, "the model could not word it; the user's words are kept");
+                Ok(None)
+            }
         }
     }
 
@@ -165,10 +201,22 @@ impl Run {
 /// What the model is told when it words a fact to keep.
 const KEEP_PROMPT: &str = "The user's message gives a fact for their personal memory notes. Reply in JSON. \"fact\": that fact as a short note, in the user's own words, with every name, number and code exactly as written, and without the words said to the assistant (asking it to save or note, greetings, \"fyi\", \"btw\").";
 
+/// What the model's words must do with the user's numbers and codes.
+#[derive(Clone, Copy, PartialEq)]
+enum Digits {
+    /// Keep every one (a note's codes and numbers are its point).
+    AllKept,
+    /// Say only theirs (a reminder's time stays out of its text).
+    Theirs,
+}
+
+/// What the model is told when it words what to remind of.
+const REMIND_PROMPT: &str = "The user's message asks to be reminded of something. Reply in JSON. \"text\": what to remind them of, as a short note in the user's own words, without the date or time, and without the words said to the assistant (\"remind me\", \"nudge me\", \"set a reminder\", \"please\").";
+
 /// True when `fact` is the user's own words: not empty, every word with a
-/// digit is theirs and every one of theirs is kept (codes and numbers are
-/// the point of a note), and most of its other words are theirs.
-fn in_the_users_words(fact: &str, request: &str) -> bool {
+/// digit is theirs (and with [`Digits::AllKept`], every one of theirs is
+/// kept), and most of its other words are theirs.
+fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> bool {
     let tokens = |text: &str| -> Vec<String> {
         text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
             .map(|w| w.trim_matches(['-', '\'']).to_lowercase())
@@ -177,10 +225,11 @@ fn in_the_users_words(fact: &str, request: &str) -> bool {
     };
     let theirs = tokens(request);
     let ours = tokens(fact);
+    let keep = digits;
     let digits = |w: &&String| w.chars().any(|c| c.is_ascii_digit());
     if ours.is_empty()
         || !ours.iter().filter(digits).all(|w| theirs.contains(w))
-        || !theirs.iter().filter(digits).all(|w| ours.contains(w))
+        || (keep == Digits::AllKept && !theirs.iter().filter(digits).all(|w| ours.contains(w)))
     {
         return false;
     }
@@ -219,30 +268,38 @@ fn the_value(answer: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{in_the_users_words, the_value};
+    use super::{in_the_users_words, the_value, Digits};
 
     #[test]
     fn a_fact_is_kept_only_in_the_users_words() {
+        let kept = |fact: &str, request: &str| in_the_users_words(fact, request, Digits::AllKept);
         let request = "fyi my membership number at the climbing gym is CLB-00482-7";
-        assert!(in_the_users_words(
+        assert!(kept(
             "Membership number at the climbing gym: CLB-00482-7",
             request
         ));
         // A code changed or dropped is no note of theirs.
-        assert!(!in_the_users_words(
+        assert!(!kept(
             "Membership number at the climbing gym: CLB-00482",
             request
         ));
-        assert!(!in_the_users_words(
-            "Membership number at the climbing gym",
-            request
-        ));
+        assert!(!kept("Membership number at the climbing gym", request));
         // Words of the model's own are not the user's fact.
-        assert!(!in_the_users_words(
+        assert!(!kept(
             "The user has a premium climbing membership, number CLB-00482-7, renewed yearly",
             request
         ));
-        assert!(!in_the_users_words("", request));
+        assert!(!kept("", request));
+    }
+
+    #[test]
+    fn a_reminders_text_leaves_out_the_time_but_says_no_number_of_its_own() {
+        let theirs = |text: &str, request: &str| in_the_users_words(text, request, Digits::Theirs);
+        let request = "nudge me at 6.45pm re putting the bins out for collection 2";
+        assert!(theirs("putting the bins out for collection 2", request));
+        assert!(theirs("putting the bins out", request));
+        assert!(!theirs("putting the bins out at 7", request));
+        assert!(!theirs("take the recycling to the tip", request));
     }
 
     #[test]

@@ -45,7 +45,7 @@ impl SmallModelPolicy {
         if !self.nudged {
             return None;
         }
-        self.reminder_at_the_end(offered, request, details_asked)
+        self.reminder_at_the_end(offered, request, details_asked, None)
     }
 
     /// The same call when research ends with the reminder asked for not
@@ -55,6 +55,7 @@ impl SmallModelPolicy {
         offered: &[Value],
         request: &str,
         details_asked: bool,
+        worded: Option<String>,
     ) -> Option<ToolCallRequest> {
         let still_forgotten = !self.reminded_for_the_model
             && tools::is_offered(offered, tools::REMIND)
@@ -67,12 +68,9 @@ impl SmallModelPolicy {
         // Judged a reminder with no "remind me" to read it from ("don't
         // let me forget the bins on Thursday"): the request without its
         // time.
-        let text = grounding::reminder_text(request).or_else(|| {
-            self.judged_writes()
-                .remind
-                .then(|| grounding::when::without_the_time(request.trim()))
-                .filter(|t| !t.is_empty())
-        })?;
+        // Judged a reminder with no "remind me" to read it from ("nudge
+        // me at half six re the bins"): the text worded for it.
+        let text = grounding::reminder_text(request).or(worded)?;
         self.reminded_for_the_model = true;
         Some(ToolCallRequest {
             id: "imprint_remind".into(),

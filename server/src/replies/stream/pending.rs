@@ -58,8 +58,12 @@ impl Run {
             .or_else(|| {
                 reminder
                     .then(|| {
-                        self.policy
-                            .reminder_at_the_end(&self.tools, &self.request, details_asked)
+                        self.policy.reminder_at_the_end(
+                            &self.tools,
+                            &self.request,
+                            details_asked,
+                            None,
+                        )
                     })
                     .flatten()
             });
