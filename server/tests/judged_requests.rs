@@ -74,27 +74,34 @@ async fn a_fact_given_without_a_verb_of_keeping_is_saved_in_the_users_words() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_fact_the_model_rewords_beyond_the_users_words_is_kept_as_said() {
+async fn a_fact_the_model_rewords_beyond_the_users_words_is_asked_for_not_kept() {
     let server = TestServer::start_planned_by_meaning(vec![scenario(
         "locker",
         vec![step(
-            json!({"fact": "The user rents locker 112 at a premium fitness club"}),
+            json!({"kind": "save", "fact": "The user rents locker 112 at a premium fitness club"}),
         )],
     )])
     .await;
     let sid = server.create_session().await;
-    let said = "btw my locker at the pool is number 112";
-    let events = server.converse(&sid, said).await;
+    let reply_id = server
+        .say(&sid, "btw my locker at the pool is number 112")
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let before = events.until("question").await;
+    let question = before.last().unwrap();
+    assert_eq!(question["question"], "What should I save?", "{question}");
+    assert!(
+        server.memories_about("locker").await.is_empty(),
+        "nothing is kept before the user says what"
+    );
+    server
+        .answer_ok(&sid, &question["id"], "pool locker number 112")
+        .await;
+    let events = events.until_done().await;
     assert_eq!(tools_called(&events), vec!["store"], "{events:?}");
     let saved = server.memories_about("locker").await;
     assert_eq!(saved.len(), 1, "{saved:?}");
-    assert!(
-        saved[0]
-            .content
-            .contains("my locker at the pool is number 112"),
-        "{saved:?}"
-    );
-    assert!(!saved[0].content.contains("premium"), "{saved:?}");
+    assert_eq!(saved[0].content, "Pool locker number 112");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -68,6 +68,19 @@ pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>, meant: Optio
         .flat_map(|text| reference::topic(text, &[]))
         .collect();
     let text = args.get("text").and_then(Value::as_str).unwrap_or("");
+    // "Remind me about it": a text that is only the reference is what the
+    // user said it means, however many words ("the parcel at the post
+    // office").
+    let bare = text.trim().trim_end_matches(['.', '!']);
+    let only_the_reference = reference::find(words.request, "", &[])
+        .is_some_and(|found| bare.is_empty() || bare.eq_ignore_ascii_case(&found.phrase));
+    if let Some(meaning) = meant.filter(|_| only_the_reference) {
+        let mut args = args.clone();
+        if let Some(map) = args.as_object_mut() {
+            map.insert("text".into(), Value::String(meaning.trim().to_string()));
+        }
+        return args;
+    }
     // What the user said a reference of the request means ("him": "Tom").
     let meant = meant.and_then(|meaning| meant_by(words.request, meaning));
     // A text of no words of substance ("call him") is left as it is,

@@ -812,6 +812,25 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
         )["text"],
         "call him"
     );
+    // "Remind me about it": a text that is only the reference is the
+    // user's answer, however long.
+    let words = UserWords {
+        request: "remind me about it tomorrow at 9",
+        answers: &[],
+        judged: crate::tools::WritesAsked::NONE,
+    };
+    for text in ["It", "it.", ""] {
+        let args = json!({"text": text, "at": "2030-01-01T09:00"});
+        assert_eq!(
+            reminder_text_from_user(
+                &args,
+                &words,
+                Some("picking up the parcel from the post office")
+            )["text"],
+            "picking up the parcel from the post office",
+            "{text:?}"
+        );
+    }
 }
 
 #[test]

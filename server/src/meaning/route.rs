@@ -1,16 +1,19 @@
-//! A request's kind by its nearest labelled examples: each kind scores
-//! the mean similarity of its [`NEIGHBOURS`] nearest examples, and the
-//! best kind wins when it leads the next by at least [`CLEAR_MARGIN`].
-//! The examples are data (`examples.tsv`), not rules: a request routed
-//! wrong becomes another example there.
-
-use super::index::{Query, VectorIndex};
+//! A request's kind by its labelled examples: each kind scores the
+//! request's similarity to the centroid of its examples (their mean vector,
+//! normalised), and the best kind wins when it leads the next by at least
+//! [`CLEAR_MARGIN`]. The examples are data (`examples.tsv`), not rules: a
+//! request routed wrong becomes another example there.
+//!
+//! Why centroids: a sentence embedding is swayed by what a request is
+//! about more than by what it asks, so a request's nearest examples are
+//! often of its topic, not its kind ("my gym membership number is …" near
+//! "gym membership id?"). A kind's mean over many topics keeps what its
+//! requests share. Measured on the shipped examples, leave one out: the
+//! mean of the 3 nearest per kind routed 173/423 right, the centroids
+//! 270/423.
 
 /// The labelled examples, `kind<TAB>request` a line.
 pub const EXAMPLES: &str = include_str!("examples.tsv");
-
-/// How many of a kind's nearest examples speak for it.
-pub const NEIGHBOURS: usize = 3;
 
 /// The lead the best kind needs over the next to be decided here; less
 /// is unclear, and goes to the model (and then, if need be, the user).
@@ -101,40 +104,44 @@ pub fn parse_examples(text: &str) -> Result<Vec<(Routed, &str)>, String> {
         .collect()
 }
 
-/// The embedded examples, ready to route by.
+/// The embedded examples, ready to route by: one centroid a kind.
 pub struct Router {
-    index: VectorIndex,
-    kinds: Vec<Routed>,
+    centroids: Vec<(Routed, Vec<f32>)>,
 }
 
 impl Router {
-    /// `examples` with their vectors, in the same order.
+    /// `examples` with their vectors.
     pub fn new(examples: &[(Routed, Vec<f32>)]) -> Self {
-        let mut index = VectorIndex::default();
-        let mut kinds = Vec::with_capacity(examples.len());
-        for (i, (kind, vector)) in examples.iter().enumerate() {
-            index.put(i as i64, vector);
-            kinds.push(*kind);
-        }
-        Self { index, kinds }
+        let centroids = Routed::ALL
+            .into_iter()
+            .filter_map(|kind| {
+                let mut sum: Vec<f32> = Vec::new();
+                for (_, vector) in examples.iter().filter(|(k, _)| *k == kind) {
+                    if sum.is_empty() {
+                        sum = vec![0.0; vector.len()];
+                    }
+                    for (s, v) in sum.iter_mut().zip(vector) {
+                        *s += v;
+                    }
+                }
+                let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
+                (norm > 0.0).then(|| (kind, sum.iter().map(|x| x / norm).collect()))
+            })
+            .collect();
+        Self { centroids }
     }
 
     /// The kind of the request whose vector is `request`, or `None` with
     /// no examples.
     pub fn route(&self, request: &[f32]) -> Option<Route> {
-        let nearest = self
-            .index
-            .nearest(&Query::new(request), self.index.len(), None);
-        let mut scores: Vec<(Routed, f32)> = Routed::ALL
-            .into_iter()
-            .filter_map(|kind| {
-                let near: Vec<f32> = nearest
-                    .iter()
-                    .filter(|n| self.kinds.get(n.id as usize) == Some(&kind))
-                    .take(NEIGHBOURS)
-                    .map(|n| n.similarity)
-                    .collect();
-                (!near.is_empty()).then(|| (kind, near.iter().sum::<f32>() / near.len() as f32))
+        let mut scores: Vec<(Routed, f32)> = self
+            .centroids
+            .iter()
+            .map(|(kind, centroid)| {
+                (
+                    *kind,
+                    centroid.iter().zip(request).map(|(c, r)| c * r).sum(),
+                )
             })
             .collect();
         scores.sort_by(|a, b| b.1.total_cmp(&a.1));

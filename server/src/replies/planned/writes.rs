@@ -23,14 +23,14 @@ impl Run {
             }
             let details_asked = self.details_asked();
             let call = if tool == REMIND {
-                let worded = if crate::grounding::reminder_text(&self.request).is_none()
-                    && self.policy.judged() == Some(Routed::Remind)
-                    && !details_asked
-                {
-                    self.reminder_text_from_the_model().await?
-                } else {
-                    None
-                };
+                // A reminder with no "remind me …" to read its text from
+                // ("nudge me at 6 re the bins"): the model words it.
+                let worded =
+                    if crate::grounding::reminder_text(&self.request).is_none() && !details_asked {
+                        self.reminder_text_from_the_model().await?
+                    } else {
+                        None
+                    };
                 self.policy
                     .reminder_at_the_end(&self.tools, &self.request, details_asked, worded)
             } else if details_asked {
@@ -72,9 +72,20 @@ impl Run {
                 }
                 // "fyi my gym number is CLB-00482-7": judged a save with no
                 // verb of keeping, the fact is the model's, in the user's
-                // words.
+                // words; when it is not theirs, the user is asked.
                 None if self.policy.judged() == Some(Routed::Save) => {
-                    self.fact_from_the_model().await?
+                    match self.fact_from_the_model().await? {
+                        Some(fact) => Some(fact),
+                        None if tools::is_offered(&self.tools, tools::ASK_USER) => {
+                            let question = "What should I save?".to_string();
+                            let reason =
+                                "I couldn't tell from your message what to keep".to_string();
+                            let (answer, asked) = self.ask_open(question, reason).await?;
+                            row = Some(asked);
+                            answer.map(|a| capitalized(a.trim()))
+                        }
+                        None => None,
+                    }
                 }
                 other => other,
             },
@@ -105,19 +116,20 @@ impl Run {
         self.finish_write(STORE).await
     }
 
-    /// The fact a request judged a save asks to keep, worded by the model
-    /// and kept only in the user's own words (see [`in_the_users_words`]);
-    /// else the request as said.
+    /// The fact a request judged a save asks to keep, worded by the model;
+    /// `None` unless it is the user's own words (see [`in_the_users_words`]):
+    /// a request judged a save wrongly ("nhs no. pls") has no fact of
+    /// theirs to keep, and nothing is written unasked.
     async fn fact_from_the_model(&mut self) -> Result<Option<String>, Interrupt> {
-        let said = self.request.trim().to_string();
         let fact = self.worded_by_the_model(KEEP_PROMPT, "fact").await?;
-        match fact.filter(|f| in_the_users_words(f, &self.request, Digits::AllKept)) {
-            Some(fact) => Ok(Some(fact)),
-            None => Ok(Some(said)),
+        let kept = fact.filter(|f| in_the_users_words(f, &self.request, Digits::AllKept));
+        if kept.is_none() {
+            tracing::info!(reply = %self.reply.id, "the model's fact is not the user's words: nothing is kept unasked");
         }
+        Ok(kept)
     }
 
-    /// What a request judged a reminder, with no "remind me" to read it
+    /// What a reminder request, with no "remind me" to read it
     /// from ("nudge me at half six re the bins"), asks to be reminded of:
     /// worded by the model, in the user's words (its time is read by the
     /// time grammar, not here); else the request without its time.
@@ -127,10 +139,7 @@ impl Run {
             .filter(|t| in_the_users_words(t, &self.request, Digits::Theirs))
             .unwrap_or_else(|| crate::grounding::when::without_the_time(self.request.trim()));
         // A note, as the rules' texts are: "Putting the bins out".
-        let mut chars = text.trim().chars();
-        Ok(chars
-            .next()
-            .map(|first| first.to_uppercase().chain(chars).collect()))
+        Ok(Some(capitalized(text.trim())).filter(|t| !t.is_empty()))
     }
 
     /// One constrained step: the string `field` of the model's answer to
@@ -235,6 +244,15 @@ fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> bool {
     }
     let held = ours.iter().filter(|w| theirs.contains(w)).count();
     held * 5 >= ours.len() * 4
+}
+
+/// `text` with a capital first letter.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// "Allotment gate code" → "allotment gate code"; a name stays.
