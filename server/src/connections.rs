@@ -318,10 +318,7 @@ impl Chooser {
         let key = self.key_to_send(&checked);
         let auth = key.as_deref().map(|k| (k, checked.provider));
         let listed = probe::list_at(&self.chosen, &checked.base_url, auth).await;
-        let hide = |text: String| match &key {
-            Some(key) => text.replace(key.as_str(), "[key]"),
-            None => text,
-        };
+        let hide = |text: String| crate::models::hiding::hide(&text, key.as_deref());
         Ok(match listed {
             Ok(models) => ModelList {
                 ok: true,
