@@ -58,13 +58,14 @@ impl Engine {
         Ok((import::export(&memories), next))
     }
 
-    /// JSON Lines read from `reader` in: all of them, or none and the bad
-    /// line named.
-    pub async fn import_memories<R>(&self, reader: R) -> Result<Imported, ApiError>
+    /// JSON Lines read from the reader `open` gives (called twice) in:
+    /// all of them, or none and the bad line named.
+    pub async fn import_memories<F, R>(&self, open: F) -> Result<Imported, ApiError>
     where
-        R: std::io::BufRead + Send + 'static,
+        F: Fn() -> std::io::Result<R> + Send + Sync + 'static,
+        R: std::io::BufRead,
     {
-        match import::import_reader(&self.store, reader).await {
+        match import::import_from(&self.store, open).await {
             Ok(imported) => Ok(Imported { imported }),
             Err(error @ ImportError::Line { .. }) => Err(ApiError::bad_request(format!(
                 "nothing was imported: {error}"

@@ -39,8 +39,9 @@ use rusqlite::Connection;
 use tokio::sync::{oneshot, Notify};
 
 pub use memories::{
-    Listed, Memory, MemoryChange, MemoryHit, MemoryPageQuery, MemoryQuery, NewMemory, ProjectInfo,
-    DEFAULT_PAGE_SIZE, DEFAULT_SEARCH_LIMIT, MAX_PAGE_SIZE, MAX_SEARCH_LIMIT,
+    check_memory, Listed, Memory, MemoryChange, MemoryHit, MemoryPageQuery, MemoryQuery, NewMemory,
+    ProjectInfo, DEFAULT_PAGE_SIZE, DEFAULT_SEARCH_LIMIT, MAX_CONTENT_BYTES, MAX_PAGE_SIZE,
+    MAX_PROJECT_CHARS, MAX_SEARCH_LIMIT, MAX_TAGS, MAX_TAG_CHARS,
 };
 pub use open_replies::{OpenReply, SavedState};
 pub use reminders::{next_time, ReminderChange};
