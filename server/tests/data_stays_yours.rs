@@ -6,8 +6,35 @@
 
 mod support;
 
+use std::time::{Duration, Instant};
+
 use serde_json::json;
 use support::*;
+
+#[tokio::test]
+async fn a_request_another_site_made_never_reaches_the_api() {
+    let server = TestServer::start(vec![], &[]).await;
+    for path in ["/api/connections", "/api/memories", "/api/chat/sessions"] {
+        let response = server
+            .http
+            .get(format!("{}{path}", server.url))
+            .header("Sec-Fetch-Site", "cross-site")
+            .send()
+            .await
+            .unwrap();
+        let (status, body) = read(response).await;
+        assert_eq!(status, 403, "{path}: {body}");
+    }
+    // The dashboard's own requests pass.
+    let response = server
+        .http
+        .get(format!("{}/api/memories", server.url))
+        .header("Sec-Fetch-Site", "same-origin")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}
 
 #[tokio::test]
 async fn every_memory_field_is_bounded_and_errors_quote_little() {
@@ -71,4 +98,52 @@ async fn an_import_saved_with_a_byte_order_mark_is_read() {
     let (status, imported) = server.send(server.import(body)).await;
     assert_eq!(status, 200, "{imported}");
     assert_eq!(imported["imported"], 2);
+}
+
+#[tokio::test]
+async fn imprint_is_refused_as_its_own_model() {
+    let standin = StandIn::start(vec![]).await;
+    let server = TestServer::start_with(standin, &[], &[]).await;
+    let own = format!("{}/v1", server.url);
+    for path in ["/api/connections/current", "/api/connections/test"] {
+        let choice = json!({"provider": "vllm", "base_url": own, "model": "m"});
+        let (status, error) = if path.ends_with("current") {
+            server.put(path, choice).await
+        } else {
+            server.post(path, choice).await
+        };
+        assert_eq!(status, 400, "{path}: {error}");
+        assert!(
+            error["error"].as_str().unwrap().contains("own address"),
+            "{error}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_token_is_answered_after_a_pause_and_a_padded_one_works() {
+    let token = "a-long-enough-token-0123";
+    let padded = format!("  {token}\n");
+    let server = TestServer::start(vec![], &["--token", &padded]).await;
+    let ask = |auth: String| {
+        server
+            .http
+            .get(format!("{}/api/chat/status", server.url))
+            .header("Authorization", auth)
+            .send()
+    };
+    let started = Instant::now();
+    let refused = ask("Bearer wrong".into()).await.unwrap();
+    assert_eq!(refused.status(), 401);
+    assert!(started.elapsed() >= imprint::http::guard::FAILED_TOKEN_PAUSE);
+    // Guesses made at once are answered one after another.
+    let started = Instant::now();
+    let guesses = futures::future::join_all((0..3).map(|i| ask(format!("Bearer guess{i}")))).await;
+    assert!(guesses.iter().all(|r| r.as_ref().unwrap().status() == 401));
+    assert!(started.elapsed() >= 3 * imprint::http::guard::FAILED_TOKEN_PAUSE);
+    // The token is read trimmed.
+    let started = Instant::now();
+    let answered = ask(format!("Bearer {token}")).await.unwrap();
+    assert_eq!(answered.status(), 200);
+    assert!(started.elapsed() < Duration::from_secs(1));
 }
