@@ -147,3 +147,44 @@ async fn a_wrong_token_is_answered_after_a_pause_and_a_padded_one_works() {
     assert_eq!(answered.status(), 200);
     assert!(started.elapsed() < Duration::from_secs(1));
 }
+
+#[tokio::test]
+async fn a_zone_in_a_reminder_time_is_applied_or_refused_by_name() {
+    use chrono::TimeZone;
+    let server = TestServer::start(vec![], &[]).await;
+    // Wednesday 2030-01-09, noon UTC (winter: Paris is UTC+1, New York UTC-5).
+    let noon = chrono::Utc.with_ymd_and_hms(2030, 1, 9, 12, 0, 0).unwrap();
+    server.set_now(noon.with_timezone(&chrono::Local));
+    let due = |reminder: &serde_json::Value| {
+        chrono::DateTime::parse_from_rfc3339(reminder["due_at"].as_str().unwrap())
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+    };
+    for (at, utc) in [
+        ("tomorrow at 9 EST", "2030-01-10T14:00:00Z"),
+        ("tomorrow 9:00 +05:00", "2030-01-10T04:00:00Z"),
+        ("tomorrow at 9 UTC+5", "2030-01-10T04:00:00Z"),
+        ("tomorrow at 9 GMT+2", "2030-01-10T07:00:00Z"),
+        ("tomorrow at 9 CET", "2030-01-10T08:00:00Z"),
+        ("tomorrow at 9am PST", "2030-01-10T17:00:00Z"),
+        ("tomorrow at 9 pacific time", "2030-01-10T17:00:00Z"),
+        ("2030-01-10T09:00 Europe/Paris", "2030-01-10T08:00:00Z"),
+    ] {
+        let (status, reminder) = server
+            .post("/api/reminders", json!({"text": "call Anna", "at": at}))
+            .await;
+        assert_eq!(status, 201, "{at}: {reminder}");
+        assert_eq!(
+            due(&reminder).to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            utc,
+            "{at}"
+        );
+    }
+    for (at, name) in [("tomorrow at 9 IST", "IST"), ("tomorrow at 9 CST", "CST")] {
+        let (status, error) = server
+            .post("/api/reminders", json!({"text": "call Anna", "at": at}))
+            .await;
+        assert_eq!(status, 400, "{at}: {error}");
+        assert!(error["error"].as_str().unwrap().contains(name), "{error}");
+    }
+}
