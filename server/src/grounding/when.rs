@@ -67,12 +67,10 @@ pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
 
 /// [`stated`], with dates such as "3/4" read in `order`.
 fn stated_in(text: &str, now: DateTime<Local>, order: Option<DateOrder>) -> Option<Stated> {
-    // A zone said with the time is read there ([`zone`]).
-    zone::read_in_zone(text, now, |text, now| read_stated(text, now, order)).filter(|stated| {
-        match stated {
-            Stated::At(t) => iso8601::storable(t),
-            Stated::Day(day) => iso8601::YEARS.contains(&day.year()),
-        }
+    let read = |text: &str, now| read_stated(text, now, order); // in the zone said, if any
+    zone::read_in_zone(text, now, read).filter(|stated| match stated {
+        Stated::At(t) => iso8601::storable(t),
+        Stated::Day(day) => iso8601::YEARS.contains(&day.year()),
     })
 }
 
