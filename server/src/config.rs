@@ -224,6 +224,16 @@ impl Config {
         Ok(self)
     }
 
+    /// The token, trimmed (a value pasted with a space or a line end is
+    /// the token without it); `None` when it is blank.
+    pub fn token(&self) -> Option<String> {
+        self.token
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+    }
+
     pub fn data_dir(&self) -> Result<PathBuf, ConfigError> {
         match &self.data_dir {
             Some(dir) => Ok(dir.clone()),
@@ -351,7 +361,7 @@ impl Config {
             m.tool_format.as_str(),
             m.turns.as_str(),
             if m.api_key.is_some() { "set" } else { "none" },
-            if self.token.is_some() { "set" } else { "none" },
+            if self.token().is_some() { "set" } else { "none" },
             self.writing_slots,
             self.research_budget_s,
             self.max_tool_iters,
@@ -363,8 +373,22 @@ impl Config {
     /// Checks the settings that clap cannot: a value past its documented
     /// maximum is refused here, at start, rather than failing a reply later.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if !self.addr.ip().is_loopback() && self.token.as_deref().unwrap_or("").is_empty() {
-            return Err(ConfigError::TokenRequired(self.addr));
+        if !self.addr.ip().is_loopback() {
+            match self.token() {
+                None => return Err(ConfigError::TokenRequired(self.addr)),
+                Some(token) if token.chars().count() < MIN_TOKEN_CHARS => {
+                    return Err(ConfigError::TokenTooShort)
+                }
+                Some(_) => {}
+            }
+        }
+        let own_model = self
+            .chat_base_url
+            .as_deref()
+            .and_then(|url| reqwest::Url::parse(url.trim()).ok())
+            .is_some_and(|url| is_own_address(&url, self.addr));
+        if own_model {
+            return Err(ConfigError::OwnAddress);
         }
         let counts = [
             ("IMPRINT_WRITING_SLOTS", self.writing_slots as u64, 1, 1000),
@@ -430,6 +454,8 @@ impl Config {
 
 /// The most extra loopback ports the Model page probes.
 pub const MAX_PROBE_PORTS: usize = 32;
+/// The shortest token accepted when Imprint listens off loopback.
+pub const MIN_TOKEN_CHARS: usize = 16;
 /// The largest research budget: a day.
 pub const MAX_RESEARCH_BUDGET_S: f64 = 86_400.0;
 /// The longest a question may wait: a week.
@@ -459,6 +485,10 @@ pub enum ConfigError {
     NoDataDir,
     #[error("IMPRINT_ADDR {0} is not a loopback address: set IMPRINT_TOKEN so only you can reach Imprint")]
     TokenRequired(SocketAddr),
+    #[error("IMPRINT_TOKEN must be at least {MIN_TOKEN_CHARS} characters (spaces around it do not count) when Imprint is reachable from other machines")]
+    TokenTooShort,
+    #[error("IMPRINT_CHAT_BASE_URL is Imprint's own address: point it at a model server (e.g. http://127.0.0.1:8080/v1)")]
+    OwnAddress,
     #[error("{name} must be a whole number from {min} to {max}")]
     OutOfRange {
         name: &'static str,
@@ -485,6 +515,19 @@ pub fn is_loopback_url(url: &reqwest::Url) -> bool {
         Ok(ip) => ip.is_loopback(),
         Err(_) => host.eq_ignore_ascii_case("localhost") || host.ends_with(".localhost"),
     }
+}
+
+/// True when `url` names Imprint itself, served on `own`: its port, on a
+/// loopback name or on the address it is bound to. (Asked as its own
+/// model, Imprint would answer with its dashboard and call it ready.)
+pub fn is_own_address(url: &reqwest::Url, own: SocketAddr) -> bool {
+    if own.port() == 0 || url.port_or_known_default() != Some(own.port()) {
+        return false;
+    }
+    let host = url.host_str().unwrap_or("");
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let bound = host.parse::<std::net::IpAddr>().ok() == Some(own.ip());
+    bound || (is_loopback_url(url) && (own.ip().is_loopback() || own.ip().is_unspecified()))
 }
 
 fn secs(value: f64) -> Duration {
@@ -534,11 +577,48 @@ mod tests {
     }
 
     #[test]
+    fn imprint_is_not_its_own_model() {
+        let own = |url: &str, addr: &str| {
+            is_own_address(&reqwest::Url::parse(url).unwrap(), addr.parse().unwrap())
+        };
+        assert!(own("http://127.0.0.1:8420/v1", "127.0.0.1:8420"));
+        assert!(own("http://localhost:8420/v1", "127.0.0.1:8420"));
+        assert!(own("http://[::1]:8420/v1", "0.0.0.0:8420"));
+        assert!(own("http://192.168.1.5:8420/v1", "192.168.1.5:8420"));
+        assert!(!own("http://127.0.0.1:8080/v1", "127.0.0.1:8420"));
+        assert!(!own("http://10.0.0.2:8420/v1", "127.0.0.1:8420"));
+        assert!(!own("http://127.0.0.1:8420/v1", "127.0.0.1:0"));
+        assert!(matches!(
+            parse(&["--chat-base-url", "http://localhost:8420/v1"]).validate(),
+            Err(ConfigError::OwnAddress)
+        ));
+    }
+
+    #[test]
     fn off_loopback_requires_a_token() {
         assert!(parse(&["--addr", "0.0.0.0:8420"]).validate().is_err());
-        assert!(parse(&["--addr", "0.0.0.0:8420", "--token", "t"])
-            .validate()
-            .is_ok());
+        assert!(
+            parse(&["--addr", "0.0.0.0:8420", "--token", "a-long-enough-token"])
+                .validate()
+                .is_ok()
+        );
+        // Blank, short, or short once trimmed: refused off loopback.
+        for token in [" ", "   \n", "t", "fifteen-chars-x", "  fifteen-chars-x  "] {
+            assert!(
+                matches!(
+                    parse(&["--addr", "0.0.0.0:8420", "--token", token]).validate(),
+                    Err(ConfigError::TokenRequired(_) | ConfigError::TokenTooShort)
+                ),
+                "{token:?}"
+            );
+        }
+        assert_eq!(
+            parse(&["--token", "  a-long-enough-token\n"])
+                .token()
+                .as_deref(),
+            Some("a-long-enough-token")
+        );
+        assert_eq!(parse(&["--token", " "]).token(), None);
         assert!(parse(&[]).validate().is_ok());
         assert!(parse(&["--writing-slots", "0"]).validate().is_err());
         assert!(parse(&["--answer-timeout-s=-1"]).validate().is_err());

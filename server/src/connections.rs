@@ -318,10 +318,7 @@ impl Chooser {
         let key = self.key_to_send(&checked);
         let auth = key.as_deref().map(|k| (k, checked.provider));
         let listed = probe::list_at(&self.chosen, &checked.base_url, auth).await;
-        let hide = |text: String| match &key {
-            Some(key) => text.replace(key.as_str(), "[key]"),
-            None => text,
-        };
+        let hide = |text: String| crate::models::hiding::hide(&text, key.as_deref());
         Ok(match listed {
             Ok(models) => ModelList {
                 ok: true,
@@ -367,6 +364,13 @@ impl Chooser {
             Some(url) if !url.is_empty() => base_url_of(url)?,
             _ => self.default_base_url(provider),
         };
+        let own = reqwest::Url::parse(&base_url)
+            .is_ok_and(|url| crate::config::is_own_address(&url, self.config.addr));
+        if own {
+            return Err(ApiError::bad_request(format!(
+                "{base_url} is Imprint's own address, not a model server"
+            )));
+        }
         let model = match choice.model.as_deref().map(str::trim) {
             Some(model) if !model.is_empty() => {
                 if model.chars().count() > MAX_MODEL_CHARS || model.chars().any(char::is_control) {

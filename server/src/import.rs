@@ -43,27 +43,104 @@ pub fn parse(text: &str) -> Result<Vec<NewMemory>, ImportError> {
         .collect()
 }
 
+/// The longest line an import reads: a memory's content at its limit
+/// ([`crate::store::MAX_CONTENT_BYTES`]) written with JSON escapes, and
+/// room for its project, tags and time. A longer line is refused without
+/// being held whole.
+pub const MAX_LINE_BYTES: usize = 512 * 1024;
+
 /// The memories of JSON Lines read from `reader`, one at a time, each with
-/// the number of its line (from 1); blank lines are skipped.
+/// the number of its line (from 1); blank lines are skipped, and a byte
+/// order mark before the first line (as Windows editors save) too.
 pub fn numbered_lines<R: BufRead>(
     reader: R,
 ) -> impl Iterator<Item = Result<(usize, NewMemory), ImportError>> {
-    reader.lines().enumerate().filter_map(|(index, line)| {
-        let number = index + 1;
-        match line {
-            Ok(line) if line.trim().is_empty() => None,
-            Ok(line) => Some(memory_of(number, &line)),
-            Err(error) => Some(Err(ImportError::Line {
-                number,
-                message: format!("cannot be read: {error}"),
-            })),
+    let mut lines = BoundedLines { reader, number: 0 };
+    std::iter::from_fn(move || loop {
+        let (number, line) = lines.next_line()?;
+        let line = match line {
+            Ok(line) => line,
+            Err(message) => return Some(Err(ImportError::Line { number, message })),
+        };
+        let line = if number == 1 {
+            line.strip_prefix('\u{feff}').unwrap_or(&line)
+        } else {
+            &line
+        };
+        if line.trim().is_empty() {
+            continue;
         }
+        return Some(memory_of(number, line));
     })
+}
+
+/// Lines of at most [`MAX_LINE_BYTES`]; the rest of a longer one is read
+/// past, not kept.
+struct BoundedLines<R> {
+    reader: R,
+    number: usize,
+}
+
+impl<R: BufRead> BoundedLines<R> {
+    /// The next line with its number, `None` at the end.
+    fn next_line(&mut self) -> Option<(usize, Result<String, String>)> {
+        let mut bytes = Vec::new();
+        let mut too_long = false;
+        loop {
+            let buffer = match self.reader.fill_buf() {
+                Ok(buffer) => buffer,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(error) => {
+                    self.number += 1;
+                    return Some((self.number, Err(format!("cannot be read: {error}"))));
+                }
+            };
+            if buffer.is_empty() {
+                if bytes.is_empty() && !too_long {
+                    return None;
+                }
+                break;
+            }
+            let (taken, ended) = match buffer.iter().position(|&b| b == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (buffer.len(), false),
+            };
+            let part = &buffer[..if ended { taken - 1 } else { taken }];
+            if !too_long && bytes.len() + part.len() <= MAX_LINE_BYTES {
+                bytes.extend_from_slice(part);
+            } else {
+                too_long = true;
+                bytes = Vec::new();
+            }
+            self.reader.consume(taken);
+            if ended {
+                break;
+            }
+        }
+        self.number += 1;
+        if too_long {
+            return Some((
+                self.number,
+                Err(format!(
+                    "the line is longer than {} KiB",
+                    MAX_LINE_BYTES / 1024
+                )),
+            ));
+        }
+        if bytes.last() == Some(&b'\r') {
+            bytes.pop();
+        }
+        Some((
+            self.number,
+            String::from_utf8(bytes).map_err(|_| "cannot be read: it is not UTF-8".to_string()),
+        ))
+    }
 }
 
 fn memory_of(number: usize, line: &str) -> Result<(usize, NewMemory), ImportError> {
     let bad = |message: String| ImportError::Line { number, message };
-    let parsed: Line = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+    let parsed: Line =
+        serde_json::from_str(line).map_err(|e| bad(crate::quoting::shortened(&e.to_string())))?;
     if parsed.content.trim().is_empty() {
         return Err(bad("`content` is empty".into()));
     }
@@ -78,24 +155,98 @@ fn memory_of(number: usize, line: &str) -> Result<(usize, NewMemory), ImportErro
     ))
 }
 
-/// Imports JSON Lines from `reader` in one transaction: every memory, or
-/// none and the first bad line named (also one the store refuses, such as
-/// an unreadable `created_at`). Lines are read one at a time, so a large
-/// file is never held whole.
-pub async fn import_reader<R>(store: &Store, reader: R) -> Result<usize, ImportError>
+/// How many memories one transaction of an import stores; between two,
+/// every other job of the store (chats, reminders, the timer) gets its turn.
+pub const IMPORT_CHUNK: usize = 256;
+
+/// Imports JSON Lines from the reader `open` gives, all or nothing, off
+/// the store's thread: every line is read and checked first (one bad line
+/// imports nothing and is named), then the lines are read again and
+/// stored [`IMPORT_CHUNK`] at a time, each chunk a transaction of its own.
+/// Should storing fail part way (a full disk), what was stored is deleted
+/// again. Lines are read one at a time, so a large file is never held
+/// whole. `open` is called twice.
+pub async fn import_from<F, R>(store: &Store, open: F) -> Result<usize, ImportError>
 where
-    R: BufRead + Send + 'static,
+    F: Fn() -> std::io::Result<R> + Send + Sync + 'static,
+    R: BufRead,
 {
-    store
-        .import_each(numbered_lines(reader), |number, message| {
-            ImportError::Line { number, message }
-        })
+    let open = std::sync::Arc::new(open);
+    let checking = std::sync::Arc::clone(&open);
+    let count = tokio::task::spawn_blocking(move || check_all(checking()))
         .await
+        .map_err(|e| StoreError::Invalid(format!("the import stopped: {e}")))??;
+    let (chunks, mut received) = tokio::sync::mpsc::channel::<Vec<NewMemory>>(2);
+    let reading = tokio::task::spawn_blocking(move || -> Result<(), ImportError> {
+        let mut chunk = Vec::with_capacity(IMPORT_CHUNK);
+        for line in numbered_lines(open().map_err(unreadable)?) {
+            chunk.push(line?.1);
+            if chunk.len() == IMPORT_CHUNK {
+                let full = std::mem::replace(&mut chunk, Vec::with_capacity(IMPORT_CHUNK));
+                if chunks.blocking_send(full).is_err() {
+                    return Ok(());
+                }
+            }
+        }
+        if !chunk.is_empty() {
+            let _ = chunks.blocking_send(chunk);
+        }
+        Ok(())
+    });
+    let mut stored: Vec<i64> = Vec::with_capacity(count);
+    let mut failed: Option<ImportError> = None;
+    while let Some(chunk) = received.recv().await {
+        match store.insert_chunk(chunk).await {
+            Ok(ids) => stored.extend(ids),
+            Err(error) => {
+                failed = Some(error.into());
+                break;
+            }
+        }
+    }
+    drop(received);
+    let read = reading
+        .await
+        .map_err(|e| ImportError::from(StoreError::Invalid(format!("the import stopped: {e}"))))
+        .and_then(|read| read);
+    if let Some(error) = failed.or(read.err()) {
+        let kept = stored.len();
+        if let Err(undo) = store.delete_memories(stored).await {
+            tracing::error!(%undo, kept, "an import failed part way and its memories could not all be deleted");
+        }
+        return Err(error);
+    }
+    Ok(stored.len())
 }
 
-/// [`import_reader`] over text already in memory.
+/// Reads and checks every line as the store would, storing nothing; the
+/// number of memories, or the first bad line.
+fn check_all<R: BufRead>(reader: std::io::Result<R>) -> Result<usize, ImportError> {
+    let mut count = 0;
+    for line in numbered_lines(reader.map_err(unreadable)?) {
+        let (number, memory) = line?;
+        crate::store::check_memory(memory).map_err(|error| match error {
+            StoreError::Invalid(message) => ImportError::Line { number, message },
+            other => ImportError::Store(other),
+        })?;
+        count += 1;
+    }
+    Ok(count)
+}
+
+fn unreadable(error: std::io::Error) -> ImportError {
+    ImportError::Store(StoreError::Invalid(format!(
+        "the import cannot be read: {error}"
+    )))
+}
+
+/// [`import_from`] over text already in memory.
 pub async fn import_text(store: &Store, text: &str) -> Result<usize, ImportError> {
-    import_reader(store, std::io::Cursor::new(text.to_owned())).await
+    let bytes: std::sync::Arc<[u8]> = text.as_bytes().into();
+    import_from(store, move || {
+        Ok(std::io::Cursor::new(std::sync::Arc::clone(&bytes)))
+    })
+    .await
 }
 
 /// One memory as a line of JSON Lines in the format [`parse`] reads.
@@ -115,11 +266,19 @@ pub fn export(memories: &[Memory]) -> String {
 }
 
 pub async fn import_file(store: &Store, path: &Path) -> Result<usize, ImportError> {
-    let file = std::fs::File::open(path).map_err(|source| ImportError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    import_reader(store, std::io::BufReader::new(file)).await
+    let opened = |path: &Path| {
+        std::fs::File::open(path).map_err(|source| ImportError::Read {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    // Refused here when it cannot be opened at all, with its name.
+    opened(path)?;
+    let path = path.to_path_buf();
+    import_from(store, move || {
+        std::fs::File::open(&path).map(std::io::BufReader::new)
+    })
+    .await
 }
 
 #[cfg(test)]
@@ -141,6 +300,42 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("colour"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_windows_line_ends_are_read() {
+        let memories = parse("\u{feff}{\"content\": \"a\"}\r\n{\"content\": \"b\"}\r\n").unwrap();
+        let contents: Vec<_> = memories.iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(contents, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_long_line_or_value_is_refused_without_being_quoted() {
+        let long = "z".repeat(MAX_LINE_BYTES + 10);
+        let text = format!("{{\"content\": \"a\"}}\n{{\"content\": \"{long}\"}}\n");
+        let error = parse(&text).unwrap_err().to_string();
+        assert!(error.starts_with("line 2:") && error.len() < 200, "{error}");
+        let text = format!(
+            "{{\"content\": \"a\", \"tags\": \"{}\"}}",
+            "t".repeat(100_000)
+        );
+        let error = parse(&text).unwrap_err().to_string();
+        assert!(error.starts_with("line 1:") && error.len() < 200, "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_memory_over_the_size_limit_imports_nothing() {
+        let store = Store::open_in_memory().unwrap();
+        let big = "w".repeat(crate::store::MAX_CONTENT_BYTES + 1);
+        let text = format!("{{\"content\": \"ok\"}}\n{{\"content\": \"{big}\"}}\n");
+        let error = import_text(&store, &text).await.unwrap_err().to_string();
+        assert!(error.starts_with("line 2:") && error.len() < 200, "{error}");
+        assert!(store.all_memories().await.unwrap().is_empty());
+        let error = import_text(&store, "{\"content\": \"a\", \"created_at\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}")
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(error.len() < 200, "{error}");
     }
 
     #[tokio::test]

@@ -38,6 +38,7 @@ pub mod meaning;
 pub mod memory_lines;
 pub mod models;
 pub mod origin;
+pub mod quoting;
 pub mod reminders;
 pub mod replies;
 pub mod research;

@@ -12,12 +12,22 @@ pub fn memories_found(count: usize) -> String {
     }
 }
 
+/// The most characters of a found memory's content that go into a prompt
+/// or a reply: a long memory is cut, with "…", so one question about it
+/// never copies it whole into every turn and into the stored answer.
+pub const MAX_FOUND_CHARS: usize = 2_000;
+
 /// A memory as search results show it to the model:
-/// "[7] (Thesis, 2026-11-16) Thesis: the survey budget is 400 EUR".
+/// "[7] (Thesis, 2026-11-16) Thesis: the survey budget is 400 EUR", its
+/// content cut to [`MAX_FOUND_CHARS`].
 pub fn memory_line(memory: &Memory) -> String {
     let project = memory.project.as_deref().unwrap_or("no project");
     let date = memory.created_at.get(..10).unwrap_or(&memory.created_at);
-    format!("[{}] ({project}, {date}) {}", memory.id, memory.content)
+    let content = match memory.content.char_indices().nth(MAX_FOUND_CHARS) {
+        Some((end, _)) => format!("{}…", &memory.content[..end]),
+        None => memory.content.clone(),
+    };
+    format!("[{}] ({project}, {date}) {content}", memory.id)
 }
 
 /// A memory line read back ([`memory_line`]).
@@ -63,4 +73,24 @@ impl<'a> MemoryLine<'a> {
 
 pub(crate) fn memory_fact(id: i64) -> String {
     format!("memory:{id}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_memory_is_cut_before_it_is_shown() {
+        let memory = Memory {
+            id: 7,
+            content: "é".repeat(50_000),
+            project: None,
+            tags: vec![],
+            created_at: "2026-11-16T10:00:00.000Z".into(),
+        };
+        let line = memory_line(&memory);
+        let read = MemoryLine::read(&line).unwrap();
+        assert_eq!(read.content.chars().count(), MAX_FOUND_CHARS + 1);
+        assert!(read.content.ends_with('…'));
+    }
 }

@@ -94,6 +94,10 @@ pub async fn start_with_speech(
     };
     let listener = TcpListener::bind(config.addr).await.map_err(listen_error)?;
     let addr = listener.local_addr().map_err(listen_error)?;
+    // The address as bound (a port 0 becomes the one given): the Model
+    // page refuses it as a model.
+    let mut config = config;
+    config.addr = addr;
     let dist = config.dist_dir();
     let shutdown = CancellationToken::new();
     let meaning = if config.embedding_model_off() {
@@ -130,11 +134,12 @@ pub async fn start_with_speech(
     );
     let app = crate::http::app(Arc::clone(&engine), dist);
     let cap = connections::connection_cap(connections::raise_file_limit());
+    let fair = engine.config.token().is_some();
     let until = shutdown.clone();
     let stopping = shutdown.clone();
     let replies = Arc::clone(&engine.replies);
     let task = tokio::spawn(async move {
-        let server = connections::serve(listener, app, cap, until);
+        let server = connections::serve(listener, app, cap, fair, until);
         // Replies save their state as soon as the token is cancelled, in
         // parallel with the connections draining; neither may hold the
         // exit past the grace period.

@@ -10,7 +10,7 @@ use std::path::Path;
 /// the async runtime.
 pub fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    crate::store::private::private_dir(dir)?;
     // tempfile creates it 0600 on Unix; said again so it holds whatever
     // the platform's default.
     let mut file = tempfile::NamedTempFile::new_in(dir)?;

@@ -10,6 +10,7 @@ use app::protocol::{
 use chrono::{DateTime, Utc};
 
 use super::{store_error, Engine};
+use crate::grounding::when;
 use crate::import::{self, ImportError};
 use crate::store::{ExportCursor, MemoryChange, MemoryPageQuery, NewMemory, ReminderChange};
 
@@ -22,25 +23,35 @@ impl Engine {
     fn reminder_time(&self, at: &str) -> Result<DateTime<Utc>, ApiError> {
         let now = self.clock().now();
         let at = at.trim();
-        if let Some(zone) = crate::grounding::when::zone_name(at) {
+        // A zone is read where it can be and refused by name where it
+        // cannot, never dropped (the reminder would fire at the wrong hour).
+        if let when::ZoneSaid::Refused(why) = when::zone_said(at) {
+            return Err(ApiError::bad_request(why));
+        }
+        if let Some(zone) = when::zone_name(at).filter(|zone| !when::is_known_zone(zone)) {
             return Err(ApiError::bad_request(format!(
-                "{zone:?} is a time zone name, which Imprint does not read: give an offset (2030-01-01T09:00+02:00) or a local time"
+                "{} is not a time zone Imprint knows: give an offset (2030-01-01T09:00+02:00) or a zone such as Europe/Paris",
+                crate::quoting::quoted(zone)
             )));
         }
         let due = crate::tools::run::parse_date_time(at, now)
             .ok()
             .or_else(|| {
-                crate::grounding::when::stated(at, now)
+                when::stated(at, now)
                     .and_then(|stated| stated.moment())
                     .map(|t| t.with_timezone(&Utc))
             })
             .ok_or_else(|| {
                 ApiError::bad_request(format!(
-                    "{at:?} is not a time Imprint can read (try \"tomorrow at 9\" or 2026-12-01T09:00)"
+                    "{} is not a time Imprint can read (try \"tomorrow at 9\" or 2026-12-01T09:00)",
+                    crate::quoting::quoted(at)
                 ))
             })?;
         if due <= now.with_timezone(&Utc) {
-            return Err(ApiError::bad_request(format!("{at:?} has already passed")));
+            return Err(ApiError::bad_request(format!(
+                "{} has already passed",
+                crate::quoting::quoted(at)
+            )));
         }
         Ok(due)
     }
@@ -58,13 +69,14 @@ impl Engine {
         Ok((import::export(&memories), next))
     }
 
-    /// JSON Lines read from `reader` in: all of them, or none and the bad
-    /// line named.
-    pub async fn import_memories<R>(&self, reader: R) -> Result<Imported, ApiError>
+    /// JSON Lines read from the reader `open` gives (called twice) in:
+    /// all of them, or none and the bad line named.
+    pub async fn import_memories<F, R>(&self, open: F) -> Result<Imported, ApiError>
     where
-        R: std::io::BufRead + Send + 'static,
+        F: Fn() -> std::io::Result<R> + Send + Sync + 'static,
+        R: std::io::BufRead,
     {
-        match import::import_reader(&self.store, reader).await {
+        match import::import_from(&self.store, open).await {
             Ok(imported) => Ok(Imported { imported }),
             Err(error @ ImportError::Line { .. }) => Err(ApiError::bad_request(format!(
                 "nothing was imported: {error}"

@@ -24,12 +24,14 @@ mod clock_time;
 mod slashed_date;
 mod span;
 mod time_words;
+mod zone;
 
 use clock_time::{clock_at, clock_time, is_anchor};
 pub use slashed_date::{date_order, date_order_of, DateOrder};
 use slashed_date::{Reading, Slashed};
 use span::span_from_now;
 pub use time_words::{is_only_time, without_the_time, zone_name};
+pub use zone::{is_known_zone, said as zone_said, Said as ZoneSaid};
 
 use chrono::{DateTime, Datelike, Duration, Local, NaiveDate, NaiveTime, TimeZone, Weekday};
 
@@ -65,7 +67,8 @@ pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
 
 /// [`stated`], with dates such as "3/4" read in `order`.
 fn stated_in(text: &str, now: DateTime<Local>, order: Option<DateOrder>) -> Option<Stated> {
-    read_stated(text, now, order).filter(|stated| match stated {
+    let read = |text: &str, now| read_stated(text, now, order); // in the zone said, if any
+    zone::read_in_zone(text, now, read).filter(|stated| match stated {
         Stated::At(t) => iso8601::storable(t),
         Stated::Day(day) => iso8601::YEARS.contains(&day.year()),
     })

@@ -52,7 +52,15 @@ pub struct Guard {
     allowed_origins: Vec<Origin>,
     token: Option<String>,
     trust_proxy: bool,
+    /// Requests with a wrong or missing token pass one at a time, each
+    /// answered after [`FAILED_TOKEN_PAUSE`]: guessing is slow, however
+    /// many connections guess at once.
+    failed: tokio::sync::Mutex<()>,
 }
+
+/// How long the answer to a request without the right token waits, one
+/// such request at a time.
+pub const FAILED_TOKEN_PAUSE: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl Guard {
     pub fn new(
@@ -76,8 +84,11 @@ impl Guard {
                 .iter()
                 .filter_map(|o| Origin::parse(o))
                 .collect(),
-            token: token.filter(|t| !t.is_empty()),
+            token: token
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty()),
             trust_proxy,
+            failed: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -200,6 +211,19 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
             )
         }
     };
+    // A browser says when another site made the request (an <img>, a
+    // form, a link), even without an Origin: no such request reaches the
+    // API.
+    let cross_site = request
+        .headers()
+        .get("sec-fetch-site")
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"cross-site"));
+    if cross_site && request.uri().path().starts_with("/api/") {
+        return json_error(
+            StatusCode::FORBIDDEN,
+            "requests from other sites are refused (Sec-Fetch-Site: cross-site)",
+        );
+    }
     // Any request a browser marks with an Origin: state-changing routes,
     // server functions and WebSocket upgrades included.
     if let Some(origin) = request.headers().get(header::ORIGIN) {
@@ -215,10 +239,22 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
         }
     }
     if !guard.token_ok(request.headers(), request.uri().query()) {
+        let _one_at_a_time = guard.failed.lock().await;
+        tokio::time::sleep(FAILED_TOKEN_PAUSE).await;
         return json_error(
             StatusCode::UNAUTHORIZED,
             "a token is required: open the dashboard as /?token=YOUR_TOKEN or send Authorization: Bearer",
         );
+    }
+    if guard.token.is_some() {
+        // This connection carried the token: it keeps its place (see
+        // `serve::connections`).
+        if let Some(proof) = request
+            .extensions()
+            .get::<crate::serve::connections::Proof>()
+        {
+            proof.prove();
+        }
     }
     let too_large = request
         .headers()

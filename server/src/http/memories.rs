@@ -96,8 +96,10 @@ async fn export(State(engine): State<AppState>) -> ApiResult {
 
 /// The body is JSON Lines as sent (any content type), at most 64 MiB. It
 /// is written to a file in the data directory as it arrives, then read
-/// line by line into one transaction: nothing large is held in memory,
-/// and the store is not held while a slow client uploads.
+/// line by line, checked whole and stored in chunks (see
+/// [`crate::import::import_from`]): nothing large is held in memory, and
+/// the store is held neither while a slow client uploads nor for the
+/// whole import.
 async fn import(State(engine): State<AppState>, body: axum::body::Body) -> ApiResult {
     let cannot_spool = |e: std::io::Error| {
         tracing::error!(error = %e, "cannot write an import to a file");
@@ -119,7 +121,10 @@ async fn import(State(engine): State<AppState>, body: axum::body::Body) -> ApiRe
     }
     file.flush().await.map_err(cannot_spool)?;
     drop(file);
-    let reader = std::io::BufReader::new(spool.reopen().map_err(cannot_spool)?);
-    let imported: app::protocol::Imported = engine.import_memories(reader).await?;
+    // Read twice (checked whole, then stored in chunks): the spool lives
+    // as long as the reads, and is deleted after.
+    let imported: app::protocol::Imported = engine
+        .import_memories(move || spool.reopen().map(std::io::BufReader::new))
+        .await?;
     ok(StatusCode::OK, imported)
 }

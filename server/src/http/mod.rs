@@ -36,7 +36,7 @@ pub fn app(engine: Arc<Engine>, dist: PathBuf) -> Router {
     let guard = guard::Guard::new(
         &config.allowed_hosts,
         &config.allowed_origins,
-        config.token.clone(),
+        config.token(),
         config.trust_proxy,
     );
     let csp = site::ContentSecurityPolicy::new(&dist);

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use app::protocol::TestResult;
 use serde_json::{json, Value};
 
-use super::client::{clip, error_message};
+use super::client::{clip, error_message, shown};
+use super::hiding::hide;
 use super::markup::{MarkupEvent, MarkupFormat, MarkupParser};
 use super::probe::{authorize, get_json, no_answer_within, reach_limit, Unanswered};
 use crate::config::{ModelSettings, Provider, ToolFormat};
@@ -59,11 +60,8 @@ fn check_tool() -> Value {
 pub async fn check(http: &reqwest::Client, settings: &ModelSettings) -> TestResult {
     let key = settings.api_key.as_deref();
     let auth = key.map(|k| (k, settings.provider));
-    let hide = |text: String| match key {
-        // A server that says the key back must not put it on the page.
-        Some(key) if !key.is_empty() => text.replace(key, "[key]"),
-        _ => text,
-    };
+    // A server that says the key back must not put it on the page.
+    let hidden = |text: String| hide(&text, key);
     let limit = reach_limit(&settings.base_url);
     let reached = get_json(http, &format!("{}/models", settings.base_url), limit, auth).await;
     // Any answer, even a refusal, shows a server is there.
@@ -72,11 +70,11 @@ pub async fn check(http: &reqwest::Client, settings: &ModelSettings) -> TestResu
         reached: false,
     }) = &reached
     {
-        return failed(hide(format!("{}: {why}", settings.base_url)), None);
+        return failed(hidden(format!("{}: {why}", settings.base_url)), None);
     }
     match tokio::time::timeout(TEST_LIMIT, request(http, settings, auth)).await {
-        Ok(Ok(heard)) => heard.result(),
-        Ok(Err((why, first))) => failed(hide(why), first),
+        Ok(Ok(heard)) => heard.result(key),
+        Ok(Err((why, first))) => failed(hidden(why), first),
         Err(_) => failed(
             format!("the test took longer than {} s", TEST_LIMIT.as_secs()),
             None,
@@ -172,7 +170,7 @@ async fn request(
             format!(
                 "the server answered {}: {}",
                 status.as_u16(),
-                error_message(&text)
+                error_message(&text, auth.map(|(key, _)| key))
             ),
             None,
         ));
@@ -238,7 +236,9 @@ impl Heard {
         }
     }
 
-    fn result(self) -> TestResult {
+    /// What the test reports; `key` is hidden in the reply before it is
+    /// clipped (a server may say the Authorization header back).
+    fn result(self, key: Option<&str>) -> TestResult {
         let tools = [check_tool()];
         let mut parser = MarkupParser::new(MarkupFormat::Hermes, &tools);
         let mut events = parser.push(&self.text);
@@ -265,7 +265,7 @@ impl Heard {
             first_token_ms: self.first_token_ms,
             tool_calls: native,
             error: (!answered).then(|| "the model answered with nothing".to_string()),
-            reply: clip(reply.trim(), 500),
+            reply: shown(reply.trim(), 500, key),
             tool_format: format.as_str().into(),
         }
     }
@@ -281,7 +281,7 @@ mod tests {
             native_calls: native.iter().map(|s| s.to_string()).collect(),
             first_token_ms: Some(5),
         }
-        .result()
+        .result(None)
     }
 
     #[test]
@@ -314,8 +314,23 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_that_says_the_key_back_hides_it_before_it_is_clipped() {
+        let key = format!("sk-{}", "k".repeat(40) + &"0123456789".repeat(6));
+        // The key starts at 480 characters: clipped first, 20 of it would show.
+        let said = format!("{}Bearer {key}", "a".repeat(473));
+        let result = Heard {
+            text: said,
+            native_calls: vec![],
+            first_token_ms: Some(5),
+        }
+        .result(Some(&key));
+        assert!(!result.reply.contains(&key[..8]), "{}", result.reply);
+        assert!(result.reply.ends_with("Bearer [key]"), "{}", result.reply);
+    }
+
+    #[test]
     fn no_token_is_no_answer() {
-        let silent = Heard::default().result();
+        let silent = Heard::default().result(None);
         assert!(!silent.ok && silent.error.is_some());
     }
 

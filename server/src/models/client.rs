@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::hiding::hide;
 use super::markup::{MarkupEvent, MarkupFormat, MarkupParser};
 use super::shown_text::ShownText;
 use super::{prompt, ChatMessage, ModelError, ModelEvent, ToolCallRequest, TurnRequest};
@@ -57,6 +58,9 @@ pub fn hidden_run_limit(messages: &[ChatMessage]) -> usize {
 impl ModelClient {
     pub fn new(settings: ModelSettings) -> Self {
         let mut http = reqwest::Client::builder()
+            // A redirect would re-send the whole conversation elsewhere:
+            // a 3xx is reported as the model's answer instead.
+            .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(10))
             // Below llama-server's 5 s keep-alive, so a pooled connection
             // is rarely one the server is closing.
@@ -120,6 +124,7 @@ impl ModelClient {
         let producer = Producer {
             tx,
             base_url: self.settings.base_url.clone(),
+            key: self.settings.api_key.clone(),
             idle: self.settings.idle_timeout,
             parser,
             shown: ShownText::new(),
@@ -206,6 +211,8 @@ struct NativeCall {
 struct Producer {
     tx: mpsc::Sender<Result<ModelEvent, ModelError>>,
     base_url: String,
+    /// The key sent, hidden in whatever the server says back.
+    key: Option<String>,
     idle: Duration,
     parser: Option<MarkupParser>,
     /// Every text passes this last guard, whatever the tool format.
@@ -249,10 +256,12 @@ impl Producer {
             sent.map_err(|e| ModelError::Unreachable(self.base_url.clone(), short_cause(&e)))?;
         let status = response.status();
         if !status.is_success() {
-            let text = response.text().await.unwrap_or_default();
+            let text = read_bounded(response, MAX_ERROR_BODY_BYTES)
+                .await
+                .unwrap_or_default();
             return Err(ModelError::Status {
                 status: status.as_u16(),
-                message: error_message(&text),
+                message: error_message(&text, self.key.as_deref()),
             });
         }
         let mut bytes = response.bytes_stream();
@@ -308,12 +317,16 @@ impl Producer {
         if data == "[DONE]" {
             return Ok(true);
         }
-        let chunk: Value = serde_json::from_str(data)
-            .map_err(|_| ModelError::Garbage(format!("not JSON: {}", clip(data, 80))))?;
+        let chunk: Value = serde_json::from_str(data).map_err(|_| {
+            ModelError::Garbage(format!(
+                "not JSON: {}",
+                shown(data, 80, self.key.as_deref())
+            ))
+        })?;
         if let Some(error) = chunk.get("error") {
             return Err(ModelError::Status {
                 status: 502,
-                message: error_message(&error.to_string()),
+                message: error_message(&error.to_string(), self.key.as_deref()),
             });
         }
         if let Some(reason) = chunk
@@ -502,7 +515,8 @@ fn is_debris(text: &str) -> bool {
         .all(|c| c.is_whitespace() || matches!(c, '{' | '}' | '[' | ']' | ',' | ':' | '"'))
 }
 
-pub(super) fn error_message(body: &str) -> String {
+/// The key is hidden (see [`hide`]) before the message is clipped.
+pub(super) fn error_message(body: &str, key: Option<&str>) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let message = parsed.as_ref().and_then(|v| {
         v.pointer("/error/message")
@@ -511,7 +525,34 @@ pub(super) fn error_message(body: &str) -> String {
             .and_then(Value::as_str)
             .map(str::to_string)
     });
-    clip(message.as_deref().unwrap_or(body).trim(), 300)
+    shown(message.as_deref().unwrap_or(body).trim(), 300, key)
+}
+
+/// Text a model server sent, as it may be shown: the key hidden first,
+/// then clipped to `max` characters.
+pub(super) fn shown(text: &str, max: usize, key: Option<&str>) -> String {
+    clip(&hide(text, key), max)
+}
+
+/// The most read of a model server's error body (or of a constrained
+/// step's whole reply): a server that sends more is not read further.
+pub const MAX_ERROR_BODY_BYTES: usize = 1024 * 1024;
+
+/// A response's body as text, at most `limit` bytes of it.
+pub(super) async fn read_bounded(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<String, reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        let room = limit - body.len();
+        if chunk.len() >= room {
+            body.extend_from_slice(&chunk[..room]);
+            break;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
 pub(super) fn short_cause(error: &reqwest::Error) -> String {
@@ -884,11 +925,14 @@ mod tests {
     #[test]
     fn error_messages_are_read_from_common_shapes() {
         assert_eq!(
-            error_message(r#"{"error":{"message":"bad key"}}"#),
+            error_message(r#"{"error":{"message":"bad key"}}"#, None),
             "bad key"
         );
-        assert_eq!(error_message(r#"{"error":"overloaded"}"#), "overloaded");
-        assert_eq!(error_message("plain text"), "plain text");
-        assert!(error_message(&"x".repeat(1000)).chars().count() <= 301);
+        assert_eq!(
+            error_message(r#"{"error":"overloaded"}"#, None),
+            "overloaded"
+        );
+        assert_eq!(error_message("plain text", None), "plain text");
+        assert!(error_message(&"x".repeat(1000), None).chars().count() <= 301);
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod check;
 mod client;
+pub mod hiding;
 pub mod markup;
 pub mod note;
 pub mod probe;

@@ -10,7 +10,7 @@ use app::protocol::FoundServer;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::client::{clip, error_message};
+use super::client::{clip, error_message, shown};
 use crate::config::Provider;
 
 /// The ports probed on loopback, and what usually answers there.
@@ -264,13 +264,13 @@ pub async fn get_json(
             return Err(Unanswered::answered(format!(
                 "the server answered {}: {}",
                 status.as_u16(),
-                error_message(&text)
+                error_message(&text, auth.map(|(key, _)| key))
             )));
         }
         serde_json::from_str(&text).map_err(|_| {
             Unanswered::answered(format!(
                 "the server's answer is not a model list: {}",
-                clip(text.trim(), 80)
+                shown(text.trim(), 80, auth.map(|(key, _)| key))
             ))
         })
     };

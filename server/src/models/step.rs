@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::client::{clip, error_message, short_cause};
+use super::client::{error_message, read_bounded, short_cause, shown, MAX_ERROR_BODY_BYTES};
 use super::{prompt, ModelClient, ModelError, StepRequest};
 
 impl ModelClient {
@@ -39,24 +39,28 @@ impl ModelClient {
             }
         })?;
         let status = response.status();
+        let key = self.settings.api_key.as_deref();
         let text = tokio::select! {
             _ = stop.cancelled() => return Err(ModelError::Unreachable(self.settings.base_url.clone(), "stopped".into())),
-            text = response.text() => text.map_err(|e| ModelError::Unreachable(self.settings.base_url.clone(), short_cause(&e)))?,
+            text = read_bounded(response, MAX_ERROR_BODY_BYTES) => text.map_err(|e| ModelError::Unreachable(self.settings.base_url.clone(), short_cause(&e)))?,
         };
         if !status.is_success() {
             return Err(ModelError::Status {
                 status: status.as_u16(),
-                message: error_message(&text),
+                message: error_message(&text, self.settings.api_key.as_deref()),
             });
         }
         let reply: Value = serde_json::from_str(&text)
-            .map_err(|_| ModelError::Garbage(format!("not JSON: {}", clip(&text, 80))))?;
+            .map_err(|_| ModelError::Garbage(format!("not JSON: {}", shown(&text, 80, key))))?;
         let content = reply
             .pointer("/choices/0/message/content")
             .and_then(Value::as_str)
             .ok_or_else(|| ModelError::Garbage("a reply without a message".into()))?;
         serde_json::from_str(content.trim()).map_err(|_| {
-            ModelError::Garbage(format!("not the schema's JSON: {}", clip(content, 80)))
+            ModelError::Garbage(format!(
+                "not the schema's JSON: {}",
+                shown(content, 80, key)
+            ))
         })
     }
 

@@ -5,8 +5,18 @@
 //! between a request body's chunks. HTTP/1.1 only: browsers reach a plain
 //! `http://` server no other way, and a connection that never says which
 //! version it speaks would otherwise wait unbounded.
+//!
+//! With a token, connections are fair to the person who has it: a
+//! connection counts as *unproven* until one of its requests carries the
+//! token (the guard says so through [`Proof`]), and unproven connections
+//! may hold at most [`unproven_cap`] of the places. Past that, the oldest
+//! unproven connection is closed to make room, so clients without the
+//! token, however many connections they hold open, cannot keep a request
+//! with it waiting.
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -28,6 +38,61 @@ pub const MAX_CONNECTIONS: usize = 1024;
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 /// Files kept free for the database, the model's connections and logs.
 const RESERVED_FILES: u64 = 128;
+
+/// The share of the places kept for connections that carried the token:
+/// one in [`RESERVED_SHARE`], at least one.
+pub const RESERVED_SHARE: usize = 4;
+
+/// The most places connections without the token may hold, of `cap`.
+pub fn unproven_cap(cap: usize) -> usize {
+    cap.saturating_sub((cap / RESERVED_SHARE).max(1)).max(1)
+}
+
+/// One connection's standing, handed to its requests as an extension:
+/// the guard calls [`Proof::prove`] when a request carries the token.
+#[derive(Clone, Debug)]
+pub struct Proof(Arc<Standing>);
+
+#[derive(Debug, Default)]
+struct Standing {
+    proven: AtomicBool,
+    ended: AtomicBool,
+    evict: CancellationToken,
+}
+
+impl Proof {
+    /// This connection carried the token: it is never closed to make room.
+    pub fn prove(&self) {
+        self.0.proven.store(true, Ordering::Relaxed);
+    }
+
+    fn unproven(&self) -> bool {
+        !self.0.proven.load(Ordering::Relaxed) && !self.0.ended.load(Ordering::Relaxed)
+    }
+}
+
+/// The unproven connections, oldest first, and how many may stay.
+struct Unproven {
+    cap: usize,
+    open: Mutex<VecDeque<Proof>>,
+}
+
+impl Unproven {
+    /// Counts a new connection, closing the oldest unproven ones past the
+    /// cap.
+    fn admit(&self, proof: &Proof) {
+        let Ok(mut open) = self.open.lock() else {
+            return;
+        };
+        open.retain(Proof::unproven);
+        open.push_back(proof.clone());
+        while open.len() > self.cap {
+            if let Some(oldest) = open.pop_front() {
+                oldest.0.evict.cancel();
+            }
+        }
+    }
+}
 
 /// The cap on open connections under a file limit of `files`.
 pub fn connection_cap(files: u64) -> usize {
@@ -68,9 +133,21 @@ pub fn raise_file_limit() -> u64 {
 }
 
 /// Serves `app` on `listener` until `until` is cancelled, then lets open
-/// connections finish their requests (the caller bounds how long).
-pub async fn serve(listener: TcpListener, app: Router, cap: usize, until: CancellationToken) {
+/// connections finish their requests (the caller bounds how long). With
+/// `fair` (a token is required), connections that have not carried the
+/// token hold at most [`unproven_cap`] places.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    cap: usize,
+    fair: bool,
+    until: CancellationToken,
+) {
     let places = Arc::new(Semaphore::new(cap));
+    let unproven = Unproven {
+        cap: unproven_cap(cap),
+        open: Mutex::new(VecDeque::new()),
+    };
     let open = TaskTracker::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -102,7 +179,21 @@ pub async fn serve(listener: TcpListener, app: Router, cap: usize, until: Cancel
         };
         // Events are small and latency matters: no Nagle delay.
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        let proof = Proof(Arc::new(Standing {
+            proven: AtomicBool::new(!fair),
+            ..Standing::default()
+        }));
+        if fair {
+            unproven.admit(&proof);
+        }
+        let app = app.clone();
+        let marked = proof.clone();
+        let service = TowerToHyperService::new(tower::service_fn(
+            move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(marked.clone());
+                tower::ServiceExt::oneshot(app.clone(), request)
+            },
+        ));
         let connection = http
             .serve_connection(TokioIo::new(stream), service)
             .with_upgrades();
@@ -110,9 +201,11 @@ pub async fn serve(listener: TcpListener, app: Router, cap: usize, until: Cancel
         open.spawn(async move {
             let mut connection = std::pin::pin!(connection);
             // At shutdown the request being served finishes, and the
-            // connection is not kept alive for another.
+            // connection is not kept alive for another. A connection
+            // closed to make room is dropped at once.
             let ended = tokio::select! {
                 ended = connection.as_mut() => ended,
+                _ = proof.0.evict.cancelled() => Ok(()),
                 _ = until.cancelled() => {
                     connection.as_mut().graceful_shutdown();
                     connection.await
@@ -121,10 +214,97 @@ pub async fn serve(listener: TcpListener, app: Router, cap: usize, until: Cancel
             if let Err(error) = ended {
                 tracing::debug!(%error, "connection ended with an error");
             }
+            proof.0.ended.store(true, Ordering::Relaxed);
             drop(place);
         });
     }
     drop(listener);
     open.close();
     open.wait().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::extract::Request;
+    use axum::http::StatusCode;
+    use axum::middleware::{self, Next};
+    use axum::response::IntoResponse;
+    use axum::routing::get;
+    use std::time::Instant;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+
+    /// A router whose guard proves a connection as the real one does.
+    fn guarded() -> Router {
+        Router::new()
+            .route("/", get(|| async { "ok" }))
+            .layer(middleware::from_fn(
+                |request: Request, next: Next| async move {
+                    let good = request
+                        .headers()
+                        .get("authorization")
+                        .is_some_and(|v| v == "Bearer good");
+                    if !good {
+                        return StatusCode::UNAUTHORIZED.into_response();
+                    }
+                    if let Some(proof) = request.extensions().get::<Proof>() {
+                        proof.prove();
+                    }
+                    next.run(request).await
+                },
+            ))
+    }
+
+    async fn get_with(addr: std::net::SocketAddr, stream: &mut TcpStream, auth: &str) -> Vec<u8> {
+        let request = format!(
+            "GET / HTTP/1.1\r\nHost: {addr}\r\nAuthorization: {auth}\r\nContent-Length: 0\r\n\r\n"
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = vec![0u8; 1024];
+        let read = stream.read(&mut response).await.unwrap();
+        response.truncate(read);
+        response
+    }
+
+    #[tokio::test]
+    async fn clients_without_the_token_cannot_keep_one_with_it_waiting() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let until = CancellationToken::new();
+        tokio::spawn(serve(listener, guarded(), 16, true, until.clone()));
+        // A connection that carried the token keeps its place throughout.
+        let mut kept = TcpStream::connect(addr).await.unwrap();
+        assert!(get_with(addr, &mut kept, "Bearer good")
+            .await
+            .starts_with(b"HTTP/1.1 200"));
+        // 200 connections without the token that send nothing, held open.
+        let mut idle = Vec::new();
+        for _ in 0..200 {
+            idle.push(TcpStream::connect(addr).await.unwrap());
+        }
+        let started = Instant::now();
+        let mut fresh = TcpStream::connect(addr).await.unwrap();
+        let answered = tokio::time::timeout(
+            Duration::from_secs(5),
+            get_with(addr, &mut fresh, "Bearer good"),
+        )
+        .await
+        .expect("a request with the token is answered while others hold connections");
+        let took = started.elapsed();
+        assert!(answered.starts_with(b"HTTP/1.1 200"), "{answered:?}");
+        assert!(took < Duration::from_secs(1), "{took:?}");
+        eprintln!("a request with the token beside 200 idle connections: {took:?}");
+        assert!(get_with(addr, &mut kept, "Bearer good")
+            .await
+            .starts_with(b"HTTP/1.1 200"));
+        until.cancel();
+    }
+
+    #[test]
+    fn a_quarter_of_the_places_is_kept_for_the_token() {
+        assert_eq!(unproven_cap(1024), 768);
+        assert_eq!(unproven_cap(16), 12);
+        assert_eq!(unproven_cap(2), 1);
+    }
 }

@@ -22,6 +22,49 @@ pub const MAX_SEARCH_LIMIT: usize = 50;
 /// At most this many words of a search query are used.
 pub(super) const MAX_QUERY_TERMS: usize = 32;
 
+/// The most a memory's content may hold, in bytes of UTF-8: what a REST
+/// body can carry. Every route that stores one (REST, import, the `store`
+/// tool) checks it.
+pub const MAX_CONTENT_BYTES: usize = 64 * 1024;
+
+/// The longest project name, in characters.
+pub const MAX_PROJECT_CHARS: usize = 200;
+
+/// The most tags a memory may have, and the longest tag, in characters.
+pub const MAX_TAGS: usize = 64;
+pub const MAX_TAG_CHARS: usize = 200;
+
+/// The content, project and tags within their limits, or why not (the
+/// message quotes none of them).
+fn check_sizes(
+    content: Option<&str>,
+    project: Option<&str>,
+    tags: Option<&[String]>,
+) -> Result<(), StoreError> {
+    if content.is_some_and(|c| c.len() > MAX_CONTENT_BYTES) {
+        return Err(invalid(format!(
+            "the memory's content is longer than {} KiB",
+            MAX_CONTENT_BYTES / 1024
+        )));
+    }
+    if project.is_some_and(|p| p.chars().count() > MAX_PROJECT_CHARS) {
+        return Err(invalid(format!(
+            "the project's name is longer than {MAX_PROJECT_CHARS} characters"
+        )));
+    }
+    if let Some(tags) = tags {
+        if tags.len() > MAX_TAGS {
+            return Err(invalid(format!("a memory has at most {MAX_TAGS} tags")));
+        }
+        if tags.iter().any(|t| t.chars().count() > MAX_TAG_CHARS) {
+            return Err(invalid(format!(
+                "a tag is longer than {MAX_TAG_CHARS} characters"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// A memory to store. `created_at`, when given, is RFC 3339 or a plain
 /// `YYYY-MM-DD` date (midnight UTC); it defaults to now.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,6 +294,11 @@ impl Store {
         };
         let tags = change.tags.map(|t| clean_tags(&t));
         let project = change.project.map(|p| project_name(p.as_deref()));
+        check_sizes(
+            content.as_deref(),
+            project.as_ref().and_then(|p| p.as_deref()),
+            tags.as_deref(),
+        )?;
         self.call(move |conn| {
             let tx = conn.transaction()?;
             let Some(mut memory) = memory_by_id(&tx, id)? else {
@@ -466,6 +514,7 @@ impl ValidMemory {
         }
         let project = project_name(m.project.as_deref());
         let tags = clean_tags(&m.tags);
+        check_sizes(Some(&content), project.as_deref(), Some(&tags))?;
         let tags_json = tags_json(&tags)?;
         let created_at = m
             .created_at
@@ -481,6 +530,12 @@ impl ValidMemory {
             created_at,
         })
     }
+}
+
+/// Whether the store would take `memory` (its content, sizes and time),
+/// checked without storing it: an import checks every line first.
+pub fn check_memory(memory: NewMemory) -> Result<(), StoreError> {
+    ValidMemory::new(memory).map(|_| ())
 }
 
 /// Tags trimmed, blank ones dropped, each once (any case).

@@ -21,6 +21,7 @@
 
 mod memories;
 mod open_replies;
+pub mod private;
 mod projects;
 mod reminders;
 mod schema;
@@ -39,8 +40,9 @@ use rusqlite::Connection;
 use tokio::sync::{oneshot, Notify};
 
 pub use memories::{
-    Listed, Memory, MemoryChange, MemoryHit, MemoryPageQuery, MemoryQuery, NewMemory, ProjectInfo,
-    DEFAULT_PAGE_SIZE, DEFAULT_SEARCH_LIMIT, MAX_PAGE_SIZE, MAX_SEARCH_LIMIT,
+    check_memory, Listed, Memory, MemoryChange, MemoryHit, MemoryPageQuery, MemoryQuery, NewMemory,
+    ProjectInfo, DEFAULT_PAGE_SIZE, DEFAULT_SEARCH_LIMIT, MAX_CONTENT_BYTES, MAX_PAGE_SIZE,
+    MAX_PROJECT_CHARS, MAX_SEARCH_LIMIT, MAX_TAGS, MAX_TAG_CHARS,
 };
 pub use open_replies::{OpenReply, SavedState};
 pub use reminders::{next_time, ReminderChange};
@@ -79,16 +81,23 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating it and its parent folders if need be) the database
-    /// at `path` and brings its schema up to date. Blocks the calling thread
-    /// until the database is ready: call it at startup.
+    /// at `path` and brings its schema up to date. The folder and the
+    /// database files are its owner's only (see [`private`]). Blocks the
+    /// calling thread until the database is ready: call it at startup.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         if let Some(dir) = path.parent() {
             if !dir.as_os_str().is_empty() {
-                std::fs::create_dir_all(dir).map_err(|e| {
+                private::private_dir(dir).map_err(|e| {
                     invalid(format!("cannot create the folder {}: {e}", dir.display()))
                 })?;
             }
         }
+        private::private_database(path).map_err(|e| {
+            invalid(format!(
+                "cannot make the database {} private: {e}",
+                path.display()
+            ))
+        })?;
         let path = path.to_path_buf();
         let checkpoints = path.clone();
         Self::start(move || Ok(Connection::open(&path)?), Some(checkpoints))

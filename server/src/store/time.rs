@@ -48,7 +48,8 @@ pub(super) fn parse_user_time(s: &str, what: &str) -> Result<String, StoreError>
 
 fn not_a_time(what: &str, s: &str) -> StoreError {
     invalid(format!(
-        "{what}: {s:?} is not a date (YYYY-MM-DD) or an RFC 3339 time"
+        "{what}: {} is not a date (YYYY-MM-DD) or an RFC 3339 time",
+        crate::quoting::quoted(s)
     ))
 }
 

@@ -9,6 +9,9 @@ use super::memories::{insert_memory, memory_from_row, ValidMemory};
 use super::projects::ProjectNames;
 use super::{invalid, Memory, NewMemory, Store, StoreError};
 
+/// How many memories one transaction of a taken-back import deletes.
+const DELETE_CHUNK: usize = 5_000;
+
 /// Where an export page ends: the last memory's `created_at` and id.
 pub type ExportCursor = (String, i64);
 
@@ -53,6 +56,47 @@ impl Store {
                 None => return Ok(all),
             }
         }
+    }
+
+    /// Stores `memories` in one transaction (a chunk of an import) and
+    /// returns their ids; on any fault, none of them.
+    pub async fn insert_chunk(&self, memories: Vec<NewMemory>) -> Result<Vec<i64>, StoreError> {
+        let valid = memories
+            .into_iter()
+            .map(ValidMemory::new)
+            .collect::<Result<Vec<_>, _>>()?;
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let mut projects = ProjectNames::load(&tx)?;
+            let mut ids = Vec::with_capacity(valid.len());
+            for memory in valid {
+                ids.push(insert_memory(&tx, &mut projects, memory)?.id);
+            }
+            tx.commit()?;
+            Ok(ids)
+        })
+        .await
+    }
+
+    /// Deletes the memories `ids` (an import that failed part way takes
+    /// back what it stored), a chunk of them per transaction.
+    pub async fn delete_memories(&self, ids: Vec<i64>) -> Result<(), StoreError> {
+        for chunk in ids.chunks(DELETE_CHUNK) {
+            let chunk = chunk.to_vec();
+            self.call(move |conn| {
+                let tx = conn.transaction()?;
+                {
+                    let mut stmt = tx.prepare_cached("DELETE FROM memories WHERE id = ?1")?;
+                    for id in chunk {
+                        stmt.execute([id])?;
+                    }
+                }
+                tx.commit()?;
+                Ok(())
+            })
+            .await?;
+        }
+        Ok(())
     }
 
     /// Stores many memories in one transaction: all of them, or (on the

@@ -64,9 +64,11 @@ impl VoiceHub {
             // caller adopts the reply it had open, restored after a
             // restart, if any).
             if self.store.get_session(id).await?.is_some() {
+                self.make_room().await;
                 return self.insert(self.store.clone(), id.clone(), true, true, writes);
             }
         }
+        self.make_room().await;
         let store = if saving {
             self.store.clone()
         } else {
@@ -87,10 +89,7 @@ impl VoiceHub {
     ) -> Result<Arc<Conversation>, VoiceError> {
         let mut conversations = self.lock();
         if conversations.len() >= MAX_CONVERSATIONS {
-            conversations.retain(|_, c| !c.is_idle());
-            if conversations.len() >= MAX_CONVERSATIONS {
-                return Err(VoiceError::Full);
-            }
+            return Err(VoiceError::Full);
         }
         let (out, _) = broadcast::channel(512);
         let conversation = Arc::new(Conversation {
@@ -110,6 +109,28 @@ impl VoiceHub {
             out,
         });
         Ok(conversations.entry(id).or_insert(conversation).clone())
+    }
+
+    /// At [`MAX_CONVERSATIONS`], drops every idle conversation, and the
+    /// rows of those that were not being saved.
+    async fn make_room(&self) {
+        let dropped: Vec<Arc<Conversation>> = {
+            let mut conversations = self.lock();
+            if conversations.len() < MAX_CONVERSATIONS {
+                return;
+            }
+            let idle: Vec<String> = conversations
+                .iter()
+                .filter(|(_, c)| c.is_idle())
+                .map(|(id, _)| id.clone())
+                .collect();
+            idle.iter()
+                .filter_map(|id| conversations.remove(id))
+                .collect()
+        };
+        for conversation in dropped {
+            forget(conversation).await;
+        }
     }
 
     /// Whether the conversation is held in memory.
@@ -141,9 +162,8 @@ impl VoiceHub {
                 _ => None,
             }
         };
-        // An unsaved conversation lives only in memory: free its rows too.
-        if let Some(conversation) = evicted.filter(|c| !c.saving && c.lock().stored) {
-            let _ = conversation.store.delete_session(&conversation.id).await;
+        if let Some(conversation) = evicted {
+            forget(conversation).await;
         }
     }
 
@@ -154,7 +174,23 @@ impl VoiceHub {
         }
     }
 
+    #[cfg(test)]
+    pub(super) fn open_count(&self) -> usize {
+        self.lock().len()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Conversation>>> {
         self.conversations.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A conversation dropped from the hub: an unsaved one lives only in
+/// memory, so its rows go with it.
+async fn forget(conversation: Arc<Conversation>) {
+    let unsaved = !conversation.saving && conversation.lock().stored;
+    if unsaved {
+        if let Err(error) = conversation.store.delete_session(&conversation.id).await {
+            tracing::warn!(%error, "an unsaved voice conversation's rows were not deleted");
+        }
     }
 }

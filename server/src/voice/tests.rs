@@ -32,6 +32,32 @@ async fn a_conversation_left_idle_is_dropped_with_its_unsaved_rows() {
     assert!(hub.ephemeral.get_session(&id).await.unwrap().is_none());
 }
 
+#[tokio::test]
+async fn conversations_dropped_at_the_cap_take_their_unsaved_rows_with_them() {
+    let hub = hub(3600);
+    let mut ids = Vec::new();
+    for _ in 0..MAX_CONVERSATIONS {
+        let conversation = hub.open(None, false, false).await.unwrap();
+        conversation.ensure_stored().await.unwrap();
+        ids.push(conversation.id.clone());
+    }
+    assert_eq!(
+        hub.ephemeral.list_sessions().await.unwrap().len(),
+        MAX_CONVERSATIONS
+    );
+    // Every one is idle (no window holds it): the next one makes room.
+    let next = hub.open(None, false, false).await.unwrap();
+    assert_eq!(hub.open_count(), 1);
+    for id in &ids {
+        assert!(!hub.is_open(id));
+        assert!(
+            hub.ephemeral.get_session(id).await.unwrap().is_none(),
+            "{id}"
+        );
+    }
+    assert!(hub.is_open(&next.id));
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_conversation_with_a_window_open_is_kept() {
     let hub = hub(10);
