@@ -101,8 +101,8 @@ impl SseReader {
 
 /// The release `imprint` binary beside this example's folder
 /// (`target/release/examples/NAME` → `target/release/imprint`), or
-/// `IMPRINT_BIN`. Warns when it looks older than the library it was
-/// built from (`cargo run --example` does not rebuild binaries).
+/// `IMPRINT_BIN`. Refuses one older than the library it was built from
+/// (`cargo run --example` does not rebuild binaries).
 pub fn imprint_binary() -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os("IMPRINT_BIN") {
         return Ok(PathBuf::from(path));
@@ -124,12 +124,14 @@ pub fn imprint_binary() -> Result<PathBuf, String> {
         modified(binary.clone()),
         modified(release.join("libimprint.rlib")),
     ) {
+        // A stale binary measures old code under a new label (it happened:
+        // three evaluations of session 15 ran the session's first build).
         if lib > bin {
-            eprintln!(
-                "warning: {} is older than libimprint.rlib; it may be stale \
-                 (cargo build --release -p imprint --bin imprint)",
+            return Err(format!(
+                "{} is older than libimprint.rlib: it is stale; build it with \
+                 `cargo build --release -p imprint --bin imprint` (or name one with IMPRINT_BIN)",
                 binary.display()
-            );
+            ));
         }
     }
     Ok(binary)
