@@ -233,6 +233,12 @@ impl Meaning {
         self.inner.router.get()?.route(vector)
     }
 
+    /// What the request's nearest labelled examples say (see
+    /// [`Router::nearest`]).
+    pub fn route_by_nearest(&self, vector: &[f32]) -> Option<Route> {
+        self.inner.router.get()?.nearest(vector)
+    }
+
     /// Loads the vectors kept, embeds the examples, then fills in the
     /// memories without a vector whenever the memories change.
     async fn fill(

@@ -179,7 +179,10 @@ impl Run {
                 return None;
             }
         };
-        let route = findings.vector.as_deref().and_then(|v| meaning.route(v));
+        let route = findings
+            .vector
+            .as_deref()
+            .and_then(|v| meaning.route_by_nearest(v));
         tracing::info!(reply = %self.reply.id, best = ?findings.best_similarity(), ?route, "searched by meaning");
         Some(MeaningRead { findings, route })
     }
