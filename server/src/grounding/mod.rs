@@ -254,6 +254,7 @@ pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need
                 day,
                 options,
                 two_way: Some(written),
+                unread_zone: None,
             };
         }
         let options = match day {
@@ -265,6 +266,7 @@ pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need
             day,
             options,
             two_way: None,
+            unread_zone: unread_zone(words),
         }
     })
 }
@@ -382,7 +384,19 @@ fn time_need(
         day,
         options,
         two_way,
+        unread_zone: unread_zone(words),
     }
+}
+
+/// Why a zone the user wrote cannot be read ("9 IST"), if they wrote one:
+/// the time is then asked again, not read in a guessed zone.
+fn unread_zone(words: &UserWords<'_>) -> Option<String> {
+    words
+        .latest_first()
+        .find_map(|text| match when::zone_said(text) {
+            when::ZoneSaid::Refused(why) => Some(why),
+            _ => None,
+        })
 }
 
 /// The times offered: on the day the user said, while some are still to

@@ -21,6 +21,9 @@ pub enum Need {
         /// A date the user wrote that reads two ways ("3/4"): the options
         /// are its readings.
         two_way: Option<String>,
+        /// A zone the user wrote that cannot be read ("9 IST": India,
+        /// Ireland or Israel?), and why: the time is asked again, naming it.
+        unread_zone: Option<String>,
     },
     /// Which of the user's projects, most recent first.
     Project { options: Vec<String> },
@@ -85,6 +88,10 @@ impl Need {
                 two_way: Some(written),
                 ..
             } => format!("“{written}” could have the day or the month first"),
+            Need::Time {
+                unread_zone: Some(why),
+                ..
+            } => format!("{why}: say the time as your own clock shows it"),
             Need::Time { day: None, .. } => "Your request says no time".to_string(),
             Need::Time { day: Some(day), .. } => {
                 format!(

@@ -472,6 +472,7 @@ fn a_date_that_reads_two_ways_is_asked_with_both_readings() {
         day: None,
         options,
         two_way: Some(written),
+        unread_zone: None,
     };
     assert_eq!(
         need.question(),
@@ -831,6 +832,29 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
             "{text:?}"
         );
     }
+}
+
+#[test]
+fn a_time_in_a_zone_that_means_several_offsets_is_asked_again_naming_it() {
+    let words = UserWords {
+        request: "remind me tomorrow at 9 IST to call the Bangalore office",
+        answers: &[],
+        judged: crate::tools::WritesAsked::NONE,
+    };
+    let need = unstated_time(&words, now()).expect("the time is asked again");
+    let reason = need.reason();
+    assert!(reason.contains("IST"), "{reason}");
+    assert!(reason.contains("+05:30"), "{reason}");
+    // Without a zone, the usual reason.
+    let words = UserWords {
+        request: "remind me to call the Bangalore office",
+        answers: &[],
+        judged: crate::tools::WritesAsked::NONE,
+    };
+    assert_eq!(
+        unstated_time(&words, now()).expect("asked").reason(),
+        "Your request says no time"
+    );
 }
 
 #[test]
