@@ -2,8 +2,8 @@
 //! effect nobody wants unasked, so the judging leans on precision: what
 //! the rules ([`plan::classify`]) recognise stands (a verb of keeping, a
 //! "remind me", an act, the project list, a greeting); a request they read
-//! as a question is a save or a reminder only when its nearest labelled
-//! examples ([`crate::meaning::route`]) say so and the model, asked under
+//! as a question is a save or a reminder only when its labelled examples
+//! ([`crate::meaning::route`]) say so clearly and the model, asked under
 //! a schema to choose between that and a question, agrees ("fyi my gym
 //! number is …"). Everything else stays a question, whose reads decide
 //! between the user's memories, general knowledge and small talk by
@@ -65,7 +65,9 @@ impl Run {
             return Ok(None);
         };
         tracing::info!(reply = %self.reply.id, ?route, "routed by the examples");
-        if !matches!(route.kind, Routed::Save | Routed::Remind) {
+        // The examples must say it clearly (their lead over the next kind),
+        // and then the model must agree.
+        if !matches!(route.kind, Routed::Save | Routed::Remind) || !route.is_clear() {
             return Ok(None);
         }
         let picked = self.model_judges(&route, Routed::Read).await?;
