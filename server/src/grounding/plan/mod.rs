@@ -27,9 +27,8 @@ pub enum Kind {
     Save,
     /// Set a reminder.
     Remind,
-    /// An act Imprint has no tool for ("Move that to Friday"): `verb`,
-    /// when the request opens with it.
-    CannotDo { verb: Option<String> },
+    /// An act Imprint has no tool for ("Move that to Friday"): `verb`.
+    CannotDo { verb: String },
     /// The user's projects ("List my projects.").
     Projects,
     /// A greeting or thanks: the model's own short answer.
@@ -209,7 +208,7 @@ pub fn classify(request: &str) -> Plan {
     if let Some(verb) = opening_verb(&words).filter(|v| CANNOT_DO.contains(&v.as_str())) {
         return Plan {
             reason: format!("the request asks to {verb}, which Imprint cannot do"),
-            kind: Kind::CannotDo { verb: Some(verb) },
+            kind: Kind::CannotDo { verb },
         };
     }
     if asks_for_projects(&words) {

@@ -45,9 +45,7 @@ fn an_act_imprint_has_no_tool_for_is_said_so_by_its_verb() {
     ] {
         assert_eq!(
             kind(request),
-            Kind::CannotDo {
-                verb: Some(verb.into())
-            },
+            Kind::CannotDo { verb: verb.into() },
             "{request}"
         );
         assert!(classify(request).reason.contains(verb));
@@ -413,7 +411,7 @@ fn fresh_phrasings_a_user_wrote() {
     assert_eq!(
         kind("can u text tom that i'll be 20 mins late"),
         Kind::CannotDo {
-            verb: Some("text".into())
+            verb: "text".into()
         }
     );
     // "how's it going" is a greeting, not a question for the model.

@@ -126,8 +126,8 @@ impl Run {
     }
 }
 
-/// The plan of a judged kind; the rules' plan where they agree (their
-/// reason, an act's verb).
+/// The plan of a judged kind: a save or a reminder the rules missed; any
+/// other kind leaves the rules' plan as it is.
 fn plan_of(kind: Routed, rules: Plan) -> Plan {
     let plan = |kind, reason: &str| Plan {
         kind,
@@ -136,16 +136,7 @@ fn plan_of(kind: Routed, rules: Plan) -> Plan {
     match kind {
         Routed::Save => plan(Kind::Save, "the request reads as one to keep something"),
         Routed::Remind => plan(Kind::Remind, "the request reads as one for a reminder"),
-        Routed::Read | Routed::General => plan(Kind::Question, "the request asks something"),
-        Routed::SmallTalk => plan(Kind::SmallTalk, "the request reads as small talk"),
-        Routed::Projects => plan(Kind::Projects, "the request asks for the project list"),
-        Routed::CannotDo => match rules.kind {
-            Kind::CannotDo { .. } => rules,
-            _ => plan(
-                Kind::CannotDo { verb: None },
-                "the request asks for an act Imprint has no tool for",
-            ),
-        },
+        _ => rules,
     }
 }
 

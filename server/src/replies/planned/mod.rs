@@ -44,7 +44,7 @@ impl Run {
         match plan.kind {
             Kind::Save => self.planned_write(STORE).await,
             Kind::Remind => self.planned_write(REMIND).await,
-            Kind::CannotDo { verb } => self.cannot_do(verb.as_deref()).await,
+            Kind::CannotDo { verb } => self.cannot_do(&verb).await,
             Kind::Projects => self.list_projects().await,
             Kind::SmallTalk => self.general(false).await,
             Kind::Question => self.question().await,

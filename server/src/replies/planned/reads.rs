@@ -301,7 +301,7 @@ impl Run {
 
     /// An act Imprint has no tool for: said in a sentence, with what the
     /// memories hold about it.
-    pub(super) async fn cannot_do(&mut self, verb: Option<&str>) -> Result<(), Interrupt> {
+    pub(super) async fn cannot_do(&mut self, verb: &str) -> Result<(), Interrupt> {
         let projects = self.recent_projects().await;
         // The memory the user chose when Imprint asked what "that" is, or
         // what their own words for it find, or the request's.
@@ -319,20 +319,14 @@ impl Run {
             found = self.search(&topic, None).await;
         }
         // "I can't call anyone", "I can't book anything".
-        let mut text = match verb {
-            Some(verb) => {
-                let whom = match verb {
-                    "call" | "phone" | "text" | "email" | "e-mail" | "mail" | "message"
-                    | "invite" | "reply" => "anyone",
-                    _ => "anything",
-                };
-                format!("I can't {verb} {whom} for you: I can keep your memories, look them up and set reminders.")
-            }
-            None => {
-                "I can't do that for you: I can keep your memories, look them up and set reminders."
-                    .to_string()
-            }
+        let whom = match verb {
+            "call" | "phone" | "text" | "email" | "e-mail" | "mail" | "message" | "invite"
+            | "reply" => "anyone",
+            _ => "anything",
         };
+        let mut text = format!(
+            "I can't {verb} {whom} for you: I can keep your memories, look them up and set reminders."
+        );
         if !found.is_empty() {
             text.push_str("\n\n");
             text.push_str(&own_answer::from_found(&found.join("\n")));
