@@ -58,11 +58,17 @@ fn misspelt_remind_me(lower: &str) -> Option<(usize, usize)> {
 
 /// A `remind` call's text, kept when it shares a word of substance with
 /// what the user said; else the request's own ("Call him tomorrow at 9"),
-/// with what the user said the request's reference `meant` ("Call Tom").
+/// with what the user said the request's reference `meant` ("Call Tom"); a
+/// text that is only the reference ("It") is what they said or `chosen`.
 /// A small model copied Imprint's note into it ("remind now with the text
 /// and that time"). Either way without the time, which the reminder keeps
 /// in `at` and `repeat` ("Call him").
-pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>, meant: Option<&str>) -> Value {
+pub fn reminder_text_from_user(
+    args: &Value,
+    words: &UserWords<'_>,
+    meant: Option<&str>,
+    chosen: Option<&str>,
+) -> Value {
     let said: Vec<String> = words
         .latest_first()
         .flat_map(|text| reference::topic(text, &[]))
@@ -74,7 +80,8 @@ pub fn reminder_text_from_user(args: &Value, words: &UserWords<'_>, meant: Optio
     let bare = text.trim().trim_end_matches(['.', '!']);
     let only_the_reference = reference::find(words.request, "", &[])
         .is_some_and(|found| bare.is_empty() || bare.eq_ignore_ascii_case(&found.phrase));
-    if let Some(meaning) = meant.filter(|_| only_the_reference) {
+    // Or the thing they chose from Imprint's options for it.
+    if let Some(meaning) = meant.or(chosen).filter(|_| only_the_reference) {
         let mut args = args.clone();
         if let Some(map) = args.as_object_mut() {
             map.insert("text".into(), Value::String(meaning.trim().to_string()));

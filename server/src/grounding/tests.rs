@@ -752,12 +752,15 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     let copied =
         json!({"text": "remind now with the text and that time", "at": "2030-01-01T09:00"});
     assert_eq!(
-        reminder_text_from_user(&copied, &words, None)["text"],
+        reminder_text_from_user(&copied, &words, None, None)["text"],
         "Call him"
     );
     for kept in ["Call Tom", "call him"] {
         let args = json!({"text": kept, "at": "2030-01-01T09:00"});
-        assert_eq!(reminder_text_from_user(&args, &words, None)["text"], kept);
+        assert_eq!(
+            reminder_text_from_user(&args, &words, None, None)["text"],
+            kept
+        );
     }
     // A note, not a sentence.
     let words_said = UserWords {
@@ -767,13 +770,13 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     };
     let args = json!({"text": "Send the invoice.", "at": "2030-01-01T09:00"});
     assert_eq!(
-        reminder_text_from_user(&args, &words_said, None)["text"],
+        reminder_text_from_user(&args, &words_said, None, None)["text"],
         "Send the invoice"
     );
     // The time is the reminder's `at`, not its text.
     let args = json!({"text": "Call Tom tomorrow at 9", "at": "2030-01-01T09:00"});
     assert_eq!(
-        reminder_text_from_user(&args, &words, None)["text"],
+        reminder_text_from_user(&args, &words, None, None)["text"],
         "Call Tom"
     );
     // The request copied: what it asks to be reminded of.
@@ -785,7 +788,7 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     let args =
         json!({"text": "Remind me about the dentist next Monday at 10", "at": "2030-01-07T10:00"});
     assert_eq!(
-        reminder_text_from_user(&args, &words, None)["text"],
+        reminder_text_from_user(&args, &words, None, None)["text"],
         "The dentist"
     );
     // "him" said to be Tom: a text of no substance ("call me") is the
@@ -798,7 +801,7 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
     for text in ["call me", "Call him"] {
         let args = json!({"text": text, "at": "2030-01-01T09:00"});
         assert_eq!(
-            reminder_text_from_user(&args, &words, Some("Tom"))["text"],
+            reminder_text_from_user(&args, &words, Some("Tom"), None)["text"],
             "Call Tom",
             "{text}"
         );
@@ -809,7 +812,8 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
         reminder_text_from_user(
             &args,
             &words,
-            Some("the man who fixed our roof last spring")
+            Some("the man who fixed our roof last spring"),
+            None
         )["text"],
         "call him"
     );
@@ -826,12 +830,24 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
             reminder_text_from_user(
                 &args,
                 &words,
-                Some("picking up the parcel from the post office")
+                Some("picking up the parcel from the post office"),
+                None
             )["text"],
             "picking up the parcel from the post office",
             "{text:?}"
         );
     }
+    // Or the thing the user chose from Imprint's options.
+    let args = json!({"text": "It", "at": "2030-01-01T09:00"});
+    assert_eq!(
+        reminder_text_from_user(
+            &args,
+            &words,
+            None,
+            Some("Parcel at the post office (3 Dec)")
+        )["text"],
+        "Parcel at the post office (3 Dec)"
+    );
 }
 
 #[test]

@@ -33,6 +33,19 @@ impl Run {
             })
     }
 
+    /// The label of the thing the user chose from Imprint's options for
+    /// a reference ("remind me about it" → "Billing meeting (12 Nov)").
+    pub(in crate::replies) fn chosen_label(&self) -> Option<&str> {
+        self.settled
+            .iter()
+            .find_map(|(kind, resolved)| match resolved {
+                Some(Resolved::Memory { label, .. }) if *kind == NeedKind::Reference => {
+                    Some(label.as_str())
+                }
+                _ => None,
+            })
+    }
+
     /// Imprint asked what a reference means, and no answer said.
     pub(in crate::replies) fn reference_unknown(&self) -> bool {
         self.settled

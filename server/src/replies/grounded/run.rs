@@ -110,7 +110,12 @@ impl Run {
         };
         match name {
             REMIND => grounding::recurring(
-                &grounding::reminder_text_from_user(&args, &words, self.meant()),
+                &grounding::reminder_text_from_user(
+                    &args,
+                    &words,
+                    self.meant(),
+                    self.chosen_label(),
+                ),
                 &words,
                 self.env.clock.now(),
             ),
