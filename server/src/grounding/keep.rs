@@ -296,7 +296,8 @@ fn saved_under(before: &str) -> Option<String> {
     (!substance.is_empty()).then(|| label.to_string())
 }
 
-fn capitalized(text: &str) -> String {
+/// `text` with a capital first letter.
+pub(crate) fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
     chars
         .next()

@@ -31,6 +31,7 @@ pub mod reference;
 mod remind;
 pub mod when;
 
+pub(crate) use keep::capitalized;
 pub use keep::{asks_to_save, content_to_save, memory_content_from_user, what_to_save};
 pub use need::{Need, NeedKind, Resolved};
 use remind::about;

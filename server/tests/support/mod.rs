@@ -72,6 +72,11 @@ impl TestServer {
     /// A server on planned turns (the built-in model's path): the `local`
     /// provider, reached at a stand-in playing `scenarios`.
     pub async fn start_planned(scenarios: Vec<Scenario>) -> Self {
+        Self::start_planned_with(scenarios, &[]).await
+    }
+
+    /// [`Self::start_planned`] with more of `imprint`'s arguments.
+    async fn start_planned_with(scenarios: Vec<Scenario>, args: &[&str]) -> Self {
         let standin = StandIn::start(scenarios).await;
         let base = standin.base_url();
         let model = [
@@ -82,7 +87,7 @@ impl TestServer {
             "--chat-model",
             "standin",
         ];
-        Self::start_with(standin, &model, &[]).await
+        Self::start_with(standin, &model, args).await
     }
 
     /// A server on planned turns with finding by meaning on (the real
@@ -97,18 +102,8 @@ impl TestServer {
             );
         }
         let dir = dir.to_str().unwrap().to_string();
-        let standin = StandIn::start(scenarios).await;
-        let base = standin.base_url();
-        let model = [
-            "--chat-provider",
-            "local",
-            "--chat-base-url",
-            &base,
-            "--chat-model",
-            "standin",
-        ];
         let server =
-            Self::start_with(standin, &model, &["--embedding-model-dir", dir.as_str()]).await;
+            Self::start_planned_with(scenarios, &["--embedding-model-dir", dir.as_str()]).await;
         server.meaning_ready().await;
         server
     }

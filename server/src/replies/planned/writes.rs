@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::grounding::plan;
+use crate::grounding::{capitalized, plan};
 use crate::meaning::route::Routed;
 use crate::models::{ChatMessage, StepRequest, ToolCallRequest};
 use crate::replies::own_answer;
@@ -244,15 +244,6 @@ fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> bool {
     }
     let held = ours.iter().filter(|w| theirs.contains(w)).count();
     held * 5 >= ours.len() * 4
-}
-
-/// `text` with a capital first letter.
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// "Allotment gate code" → "allotment gate code"; a name stays.

@@ -110,9 +110,7 @@ impl SmallModelPolicy {
             arguments,
         })
     }
-}
 
-impl SmallModelPolicy {
     /// True when the user asked for a reminder: in their words, or by the
     /// kind the request was judged.
     fn asked_for_reminder(&self, request: &str) -> bool {
