@@ -114,7 +114,7 @@ impl Run {
                     .and_then(Value::as_str)
                     .and_then(Routed::from_label)
                     .unwrap_or(other);
-                tracing::info!(reply = %self.reply.id, ?picked, "the model judged between the two nearest kinds");
+                tracing::info!(reply = %self.reply.id, ?picked, "the model judged between the examples' kind and a question");
                 Ok(picked)
             }
             Err(_) if self.reply.stop_token().is_cancelled() => Err(Interrupt::Stopped),
