@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 # Tests configure their own servers; a developer's settings must not leak in.
 while IFS= read -r var; do unset "$var"; done < <(env | grep -o '^IMPRINT_[A-Z_]*' || true)
+# One full build, not an edit loop: incremental caches would only take disk
+# (they were 13 GB beside the test binaries).
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 # The local model (downloads and a C++ build, about 10 minutes on a new
 # machine) is set up beside the Rust builds, which leave a core idle while
