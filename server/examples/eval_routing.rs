@@ -1,0 +1,234 @@
+//! How well each way of routing a request by its labelled examples names
+//! its kind. Prints figures, asserts nothing.
+//!
+//! 1. The shipped examples, 10-fold: each fold routed by a router built on
+//!    the other nine.
+//! 2. Labelled requests from evaluation sets (`cases.json` files given as
+//!    arguments; a case's kind read or notfound is a read, smalltalk is
+//!    small talk, ask cases are left out), routed by a router built on all
+//!    the examples, beside the rules' kind.
+//!
+//! For each: the share routed right, and the writes made unasked (a
+//! request that is no save or reminder routed as one) and missed, at each
+//! probability floor a write must clear.
+//!
+//! `scripts/embedding-model.sh ensure`, then
+//! `cargo run --release -p imprint --example eval_routing -- SET/cases.json…`
+
+use std::collections::BTreeMap;
+
+use imprint::grounding::plan::{classify, Kind};
+use imprint::meaning::minilm::MiniLm;
+use imprint::meaning::route::{
+    parse_examples, Classifier, Route, Routed, Router, Training, EXAMPLES,
+};
+
+type Labelled = Vec<(Routed, Vec<f32>)>;
+
+fn main() {
+    let dir = imprint::meaning::cached_model_dir().expect("a cache directory");
+    let model =
+        MiniLm::load(&dir).expect("the embedding model (scripts/embedding-model.sh ensure)");
+    let embed = |texts: &[String]| -> Vec<Vec<f32>> {
+        texts
+            .chunks(32)
+            .flat_map(|chunk| {
+                let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+                model.embed(&refs).expect("embedded")
+            })
+            .collect()
+    };
+    let examples = parse_examples(EXAMPLES).expect("the examples parse");
+    let texts: Vec<String> = examples.iter().map(|(_, r)| r.to_string()).collect();
+    let labelled: Labelled = examples
+        .iter()
+        .map(|(k, _)| *k)
+        .zip(embed(&texts))
+        .collect();
+    let trainings = [
+        Training::default(),
+        Training {
+            penalty: 1e-2,
+            ..Training::default()
+        },
+        Training {
+            penalty: 1e-4,
+            ..Training::default()
+        },
+        Training {
+            passes: 1000,
+            ..Training::default()
+        },
+    ];
+
+    println!("## The examples, 10-fold ({} examples)\n", labelled.len());
+    let mut folds: BTreeMap<String, Vec<(Routed, Route)>> = BTreeMap::new();
+    for fold in 0..10 {
+        let (test, train): (Vec<_>, Vec<_>) = labelled
+            .iter()
+            .cloned()
+            .enumerate()
+            .partition(|(i, _)| i % 10 == fold);
+        let train: Labelled = train.into_iter().map(|(_, e)| e).collect();
+        let router = Router::new(&train);
+        for (_, (kind, vector)) in &test {
+            let mut put = |name: String, route: Option<Route>| {
+                folds
+                    .entry(name)
+                    .or_default()
+                    .push((*kind, route.expect("routed")));
+            };
+            put("3 nearest".into(), router.nearest(vector));
+        }
+        for training in &trainings {
+            let classifier = Classifier::train(&train, *training);
+            for (_, (kind, vector)) in &test {
+                folds
+                    .entry(format!("linear {training:?}"))
+                    .or_default()
+                    .push((*kind, classifier.route(vector).expect("routed")));
+            }
+        }
+    }
+    for (name, routed) in &folds {
+        report(name, routed);
+    }
+
+    let router = Router::new(&labelled);
+    for path in std::env::args().skip(1) {
+        let text = std::fs::read_to_string(&path).expect("the cases file");
+        let cases: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let mut requests = Vec::new();
+        for case in cases["cases"].as_array().expect("cases") {
+            let kind = match case["kind"].as_str().unwrap_or("") {
+                "read" | "notfound" => Routed::Read,
+                "general" => Routed::General,
+                "smalltalk" => Routed::SmallTalk,
+                "save" => Routed::Save,
+                "remind" => Routed::Remind,
+                _ => continue,
+            };
+            requests.push((kind, case["request"].as_str().unwrap_or("").to_string()));
+        }
+        let texts: Vec<String> = requests.iter().map(|(_, r)| r.clone()).collect();
+        let vectors = embed(&texts);
+        println!("\n## {path} ({} requests)\n", requests.len());
+        let by = |route: &dyn Fn(&[f32]) -> Option<Route>| -> Vec<(Routed, Route)> {
+            requests
+                .iter()
+                .zip(&vectors)
+                .map(|((kind, _), v)| (*kind, route(v).expect("routed")))
+                .collect()
+        };
+        report("3 nearest", &by(&|v| router.nearest(v)));
+        let linear = by(&|v| router.route(v));
+        report("the shipped router (linear, default training)", &linear);
+        let rules: Vec<(Routed, Routed)> = requests
+            .iter()
+            .map(|(kind, request)| (*kind, rules_kind(request)))
+            .collect();
+        let writes_wrong = rules
+            .iter()
+            .filter(|(truth, got)| is_write(*got) && truth != got)
+            .count();
+        let writes_missed = rules
+            .iter()
+            .filter(|(truth, got)| is_write(*truth) && truth != got)
+            .count();
+        let right = rules
+            .iter()
+            .filter(|(truth, got)| coarse(*truth) == coarse(*got))
+            .count();
+        println!(
+            "| rules (read, general as one) | {right}/{} | unasked writes {writes_wrong}, missed {writes_missed} |",
+            rules.len()
+        );
+        // The rules first; a question they read becomes a write when the
+        // classifier says so with a lead (before the model is asked).
+        for (floor, lead) in [(0.3f32, 0.0f32), (0.4, 0.1), (0.5, 0.15)] {
+            let combined: Vec<(Routed, Routed)> = rules
+                .iter()
+                .zip(&linear)
+                .map(|((truth, rules), (_, route))| {
+                    let write = *rules == Routed::Read
+                        && is_write(route.kind)
+                        && route.score >= floor
+                        && route.margin() >= lead;
+                    (*truth, if write { route.kind } else { *rules })
+                })
+                .collect();
+            let unasked = combined
+                .iter()
+                .filter(|(truth, got)| is_write(*got) && truth != got)
+                .count();
+            let missed = combined
+                .iter()
+                .filter(|(truth, got)| is_write(*truth) && truth != got)
+                .count();
+            println!("| rules, then linear writes at p ≥ {floor}, lead ≥ {lead} | | unasked writes {unasked}, missed {missed} |");
+        }
+        for ((kind, request), (_, route)) in requests.iter().zip(&linear) {
+            if *kind != route.kind {
+                println!(
+                    "  - {:?} routed {:?} ({:.2}, then {:?}): {request}",
+                    kind,
+                    route.kind,
+                    route.score,
+                    route
+                        .runner_up
+                        .map(|(k, s)| (k, (s * 100.0).round() / 100.0))
+                );
+            }
+        }
+    }
+}
+
+fn is_write(kind: Routed) -> bool {
+    matches!(kind, Routed::Save | Routed::Remind)
+}
+
+fn coarse(kind: Routed) -> Routed {
+    match kind {
+        Routed::General => Routed::Read,
+        other => other,
+    }
+}
+
+fn rules_kind(request: &str) -> Routed {
+    match classify(request).kind {
+        Kind::Save => Routed::Save,
+        Kind::Remind => Routed::Remind,
+        Kind::CannotDo { .. } => Routed::CannotDo,
+        Kind::Projects => Routed::Projects,
+        Kind::SmallTalk => Routed::SmallTalk,
+        Kind::Question => Routed::Read,
+    }
+}
+
+/// One line: the share right, and unasked and missed writes when a write
+/// must clear each floor of its score (below it, a write is not made).
+fn report(name: &str, routed: &[(Routed, Route)]) {
+    let right = routed.iter().filter(|(k, r)| *k == r.kind).count();
+    let floors = [0.0f32, 0.5, 0.7, 0.9];
+    let at: Vec<String> = floors
+        .iter()
+        .map(|floor| {
+            let made = |r: &Route| is_write(r.kind) && r.score >= *floor;
+            let unasked = routed
+                .iter()
+                .filter(|(k, r)| made(r) && *k != r.kind)
+                .count();
+            let missed = routed
+                .iter()
+                .filter(|(k, r)| is_write(*k) && !(made(r) && *k == r.kind))
+                .count();
+            format!("≥{floor}: unasked {unasked}, missed {missed}")
+        })
+        .collect();
+    println!(
+        "| {name} | {right}/{} ({:.0} %) | {} |",
+        routed.len(),
+        100.0 * right as f32 / routed.len() as f32,
+        at.join("; ")
+    );
+}
