@@ -34,10 +34,11 @@ fn tools_called(events: &[Value]) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_fact_given_without_a_verb_of_keeping_is_saved_in_the_users_words() {
-    // The examples find it between a save and a read: the model judges
-    // which (the first step), then words the fact (the second).
+    // The examples find a save likely and the rules do not: the model
+    // judges whether it tells or asks (the first step), then words the
+    // fact (the second).
     let server = TestServer::start_planned_by_meaning(vec![
-        once("climbing", step(json!({"kind": "save"}))),
+        once("climbing", step(json!({"kind": "statement"}))),
         once(
             "climbing",
             step(json!({"fact": "Membership number at the climbing gym: CLB-00482-7"})),
@@ -60,14 +61,14 @@ async fn a_fact_given_without_a_verb_of_keeping_is_saved_in_the_users_words() {
     );
     let text = assistant_text(&events);
     assert!(text.contains("CLB-00482-7"), "{text}");
-    // Both steps were constrained: to the two nearest kinds, then to the
-    // fact alone.
+    // Both steps were constrained: to whether it tells or asks, then to
+    // the fact alone.
     let requests = server.standin.requests_for("climbing");
     assert_eq!(requests.len(), 2, "{requests:?}");
     let schema = |i: usize| requests[i]["response_format"]["json_schema"]["schema"].clone();
     assert_eq!(
         schema(0)["properties"]["kind"]["enum"],
-        json!(["save", "read"]),
+        json!(["statement", "question"]),
         "{requests:?}"
     );
     assert!(schema(1)["properties"]["fact"].is_object(), "{requests:?}");
@@ -78,7 +79,7 @@ async fn a_fact_the_model_rewords_beyond_the_users_words_is_asked_for_not_kept()
     let server = TestServer::start_planned_by_meaning(vec![scenario(
         "locker",
         vec![step(
-            json!({"kind": "save", "fact": "The user rents locker 112 at a premium fitness club"}),
+            json!({"kind": "statement", "fact": "The user rents locker 112 at a premium fitness club"}),
         )],
     )])
     .await;
@@ -183,7 +184,7 @@ async fn a_reminder_asked_for_with_no_remind_me_is_set_with_the_users_words() {
     let server = TestServer::start_planned_by_meaning(vec![scenario(
         "bins",
         vec![step(
-            json!({"kind": "remind", "text": "putting the bins out"}),
+            json!({"kind": "reminder", "text": "putting the bins out"}),
         )],
     )])
     .await;

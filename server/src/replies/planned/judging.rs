@@ -3,21 +3,24 @@
 //! the rules ([`plan::classify`]) recognise stands (a verb of keeping, a
 //! "remind me", an act, the project list, a greeting); a request they read
 //! as a question is a save or a reminder only when its labelled examples
-//! ([`crate::meaning::route`]) say so clearly and the model, asked under
-//! a schema to choose between that and a question, agrees ("fyi my gym
-//! number is …"). Everything else stays a question, whose reads decide
+//! ([`crate::meaning::route`]) find it likely, it does not end in a
+//! question mark, and the model, asked under a schema whether it tells
+//! or asks (a save) or wants a reminder or asks (a reminder), agrees ("fyi
+//! my gym number is …"). Everything else stays a question, whose reads decide
 //! between the user's memories, general knowledge and small talk by
 //! meaning. The judged kind is kept with the reply's state, so a reply
 //! restored after a restart goes on as it began.
 //!
 //! Measured (session 15, fresh set 3): letting the examples' kind override
 //! the rules turned 14 of 29 reads into unasked saves; the examples' kNN
-//! is swayed by a request's topic more than by what it asks.
+//! is swayed by a request's topic more than by what it asks. Session 16:
+//! the examples' linear classifier replaced their centroids (see
+//! [`crate::meaning::route`]).
 
 use serde_json::{json, Value};
 
 use crate::grounding::plan::{self, Kind, Plan};
-use crate::meaning::route::{Route, Routed};
+use crate::meaning::route::Routed;
 use crate::meaning::search::SETTLE_WAIT;
 use crate::models::{ChatMessage, StepRequest};
 use crate::replies::stream::{Interrupt, Run};
@@ -65,29 +68,33 @@ impl Run {
             return Ok(None);
         };
         tracing::info!(reply = %self.reply.id, ?route, "routed by the examples");
-        // The examples must say it clearly (their lead over the next kind),
-        // and then the model must agree.
-        if !matches!(route.kind, Routed::Save | Routed::Remind) || !route.is_clear() {
+        // The examples' classifier must find a write likely, and then the
+        // model must agree.
+        if !route.is_likely_write() {
             return Ok(None);
         }
-        let picked = self.model_judges(&route, Routed::Read).await?;
-        Ok((picked == route.kind).then_some(picked))
+        // A request that ends in a question mark asks; it keeps nothing.
+        if self.request.trim_end().ends_with('?') {
+            return Ok(None);
+        }
+        let agrees = match route.kind {
+            Routed::Save => self.model_picks(STATEMENT_OR_QUESTION, &["statement", "question"]),
+            _ => self.model_picks(REMINDER_OR_QUESTION, &["reminder", "question"]),
+        }
+        .await?
+        .is_some_and(|picked| picked != "question");
+        tracing::info!(reply = %self.reply.id, kind = ?route.kind, agrees, "the model judged the examples' write");
+        Ok(agrees.then_some(route.kind))
     }
 
-    /// The model's pick between the examples' kind and `other`, under a
-    /// schema that allows only them; `other` when the model fails (no write
-    /// is made on the examples' word alone).
-    async fn model_judges(&mut self, route: &Route, other: Routed) -> Result<Routed, Interrupt> {
-        let kinds = [route.kind, other];
-        let described: Vec<String> = kinds
-            .iter()
-            .map(|k| format!("\"{}\": {}", k.label(), describe(*k)))
-            .collect();
-        let system = format!(
-            "You sort a user's message to their personal memory assistant into one of two kinds.\n{}\n\nReply in JSON: \"kind\": the kind of the user's message.",
-            described.join("\n")
-        );
-        let labels: Vec<Value> = kinds.iter().map(|k| json!(k.label())).collect();
+    /// The model's pick among `labels`, under a schema that allows only
+    /// them; `None` when the model fails (no write is made on the
+    /// examples' word alone).
+    async fn model_picks(
+        &mut self,
+        system: &str,
+        labels: &[&str],
+    ) -> Result<Option<String>, Interrupt> {
         let schema = json!({
             "type": "object",
             "properties": {"kind": {"type": "string", "enum": labels}},
@@ -95,11 +102,11 @@ impl Run {
             "additionalProperties": false,
         });
         if self.ensure_slot().await.is_err() {
-            return Ok(other);
+            return Ok(None);
         }
         let step = StepRequest {
             messages: vec![
-                ChatMessage::System(system),
+                ChatMessage::System(system.to_string()),
                 ChatMessage::User(self.request.clone()),
             ],
             schema,
@@ -108,23 +115,36 @@ impl Run {
         };
         let stop = self.reply.stop_token().child_token();
         match self.env.model.constrained(step, stop).await {
-            Ok(value) => {
-                let picked = value
-                    .get("kind")
-                    .and_then(Value::as_str)
-                    .and_then(Routed::from_label)
-                    .unwrap_or(other);
-                tracing::info!(reply = %self.reply.id, ?picked, "the model judged between the examples' kind and a question");
-                Ok(picked)
-            }
+            Ok(value) => Ok(value
+                .get("kind")
+                .and_then(Value::as_str)
+                .filter(|picked| labels.contains(picked))
+                .map(str::to_string)),
             Err(_) if self.reply.stop_token().is_cancelled() => Err(Interrupt::Stopped),
             Err(error) => {
                 tracing::warn!(%error, "the model could not judge the kind; the rules' stands");
-                Ok(other)
+                Ok(None)
             }
         }
     }
 }
+
+/// The model's question for a save the examples find likely. Asked as
+/// "save or read", the built-in model took 4 of 10 unlabelled facts for
+/// saves (session 16, facts and questions of fresh sets 1–5, where the
+/// rules and examples disagreed); asked whether the message tells or asks,
+/// 10 of 10, and 10 of 12 questions stayed questions.
+const STATEMENT_OR_QUESTION: &str = "Is the user's message a statement or a question?\n\
+\"statement\": it tells something (a fact, a note, an update), even without a question word.\n\
+\"question\": it asks for something: a question, or a request to be given or told something.\n\n\
+Reply in JSON: \"kind\": \"statement\" or \"question\".";
+
+/// The model's question for a reminder the examples find likely.
+const REMINDER_OR_QUESTION: &str =
+    "You sort a user's message to their personal memory assistant into one of two kinds.\n\
+\"reminder\": the user wants to be reminded of something later.\n\
+\"question\": a question about the user's own things, answered from what they saved.\n\n\
+Reply in JSON: \"kind\": the kind of the user's message.";
 
 /// The plan of a judged kind: a save or a reminder the rules missed; any
 /// other kind leaves the rules' plan as it is.
@@ -137,20 +157,5 @@ fn plan_of(kind: Routed, rules: Plan) -> Plan {
         Routed::Save => plan(Kind::Save, "the request reads as one to keep something"),
         Routed::Remind => plan(Kind::Remind, "the request reads as one for a reminder"),
         _ => rules,
-    }
-}
-
-/// What each kind means, for the model choosing between two.
-fn describe(kind: Routed) -> &'static str {
-    match kind {
-        Routed::Save => "the user gives a fact to keep (or corrects one kept)",
-        Routed::Remind => "the user wants to be reminded of something",
-        Routed::Read => "a question about the user's own things, answered from what they saved",
-        Routed::General => "general knowledge, or a task that needs nothing of the user's",
-        Routed::SmallTalk => "a greeting, thanks or chit-chat",
-        Routed::CannotDo => {
-            "asks to act in the world: send, call, book, buy, pay, change a calendar"
-        }
-        Routed::Projects => "asks for the list of the user's projects",
     }
 }

@@ -135,8 +135,10 @@ impl Run {
     /// time grammar, not here); else the request without its time.
     async fn reminder_text_from_the_model(&mut self) -> Result<Option<String>, Interrupt> {
         let text = self.worded_by_the_model(REMIND_PROMPT, "text").await?;
+        let now = self.env.clock.now();
         let text = text
             .filter(|t| in_the_users_words(t, &self.request, Digits::Theirs))
+            .or_else(|| after_a_colon_closing_the_time(&self.request, now).map(str::to_string))
             .unwrap_or_else(|| crate::grounding::when::without_the_time(self.request.trim()));
         // A note, as the rules' texts are: "Putting the bins out".
         Ok(Some(capitalized(text.trim())).filter(|t| !t.is_empty()))
@@ -246,6 +248,20 @@ fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> bool {
     held * 5 >= ours.len() * 4
 }
 
+/// What follows a colon that closes the request's time: "set a reminder
+/// for tmrw at half past 7: defrost the salmon" → "defrost the salmon".
+fn after_a_colon_closing_the_time(
+    request: &str,
+    now: chrono::DateTime<chrono::Local>,
+) -> Option<&str> {
+    let (head, tail) = request.rsplit_once(": ")?;
+    let tail = tail.trim();
+    (!tail.is_empty()
+        && crate::grounding::when::stated(head, now).is_some()
+        && crate::grounding::when::stated(tail, now).is_none())
+    .then_some(tail)
+}
+
 /// "Allotment gate code" → "allotment gate code"; a name stays.
 fn lower_first(text: &str) -> String {
     let mut chars = text.chars();
@@ -277,7 +293,7 @@ fn the_value(answer: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{in_the_users_words, the_value, Digits};
+    use super::{after_a_colon_closing_the_time, in_the_users_words, the_value, Digits};
 
     #[test]
     fn a_fact_is_kept_only_in_the_users_words() {
@@ -299,6 +315,27 @@ mod tests {
             request
         ));
         assert!(!kept("", request));
+    }
+
+    #[test]
+    fn a_reminders_text_after_a_colon_that_closes_its_time_is_that_text() {
+        let now = chrono::Local::now();
+        assert_eq!(
+            after_a_colon_closing_the_time(
+                "set a reminder for tmrw at half past 7 in the morning: defrost the salmon",
+                now
+            ),
+            Some("defrost the salmon")
+        );
+        // No time before the colon, or one after it: not this shape.
+        assert_eq!(
+            after_a_colon_closing_the_time("note for later: defrost the salmon", now),
+            None
+        );
+        assert_eq!(
+            after_a_colon_closing_the_time("tomorrow: defrost the salmon at 9", now),
+            None
+        );
     }
 
     #[test]
