@@ -229,7 +229,7 @@ pub fn recurrence(text: &str) -> Option<Recurrence> {
     let weekday_plural = |w: &str| {
         WEEKDAYS
             .iter()
-            .any(|(name, _)| w.strip_suffix('s') == Some(name))
+            .any(|(name, _)| w.strip_suffix('s') == Some(name.as_str()))
     };
     let weekdays = has("weekdays")
         || has("workdays")
@@ -435,35 +435,29 @@ fn part_of_day(words: &[String]) -> Option<Part> {
     })
 }
 
-const WEEKDAYS: [(&str, Weekday); 7] = [
-    ("monday", Weekday::Mon),
-    ("tuesday", Weekday::Tue),
-    ("wednesday", Weekday::Wed),
-    ("thursday", Weekday::Thu),
-    ("friday", Weekday::Fri),
-    ("saturday", Weekday::Sat),
-    ("sunday", Weekday::Sun),
-];
+/// The days of the week by name, lower case ("monday"), from the
+/// calendar's own names (chrono's), not a list of ours.
+static WEEKDAYS: std::sync::LazyLock<Vec<(String, Weekday)>> = std::sync::LazyLock::new(|| {
+    // 1 January 2024 was a Monday.
+    NaiveDate::from_ymd_opt(2024, 1, 1)
+        .into_iter()
+        .flat_map(|monday| monday.iter_days().take(7))
+        .map(|day| (day.format("%A").to_string().to_lowercase(), day.weekday()))
+        .collect()
+});
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
+/// The months by name, lower case ("january"), January first.
+static MONTHS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+    (1..=12u8)
+        .filter_map(|n| chrono::Month::try_from(n).ok())
+        .map(|month| month.name().to_lowercase())
+        .collect()
+});
 
 /// True for a word (lower case) naming a day of the week or a month in
 /// full ("monday", "october"): a date said, even opening a sentence.
 pub(crate) fn names_a_day(word: &str) -> bool {
-    WEEKDAYS.iter().any(|(name, _)| *name == word) || MONTHS.contains(&word)
+    WEEKDAYS.iter().any(|(name, _)| name == word) || MONTHS.iter().any(|m| m == word)
 }
 
 /// The month a word names ("march", "mar"), 1–12.
@@ -474,7 +468,7 @@ pub(crate) fn month(word: &str) -> Option<u32> {
     let word = word.trim_end_matches('.');
     MONTHS
         .iter()
-        .position(|m| *m == word || (word.len() == 3 && m.starts_with(word) && word != "may"))
+        .position(|m| m == word || (word.len() == 3 && m.starts_with(word) && word != "may"))
         .or_else(|| (word == "may").then_some(4))
         .map(|i| i as u32 + 1)
 }
@@ -513,7 +507,7 @@ fn weekday_in_full(word: &str) -> Option<Weekday> {
     let singular = word.strip_suffix('s').unwrap_or(word);
     WEEKDAYS
         .iter()
-        .find(|(name, _)| word == *name || singular == *name)
+        .find(|(name, _)| word == name || singular == name)
         .map(|(_, weekday)| *weekday)
 }
 

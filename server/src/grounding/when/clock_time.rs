@@ -6,7 +6,8 @@ use chrono::NaiveTime;
 use super::{clock, says_a_day, Part};
 
 /// A clock time in the words: "9:30", "18:00", "9am", "9 pm", "at 9",
-/// "by 10", "7 o'clock", "noon", "midnight", "6.45pm", "at 18.45". `part`
+/// "by 10", "7 o'clock", "noon", "midnight", "6.45pm", "at 18.45", "half
+/// past 7", "quarter to 6". `part`
 /// settles whether a bare hour is morning or evening.
 pub(super) fn clock_time(words: &[String], part: Option<Part>) -> Option<NaiveTime> {
     (0..words.len()).find_map(|i| clock_at(words, i, part))
@@ -23,6 +24,9 @@ pub(super) fn clock_at(words: &[String], i: usize, part: Option<Part>) -> Option
     }
     if word == "noon" || word == "midday" {
         return clock(12, 0);
+    }
+    if word == "past" || word == "to" {
+        return minutes_past_or_to(words, i, part);
     }
     let (body, suffix) = split_suffix(word);
     let suffix = suffix.or(match next {
@@ -58,6 +62,45 @@ pub(super) fn clock_at(words: &[String], i: usize, part: Option<Part>) -> Option
         Some(Meridiem::Pm) if hour < 12 => hour + 12,
         Some(_) => hour,
         None if (1..12).contains(&hour) && part.is_some_and(Part::is_pm) => hour + 12,
+        None => hour,
+    };
+    clock(hour, minute)
+}
+
+/// "half past 7", "quarter to 6", "ten past 8", "twenty to 5pm": the word at
+/// `i` is "past" or "to", with the minutes before it and an hour of the
+/// clock's face (1–12) after it.
+fn minutes_past_or_to(words: &[String], i: usize, part: Option<Part>) -> Option<NaiveTime> {
+    let past = words[i] == "past";
+    let minutes = match i.checked_sub(1).map(|j| words[j].as_str())? {
+        "half" if past => 30,
+        "quarter" => 15,
+        // "5 to 6" is a span of hours more often than a time: minutes
+        // before "to" are said in words ("ten to six").
+        said if !past && said.starts_with(|c: char| c.is_ascii_digit()) => return None,
+        said => super::number(said).filter(|m| (1..=30).contains(m))? as u32,
+    };
+    let (body, suffix) = split_suffix(words.get(i + 1)?);
+    let suffix = suffix.or(match words.get(i + 2).map(String::as_str) {
+        Some("am") => Some(Meridiem::Am),
+        Some("pm") => Some(Meridiem::Pm),
+        _ => None,
+    });
+    let hour = body
+        .parse::<i64>()
+        .ok()
+        .or_else(|| super::number(body))
+        .filter(|h| (1..=12).contains(h))? as u32;
+    let (hour, minute) = if past {
+        (hour, minutes)
+    } else {
+        (if hour == 1 { 12 } else { hour - 1 }, 60 - minutes)
+    };
+    let hour = match suffix {
+        Some(Meridiem::Am) if hour == 12 => 0,
+        Some(Meridiem::Pm) if hour < 12 => hour + 12,
+        Some(_) => hour,
+        None if hour < 12 && part.is_some_and(Part::is_pm) => hour + 12,
         None => hour,
     };
     clock(hour, minute)

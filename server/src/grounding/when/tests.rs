@@ -552,3 +552,29 @@ fn the_order_of_a_date_comes_from_the_locale() {
     );
     assert_eq!(read(&[]), None);
 }
+
+#[test]
+fn clock_times_said_past_or_to_the_hour() {
+    let cases = [
+        (
+            "remind me at half past 7 in the morning to feed the cat",
+            at((2026, 12, 1), 7, 30),
+        ),
+        ("tomorrow at quarter past 9", at((2026, 12, 1), 9, 15)),
+        ("quarter to 6 this evening", at((2026, 11, 30), 17, 45)),
+        ("ten to six pm", at((2026, 11, 30), 17, 50)),
+        ("friday at twenty past eight am", at((2026, 12, 4), 8, 20)),
+        ("20 past 3pm", at((2026, 11, 30), 15, 20)),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(stated(text, now()), expected, "{text}");
+    }
+    // "to" between numbers is a span of hours, and "past" names no time
+    // without an hour after it.
+    assert_eq!(clock_time(&words("from 5 to 6"), None), None);
+    assert_eq!(clock_time(&words("it is long past due"), None), None);
+    assert_eq!(
+        without_the_time("feed the cat at half past 7"),
+        "feed the cat".to_string()
+    );
+}

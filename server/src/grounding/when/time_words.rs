@@ -181,7 +181,7 @@ pub(super) fn is_time_word(word: &str) -> bool {
         "the", "of", "to", "through", "-", "@", "half", "am", "pm", "o'clock", "oclock", "daily",
         "weekly", "nightly", "everyday", "weekday", "weekdays", "workday", "workdays", "working",
         "business", "mon-fri", "month", "weekend", "later", "soon", "sometime", "and", "quarter",
-        "from", "now",
+        "past", "from", "now",
     ];
     WORDS.contains(&word)
         || FILLERS.contains(&word)
