@@ -93,6 +93,22 @@ fn main() {
     for (name, routed) in &folds {
         report(name, routed);
     }
+    // Each kind's recall and precision for the shipped training.
+    if let Some(routed) = folds.get(&format!("linear {:?}", Training::default())) {
+        println!("\n| kind | examples | routed right (recall) | of those routed to it, right (precision) |\n|---|---|---|---|");
+        for kind in Routed::ALL {
+            let of_kind = routed.iter().filter(|(k, _)| *k == kind).count();
+            let right = routed
+                .iter()
+                .filter(|(k, r)| *k == kind && r.kind == kind)
+                .count();
+            let to_kind = routed.iter().filter(|(_, r)| r.kind == kind).count();
+            println!(
+                "| {} | {of_kind} | {right}/{of_kind} | {right}/{to_kind} |",
+                kind.label()
+            );
+        }
+    }
 
     let router = Router::new(&labelled);
     for path in std::env::args().skip(1) {

@@ -184,7 +184,7 @@ async fn a_reminder_asked_for_with_no_remind_me_is_set_with_the_users_words() {
     let server = TestServer::start_planned_by_meaning(vec![scenario(
         "bins",
         vec![step(
-            json!({"kind": "reminder", "text": "putting the bins out"}),
+            json!({"kind": "remind", "text": "putting the bins out"}),
         )],
     )])
     .await;

@@ -3,8 +3,8 @@
 //! the rules ([`plan::classify`]) recognise stands (a verb of keeping, a
 //! "remind me", an act, the project list, a greeting); a request they read
 //! as a question is a save or a reminder only when its labelled examples
-//! ([`crate::meaning::route`]) find it likely, it does not end in a
-//! question mark, and the model, asked under a schema whether it tells
+//! ([`crate::meaning::route`]) find it likely, it holds no question
+//! mark, and the model, asked under a schema whether it tells
 //! or asks (a save) or wants a reminder or asks (a reminder), agrees ("fyi
 //! my gym number is …"). Everything else stays a question, whose reads decide
 //! between the user's memories, general knowledge and small talk by
@@ -73,16 +73,30 @@ impl Run {
         if !route.is_likely_write() {
             return Ok(None);
         }
-        // A request that ends in a question mark asks; it keeps nothing.
-        if self.request.trim_end().ends_with('?') {
+        // A request with a question mark asks ("plumber's number? the
+        // boiler is banging again"); it keeps nothing.
+        if self.request.contains('?') {
+            return Ok(None);
+        }
+        // A reminder nobody asked for in words must at least say when:
+        // "what time do I collect Maya" says none, and is a question.
+        if route.kind == Routed::Remind
+            && crate::grounding::when::stated(&self.request, self.env.clock.now()).is_none()
+        {
             return Ok(None);
         }
         let agrees = match route.kind {
-            Routed::Save => self.model_picks(STATEMENT_OR_QUESTION, &["statement", "question"]),
-            _ => self.model_picks(REMINDER_OR_QUESTION, &["reminder", "question"]),
-        }
-        .await?
-        .is_some_and(|picked| picked != "question");
+            Routed::Save => {
+                self.model_picks(STATEMENT_OR_QUESTION, &["statement", "question"])
+                    .await?
+                    == Some("statement".into())
+            }
+            _ => {
+                self.model_picks(REMINDER_OR_OTHER, &["remind", "other"])
+                    .await?
+                    == Some("remind".into())
+            }
+        };
         tracing::info!(reply = %self.reply.id, kind = ?route.kind, agrees, "the model judged the examples' write");
         Ok(agrees.then_some(route.kind))
     }
@@ -139,11 +153,13 @@ const STATEMENT_OR_QUESTION: &str = "Is the user's message a statement or a ques
 \"question\": it asks for something: a question, or a request to be given or told something.\n\n\
 Reply in JSON: \"kind\": \"statement\" or \"question\".";
 
-/// The model's question for a reminder the examples find likely.
-const REMINDER_OR_QUESTION: &str =
+/// The model's question for a reminder the examples find likely (and
+/// whose words say when). Asked "reminder or question", the built-in model
+/// said "reminder" for 6 of 6 questions about times; this way, 3 of 10.
+const REMINDER_OR_OTHER: &str =
     "You sort a user's message to their personal memory assistant into one of two kinds.\n\
-\"reminder\": the user wants to be reminded of something later.\n\
-\"question\": a question about the user's own things, answered from what they saved.\n\n\
+\"remind\": the user asks to be reminded, pinged or nudged at some time in the future.\n\
+\"other\": anything else: a question, a fact, a note.\n\n\
 Reply in JSON: \"kind\": the kind of the user's message.";
 
 /// The plan of a judged kind: a save or a reminder the rules missed; any
