@@ -207,3 +207,38 @@ async fn a_reminder_asked_for_with_no_remind_me_is_set_with_the_users_words() {
         "{reminders}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_project_list_and_thanks_in_words_no_rule_lists_are_told_by_the_examples() {
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "brilliant",
+        vec![Turn::text("Glad I could help!")],
+    )])
+    .await;
+    server
+        .remember("Website: launch is on 4 May", Some("Website"))
+        .await;
+    server
+        .remember("Thesis: survey budget 400 EUR", Some("Thesis"))
+        .await;
+    server.meaning_ready().await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "which projects have I got on the go at the moment")
+        .await;
+    assert_eq!(tools_called(&events), vec!["list_projects"], "{events:?}");
+    let text = assistant_text(&events);
+    assert!(
+        text.contains("Website") && text.contains("Thesis"),
+        "{text}"
+    );
+
+    let events = server.converse(&sid, "cheers, that's brilliant").await;
+    assert!(tools_called(&events).is_empty(), "{events:?}");
+    assert_eq!(assistant_text(&events), "Glad I could help!");
+    // One step: the model's own short answer, with no kind judged and no
+    // memory looked up for it.
+    let requests = server.standin.requests_for("brilliant");
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert!(requests[0].get("response_format").is_none(), "{requests:?}");
+}

@@ -375,15 +375,18 @@ async fn a_save_keeps_the_users_words_and_a_reminder_its_time_with_no_model() {
     assert!(server.standin.requests().is_empty(), "no model step");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread")]
 async fn the_project_list_is_read_once() {
-    let server = planned(Vec::new()).await;
+    // The examples tell a request for the project list (the real
+    // embedding weights).
+    let server = TestServer::start_planned_by_meaning(Vec::new()).await;
     server
         .remember("Website: launch is on 4 May", Some("Website"))
         .await;
     server
         .remember("Thesis: survey budget 400 EUR", Some("Thesis"))
         .await;
+    server.meaning_ready().await;
     let sid = server.create_session().await;
     let events = server.converse(&sid, "List my projects.").await;
     assert_eq!(tools_called(&events), vec!["list_projects"]);

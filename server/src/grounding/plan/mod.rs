@@ -1,6 +1,8 @@
 //! The plan of a reply with planned turns: what kind of request it is, and
 //! why. Rules decide where the words are plain (a save, a reminder, an
-//! act Imprint cannot do, the project list, small talk); every other
+//! act Imprint cannot do, a request naming nothing); the labelled
+//! examples tell greetings and the project list
+//! ([`crate::replies`]' judging); every other
 //! request is a question, answered from the memories a search finds about
 //! it, or, when it is about nothing of the user's, from the model's
 //! general knowledge. Each decision carries its reason, logged with the
@@ -78,71 +80,6 @@ const CANNOT_DO: &[&str] = &[
 /// courtesy).
 const BEFORE_VERB: &[&str] = &["go", "ahead", "and", "now", "just"];
 
-/// A request that is only this is small talk.
-const SMALL_TALK: &[&str] = &[
-    "hi",
-    "hello",
-    "hey",
-    "hallo",
-    "yo",
-    "thanks",
-    "thank",
-    "you",
-    "ty",
-    "cheers",
-    "good",
-    "morning",
-    "evening",
-    "afternoon",
-    "night",
-    "bye",
-    "goodbye",
-    "how",
-    "are",
-    "is",
-    "it",
-    "going",
-    "nice",
-    "great",
-    "cool",
-    "ok",
-    "okay",
-    "imprint",
-    "there",
-    "much",
-    "so",
-    "very",
-    "what's",
-    "up",
-    "whats",
-    "how's",
-    "hows",
-    "doing",
-    "howdy",
-    "hiya",
-    "thx",
-    "today",
-    "that's",
-    "thats",
-    "all",
-    "for",
-    "now",
-    "have",
-    "a",
-    "day",
-    "see",
-    "later",
-    "fine",
-    "well",
-    "i'm",
-    "im",
-    "you're",
-    "youre",
-    "lovely",
-    "awesome",
-    "perfect",
-];
-
 /// Words that open a question about what is, was or was kept, not a
 /// request to do something.
 const ASKING_WHAT: &[&str] = &[
@@ -211,16 +148,11 @@ pub fn classify(request: &str) -> Plan {
             kind: Kind::CannotDo { verb },
         };
     }
-    if asks_for_projects(&words) {
-        return plan(Kind::Projects, "the request asks for the project list");
-    }
-    // "Hi!", "thanks so much", "hmm", or only emoji ("👋😊").
-    if words.len() <= 6
-        && words
-            .iter()
-            .all(|w| SMALL_TALK.contains(&w.as_str()) || courtesy::names_nothing(w))
-    {
-        return plan(Kind::SmallTalk, "the request is a greeting or thanks");
+    // "hi", "hmm", or only emoji ("👋😊"): no word that names anything.
+    // Greetings, thanks and the project list in other words are the
+    // examples' to tell ([`crate::meaning::route`]).
+    if words.len() <= 6 && words.iter().all(|w| courtesy::names_nothing(w)) {
+        return plan(Kind::SmallTalk, "the request names nothing");
     }
     plan(Kind::Question, "the request asks something")
 }
@@ -232,24 +164,6 @@ fn opening_verb(words: &[String]) -> Option<String> {
         .iter()
         .find(|w| !BEFORE_VERB.contains(&w.as_str()) && !courtesy::is_courtesy(w))
         .cloned()
-}
-
-/// "List my projects", "What projects do I have?", "Show me the projects".
-fn asks_for_projects(words: &[String]) -> bool {
-    let Some(at) = words.iter().position(|w| w == "projects") else {
-        return false;
-    };
-    // "…my projects" or "which projects …", and nothing after but
-    // words of asking: "notes from my projects about X" is a search.
-    const ASKING: &[&str] = &[
-        "list", "show", "what", "which", "name", "my", "me", "all", "the", "are", "do", "i",
-        "have", "we", "our", "tell", "about", "give", "see", "current", "there", "any", "got",
-        "so", "far", "is", "of",
-    ];
-    words
-        .iter()
-        .enumerate()
-        .all(|(i, w)| i == at || ASKING.contains(&w.as_str()) || courtesy::is_courtesy(w))
 }
 
 /// True when the request is about the user's own life: it says "my", "we"

@@ -20,7 +20,7 @@
 use serde_json::{json, Value};
 
 use crate::grounding::plan::{self, Kind, Plan};
-use crate::meaning::route::Routed;
+use crate::meaning::route::{self, Routed};
 use crate::meaning::search::SETTLE_WAIT;
 use crate::models::{ChatMessage, StepRequest};
 use crate::replies::stream::{Interrupt, Run};
@@ -68,6 +68,14 @@ impl Run {
             return Ok(None);
         };
         tracing::info!(reply = %self.reply.id, ?route, "routed by the examples");
+        // Small talk and the project list write nothing: the classifier's
+        // word is enough when it is sure. Small talk says nothing of the
+        // user's own ("What is my usual?" is asked about, not chatted to).
+        let sure = route.score >= route::SURE;
+        let chat = route.kind == Routed::SmallTalk && !plan::is_personal(&self.request);
+        if sure && (chat || route.kind == Routed::Projects) {
+            return Ok(Some(route.kind));
+        }
         // The examples' classifier must find a write likely, and then the
         // model must agree.
         if !route.is_likely_write() {
@@ -162,8 +170,9 @@ const REMINDER_OR_OTHER: &str =
 \"other\": anything else: a question, a fact, a note.\n\n\
 Reply in JSON: \"kind\": the kind of the user's message.";
 
-/// The plan of a judged kind: a save or a reminder the rules missed; any
-/// other kind leaves the rules' plan as it is.
+/// The plan of a judged kind: a save, a reminder, small talk or the
+/// project list the rules did not read; any other kind leaves the rules'
+/// plan as it is.
 fn plan_of(kind: Routed, rules: Plan) -> Plan {
     let plan = |kind, reason: &str| Plan {
         kind,
@@ -172,6 +181,11 @@ fn plan_of(kind: Routed, rules: Plan) -> Plan {
     match kind {
         Routed::Save => plan(Kind::Save, "the request reads as one to keep something"),
         Routed::Remind => plan(Kind::Remind, "the request reads as one for a reminder"),
+        Routed::SmallTalk => plan(Kind::SmallTalk, "the examples read a greeting or thanks"),
+        Routed::Projects => plan(
+            Kind::Projects,
+            "the examples read a request for the project list",
+        ),
         _ => rules,
     }
 }
