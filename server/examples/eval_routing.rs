@@ -143,20 +143,13 @@ fn main() {
             .iter()
             .map(|(kind, request)| (*kind, rules_kind(request)))
             .collect();
-        let writes_wrong = rules
-            .iter()
-            .filter(|(truth, got)| is_write(*got) && truth != got)
-            .count();
-        let writes_missed = rules
-            .iter()
-            .filter(|(truth, got)| is_write(*truth) && truth != got)
-            .count();
+        let (rules_unasked, rules_missed) = writes_wrong(&rules);
         let right = rules
             .iter()
             .filter(|(truth, got)| coarse(*truth) == coarse(*got))
             .count();
         println!(
-            "| rules (read, general as one) | {right}/{} | unasked writes {writes_wrong}, missed {writes_missed} |",
+            "| rules (read, general as one) | {right}/{} | unasked writes {rules_unasked}, missed {rules_missed} |",
             rules.len()
         );
         // The rules first; a question they read becomes a write when the
@@ -173,14 +166,7 @@ fn main() {
                     (*truth, if write { route.kind } else { *rules })
                 })
                 .collect();
-            let unasked = combined
-                .iter()
-                .filter(|(truth, got)| is_write(*got) && truth != got)
-                .count();
-            let missed = combined
-                .iter()
-                .filter(|(truth, got)| is_write(*truth) && truth != got)
-                .count();
+            let (unasked, missed) = writes_wrong(&combined);
             println!("| rules, then linear writes at p ≥ {floor}, lead ≥ {lead} | | unasked writes {unasked}, missed {missed} |");
         }
         for ((kind, request), (_, route)) in requests.iter().zip(&linear) {
@@ -201,6 +187,20 @@ fn main() {
 
 fn is_write(kind: Routed) -> bool {
     matches!(kind, Routed::Save | Routed::Remind)
+}
+
+/// Of (true kind, routed kind) pairs: the writes made unasked (a request
+/// that is no such write routed as one) and the writes missed.
+fn writes_wrong(pairs: &[(Routed, Routed)]) -> (usize, usize) {
+    let unasked = pairs
+        .iter()
+        .filter(|(truth, got)| is_write(*got) && truth != got)
+        .count();
+    let missed = pairs
+        .iter()
+        .filter(|(truth, got)| is_write(*truth) && truth != got)
+        .count();
+    (unasked, missed)
 }
 
 fn coarse(kind: Routed) -> Routed {

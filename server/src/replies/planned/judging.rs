@@ -97,12 +97,12 @@ impl Run {
             Routed::Save => {
                 self.model_picks(STATEMENT_OR_QUESTION, &["statement", "question"])
                     .await?
-                    == Some("statement".into())
+                    == Some("statement")
             }
             _ => {
                 self.model_picks(REMINDER_OR_OTHER, &["remind", "other"])
                     .await?
-                    == Some("remind".into())
+                    == Some("remind")
             }
         };
         tracing::info!(reply = %self.reply.id, kind = ?route.kind, agrees, "the model judged the examples' write");
@@ -115,8 +115,8 @@ impl Run {
     async fn model_picks(
         &mut self,
         system: &str,
-        labels: &[&str],
-    ) -> Result<Option<String>, Interrupt> {
+        labels: &[&'static str],
+    ) -> Result<Option<&'static str>, Interrupt> {
         let schema = json!({
             "type": "object",
             "properties": {"kind": {"type": "string", "enum": labels}},
@@ -137,11 +137,10 @@ impl Run {
         };
         let stop = self.reply.stop_token().child_token();
         match self.env.model.constrained(step, stop).await {
-            Ok(value) => Ok(value
-                .get("kind")
-                .and_then(Value::as_str)
-                .filter(|picked| labels.contains(picked))
-                .map(str::to_string)),
+            Ok(value) => {
+                let picked = value.get("kind").and_then(Value::as_str);
+                Ok(labels.iter().copied().find(|label| picked == Some(*label)))
+            }
             Err(_) if self.reply.stop_token().is_cancelled() => Err(Interrupt::Stopped),
             Err(error) => {
                 tracing::warn!(%error, "the model could not judge the kind; the rules' stands");
