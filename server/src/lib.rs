@@ -25,6 +25,7 @@
 
 pub mod ask;
 pub mod clock;
+pub mod common_words;
 pub mod config;
 pub mod connections;
 pub mod engine;

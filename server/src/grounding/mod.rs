@@ -23,7 +23,7 @@
 //! the user left unnamed ([`reference`]), and a reminder's time
 //! ([`unstated_time`]).
 
-mod courtesy;
+pub(crate) mod courtesy;
 mod keep;
 mod need;
 pub mod plan;

@@ -121,40 +121,17 @@ const AFTER_DEMONSTRATIVE: &[&str] = &[
     "daily", "weekly", "and", "once",
 ];
 
-/// Function words and the verbs of asking: neither a topic to look up nor
-/// a thing a pronoun could stand for.
-#[rustfmt::skip]
-const STOP: &[&str] = &[
-    "as", "much", "many", "more", "most", "still", "already", "yet", "ever", "really", "wants",
-    "wanted", "asked", "needs", "needed", "sent", "called", "emailed", "told", "tells", "decides",
-    "went", "goes", "happened", "a", "an", "the", "this", "that", "these", "those", "my", "our",
-    "your", "his", "her", "their", "its", "it", "i", "me", "we", "us", "you", "he", "she", "they",
-    "them", "him", "mine", "one", "some", "any", "all", "and", "or", "but", "if", "so", "to", "of",
-    "in", "on", "at", "by", "for", "with", "about", "from", "into", "up", "down", "out", "over",
-    "again", "please", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is",
-    "are", "was", "were", "be", "been", "being", "do", "does", "did", "done", "have", "has", "had",
-    "can", "could", "will", "would", "should", "shall", "may", "might", "must", "let", "lets",
-    "let's", "there", "here", "then", "than", "too", "very", "just", "also", "not", "no", "yes",
-    "ok", "okay", "find", "look", "lookup", "search", "show", "tell", "give", "get", "say", "said",
-    "says", "saying", "decide", "decided", "discuss", "discussed", "mention", "mentioned", "talk",
-    "talked", "agree", "agreed", "write", "wrote", "note", "notes", "save", "store", "remember",
-    "remind", "reminder", "set", "add", "keep", "record", "book", "send", "open", "read", "check",
-    "need", "want", "like", "know", "think", "care", "last", "time", "times", "again", "next",
-    "week", "weeks", "day", "days", "today", "tomorrow", "tonight", "morning", "evening",
-    "afternoon", "night", "later", "soon", "before", "after", "every", "each", "daily", "weekly",
-    "memory", "memories", "thing", "things", "stuff", "something", "anything", "everything", "back",
-    "now", "up", "out", "down", "same", "other", "usual", "call", "do", "make", "made", "put",
-    "move", "change", "update", "cancel", "delete", "monday", "tuesday", "wednesday", "thursday",
-    "friday", "saturday", "sunday", "am", "pm", "o'clock", "at", "an", "till", "until", "summary",
-    "summarize", "summarise", "details", "detail", "info", "information", "where", "did", "i'm",
-    "i've", "we've", "you've", "is", "it's", "what's", "whats", "who's", "project", "projects", "latest", "newest", "recent", "recently",
-];
-
 /// The pronouns that stand for a person.
 const PERSON_PRONOUNS: &[&str] = &["he", "she", "him", "her", "his", "hers", "them"];
 
+/// Function words, the verbs of asking, the words for what Imprint
+/// keeps, courtesy, and the words of a time other than a month's name:
+/// neither a topic to look up nor a thing a pronoun could stand for.
 fn is_stop(word: &str) -> bool {
-    STOP.contains(&word) || word.chars().all(|c| c.is_ascii_digit())
+    crate::common_words::names_nothing_kept(word)
+        || super::courtesy::names_nothing(word)
+        || (super::when::is_time_word(word) && super::when::month(word).is_none())
+        || word.chars().all(|c| c.is_ascii_digit())
 }
 
 /// Finds an unnamed reference in `request`. `earlier` is the conversation

@@ -30,6 +30,7 @@ use clock_time::{clock_at, clock_time, is_anchor};
 pub use slashed_date::{date_order, date_order_of, DateOrder};
 use slashed_date::{Reading, Slashed};
 use span::span_from_now;
+pub(crate) use time_words::is_time_word;
 pub use time_words::{is_only_time, without_the_time, zone_name};
 pub use zone::{is_known_zone, said as zone_said, Said as ZoneSaid};
 

@@ -107,47 +107,22 @@ fn text_arg(args: &Value, key: &str) -> Option<String> {
     }
 }
 
-/// Words that name the user's memories in general, not what is in them:
-/// a query of only these ("notes", "all my memories") matches no memory by
-/// its words, so it lists the newest ones that pass the filters.
-const GENERIC_WORDS: &[&str] = &[
-    "notes",
-    "note",
-    "memories",
-    "memory",
-    "everything",
-    "anything",
-    "all",
-    "any",
-    "my",
-    "the",
-    "of",
-    "stuff",
-    "things",
-    "thing",
-    "entries",
-    "entry",
-    "items",
-    "item",
-    "info",
-    "information",
-    "saved",
-    "stored",
-    "recent",
-    "latest",
-    "new",
-    "newest",
-    "*",
-];
-
-/// True when every word of the query is a generic one.
+/// True when every word of the query names the user's memories in
+/// general, not what is in them ("notes", "all my memories", "*"): such a
+/// query matches no memory by its words, so it lists the newest ones that
+/// pass the filters.
 pub fn is_generic_query(query: &str) -> bool {
     let words: Vec<String> = query
         .split(|c: char| !(c.is_alphanumeric() || c == '*'))
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    !words.is_empty() && words.iter().all(|w| GENERIC_WORDS.contains(&w.as_str()))
+    !words.is_empty()
+        && words.iter().all(|w| {
+            w == "*"
+                || crate::common_words::is_function_word(w)
+                || crate::common_words::is_kept_thing(w)
+        })
 }
 
 async fn search(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreError> {

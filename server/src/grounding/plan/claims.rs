@@ -4,86 +4,32 @@
 //! checks, and on a claim nothing backs Imprint answers from the memory
 //! itself.
 
-/// Words of how a sentence is built (articles, pronouns, prepositions,
-/// yes and no): they name nothing, capitalized or not, and an answer may
-/// use them without taking them from what backs it.
-const SENTENCE_WORDS: &[&str] = &[
-    "i",
-    "you",
-    "your",
-    "yours",
-    "the",
-    "a",
-    "an",
-    "it",
-    "it's",
-    "its",
-    "this",
-    "that",
-    "these",
-    "those",
-    "there",
-    "here",
-    "yes",
-    "no",
-    "in",
-    "on",
-    "at",
-    "for",
-    "from",
-    "to",
-    "and",
-    "but",
-    "or",
-    "so",
-    "as",
-    "my",
-    "our",
-    "we",
-    "they",
-    "he",
-    "she",
-    "his",
-    "her",
-    "their",
+/// Class: the words of Imprint's own answers, besides function words,
+/// that name nothing when capitalized ("Sure", "Unfortunately, …",
+/// "According to your note …").
+const ANSWER_WORDS: &[&str] = &[
     "according",
-    "also",
     "note",
     "memory",
     "memories",
     "saved",
-    "what",
-    "when",
-    "where",
-    "who",
-    "which",
-    "how",
-];
-
-/// Words a sentence may capitalize without naming anything, besides
-/// [`SENTENCE_WORDS`].
-const PLAIN_CAPITALS: &[&str] = &[
-    "i'm",
-    "i've",
-    "i'd",
-    "i'll",
-    "ok",
-    "okay",
+    "noted",
+    "said",
+    "says",
+    "say",
+    "set",
     "sure",
     "imprint",
-    "if",
     "based",
     "unfortunately",
     "sorry",
     "however",
-    "then",
-    "why",
-    "done",
 ];
 
-/// True for a word (lower case) that names nothing when capitalized.
-fn is_plain_capital(word: &str) -> bool {
-    SENTENCE_WORDS.contains(&word) || PLAIN_CAPITALS.contains(&word)
+/// True for a word (lower case) of how an answer is built, not what it
+/// says: it names nothing, capitalized or not.
+fn says_nothing(word: &str) -> bool {
+    crate::common_words::is_function_word(word) || ANSWER_WORDS.contains(&word)
 }
 
 /// The specific words of `answer` that nothing in `backing` holds: tokens
@@ -111,7 +57,7 @@ pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
         if !token.is_empty() {
             let capitalized = token.chars().next().is_some_and(char::is_uppercase);
             let specific = has_digit(token)
-                || (capitalized && !sentence_start && !is_plain_capital(&token.to_lowercase()))
+                || (capitalized && !sentence_start && !says_nothing(&token.to_lowercase()))
                 // "Monday, 3 October …": a day named opening the answer is
                 // a claim too.
                 || (capitalized && crate::grounding::when::names_a_day(&token.to_lowercase()))
@@ -126,20 +72,6 @@ pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
         }
     }
     unbacked
-}
-
-/// Words an answer may use without taking them from what backs it, besides
-/// [`SENTENCE_WORDS`]: the verbs and small words a sentence is built with,
-/// not what it says.
-const FRAME: &[&str] = &[
-    "is", "are", "was", "were", "be", "been", "of", "with", "by", "not", "has", "have", "had",
-    "will", "would", "can", "could", "should", "do", "does", "did", "them", "us", "about", "said",
-    "says", "say", "noted", "set", "up", "out", "all", "one",
-];
-
-/// True for a word (lower case) of how an answer is built.
-fn is_frame(word: &str) -> bool {
-    SENTENCE_WORDS.contains(&word) || FRAME.contains(&word)
 }
 
 /// True when most of what `answer` says comes from `backing`: at most two
@@ -157,7 +89,7 @@ pub fn mostly_backed(answer: &str, backing: &[&str]) -> bool {
     let substance: Vec<String> = app::logic::words::plain(answer)
         .iter()
         .map(|w| normalize(w))
-        .filter(|w| w.chars().count() >= 3 && !is_frame(w))
+        .filter(|w| w.chars().count() >= 3 && !says_nothing(w))
         .collect();
     let unheld = substance
         .iter()
@@ -192,15 +124,9 @@ pub fn tells_something(answer: &str, memory: &str, question: &str) -> bool {
             t.chars().count() >= 2
                 && held.contains(&t)
                 && !asked.contains(&t)
-                && !FILLER.contains(&t.as_str())
+                && !crate::common_words::is_function_word(&t)
         })
 }
-
-/// Words an answer shares with any memory without telling anything.
-const FILLER: &[&str] = &[
-    "the", "is", "are", "was", "your", "you", "my", "at", "on", "in", "of", "for", "to", "and",
-    "a", "an", "it", "its", "with",
-];
 
 /// Lower case, possessive and punctuation off: "Jan's" is "jan".
 fn normalize(token: &str) -> String {

@@ -14,69 +14,44 @@ pub fn answer(request: &str) -> Option<String> {
     let rest_is_small_words = tokens
         .iter()
         .enumerate()
-        .all(|(i, t)| used.contains(&i) || SMALL_WORDS.contains(&t.as_str()));
+        .all(|(i, t)| used.contains(&i) || is_small_word(t));
     rest_is_small_words.then_some(sentence)
 }
 
-/// Words that may stand around a sum without changing it.
-const SMALL_WORDS: &[&str] = &[
-    "what",
-    "what's",
-    "whats",
-    "is",
-    "are",
-    "how",
-    "much",
-    "many",
+/// Class: the words of asking for a sum or a conversion, besides
+/// function words and courtesy ("roughly how many…", "convert…", "work
+/// out…").
+const SUM_WORDS: &[&str] = &[
     "roughly",
-    "about",
     "approximately",
     "approx",
     "around",
     "quick",
-    "one",
     "question",
-    "please",
-    "pls",
-    "the",
     "calculate",
     "convert",
     "compute",
     "work",
-    "out",
     "tell",
-    "me",
-    "can",
-    "could",
-    "you",
-    "i",
-    "need",
-    "to",
     "know",
+    "need",
     "equals",
     "equal",
-    "does",
-    "do",
     "make",
     "makes",
-    "there",
-    "hey",
-    "so",
-    "and",
     "answer",
     "exactly",
-    "in",
-    "of",
-    "a",
-    "an",
-    "that",
-    "it",
-    "would",
-    "be",
     "say",
     "degrees",
     "degree",
 ];
+
+/// True for a word that may stand around a sum without changing it.
+fn is_small_word(word: &str) -> bool {
+    crate::common_words::is_function_word(word)
+        || crate::grounding::courtesy::names_nothing(word)
+        || SUM_WORDS.contains(&word)
+}
 
 /// The request's words, lower case: "15%" is "15" and "%", "5km" is "5"
 /// and "km", "1,000" is "1000".

@@ -80,60 +80,14 @@ const SAME_THING: &[&[&str]] = &[
     &["reg", "registration", "plate"],
 ];
 
-/// What the user does or did, said around what a question is about:
-/// "seeing", "saved" name nothing a memory must hold ("GP appointment with Dr. Okafor"
-/// answers "when am I seeing the doctor").
+/// Class: what the user does or did, said around what a question is
+/// about: "seeing", "going" name nothing a memory must hold ("GP
+/// appointment with Dr. Okafor" answers "when am I seeing the doctor").
+/// Plain forms; their endings are read too. (The verbs of asking and of
+/// keeping are [`crate::common_words`]'s, and never reach a topic.)
 const DOING: &[&str] = &[
-    "see",
-    "seeing",
-    "saw",
-    "seen",
-    "go",
-    "going",
-    "went",
-    "visit",
-    "visiting",
-    "leave",
-    "leaving",
-    "arrive",
-    "arriving",
-    "get",
-    "getting",
-    "got",
-    "come",
-    "coming",
-    "happen",
-    "happening",
-    "having",
-    "doing",
-    "need",
-    "using",
-    "take",
-    "taking",
-    "bring",
-    "bringing",
-    "meet",
+    "see", "saw", "seen", "go", "visit", "leave", "arrive", "come", "use", "take", "bring", "meet",
     "pick",
-    "picking",
-    "again",
-    // What was kept or said: "what I saved about the wifi".
-    "saved",
-    "save",
-    "stored",
-    "noted",
-    "wrote",
-    "written",
-    "said",
-    "say",
-    "told",
-    "tell",
-    "mentioned",
-    "remember",
-    "remembered",
-    "kept",
-    "look",
-    "find",
-    "know",
 ];
 
 /// "19th" as "19": a memory writes the day without its ending.
@@ -287,7 +241,7 @@ impl Topic {
         // ("when am I seeing the doctor").
         let mut names: Vec<String> = names
             .into_iter()
-            .filter(|w| !courtesy::names_nothing(w) && !DOING.contains(&w.as_str()))
+            .filter(|w| !courtesy::names_nothing(w) && !crate::common_words::inflects(w, DOING))
             .collect();
         // "my flight back from Iceland": the way back is named, as "the
         // flight home" is; the flight out is no answer.

@@ -174,7 +174,7 @@ const VAGUE: &[&str] = &[
 ];
 
 /// A word a said time can be made of.
-pub(super) fn is_time_word(word: &str) -> bool {
+pub(crate) fn is_time_word(word: &str) -> bool {
     const WORDS: &[&str] = &[
         "today", "tomorrow", "tmrw", "tonight", "day", "days", "week", "weeks", "after", "next",
         "this", "on", "at", "by", "in", "within", "until", "every", "each", "once", "a", "an",
