@@ -76,7 +76,7 @@ const ASKING_VERBS: &[&str] = &[
     "save", "store", "remember", "remind", "set", "add", "keep", "kept", "record", "book", "send",
     "sent", "open", "read", "check", "need", "want", "like", "know", "think", "care", "ask",
     "call", "happen", "went", "make", "made", "put", "move", "change", "update", "cancel",
-    "delete", "done",
+    "delete", "done", "emailed",
 ];
 
 /// Class: the words for what Imprint keeps, said of all of it rather
@@ -125,8 +125,25 @@ pub fn is_function_word(word: &str) -> bool {
 
 /// "what", "where", "who", "when", "how", "that", "there", "here".
 fn is_question_or_pointer(word: &str) -> bool {
-    FUNCTION_WORDS.contains(word)
-        && (word.starts_with("wh") || word.starts_with("th") || word == "how" || word == "here")
+    QUESTION_WORDS.contains(&word)
+        || (FUNCTION_WORDS.contains(word) && (word.starts_with("th") || word == "here"))
+}
+
+/// Class: the words that open a question for something.
+const QUESTION_WORDS: &[&str] = &[
+    "what", "when", "where", "who", "whom", "whose", "which", "how", "why",
+];
+
+/// True for a question word, also with its "'s" ("what's", "whats",
+/// "where's").
+pub fn is_question_word(word: &str) -> bool {
+    let plain = word
+        .strip_suffix("'s")
+        .or_else(|| word.strip_suffix("’s"))
+        .or_else(|| word.strip_suffix('s').filter(|base| base.len() >= 3))
+        .filter(|base| QUESTION_WORDS.contains(base))
+        .unwrap_or(word);
+    QUESTION_WORDS.contains(&plain)
 }
 
 /// True for a verb of asking Imprint for something, in any of its

@@ -94,16 +94,15 @@ const QUALIFIERS: &[&str] = &[
     "about", "regarding", "with", "titled", "called", "named", "for", "from", "on", "at", "of",
 ];
 
-/// Words before a pronoun that make it an object: "about it", "send it".
-#[rustfmt::skip]
-const BEFORE_PRONOUN: &[&str] = &[
-    "about", "of", "with", "for", "on", "to", "find", "send", "book", "save", "move", "cancel",
-    "change", "update", "check", "read", "open", "share", "forward", "do", "fix", "finish", "print",
-    "sign", "pay", "renew", "delete", "remove", "show", "give", "get", "buy", "return", "bring",
-    "take", "keep", "store", "remember", "note", "forget", "reschedule", "confirm", "order", "look",
-    "call", "email", "text", "ask", "tell", "put", "edit", "submit", "upload", "review", "use",
-    "reset", "remind", "meet", "visit", "see",
-];
+/// True when `word`, before a pronoun, makes it an object: a verb ("send
+/// it", "pay it": a word that is no function word, courtesy or time), or
+/// a preposition or "do" that takes one ("about it", "do it"). A pronoun
+/// after "and", "if" or "when" is a subject.
+fn takes_an_object(word: &str) -> bool {
+    matches!(word, "about" | "of" | "with" | "for" | "on" | "to" | "do")
+        || crate::common_words::is_asking_verb(word)
+        || !is_stop(word)
+}
 
 /// After "is it" or "was it", the words that make "it" a thing: "when is
 /// it due?" (not "what time is it?").
@@ -339,7 +338,7 @@ fn pronoun(words: &[String]) -> Option<(usize, bool)> {
         let before = i.checked_sub(1).map(|j| words[j].as_str());
         let after = words.get(i + 1).map(String::as_str);
         let person = PERSON_PRONOUNS.contains(&word.as_str());
-        let object = before.is_some_and(|b| BEFORE_PRONOUN.contains(&b));
+        let object = before.is_some_and(takes_an_object);
         let is_pronoun = match word.as_str() {
             // "When is it due?": a subject with what is said of it.
             "it" if before.is_some_and(|b| matches!(b, "is" | "was" | "will" | "does" | "did")) => {
@@ -356,10 +355,16 @@ fn pronoun(words: &[String]) -> Option<(usize, bool)> {
             continue;
         }
         // Something the request named before it is what it stands for
-        // (the verbs that take it name nothing).
-        let named_before = words[..i].iter().any(|w| {
+        // (not the word that takes it: "pay it").
+        // A thing's pronoun after a verb ("pay it"): the verb names nothing.
+        // A person's ("email him") only after a verb of acting on them, so
+        // that a name before one still names it ("tell Anna her number").
+        let verb_before =
+            before.is_some_and(|b| !is_stop(b) && (!person || super::plan::is_act_it_cannot_do(b)));
+        let end = if verb_before { i - 1 } else { i };
+        let named_before = words[..end].iter().any(|w| {
             let plain = w.trim_end_matches("'s");
-            !is_stop(plain) && !BEFORE_PRONOUN.contains(&plain)
+            !is_stop(plain)
         });
         if named_before {
             return None;

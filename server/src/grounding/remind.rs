@@ -20,11 +20,19 @@ pub fn asks_for_reminder(text: &str) -> bool {
             w.starts_with("remind")
             // "remnd", "reminf": one slip of the keys is still the verb.
             || slip_of(w, "remind")
-            || matches!(w.as_str(), "alarm" | "alert" | "notify" | "ping")
+            || matches!(w.as_str(), "notify" | "ping")
+            // "set an alarm for 6", not "the new alarm code is 7731": as
+            // nouns of other things, these ask only with a time.
+            || (matches!(w.as_str(), "alarm" | "alert") && says_a_time(text))
         })
         || ["wake me", "let me forget", "let me not forget", "nudge me"]
             .iter()
             .any(|p| lower.contains(p))
+}
+
+/// True when `text` says a time: a moment, a day or a repeat.
+fn says_a_time(text: &str) -> bool {
+    when::stated(text, Local::now()).is_some() || when::recurrence(text).is_some()
 }
 
 /// What to be reminded of when a reminder's words give the time first and

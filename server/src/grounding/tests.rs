@@ -584,8 +584,17 @@ fn writes_the_user_never_asked_for_are_refused() {
         "Wake me at 7",
         "Don't let me forget the keys",
         "I need a reminder",
+        "set an alarm for 6:30 tomorrow",
+        "ping me about the bins",
     ] {
         assert!(asks_for_reminder(request), "{request}");
+    }
+    // An alarm or an alert of something else asks for no reminder.
+    for request in [
+        "new alarm code for the studio is 7731",
+        "the smoke alarm is beeping",
+    ] {
+        assert!(!asks_for_reminder(request), "{request}");
     }
 }
 

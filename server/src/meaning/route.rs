@@ -111,7 +111,21 @@ impl Route {
     /// True when the classifier's kind is a save or a reminder at
     /// [`WRITE_FLOOR`] or more.
     pub fn is_likely_write(&self) -> bool {
-        matches!(self.kind, Routed::Save | Routed::Remind) && self.score >= WRITE_FLOOR
+        !self.likely_writes().is_empty()
+    }
+
+    /// The writes (save, reminder) the classifier finds likely, at
+    /// [`WRITE_FLOOR`] or more, best first: its kind, and then its
+    /// runner-up ("the kids' dentist is Dr Osei" reads a little more like
+    /// a question than a save; the model then tells which).
+    pub fn likely_writes(&self) -> Vec<Routed> {
+        std::iter::once((self.kind, self.score))
+            .chain(self.runner_up)
+            .filter(|(kind, score)| {
+                matches!(kind, Routed::Save | Routed::Remind) && *score >= WRITE_FLOOR
+            })
+            .map(|(kind, _)| kind)
+            .collect()
     }
 }
 
@@ -438,6 +452,23 @@ mod tests {
             .map(|(_, p)| p)
             .sum();
         assert!((total - 1.0).abs() < 1e-4, "{total}");
+    }
+
+    #[test]
+    fn a_likely_write_may_be_the_runner_up() {
+        let route = |kind, score, runner_up| Route {
+            kind,
+            score,
+            runner_up: Some(runner_up),
+        };
+        // A little more like a question than a save: the save is still
+        // likely, and the model is asked.
+        let fact = route(Routed::Read, 0.42, (Routed::Save, 0.38));
+        assert_eq!(fact.likely_writes(), [Routed::Save]);
+        let either = route(Routed::Remind, 0.6, (Routed::Save, 0.35));
+        assert_eq!(either.likely_writes(), [Routed::Remind, Routed::Save]);
+        let read = route(Routed::Read, 0.7, (Routed::Save, 0.2));
+        assert!(read.likely_writes().is_empty() && !read.is_likely_write());
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub mod claims;
 pub mod compute;
 mod topic;
 
-use topic::KEPT_DETAILS;
+use topic::is_kept_detail;
 pub use topic::{asked_part, Topic};
 
 use crate::grounding;
@@ -80,15 +80,8 @@ const CANNOT_DO: &[&str] = &[
 /// courtesy).
 const BEFORE_VERB: &[&str] = &["go", "ahead", "and", "now", "just"];
 
-/// Words that open a question about what is, was or was kept, not a
-/// request to do something.
-const ASKING_WHAT: &[&str] = &[
-    "what", "what's", "whats", "when", "when's", "where", "where's", "who", "who's", "whom",
-    "whose", "which", "how", "how's", "why", "did", "do", "does", "is", "are", "was", "were",
-    "have", "has", "had",
-];
-
-/// Words that mark a request as about the user's own life: "my", "we".
+/// Class: the first person, in its plain forms ("i'm", "we've" are read
+/// by [`is_first_person`]).
 const FIRST_PERSON: &[&str] = &[
     "i",
     "me",
@@ -100,21 +93,32 @@ const FIRST_PERSON: &[&str] = &[
     "our",
     "ours",
     "ourselves",
-    "i'm",
-    "i've",
-    "i'd",
-    "i'll",
-    "we're",
-    "we've",
-    "we'd",
-    "we'll",
 ];
 
-/// Words ending in "'s" that are no possessive ("what's", "it's").
-const NOT_POSSESSIVE: &[&str] = &[
-    "what's", "it's", "that's", "there's", "here's", "who's", "where's", "when's", "how's",
-    "let's", "he's", "she's", "why's", "which's",
-];
+/// True for a word of the first person: "my", "we", "i'm", "we'll".
+fn is_first_person(word: &str) -> bool {
+    let plain = ["'m", "'ve", "'d", "'ll", "'re"]
+        .iter()
+        .find_map(|clitic| word.strip_suffix(clitic))
+        .unwrap_or(word);
+    FIRST_PERSON.contains(&plain)
+}
+
+/// True for a word that opens a question about what is, was or was kept,
+/// not a request to do something: a question word ("what's", "where") or
+/// a verb that opens a yes/no question ("did", "is", "have").
+fn opens_a_question(word: &str) -> bool {
+    crate::common_words::is_question_word(word)
+        || matches!(
+            word,
+            "did" | "do" | "does" | "is" | "are" | "was" | "were" | "have" | "has" | "had"
+        )
+}
+
+/// True for a verb of an act Imprint has no tool for ("email", "pay").
+pub(crate) fn is_act_it_cannot_do(word: &str) -> bool {
+    CANNOT_DO.contains(&word)
+}
 
 /// Judges what a request asks for.
 pub fn classify(request: &str) -> Plan {
@@ -125,14 +129,12 @@ pub fn classify(request: &str) -> Plan {
     };
     // "What did I note about hosting?" asks what was kept; "Can you
     // remind me…" asks for a reminder.
-    let asks_what = words
-        .first()
-        .is_some_and(|w| ASKING_WHAT.contains(&w.as_str()));
+    let asks_what = words.first().is_some_and(|w| opens_a_question(w));
     // "Remind me what my national insurance number is" asks what was
     // kept, not for a reminder.
-    let recall = words.windows(3).any(|w| {
-        w[0].starts_with("remind") && w[1] == "me" && ASKING_WHAT.contains(&w[2].as_str())
-    });
+    let recall = words
+        .windows(3)
+        .any(|w| w[0].starts_with("remind") && w[1] == "me" && opens_a_question(&w[2]));
     if recall {
         return plan(Kind::Question, "the request asks to be told what was kept");
     }
@@ -180,14 +182,14 @@ pub fn is_personal(request: &str) -> bool {
         let told = w == "me"
             && i > 0
             && matches!(words[i - 1].as_str(), "tell" | "give" | "show" | "teach" | "write");
-        (FIRST_PERSON.contains(&w.as_str()) && !told)
+        (is_first_person(w) && !told)
             // "what's his number": someone's in the user's life.
             || matches!(w.as_str(), "his" | "her" | "their")
-            || (w.ends_with("'s") && w.len() > 3 && !NOT_POSSESSIVE.contains(&w.as_str()))
+            || (w.ends_with("'s") && w.len() > 3 && !crate::common_words::is_function_word(w))
     })
     // "the number of the plumber": a thing named, and its number, code
     // or address asked for.
-    || (!topic.asked.is_empty() && topic.asked.iter().any(|w| KEPT_DETAILS.contains(&w.as_str())))
+    || (!topic.asked.is_empty() && topic.asked.iter().any(|w| is_kept_detail(w)))
 }
 
 /// True when a save names a detail without giving it: "Save the

@@ -3,31 +3,79 @@
 
 use crate::grounding::courtesy;
 
-/// Details people keep about their own things, as asked for: "the
-/// plumber's number", "the code of the flight".
-pub(super) const KEPT_DETAILS: &[&str] = &[
-    "number",
-    "pw",
-    "policy",
-    "phone",
-    "mobile",
-    "cell",
-    "telephone",
-    "address",
-    "email",
-    "code",
-    "pin",
-    "password",
-    "passcode",
-    "birthday",
-    "login",
-    "username",
-    "account",
-    "booking",
-    "confirmation",
-    "hint",
-    "deadline",
+/// What answers an asked word.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    /// A number: "the plumber's number", "the price".
+    Number,
+    /// A day: "the deadline", "when does it expire".
+    Day,
+    /// Words: "the address", "the name".
+    Words,
+}
+
+/// The detail is one people keep about their own things ("the plumber's
+/// number", "the code of the flight"): asking for one is about the
+/// user's life.
+const KEPT: bool = true;
+
+/// Class: the words that say what of a thing is asked, not which thing
+/// ("the plumber's number", "the date", "when it renews"), with what
+/// answers each and whether people keep it about their own things. Plain
+/// forms; an "s" or "es" ending is read too ("numbers", "renews").
+#[rustfmt::skip]
+const ASKED: &[(&str, Wanted, bool)] = &[
+    ("number", Wanted::Number, KEPT), ("policy", Wanted::Number, KEPT),
+    ("phone", Wanted::Number, KEPT), ("mobile", Wanted::Number, KEPT),
+    ("cell", Wanted::Number, KEPT), ("telephone", Wanted::Number, KEPT),
+    ("code", Wanted::Number, KEPT), ("pin", Wanted::Number, KEPT),
+    ("passcode", Wanted::Number, KEPT), ("birthday", Wanted::Day, KEPT),
+    ("deadline", Wanted::Day, KEPT), ("pw", Wanted::Words, KEPT),
+    ("address", Wanted::Words, KEPT), ("email", Wanted::Words, KEPT),
+    ("password", Wanted::Words, KEPT), ("login", Wanted::Words, KEPT),
+    ("username", Wanted::Words, KEPT), ("account", Wanted::Words, KEPT),
+    ("booking", Wanted::Words, KEPT), ("confirmation", Wanted::Words, KEPT),
+    ("hint", Wanted::Words, KEPT),
+    ("price", Wanted::Number, !KEPT), ("cost", Wanted::Number, !KEPT),
+    ("amount", Wanted::Number, !KEPT), ("total", Wanted::Number, !KEPT),
+    ("id", Wanted::Number, !KEPT), ("date", Wanted::Day, !KEPT), ("due", Wanted::Day, !KEPT),
+    ("expire", Wanted::Day, !KEPT), ("renew", Wanted::Day, !KEPT),
+    ("reg", Wanted::Words, !KEPT), ("registration", Wanted::Words, !KEPT),
+    ("plate", Wanted::Words, !KEPT), ("pwd", Wanted::Words, !KEPT),
+    ("mail", Wanted::Words, !KEPT), ("name", Wanted::Words, !KEPT),
+    ("time", Wanted::Words, !KEPT), ("day", Wanted::Words, !KEPT),
+    ("when", Wanted::Words, !KEPT), ("where", Wanted::Words, !KEPT),
+    ("plan", Wanted::Words, !KEPT), ("decision", Wanted::Words, !KEPT),
+    ("decide", Wanted::Words, !KEPT), ("idea", Wanted::Words, !KEPT),
+    ("status", Wanted::Words, !KEPT), ("result", Wanted::Words, !KEPT),
+    ("size", Wanted::Words, !KEPT), ("color", Wanted::Words, !KEPT),
+    ("colour", Wanted::Words, !KEPT), ("model", Wanted::Words, !KEPT),
+    ("version", Wanted::Words, !KEPT), ("reference", Wanted::Words, !KEPT),
+    ("end", Wanted::Words, !KEPT), ("ending", Wanted::Words, !KEPT),
+    ("deciding", Wanted::Words, !KEPT), ("run", Wanted::Words, !KEPT),
+    ("up", Wanted::Words, !KEPT), ("out", Wanted::Words, !KEPT),
 ];
+
+/// What of a thing `word` asks for, and whether people keep it about
+/// their own things; `None` for a word naming a thing.
+fn asked(word: &str) -> Option<(Wanted, bool)> {
+    ASKED
+        .iter()
+        .find(|(plain, _, _)| {
+            word.strip_suffix("es")
+                .into_iter()
+                .chain(word.strip_suffix('s'))
+                .chain([word])
+                .any(|w| w == *plain)
+        })
+        .map(|&(_, wanted, kept)| (wanted, kept))
+}
+
+/// True for a detail people keep about their own things: "number",
+/// "address", "passwords".
+pub(super) fn is_kept_detail(word: &str) -> bool {
+    asked(word).is_some_and(|(_, kept)| kept)
+}
 
 /// What a question asks about, as words to look up: the words that name
 /// the thing ("plumber", "travel insurance") and those that say what about
@@ -161,62 +209,9 @@ fn holds(words: &[String], word: &str) -> bool {
     })
 }
 
-/// Words that say what of a thing is asked, not which thing, besides the
-/// [`KEPT_DETAILS`]: "the date", "the price", "when it renews".
-const ASKED_OF: &[&str] = &[
-    "reg",
-    "registration",
-    "plate",
-    "pwd",
-    "numbers",
-    "mail",
-    "codes",
-    "date",
-    "dates",
-    "name",
-    "names",
-    "price",
-    "cost",
-    "costs",
-    "amount",
-    "total",
-    "due",
-    "time",
-    "day",
-    "when",
-    "where",
-    "plan",
-    "plans",
-    "decision",
-    "decisions",
-    "deciding",
-    "idea",
-    "ideas",
-    "status",
-    "result",
-    "results",
-    "size",
-    "color",
-    "colour",
-    "model",
-    "version",
-    "id",
-    "reference",
-    "end",
-    "run",
-    "runs",
-    "expire",
-    "expires",
-    "renew",
-    "renews",
-    "ending",
-    "up",
-    "out",
-];
-
 /// True for a word that says what of a thing is asked.
 fn is_asked_of(word: &str) -> bool {
-    KEPT_DETAILS.contains(&word) || ASKED_OF.contains(&word)
+    asked(word).is_some()
 }
 
 impl Topic {
@@ -375,13 +370,17 @@ impl Topic {
     /// landline, a "tel"); true when nothing in particular is asked.
     pub fn asked_in(&self, content: &str) -> bool {
         let words = app::logic::words::plain(&one_word_names(content));
-        let is = |table: &[&str]| self.asked.iter().any(|w| table.contains(&w.as_str()));
+        let is = |wanted: Wanted| {
+            self.asked
+                .iter()
+                .any(|w| asked(w).is_some_and(|(a, _)| a == wanted))
+        };
         self.asked.is_empty()
             || self.asked.iter().any(|w| holds(&words, w))
             // "Plumber: Jan, 0176 555 1234" holds a number without saying so.
-            || (is(NUMBERS_ASKED) && has_digit_run(content, 3))
+            || (is(Wanted::Number) && has_digit_run(content, 3))
             // A day: a month's name, or a date in digits ("23/3", "2027-06-30").
-            || (is(DAYS_ASKED)
+            || (is(Wanted::Day)
                 && (words.iter().any(|w| crate::grounding::when::month(w).is_some())
                     || content.split_whitespace().any(is_date_in_digits)))
     }
@@ -441,7 +440,7 @@ impl Topic {
             .iter()
             .chain(&self.names)
             .map(String::as_str)
-            .find(|w| KEPT_DETAILS.contains(w) || asks_digits(w))
+            .find(|w| is_kept_detail(w) || asks_digits(w))
             .filter(|w| !matches!(*w, "due" | "expire" | "expires" | "renew" | "renews"))
     }
 }
@@ -469,31 +468,9 @@ fn one_word_names(text: &str) -> String {
 
 /// True for an asked word whose answer holds a digit: a number or a day.
 fn asks_digits(word: &str) -> bool {
-    NUMBERS_ASKED.contains(&word) || DAYS_ASKED.contains(&word)
+    asked(word).is_some_and(|(wanted, _)| wanted != Wanted::Words)
 }
 
-/// Asked words answered by a number.
-const NUMBERS_ASKED: &[&str] = &[
-    "policy",
-    "number",
-    "numbers",
-    "phone",
-    "mobile",
-    "cell",
-    "telephone",
-    "code",
-    "codes",
-    "pin",
-    "passcode",
-    "price",
-    "cost",
-    "costs",
-    "amount",
-    "total",
-    "id",
-];
-
-/// Asked words answered by a day.
 /// True for a word that is a date in digits: "23/3", "2027-06-30",
 /// "1.3.": digits on both sides of a separator. A phone number that ends
 /// a sentence ("0161 555 0190.") is not.
@@ -503,10 +480,6 @@ fn is_date_in_digits(word: &str) -> bool {
         .windows(3)
         .any(|w| w[0].is_ascii_digit() && matches!(w[1], '/' | '-' | '.') && w[2].is_ascii_digit())
 }
-
-const DAYS_ASKED: &[&str] = &[
-    "date", "dates", "birthday", "deadline", "due", "expire", "expires", "renew", "renews",
-];
 
 /// The naming words as the request runs them together: a run breaks at
 /// any other word and at punctuation ("my cousin is visiting, what's the

@@ -77,36 +77,39 @@ impl Run {
             return Ok(Some(route.kind));
         }
         // The examples' classifier must find a write likely, and then the
-        // model must agree.
-        if !route.is_likely_write() {
-            return Ok(None);
-        }
-        // A request with a question mark asks ("plumber's number? the
-        // boiler is banging again"); it keeps nothing.
+        // model must agree. A request with a question mark asks
+        // ("plumber's number? the boiler is banging again"); it keeps
+        // nothing.
         if self.request.contains('?') {
             return Ok(None);
         }
-        // A reminder nobody asked for in words must at least say when:
-        // "what time do I collect Maya" says none, and is a question.
-        if route.kind == Routed::Remind
-            && crate::grounding::when::stated(&self.request, self.env.clock.now()).is_none()
-        {
-            return Ok(None);
+        for kind in route.likely_writes() {
+            // A reminder nobody asked for in words must at least say when:
+            // "what time do I collect Maya" says none, and is a question.
+            if kind == Routed::Remind
+                && crate::grounding::when::stated(&self.request, self.env.clock.now()).is_none()
+            {
+                continue;
+            }
+            let agrees = match kind {
+                Routed::Save => {
+                    self.model_picks(STATEMENT_OR_QUESTION, &["statement", "question"])
+                        .await?
+                        == Some("statement")
+                }
+                _ => {
+                    self.model_picks(REMINDER_OR_OTHER, &["remind", "other"])
+                        .await?
+                        == Some("remind")
+                }
+            };
+            tracing::info!(reply = %self.reply.id, ?kind, agrees, "the model judged the examples' write");
+            // One question of the model: its "no" to the likelier write
+            // is no to the other too ("question" for a save, "other" for a
+            // reminder).
+            return Ok(agrees.then_some(kind));
         }
-        let agrees = match route.kind {
-            Routed::Save => {
-                self.model_picks(STATEMENT_OR_QUESTION, &["statement", "question"])
-                    .await?
-                    == Some("statement")
-            }
-            _ => {
-                self.model_picks(REMINDER_OR_OTHER, &["remind", "other"])
-                    .await?
-                    == Some("remind")
-            }
-        };
-        tracing::info!(reply = %self.reply.id, kind = ?route.kind, agrees, "the model judged the examples' write");
-        Ok(agrees.then_some(route.kind))
+        Ok(None)
     }
 
     /// The model's pick among `labels`, under a schema that allows only

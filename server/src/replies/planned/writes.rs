@@ -5,7 +5,6 @@
 use serde_json::{json, Value};
 
 use crate::grounding::{capitalized, plan};
-use crate::meaning::route::Routed;
 use crate::models::{ChatMessage, StepRequest, ToolCallRequest};
 use crate::replies::own_answer;
 use crate::replies::stream::{Interrupt, Run};
@@ -70,24 +69,22 @@ impl Run {
                     row = Some(asked);
                     answer.map(|answer| format!("{label}: {}", the_value(&answer)))
                 }
-                // "fyi my gym number is CLB-00482-7": judged a save with no
-                // verb of keeping, the fact is the model's, in the user's
-                // words; when it is not theirs, the user is asked.
-                None if self.policy.judged() == Some(Routed::Save) => {
-                    match self.fact_from_the_model().await? {
-                        Some(fact) => Some(fact),
-                        None if tools::is_offered(&self.tools, tools::ASK_USER) => {
-                            let question = "What should I save?".to_string();
-                            let reason =
-                                "I couldn't tell from your message what to keep".to_string();
-                            let (answer, asked) = self.ask_open(question, reason).await?;
-                            row = Some(asked);
-                            answer.map(|a| capitalized(a.trim()))
-                        }
-                        None => None,
+                // "fyi my gym number is CLB-00482-7" (judged a save, with no
+                // verb of keeping) or "for the record, …" (a verb of keeping
+                // the rules cannot read past): the fact is the model's, in
+                // the user's words; when it is not theirs, the user is asked.
+                None => match self.fact_from_the_model().await? {
+                    Some(fact) => Some(fact),
+                    None if tools::is_offered(&self.tools, tools::ASK_USER) => {
+                        let question = "What should I save?".to_string();
+                        let reason = "I couldn't tell from your message what to keep".to_string();
+                        let (answer, asked) = self.ask_open(question, reason).await?;
+                        row = Some(asked);
+                        answer.map(|a| capitalized(a.trim()))
                     }
-                }
-                other => other,
+                    None => None,
+                },
+                named => named,
             },
         };
         match content {
@@ -122,7 +119,16 @@ impl Run {
     /// theirs to keep, and nothing is written unasked.
     async fn fact_from_the_model(&mut self) -> Result<Option<String>, Interrupt> {
         let fact = self.worded_by_the_model(KEEP_PROMPT, "fact").await?;
-        let kept = fact.filter(|f| in_the_users_words(f, &self.request, Digits::AllKept));
+        // The built-in model may run on past the fact ("… is G4K 99120.
+        // This is a common serial number …"): its first sentence may
+        // still be the user's words.
+        let kept = fact.and_then(|fact| {
+            let first = fact.split_inclusive(". ").next().unwrap_or(&fact).trim();
+            [fact.as_str(), first]
+                .into_iter()
+                .find(|f| in_the_users_words(f, &self.request, Digits::AllKept))
+                .map(str::to_string)
+        });
         if kept.is_none() {
             tracing::info!(reply = %self.reply.id, "the model's fact is not the user's words: nothing is kept unasked");
         }
@@ -224,9 +230,9 @@ enum Digits {
 /// What the model is told when it words what to remind of.
 const REMIND_PROMPT: &str = "The user's message asks to be reminded of something. Reply in JSON. \"text\": what to remind them of, as a short note in the user's own words, without the date or time, and without the words said to the assistant (\"remind me\", \"nudge me\", \"set a reminder\", \"please\").";
 
-/// True when `fact` is the user's own words: not empty, every word with a
-/// digit is theirs (and with [`Digits::AllKept`], every one of theirs is
-/// kept), and most of its other words are theirs.
+/// True when `fact` is the user's own words: every word with a digit is
+/// theirs (and with [`Digits::AllKept`], every one of theirs is kept),
+/// and it has words of substance, most of them theirs.
 fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> bool {
     let tokens = |text: &str| -> Vec<String> {
         text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
@@ -244,8 +250,23 @@ fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> bool {
     {
         return false;
     }
-    let held = ours.iter().filter(|w| theirs.contains(w)).count();
-    held * 5 >= ours.len() * 4
+    // Words of substance: "We moved our joint account to Monzo, and the
+    // code is 04-00-04" adds only function words to the user's "we moved
+    // our joint account to monzo, sort code 04-00-04".
+    let substance: Vec<&String> = ours
+        .iter()
+        .filter(|w| !crate::common_words::is_function_word(w))
+        .collect();
+    // "Thursday" for their "thursdays": the same word with or without
+    // a plural's ending.
+    let same = |a: &str, b: &str| {
+        a == b || a.strip_suffix('s') == Some(b) || b.strip_suffix('s') == Some(a)
+    };
+    let held = substance
+        .iter()
+        .filter(|w| theirs.iter().any(|t| same(t, w)))
+        .count();
+    !substance.is_empty() && held * 5 >= substance.len() * 4
 }
 
 /// What follows a colon that closes the request's time: "set a reminder
@@ -315,6 +336,17 @@ mod tests {
             request
         ));
         assert!(!kept("", request));
+        // Function words of the model's own are no words of substance.
+        assert!(kept(
+            "We moved our joint account to Monzo, and the code is 04-00-04.",
+            "we moved our joint account to monzo, sort code 04-00-04"
+        ));
+        assert!(kept(
+            "The bin collection moved to Thursday.",
+            "heads up: the bin collection moved to thursdays"
+        ));
+        // Nothing of substance is no fact: "Save it." kept as "it".
+        assert!(!kept("It.", "Save it."));
     }
 
     #[test]
