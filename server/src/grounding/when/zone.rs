@@ -259,9 +259,10 @@ fn zone_at(tokens: &[&str], i: usize, start: usize, shouted: bool) -> Option<Sai
     let upper = word.to_ascii_uppercase();
     let a_word =
         LOOKALIKE_WORDS.contains(&lower.as_str()) || common_words::names_nothing_kept(&lower);
-    // "ET", "PT" only as written in capitals ("et", "pt" are words).
+    // Two letters ("ET", "PT", "BT") only as written in capitals: "et",
+    // "pt" and "bt" are words.
     let in_capitals = word.chars().all(|c| c.is_ascii_uppercase());
-    let readable = capitals || (!a_word && (in_capitals || !names::is_us_short(&upper)));
+    let readable = capitals || (!a_word && (in_capitals || word.len() >= 3));
     if readable {
         if let Some(meaning) = names::abbreviation(&upper) {
             return Some(match meaning {
@@ -594,6 +595,7 @@ mod tests {
             "go west at 9 west",
             "at 9 pt",
             "at 9 et al",
+            "at 9 bt",
             "at 9 NEXT week",
             "at 9 IT standup",
             "at 9 lunch time",

@@ -35,8 +35,8 @@ pub(super) enum Meaning {
 }
 
 /// Class: US times said in their short form ("9 ET") that the zone
-/// database does not write (it writes EST and EDT). Read in capitals only:
-/// "et" and "pt" are ordinary words.
+/// database does not write (it writes EST and EDT). Read in capitals only,
+/// as every abbreviation of two letters: "et" and "pt" are words.
 const US_SHORT: &[(&str, &str)] = &[
     ("PT", "America/Los_Angeles"),
     ("MT", "America/Denver"),
@@ -197,12 +197,6 @@ pub(super) fn abbreviation(capitals: &str) -> Option<Meaning> {
             .and_then(|(_, zone)| zone.parse::<Tz>().ok())
             .map(Meaning::Named)
     })
-}
-
-/// Whether `capitals` is one of the US short forms ("ET"), read only as
-/// written in capitals.
-pub(super) fn is_us_short(capitals: &str) -> bool {
-    US_SHORT.iter().any(|(name, _)| *name == capitals)
 }
 
 /// What a city's name ("paris", "new york", in lower case) stands for.
