@@ -169,6 +169,14 @@ async fn a_zone_in_a_reminder_time_is_applied_or_refused_by_name() {
         ("tomorrow at 9am PST", "2030-01-10T17:00:00Z"),
         ("tomorrow at 9 pacific time", "2030-01-10T17:00:00Z"),
         ("2030-01-10T09:00 Europe/Paris", "2030-01-10T08:00:00Z"),
+        // Abbreviations in any case, from the zone database, cities' times
+        // and "in" before a zone.
+        ("tomorrow at 9 est", "2030-01-10T14:00:00Z"),
+        ("tomorrow at 9 pst", "2030-01-10T17:00:00Z"),
+        ("tomorrow at 9 WIB", "2030-01-10T02:00:00Z"),
+        ("tomorrow at 9 Paris time", "2030-01-10T08:00:00Z"),
+        ("tomorrow at 9 London time", "2030-01-10T09:00:00Z"),
+        ("tomorrow at 9 in EST", "2030-01-10T14:00:00Z"),
     ] {
         let (status, reminder) = server
             .post("/api/reminders", json!({"text": "call Anna", "at": at}))
@@ -180,7 +188,12 @@ async fn a_zone_in_a_reminder_time_is_applied_or_refused_by_name() {
             "{at}"
         );
     }
-    for (at, name) in [("tomorrow at 9 IST", "IST"), ("tomorrow at 9 CST", "CST")] {
+    for (at, name) in [
+        ("tomorrow at 9 IST", "IST"),
+        ("tomorrow at 9 CST", "CST"),
+        ("tomorrow at 9 ist", "IST"),
+        ("tomorrow at 9 BRT", "BRT"),
+    ] {
         let (status, error) = server
             .post("/api/reminders", json!({"text": "call Anna", "at": at}))
             .await;
