@@ -19,20 +19,6 @@ const OPENERS: &[&str] = &["hey", "hi", "hello", "ok", "okay", "imprint"];
 /// The sounds of speech between words.
 const FILLERS: &[&str] = &["uh", "um", "erm", "hmm"];
 
-/// Politeness that may close a request, longest first so "thank you" goes
-/// whole. Each starts with a space: it is a word of its own.
-const CLOSING: &[&str] = &[
-    " thank you",
-    " please",
-    " kindly",
-    " thanks",
-    " pls",
-    " plz",
-    " thx",
-    " ty",
-    " ta",
-];
-
 /// True for a plain (lower-case) word that only makes a request polite.
 fn is_polite(word: &str) -> bool {
     POLITE.contains(&word)
@@ -56,12 +42,21 @@ pub fn names_nothing(word: &str) -> bool {
 pub fn without_closing(text: &str) -> &str {
     let marks = ['.', '!', '?', ' ', ','];
     let mut s = text.trim().trim_end_matches(marks);
-    while let Some(polite) = CLOSING.iter().find(|p| {
-        s.len() >= p.len()
-            && s.is_char_boundary(s.len() - p.len())
-            && s[s.len() - p.len()..].eq_ignore_ascii_case(p)
-    }) {
-        s = s[..s.len() - polite.len()].trim_end_matches(marks);
+    // The last word polite ("pls", "thanks"), or "thank you": it goes
+    // with the marks before it, as often as it comes.
+    while let Some((before, last)) = s.rsplit_once(' ') {
+        let (before, polite) = match before.rsplit_once(' ') {
+            Some((earlier, thank))
+                if thank.eq_ignore_ascii_case("thank") && last.eq_ignore_ascii_case("you") =>
+            {
+                (earlier, true)
+            }
+            _ => (before, is_polite(&last.to_lowercase())),
+        };
+        if !polite {
+            break;
+        }
+        s = before.trim_end_matches(marks);
     }
     s.trim()
 }
@@ -76,6 +71,7 @@ mod tests {
         assert_eq!(without_closing("call Anna, thank you!"), "call Anna");
         assert_eq!(without_closing("call Anna please, thanks"), "call Anna");
         assert_eq!(without_closing("Call Anna PLEASE"), "Call Anna");
+        assert_eq!(without_closing("call Anna. THANK YOU"), "call Anna");
     }
 
     #[test]

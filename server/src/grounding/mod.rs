@@ -526,5 +526,16 @@ fn mentions(text: &str, name: &str) -> bool {
     position_of(text, name).is_some()
 }
 
+/// True for a verb of doing something, as a reminder's text may start
+/// with one: a verb of asking Imprint ("call", "check", "book"), of going
+/// and meeting ("take", "visit"), or of an act Imprint cannot do itself
+/// ("pay", "email", "buy").
+pub fn is_a_verb_of_doing(word: &str) -> bool {
+    word == "do"
+        || crate::common_words::is_asking_verb(word)
+        || plan::is_doing(word)
+        || plan::is_act_it_cannot_do(word)
+}
+
 #[cfg(test)]
 mod tests;

@@ -9,14 +9,6 @@ use crate::models::note;
 use crate::tools::run::MemoryLine;
 use crate::tools::{self, REMIND, STORE};
 
-/// Verbs a reminder's text may start with: "to call Anna" reads well, "to
-/// dentist appointment" does not.
-const VERBS: &[&str] = &[
-    "ask", "book", "bring", "buy", "call", "cancel", "check", "clean", "do", "email", "feed",
-    "finish", "get", "go", "make", "meet", "order", "pay", "phone", "pick", "prepare", "read",
-    "renew", "reply", "send", "submit", "take", "text", "visit", "water", "write",
-];
-
 /// "Done: reminder set for Tuesday 09:00 to call Anna." from the writes a
 /// reply made (tool name and the arguments it ran with); `None` when it
 /// made none.
@@ -175,7 +167,8 @@ fn reminder(args: &Value, now: DateTime<Local>) -> String {
         .next()
         .unwrap_or_default()
         .to_lowercase();
-    if VERBS.contains(&first.as_str()) {
+    // "to call Anna" reads well, "to dentist appointment" does not.
+    if crate::grounding::is_a_verb_of_doing(&first) {
         let mut chars = what.chars();
         let lowered: String = chars
             .next()

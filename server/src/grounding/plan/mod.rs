@@ -115,6 +115,11 @@ fn opens_a_question(word: &str) -> bool {
         )
 }
 
+/// True for a verb of going, meeting or bringing ("take", "visiting").
+pub(crate) fn is_doing(word: &str) -> bool {
+    topic::is_doing(word)
+}
+
 /// True for a verb of an act Imprint has no tool for ("email", "pay").
 pub(crate) fn is_act_it_cannot_do(word: &str) -> bool {
     CANNOT_DO.contains(&word)

@@ -138,6 +138,11 @@ const DOING: &[&str] = &[
     "pick",
 ];
 
+/// True for a verb of what the user does, in any of its forms.
+pub(super) fn is_doing(word: &str) -> bool {
+    crate::common_words::inflects(word, DOING)
+}
+
 /// "19th" as "19": a memory writes the day without its ending.
 fn without_ordinal(word: &str) -> &str {
     let digits = word.chars().take_while(char::is_ascii_digit).count();
@@ -236,7 +241,7 @@ impl Topic {
         // ("when am I seeing the doctor").
         let mut names: Vec<String> = names
             .into_iter()
-            .filter(|w| !courtesy::names_nothing(w) && !crate::common_words::inflects(w, DOING))
+            .filter(|w| !courtesy::names_nothing(w) && !is_doing(w))
             .collect();
         // "my flight back from Iceland": the way back is named, as "the
         // flight home" is; the flight out is no answer.
