@@ -261,9 +261,8 @@ impl Meaning {
             }
             Err(_) => return off("the embedding model's thread stopped".into()),
         }
-        if let Err(error) = self.load_index(&store).await {
-            return off(format!("cannot read the memories' vectors: {error}"));
-        }
+        // The examples first: requests wait for them (judging), searches
+        // do not need them.
         match self.examples(&store).await {
             Ok(router) => {
                 let _ = self.inner.router.set(router);
@@ -271,6 +270,9 @@ impl Meaning {
             Err(error) => {
                 tracing::warn!(%error, "requests are routed by rules: the examples could not be embedded")
             }
+        }
+        if let Err(error) = self.load_index(&store).await {
+            return off(format!("cannot read the memories' vectors: {error}"));
         }
         let changed = store.memories_changed();
         loop {

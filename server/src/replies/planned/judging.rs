@@ -21,9 +21,14 @@ use serde_json::{json, Value};
 
 use crate::grounding::plan::{self, Kind, Plan};
 use crate::meaning::route::{self, Routed};
-use crate::meaning::search::SETTLE_WAIT;
 use crate::models::{ChatMessage, StepRequest};
 use crate::replies::stream::{Interrupt, Run};
+
+/// How long a request waits for the examples' classifier at a first
+/// start, while the examples are embedded (about 10 s for 900 on one
+/// core): routed by the rules alone, the first requests of a new install
+/// lost their saves.
+const ROUTER_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl Run {
     /// The request's plan: its judged kind when there is one, else the
@@ -56,7 +61,7 @@ impl Run {
         if !meaning.is_on() {
             return Ok(None);
         }
-        meaning.settled(SETTLE_WAIT).await;
+        meaning.settled(ROUTER_WAIT).await;
         let route = match meaning.embed_one(&self.request).await {
             Ok(vector) => meaning.route(&vector),
             Err(error) => {
