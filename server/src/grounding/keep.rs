@@ -253,9 +253,10 @@ const AFTER_KEEPING: &[&str] = &[
     " in your memory",
 ];
 
-/// `text` without the spoken lead-in that opens it ("ok so the tracking
-/// number …" is "the tracking number …").
-fn without_lead_in(text: &str) -> &str {
+/// `text` without the spoken or typed lead-in that opens it ("ok so the
+/// tracking number …" is "the tracking number …", "btw the code …" is "the
+/// code …").
+pub fn without_lead_in(text: &str) -> &str {
     let mut rest = text.trim_start();
     loop {
         let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
@@ -264,7 +265,17 @@ fn without_lead_in(text: &str) -> &str {
             .to_lowercase();
         let lead_in = matches!(
             plain.as_str(),
-            "ok" | "okay" | "so" | "right" | "alright" | "um" | "uh" | "hey" | "oh" | "well"
+            "ok" | "okay"
+                | "so"
+                | "right"
+                | "alright"
+                | "um"
+                | "uh"
+                | "hey"
+                | "oh"
+                | "well"
+                | "fyi"
+                | "btw"
         );
         if !lead_in || after.trim().is_empty() {
             return rest;

@@ -32,7 +32,9 @@ mod remind;
 pub mod when;
 
 pub(crate) use keep::capitalized;
-pub use keep::{asks_to_save, content_to_save, memory_content_from_user, what_to_save};
+pub use keep::{
+    asks_to_save, content_to_save, memory_content_from_user, what_to_save, without_lead_in,
+};
 pub use need::{Need, NeedKind, Resolved};
 use remind::about;
 pub use remind::{asks_for_reminder, reminder_text, reminder_text_from_user, time_options};

@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::grounding::{capitalized, plan};
+use crate::meaning::route::Routed;
 use crate::models::{ChatMessage, StepRequest, ToolCallRequest};
 use crate::replies::own_answer;
 use crate::replies::stream::{Interrupt, Run};
@@ -75,6 +76,15 @@ impl Run {
                 // the user's words; when it is not theirs, the user is asked.
                 None => match self.fact_from_the_model().await? {
                     Some(fact) => Some(fact),
+                    // Judged a statement whole (no verb of keeping), the
+                    // message is the fact: in the user's own words, when the
+                    // model's wording of it is not theirs.
+                    None if self.policy.judged() == Some(Routed::Save)
+                        && gives_a_fact(&self.request) =>
+                    {
+                        let own = crate::grounding::without_lead_in(self.request.trim());
+                        Some(capitalized(own)).filter(|own| !own.is_empty())
+                    }
                     None if tools::is_offered(&self.tools, tools::ASK_USER) => {
                         let question = "What should I save?".to_string();
                         let reason = "I couldn't tell from your message what to keep".to_string();
@@ -259,7 +269,9 @@ fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> bool {
         .collect();
     // "Thursday" for their "thursdays": the same word with or without
     // a plural's ending.
+    // "Bramble" for their "bramble's" too.
     let same = |a: &str, b: &str| {
+        let (a, b) = (a.trim_end_matches("'s"), b.trim_end_matches("'s"));
         a == b || a.strip_suffix('s') == Some(b) || b.strip_suffix('s') == Some(a)
     };
     let held = substance
@@ -267,6 +279,22 @@ fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> bool {
         .filter(|w| theirs.iter().any(|t| same(t, w)))
         .count();
     !substance.is_empty() && held * 5 >= substance.len() * 4
+}
+
+/// True when `request` gives a fact of its own: a number or code, a
+/// sentence's "is" or "has" ("btw my locker at the pool is number 112"),
+/// or a name and its value after a colon.
+/// "nhs no. pls", judged a save wrongly, gives none: it is asked about,
+/// not kept.
+fn gives_a_fact(request: &str) -> bool {
+    request.chars().any(|c| c.is_ascii_digit())
+        || request.contains(": ")
+        || app::logic::words::plain(request).iter().any(|w| {
+            matches!(
+                w.trim_end_matches("'s"),
+                "is" | "are" | "was" | "were" | "has" | "have" | "had"
+            ) || (w.ends_with("'s") && crate::common_words::is_function_word(w))
+        })
 }
 
 /// What follows a colon that closes the request's time: "set a reminder
@@ -314,7 +342,19 @@ fn the_value(answer: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{after_a_colon_closing_the_time, in_the_users_words, the_value, Digits};
+    use super::{
+        after_a_colon_closing_the_time, gives_a_fact, in_the_users_words, the_value, Digits,
+    };
+
+    #[test]
+    fn a_fact_of_its_own_has_a_number_or_says_what_is() {
+        assert!(gives_a_fact("btw my locker at the pool is number 112"));
+        assert!(gives_a_fact("fyi the chimney sweep is a guy called Ruan"));
+        assert!(gives_a_fact("the cat's flea stuff: frontline"));
+        assert!(gives_a_fact("heads up, sports day moved to 19 june"));
+        assert!(!gives_a_fact("nhs no. pls"));
+        assert!(!gives_a_fact("the pool locker"));
+    }
 
     #[test]
     fn a_fact_is_kept_only_in_the_users_words() {
@@ -340,6 +380,10 @@ mod tests {
         assert!(kept(
             "We moved our joint account to Monzo, and the code is 04-00-04.",
             "we moved our joint account to monzo, sort code 04-00-04"
+        ));
+        assert!(kept(
+            "The microchip number for Bramble is 981020004417332.",
+            "btw bramble's microchip number is 981020004417332"
         ));
         assert!(kept(
             "The bin collection moved to Thursday.",
