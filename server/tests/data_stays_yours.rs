@@ -1,8 +1,8 @@
 //! The smaller points of keeping a person's data theirs: cross-site
 //! requests refused before any handler, a size limit on every memory
 //! field (and errors that quote little of what was sent), an import saved
-//! with a byte order mark, Imprint refused as its own model, and a pause
-//! after a wrong token.
+//! with a byte order mark, an import kept whole though its client left,
+//! Imprint refused as its own model, and a pause after a wrong token.
 
 mod support;
 
@@ -98,6 +98,32 @@ async fn an_import_saved_with_a_byte_order_mark_is_read() {
     let (status, imported) = server.send(server.import(body)).await;
     assert_eq!(status, 200, "{imported}");
     assert_eq!(imported["imported"], 2);
+}
+
+#[tokio::test]
+async fn an_import_whose_client_leaves_part_way_is_still_kept_whole() {
+    let server = TestServer::start(vec![], &[]).await;
+    let store = server.running.engine.store.clone();
+    let lines = 40 * imprint::import::IMPORT_CHUNK;
+    let body: String = (0..lines)
+        .map(|i| format!("{{\"content\": \"memory number {i}\"}}\n"))
+        .collect();
+    let first_chunk = store.memories_changed();
+    let request = server.import(body);
+    let client = tokio::spawn(async move { request.send().await });
+    // Once the first chunk is committed, the client goes: its connection
+    // closes and the server drops the request's handler.
+    first_chunk.notified().await;
+    client.abort();
+    assert!(client.await.unwrap_err().is_cancelled());
+    // One import at a time: this one is stored after the first settles.
+    let (status, imported) = server
+        .send(server.import("{\"content\": \"after it\"}\n"))
+        .await;
+    assert_eq!((status, imported["imported"].as_u64()), (200, Some(1)));
+    let kept = store.all_memories().await.unwrap().len() - 1;
+    assert_eq!(kept, lines, "all or nothing, and nothing was wrong with it");
+    assert!(store.pending_imports().await.unwrap().is_empty());
 }
 
 #[tokio::test]
