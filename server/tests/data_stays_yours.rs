@@ -92,6 +92,49 @@ async fn every_memory_field_is_bounded_and_errors_quote_little() {
 }
 
 #[tokio::test]
+async fn a_rest_error_quotes_little_of_a_long_value_and_still_says_what_is_wrong() {
+    let server = TestServer::start(vec![], &[]).await;
+    let long = "t".repeat(60_000);
+    // A value of the wrong type: serde quotes it.
+    let (status, error) = server
+        .post("/api/memories", json!({"content": "x", "tags": long}))
+        .await;
+    assert_eq!(status, 400);
+    let message = error["error"].as_str().unwrap();
+    assert!(message.len() < 300, "{} bytes", message.len());
+    assert!(
+        message.contains("invalid type") && message.contains("expected a sequence"),
+        "{message}"
+    );
+    // A field no route has: serde names it.
+    let (status, error) = server
+        .post("/api/chat/sessions", json!({ long.as_str(): "a title" }))
+        .await;
+    assert_eq!(status, 400);
+    let message = error["error"].as_str().unwrap();
+    assert!(message.len() < 300, "{} bytes", message.len());
+    assert!(
+        message.contains("unknown field") && message.contains("title"),
+        "{message}"
+    );
+    // A page's number that is not one.
+    let sid = server.create_session().await;
+    let (status, error) = server
+        .get(&format!(
+            "/api/chat/sessions/{sid}?limit={}",
+            "9x".repeat(2_000)
+        ))
+        .await;
+    assert_eq!(status, 400);
+    let message = error["error"].as_str().unwrap();
+    assert!(message.len() < 300, "{} bytes", message.len());
+    assert!(
+        message.starts_with("limit must be a whole number"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
 async fn an_import_saved_with_a_byte_order_mark_is_read() {
     let server = TestServer::start(vec![], &[]).await;
     let body = "\u{feff}{\"content\": \"tea with Anna\"}\r\n{\"content\": \"the door code\"}\r\n";
