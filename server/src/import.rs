@@ -22,6 +22,13 @@ pub enum ImportError {
     Line { number: usize, message: String },
     #[error("nothing was imported: {0}")]
     Store(#[from] StoreError),
+    /// Storing failed part way, and what was stored could not be deleted
+    /// yet: said, with how many, rather than "nothing was imported".
+    #[error("the import failed part way ({error}); the {kept} memories it had stored could not be deleted yet, and are deleted when Imprint next starts")]
+    PartlyKept {
+        kept: usize,
+        error: Box<ImportError>,
+    },
 }
 
 #[derive(Deserialize)]
@@ -236,12 +243,19 @@ where
             .map(|()| stored)
             .map_err(ImportError::from),
     };
-    if outcome.is_err() {
-        if let Err(undo) = store.take_back_import(import).await {
-            tracing::error!(%undo, stored, "an import failed part way and its memories could not all be deleted: the next start deletes them");
-        }
+    match outcome {
+        Err(error) => match store.take_back_import(import).await {
+            Ok(()) => Err(error),
+            Err(undo) => {
+                tracing::error!(%undo, stored, "an import failed part way and its memories could not all be deleted: the next start deletes them");
+                Err(ImportError::PartlyKept {
+                    kept: stored,
+                    error: Box::new(error),
+                })
+            }
+        },
+        ok => ok,
     }
-    outcome
 }
 
 /// Reads and checks every line as the store would, storing nothing; the
@@ -425,6 +439,48 @@ mod tests {
             .collect();
         assert_eq!(contents, ["kept before"]);
         assert!(store.pending_imports().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_import_that_cannot_be_taken_back_says_what_it_kept() {
+        let store = Store::open_in_memory().unwrap();
+        // Deleting fails (as on a disk that went bad).
+        store
+            .call(|c| {
+                Ok(c.execute_batch(
+                    "CREATE TRIGGER no_delete BEFORE DELETE ON memories
+                     BEGIN SELECT RAISE(ABORT, 'cannot delete'); END;",
+                )?)
+            })
+            .await
+            .unwrap();
+        let reads = std::sync::atomic::AtomicUsize::new(0);
+        let good = many_lines(2 * IMPORT_CHUNK);
+        let bad = format!("{}{{\"content\": 3}}\n", many_lines(IMPORT_CHUNK + 1));
+        let error = import_from(&store, move || {
+            let first = reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            Ok(std::io::Cursor::new(if first {
+                good.clone()
+            } else {
+                bad.clone()
+            }))
+        })
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(error, ImportError::PartlyKept { kept, .. } if kept == IMPORT_CHUNK),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("line {}", IMPORT_CHUNK + 2))
+                && message.contains(&format!("the {IMPORT_CHUNK} memories"))
+                && !message.starts_with("nothing was imported"),
+            "{message}"
+        );
+        assert_eq!(store.all_memories().await.unwrap().len(), IMPORT_CHUNK);
+        // Still listed under the import: the next start deletes them.
+        assert_eq!(store.pending_imports().await.unwrap().len(), 1);
     }
 
     #[tokio::test]

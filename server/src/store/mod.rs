@@ -127,7 +127,11 @@ impl Store {
                 let opened = open().and_then(|mut conn| {
                     schema::configure(&conn)?;
                     schema::migrate(&mut conn)?;
-                    transfer::settle_imports(&mut conn)?;
+                    // Not fatal: an import left pending is tried again
+                    // at the next start, and Imprint still starts.
+                    if let Err(error) = transfer::settle_imports(&mut conn) {
+                        tracing::error!(%error, "the imports a process left behind could not be settled");
+                    }
                     notify_memory_commits(&mut conn, wake)?;
                     if let Some(file) = file {
                         checkpointer(&mut conn, file)?;
