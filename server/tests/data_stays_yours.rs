@@ -170,6 +170,37 @@ async fn an_import_whose_client_leaves_part_way_is_still_kept_whole() {
 }
 
 #[tokio::test]
+async fn an_import_cut_short_when_imprint_stopped_is_gone_at_the_next_start() {
+    let data = tempfile::tempdir().unwrap();
+    {
+        // As a process that ended mid-import leaves the database.
+        let store = imprint::store::Store::open(&data.path().join("imprint.sqlite3")).unwrap();
+        let memory = |content: &str| imprint::store::NewMemory {
+            content: content.into(),
+            project: None,
+            tags: vec![],
+            created_at: None,
+        };
+        store.add_memory(memory("kept from before")).await.unwrap();
+        let import = store.begin_import().await.unwrap();
+        store
+            .insert_chunk(import, vec![memory("half imported"), memory("also half")])
+            .await
+            .unwrap();
+    }
+    let standin = StandIn::start(vec![]).await;
+    let server = TestServer::start_in(data, standin, &[], &[]).await;
+    let (_, listed) = server.get("/api/memories").await;
+    let contents: Vec<_> = listed["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents, ["kept from before"]);
+}
+
+#[tokio::test]
 async fn imprint_is_refused_as_its_own_model() {
     let standin = StandIn::start(vec![]).await;
     let server = TestServer::start_with(standin, &[], &[]).await;
