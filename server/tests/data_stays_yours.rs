@@ -1,8 +1,9 @@
 //! The smaller points of keeping a person's data theirs: cross-site
 //! requests refused before any handler, a size limit on every memory
 //! field (and errors that quote little of what was sent), an import saved
-//! with a byte order mark, an import kept whole though its client left,
-//! Imprint refused as its own model, and a pause after a wrong token.
+//! with a byte order mark, an import kept whole though its client left
+//! and one cut short by a stop gone at the next start, Imprint refused as
+//! its own model, and a pause after a wrong token.
 
 mod support;
 
