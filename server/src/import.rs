@@ -22,6 +22,13 @@ pub enum ImportError {
     Line { number: usize, message: String },
     #[error("nothing was imported: {0}")]
     Store(#[from] StoreError),
+    /// Storing failed part way, and what was stored could not be deleted
+    /// yet: said, with how many, rather than "nothing was imported".
+    #[error("the import failed part way ({error}); the {kept} memories it had stored could not be deleted yet, and are deleted when Imprint next starts")]
+    PartlyKept {
+        kept: usize,
+        error: Box<ImportError>,
+    },
 }
 
 #[derive(Deserialize)]
@@ -164,18 +171,37 @@ pub const IMPORT_CHUNK: usize = 256;
 /// imports nothing and is named), then the lines are read again and
 /// stored [`IMPORT_CHUNK`] at a time, each chunk a transaction of its own.
 /// Should storing fail part way (a full disk), what was stored is deleted
-/// again. Lines are read one at a time, so a large file is never held
-/// whole. `open` is called twice.
+/// again; should the process end part way, the next start deletes it (see
+/// [`Store::begin_import`]). Lines are read one at a time, so a large file
+/// is never held whole. `open` is called twice.
+///
+/// The import runs on a task of its own and this future only waits for
+/// it: a caller that stops waiting (a client gone mid-import) does not cut
+/// it short, and it still ends kept whole or taken back.
 pub async fn import_from<F, R>(store: &Store, open: F) -> Result<usize, ImportError>
 where
     F: Fn() -> std::io::Result<R> + Send + Sync + 'static,
     R: BufRead,
 {
+    let store = store.clone();
+    tokio::spawn(async move { import_whole(&store, open).await })
+        .await
+        .map_err(|e| StoreError::Invalid(format!("the import stopped: {e}")))?
+}
+
+/// [`import_from`]'s work, on its task; one import at a time.
+async fn import_whole<F, R>(store: &Store, open: F) -> Result<usize, ImportError>
+where
+    F: Fn() -> std::io::Result<R> + Send + Sync + 'static,
+    R: BufRead,
+{
+    let _turn = store.import_turn().await;
     let open = std::sync::Arc::new(open);
     let checking = std::sync::Arc::clone(&open);
-    let count = tokio::task::spawn_blocking(move || check_all(checking()))
+    tokio::task::spawn_blocking(move || check_all(checking()))
         .await
         .map_err(|e| StoreError::Invalid(format!("the import stopped: {e}")))??;
+    let import = store.begin_import().await?;
     let (chunks, mut received) = tokio::sync::mpsc::channel::<Vec<NewMemory>>(2);
     let reading = tokio::task::spawn_blocking(move || -> Result<(), ImportError> {
         let mut chunk = Vec::with_capacity(IMPORT_CHUNK);
@@ -193,11 +219,11 @@ where
         }
         Ok(())
     });
-    let mut stored: Vec<i64> = Vec::with_capacity(count);
+    let mut stored = 0;
     let mut failed: Option<ImportError> = None;
     while let Some(chunk) = received.recv().await {
-        match store.insert_chunk(chunk).await {
-            Ok(ids) => stored.extend(ids),
+        match store.insert_chunk(import, chunk).await {
+            Ok(count) => stored += count,
             Err(error) => {
                 failed = Some(error.into());
                 break;
@@ -209,14 +235,27 @@ where
         .await
         .map_err(|e| ImportError::from(StoreError::Invalid(format!("the import stopped: {e}"))))
         .and_then(|read| read);
-    if let Some(error) = failed.or(read.err()) {
-        let kept = stored.len();
-        if let Err(undo) = store.delete_memories(stored).await {
-            tracing::error!(%undo, kept, "an import failed part way and its memories could not all be deleted");
-        }
-        return Err(error);
+    let outcome = match failed.or(read.err()) {
+        Some(error) => Err(error),
+        None => store
+            .finish_import(import)
+            .await
+            .map(|()| stored)
+            .map_err(ImportError::from),
+    };
+    match outcome {
+        Err(error) => match store.take_back_import(import).await {
+            Ok(()) => Err(error),
+            Err(undo) => {
+                tracing::error!(%undo, stored, "an import failed part way and its memories could not all be deleted: the next start deletes them");
+                Err(ImportError::PartlyKept {
+                    kept: stored,
+                    error: Box::new(error),
+                })
+            }
+        },
+        ok => ok,
     }
-    Ok(stored.len())
 }
 
 /// Reads and checks every line as the store would, storing nothing; the
@@ -336,6 +375,112 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.len() < 200, "{error}");
+    }
+
+    /// Lines enough for several chunks.
+    fn many_lines(count: usize) -> String {
+        (0..count)
+            .map(|i| format!("{{\"content\": \"memory {i}\"}}\n"))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn an_import_whose_caller_stops_waiting_is_still_kept_whole() {
+        let store = Store::open_in_memory().unwrap();
+        let lines = 4 * IMPORT_CHUNK + 3;
+        let text = many_lines(lines);
+        let first_chunk = store.memories_changed();
+        // The caller waits only until the first chunk is committed, then
+        // drops the import's future (as a request whose client left).
+        tokio::select! {
+            biased;
+            () = first_chunk.notified() => {}
+            done = import_text(&store, &text) => panic!("the import ended before its first chunk was seen: {done:?}"),
+        }
+        store.imports_settled().await;
+        assert_eq!(store.all_memories().await.unwrap().len(), lines);
+        assert!(store.pending_imports().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_import_that_fails_part_way_keeps_nothing_and_is_not_left_pending() {
+        let store = Store::open_in_memory().unwrap();
+        store
+            .add_memory(NewMemory {
+                content: "kept before".into(),
+                project: None,
+                tags: vec![],
+                created_at: None,
+            })
+            .await
+            .unwrap();
+        // Checked whole, then read again differently: the second read
+        // fails after its first chunk was stored.
+        let reads = std::sync::atomic::AtomicUsize::new(0);
+        let good = many_lines(2 * IMPORT_CHUNK);
+        let bad = format!("{}{{\"content\": 3}}\n", many_lines(IMPORT_CHUNK + 1));
+        let error = import_from(&store, move || {
+            let first = reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            let text = if first { good.clone() } else { bad.clone() };
+            Ok(std::io::Cursor::new(text))
+        })
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(error, ImportError::Line { number, .. } if number == IMPORT_CHUNK + 2),
+            "{error}"
+        );
+        let contents: Vec<_> = store
+            .all_memories()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|m| m.content)
+            .collect();
+        assert_eq!(contents, ["kept before"]);
+        assert!(store.pending_imports().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_import_that_cannot_be_taken_back_says_what_it_kept() {
+        let store = Store::open_in_memory().unwrap();
+        // Deleting fails (as on a disk that went bad).
+        store
+            .call(|c| {
+                Ok(c.execute_batch(
+                    "CREATE TRIGGER no_delete BEFORE DELETE ON memories
+                     BEGIN SELECT RAISE(ABORT, 'cannot delete'); END;",
+                )?)
+            })
+            .await
+            .unwrap();
+        let reads = std::sync::atomic::AtomicUsize::new(0);
+        let good = many_lines(2 * IMPORT_CHUNK);
+        let bad = format!("{}{{\"content\": 3}}\n", many_lines(IMPORT_CHUNK + 1));
+        let error = import_from(&store, move || {
+            let first = reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            Ok(std::io::Cursor::new(if first {
+                good.clone()
+            } else {
+                bad.clone()
+            }))
+        })
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(error, ImportError::PartlyKept { kept, .. } if kept == IMPORT_CHUNK),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("line {}", IMPORT_CHUNK + 2))
+                && message.contains(&format!("the {IMPORT_CHUNK} memories"))
+                && !message.starts_with("nothing was imported"),
+            "{message}"
+        );
+        assert_eq!(store.all_memories().await.unwrap().len(), IMPORT_CHUNK);
+        // Still listed under the import: the next start deletes them.
+        assert_eq!(store.pending_imports().await.unwrap().len(), 1);
     }
 
     #[tokio::test]

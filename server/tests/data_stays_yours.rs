@@ -1,8 +1,9 @@
 //! The smaller points of keeping a person's data theirs: cross-site
 //! requests refused before any handler, a size limit on every memory
 //! field (and errors that quote little of what was sent), an import saved
-//! with a byte order mark, Imprint refused as its own model, and a pause
-//! after a wrong token.
+//! with a byte order mark, an import kept whole though its client left
+//! and one cut short by a stop gone at the next start, Imprint refused as
+//! its own model, and a pause after a wrong token.
 
 mod support;
 
@@ -92,12 +93,112 @@ async fn every_memory_field_is_bounded_and_errors_quote_little() {
 }
 
 #[tokio::test]
+async fn a_rest_error_quotes_little_of_a_long_value_and_still_says_what_is_wrong() {
+    let server = TestServer::start(vec![], &[]).await;
+    let long = "t".repeat(60_000);
+    // A value of the wrong type: serde quotes it.
+    let (status, error) = server
+        .post("/api/memories", json!({"content": "x", "tags": long}))
+        .await;
+    assert_eq!(status, 400);
+    let message = error["error"].as_str().unwrap();
+    assert!(message.len() < 300, "{} bytes", message.len());
+    assert!(
+        message.contains("invalid type") && message.contains("expected a sequence"),
+        "{message}"
+    );
+    // A field no route has: serde names it.
+    let (status, error) = server
+        .post("/api/chat/sessions", json!({ long.as_str(): "a title" }))
+        .await;
+    assert_eq!(status, 400);
+    let message = error["error"].as_str().unwrap();
+    assert!(message.len() < 300, "{} bytes", message.len());
+    assert!(
+        message.contains("unknown field") && message.contains("title"),
+        "{message}"
+    );
+    // A page's number that is not one.
+    let sid = server.create_session().await;
+    let (status, error) = server
+        .get(&format!(
+            "/api/chat/sessions/{sid}?limit={}",
+            "9x".repeat(2_000)
+        ))
+        .await;
+    assert_eq!(status, 400);
+    let message = error["error"].as_str().unwrap();
+    assert!(message.len() < 300, "{} bytes", message.len());
+    assert!(
+        message.starts_with("limit must be a whole number"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
 async fn an_import_saved_with_a_byte_order_mark_is_read() {
     let server = TestServer::start(vec![], &[]).await;
     let body = "\u{feff}{\"content\": \"tea with Anna\"}\r\n{\"content\": \"the door code\"}\r\n";
     let (status, imported) = server.send(server.import(body)).await;
     assert_eq!(status, 200, "{imported}");
     assert_eq!(imported["imported"], 2);
+}
+
+#[tokio::test]
+async fn an_import_whose_client_leaves_part_way_is_still_kept_whole() {
+    let server = TestServer::start(vec![], &[]).await;
+    let store = server.running.engine.store.clone();
+    let lines = 40 * imprint::import::IMPORT_CHUNK;
+    let body: String = (0..lines)
+        .map(|i| format!("{{\"content\": \"memory number {i}\"}}\n"))
+        .collect();
+    let first_chunk = store.memories_changed();
+    let request = server.import(body);
+    let client = tokio::spawn(async move { request.send().await });
+    // Once the first chunk is committed, the client goes: its connection
+    // closes and the server drops the request's handler.
+    first_chunk.notified().await;
+    client.abort();
+    assert!(client.await.unwrap_err().is_cancelled());
+    // One import at a time: this one is stored after the first settles.
+    let (status, imported) = server
+        .send(server.import("{\"content\": \"after it\"}\n"))
+        .await;
+    assert_eq!((status, imported["imported"].as_u64()), (200, Some(1)));
+    let kept = store.all_memories().await.unwrap().len() - 1;
+    assert_eq!(kept, lines, "all or nothing, and nothing was wrong with it");
+    assert!(store.pending_imports().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn an_import_cut_short_when_imprint_stopped_is_gone_at_the_next_start() {
+    let data = tempfile::tempdir().unwrap();
+    {
+        // As a process that ended mid-import leaves the database.
+        let store = imprint::store::Store::open(&data.path().join("imprint.sqlite3")).unwrap();
+        let memory = |content: &str| imprint::store::NewMemory {
+            content: content.into(),
+            project: None,
+            tags: vec![],
+            created_at: None,
+        };
+        store.add_memory(memory("kept from before")).await.unwrap();
+        let import = store.begin_import().await.unwrap();
+        store
+            .insert_chunk(import, vec![memory("half imported"), memory("also half")])
+            .await
+            .unwrap();
+    }
+    let standin = StandIn::start(vec![]).await;
+    let server = TestServer::start_in(data, standin, &[], &[]).await;
+    let (_, listed) = server.get("/api/memories").await;
+    let contents: Vec<_> = listed["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents, ["kept from before"]);
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
-//! A model server that says the key back, redirects, or sends an endless
-//! error: the key never reaches a response or the database, a redirect is
-//! never followed, and an error body is read only so far.
+//! A model server that says the key back (in an error or a reply),
+//! redirects, or sends an endless error: the key never reaches a response
+//! or the database, a redirect is never followed, and an error body is
+//! read only so far.
 
 mod support;
 
@@ -30,6 +31,9 @@ enum Answer {
     EchoKey,
     /// A streamed reply that says the Authorization header back.
     EchoHeader,
+    /// A 200 streamed reply that says the key back in parts: one delta
+    /// ends inside it, the next goes on.
+    EchoKeyInParts,
     /// 307 to `target`.
     Redirect,
     /// 500 and an error body that never ends.
@@ -68,6 +72,22 @@ async fn fake(answer: Answer, target: Option<String>) -> (String, Arc<Mutex<Vec<
                         .body(Body::from(format!(
                             "data: {chunk}\n\ndata: {end}\n\ndata: [DONE]\n\n"
                         )))
+                        .unwrap()
+                }
+                Answer::EchoKeyInParts => {
+                    let (a, b) = given.split_at(given.len() / 3);
+                    let (b, c) = b.split_at(b.len() / 2);
+                    let parts = ["Your key is ", a, b, c, " and all is well."];
+                    let mut body = String::new();
+                    for part in parts {
+                        let chunk = json!({"choices": [{"delta": {"content": part}, "finish_reason": null}]});
+                        body.push_str(&format!("data: {chunk}\n\n"));
+                    }
+                    let end = json!({"choices": [{"delta": {}, "finish_reason": "stop"}]});
+                    body.push_str(&format!("data: {end}\n\ndata: [DONE]\n\n"));
+                    Response::builder()
+                        .header("content-type", "text/event-stream")
+                        .body(Body::from(body))
                         .unwrap()
                 }
                 Answer::Redirect => Response::builder()
@@ -142,6 +162,35 @@ async fn a_key_said_back_in_an_error_reaches_neither_the_page_nor_the_database()
     assert!(session.to_string().contains("[key]"), "{session}");
     assert_hidden(&session.to_string(), &key);
     // The database file itself.
+    let db = std::fs::read(server.data_path().join("imprint.sqlite3")).unwrap_or_default();
+    let wal = std::fs::read(server.data_path().join("imprint.sqlite3-wal")).unwrap_or_default();
+    for bytes in [db, wal] {
+        assert_hidden(&String::from_utf8_lossy(&bytes), &key);
+    }
+}
+
+#[tokio::test]
+async fn a_key_said_back_in_a_reply_reaches_neither_the_page_nor_the_database() {
+    let key = key();
+    let (base_url, _) = fake(Answer::EchoKeyInParts, None).await;
+    let server = served_by(&base_url, &key).await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "hello").await;
+    let streamed: String = events
+        .iter()
+        .filter(|e| e["type"] == "token")
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    assert_eq!(streamed, "Your key is [key] and all is well.", "{events:?}");
+    let answer = events
+        .iter()
+        .find(|e| e["type"] == "assistant_message")
+        .expect("an answer");
+    assert_eq!(answer["text"], "Your key is [key] and all is well.");
+    assert_hidden(&Value::Array(events.clone()).to_string(), &key);
+    let session = server.session(&sid).await;
+    assert!(session.to_string().contains("[key]"), "{session}");
+    assert_hidden(&session.to_string(), &key);
     let db = std::fs::read(server.data_path().join("imprint.sqlite3")).unwrap_or_default();
     let wal = std::fs::read(server.data_path().join("imprint.sqlite3-wal")).unwrap_or_default();
     for bytes in [db, wal] {

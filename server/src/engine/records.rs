@@ -83,6 +83,9 @@ impl Engine {
             ))),
             Err(ImportError::Store(error)) => Err(store_error(error)),
             Err(error @ ImportError::Read { .. }) => Err(ApiError::bad_request(error.to_string())),
+            Err(error @ ImportError::PartlyKept { .. }) => {
+                Err(ApiError::internal(error.to_string()))
+            }
         }
     }
 

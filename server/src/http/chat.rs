@@ -46,7 +46,7 @@ async fn create(State(engine): State<AppState>, body: axum::body::Bytes) -> ApiR
         CreateSession::default()
     } else {
         let value = serde_json::from_slice(&body)
-            .map_err(|e| app::api::ApiError::bad_request(format!("the body is not valid: {e}")))?;
+            .map_err(|e| app::api::ApiError::bad_request(super::error::not_valid(&e)))?;
         super::error::from_object(value)?
     };
     ok(
@@ -81,9 +81,12 @@ async fn session(
 }
 
 fn number<T: std::str::FromStr>(text: &str, name: &str) -> Result<T, ApiError> {
-    text.trim()
-        .parse()
-        .map_err(|_| ApiError::bad_request(format!("{name} must be a whole number, not {text:?}")))
+    text.trim().parse().map_err(|_| {
+        ApiError::bad_request(format!(
+            "{name} must be a whole number, not {}",
+            crate::quoting::quoted(text)
+        ))
+    })
 }
 
 async fn rename(

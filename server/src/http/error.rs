@@ -47,7 +47,17 @@ pub fn from_object<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, A
         };
         return Err(bad(format!("the body must be a JSON object, not {shape}")));
     }
-    serde_json::from_value(value).map_err(|e| bad(format!("the body is not valid: {e}")))
+    // serde quotes a value of the wrong type whole: cut to a few dozen
+    // characters, so a 60,000-character value is not sent back.
+    serde_json::from_value(value).map_err(|e| bad(not_valid(&e)))
+}
+
+/// A body serde could not read, its message cut (see [`crate::quoting`]).
+pub fn not_valid(error: &serde_json::Error) -> String {
+    format!(
+        "the body is not valid: {}",
+        crate::quoting::shortened(&error.to_string())
+    )
 }
 
 impl<S, T> FromRequest<S> for Json<T>
@@ -80,7 +90,7 @@ fn rejection_response(rejection: JsonRejection) -> Response {
         JsonRejection::BytesRejection(_) if status == StatusCode::PAYLOAD_TOO_LARGE => {
             "the request body is larger than 64 KiB".to_string()
         }
-        _ => rejection.body_text(),
+        _ => crate::quoting::shortened(&rejection.body_text()),
     };
     json_error(status, &message)
 }

@@ -67,9 +67,12 @@ fn text(message: &VoiceServerMessage) -> Message {
 
 fn parse(message: &Message) -> Option<Result<VoiceClientMessage, String>> {
     match message {
-        Message::Text(text) => Some(
-            serde_json::from_str(text.as_str()).map_err(|e| format!("not a voice message: {e}")),
-        ),
+        Message::Text(text) => Some(serde_json::from_str(text.as_str()).map_err(|e| {
+            format!(
+                "not a voice message: {}",
+                crate::quoting::shortened(&e.to_string())
+            )
+        })),
         _ => None,
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::hiding::hide;
+use super::hiding::{hide, StreamHider};
 use super::markup::{MarkupEvent, MarkupFormat, MarkupParser};
 use super::shown_text::ShownText;
 use super::{prompt, ChatMessage, ModelError, ModelEvent, ToolCallRequest, TurnRequest};
@@ -125,6 +125,7 @@ impl ModelClient {
             tx,
             base_url: self.settings.base_url.clone(),
             key: self.settings.api_key.clone(),
+            hider: StreamHider::new(self.settings.api_key.as_deref()),
             idle: self.settings.idle_timeout,
             parser,
             shown: ShownText::new(),
@@ -213,6 +214,8 @@ struct Producer {
     base_url: String,
     /// The key sent, hidden in whatever the server says back.
     key: Option<String>,
+    /// The key hidden in the reply's text, which comes in parts.
+    hider: StreamHider,
     idle: Duration,
     parser: Option<MarkupParser>,
     /// Every text passes this last guard, whatever the tool format.
@@ -288,6 +291,8 @@ impl Producer {
             // The connection ended mid-answer: the text already sent is
             // kept by the reply, but it is not an answer, and no
             // half-written call runs (held markup is dropped, not shown).
+            let rest = self.hider.finish();
+            self.hidden_text(&rest).await;
             return Err(ModelError::CutOff);
         }
         self.finish().await
@@ -364,8 +369,19 @@ impl Producer {
     }
 
     async fn text(&mut self, text: &str) {
-        tracing::trace!(text, "model text");
         self.hidden_run += text.len();
+        // A model may say the key back in a reply too: it is hidden before
+        // anything reads, logs or shows the text.
+        let text = self.hider.push(text);
+        self.hidden_text(&text).await;
+    }
+
+    /// Text with the key hidden, to the markup parser or the user.
+    async fn hidden_text(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        tracing::trace!(text, "model text");
         match &mut self.parser {
             None => self.show(text).await,
             Some(parser) => {
@@ -407,6 +423,8 @@ impl Producer {
     }
 
     async fn finish(&mut self) -> Result<(), ModelError> {
+        let rest = self.hider.finish();
+        self.hidden_text(&rest).await;
         if let Some(parser) = &mut self.parser {
             let events = parser.finish();
             self.send_markup(events).await;

@@ -1,6 +1,7 @@
 //! Hiding a model key in text a model server sent: the one [`hide`] every
 //! such text passes through before it is clipped, stored, logged or sent
-//! (errors, garbage, the Model page's test reply, listing errors).
+//! (errors, garbage, the Model page's test reply, listing errors, a
+//! reply's streamed text through [`StreamHider`], a step's answer).
 //!
 //! A server may say the key back whole ("Incorrect API key provided:
 //! sk-…") or in part (a gateway that shows its first characters, or
@@ -28,12 +29,15 @@ pub fn hide(text: &str, key: Option<&str>) -> String {
     if key.len() < MIN_HIDDEN_RUN {
         return text.replace(key, HIDDEN);
     }
-    let key = key.as_bytes();
-    let windows: HashSet<&[u8]> = key.windows(MIN_HIDDEN_RUN).collect();
-    let bytes = text.as_bytes();
-    // Byte ranges to hide, merged as they are found (windows come in order).
+    let windows: HashSet<&[u8]> = key.as_bytes().windows(MIN_HIDDEN_RUN).collect();
+    hide_ranges(text, &hidden_ranges(text, &windows))
+}
+
+/// The byte ranges of `text` to hide: its runs of windows found in the
+/// key, merged as they are found (windows come in order).
+fn hidden_ranges(text: &str, windows: &HashSet<&[u8]>) -> Vec<(usize, usize)> {
     let mut ranges: Vec<(usize, usize)> = Vec::new();
-    for (start, window) in bytes.windows(MIN_HIDDEN_RUN).enumerate() {
+    for (start, window) in text.as_bytes().windows(MIN_HIDDEN_RUN).enumerate() {
         if !windows.contains(window) {
             continue;
         }
@@ -43,12 +47,17 @@ pub fn hide(text: &str, key: Option<&str>) -> String {
             _ => ranges.push((start, end)),
         }
     }
+    ranges
+}
+
+/// `text` with `ranges` replaced by [`HIDDEN`].
+fn hide_ranges(text: &str, ranges: &[(usize, usize)]) -> String {
     if ranges.is_empty() {
         return text.to_string();
     }
     let mut hidden = String::with_capacity(text.len());
     let mut at = 0;
-    for (start, end) in ranges {
+    for &(start, end) in ranges {
         // A key of other than ASCII can match part of a character: hide
         // the whole character.
         let start = floor_boundary(text, start).max(at);
@@ -59,6 +68,70 @@ pub fn hide(text: &str, key: Option<&str>) -> String {
     }
     hidden.push_str(&text[at..]);
     hidden
+}
+
+/// [`hide`] for text that comes in parts (a streamed reply): a key said
+/// back may be split between two parts, so the end of what came so far
+/// that could still begin or continue a run is held until the next part
+/// (at most [`MIN_HIDDEN_RUN`] − 1 bytes, or a run that reaches the end).
+/// With no key configured, parts pass as they are and nothing is held.
+pub struct StreamHider {
+    key: Option<String>,
+    held: String,
+}
+
+impl StreamHider {
+    pub fn new(key: Option<&str>) -> Self {
+        Self {
+            key: key.filter(|k| !k.is_empty()).map(str::to_string),
+            held: String::new(),
+        }
+    }
+
+    /// What of the text so far can be shown now, hidden.
+    pub fn push(&mut self, part: &str) -> String {
+        let Some(key) = self.key.as_deref() else {
+            return part.to_string();
+        };
+        self.held.push_str(part);
+        let mut from = floor_boundary(
+            &self.held,
+            self.held.len().saturating_sub(MIN_HIDDEN_RUN - 1),
+        );
+        if key.len() < MIN_HIDDEN_RUN {
+            // Hidden only whole: what could be the start of the key waits,
+            // and so does a whole one across that point.
+            from = floor_boundary(&self.held, self.held.len().saturating_sub(key.len() - 1));
+            if let Some((start, _)) = self
+                .held
+                .match_indices(key)
+                .find(|&(start, _)| start < from && start + key.len() > from)
+            {
+                from = start;
+            }
+            let rest = self.held.split_off(from);
+            let ready = std::mem::replace(&mut self.held, rest);
+            return ready.replace(key, HIDDEN);
+        }
+        let windows: HashSet<&[u8]> = key.as_bytes().windows(MIN_HIDDEN_RUN).collect();
+        let ranges = hidden_ranges(&self.held, &windows);
+        // A run over (or up to) the point where holding starts may go on
+        // in the next part: it is held whole, to be hidden as one mark.
+        if let Some(&(start, _)) = ranges.iter().find(|&&(_, end)| end >= from) {
+            from = from.min(floor_boundary(&self.held, start));
+        }
+        let ready: Vec<(usize, usize)> =
+            ranges.into_iter().filter(|&(_, end)| end < from).collect();
+        let rest = self.held.split_off(from);
+        let ready_text = std::mem::replace(&mut self.held, rest);
+        hide_ranges(&ready_text, &ready)
+    }
+
+    /// The rest, hidden: the text has ended.
+    pub fn finish(&mut self) -> String {
+        let rest = std::mem::take(&mut self.held);
+        hide(&rest, self.key.as_deref())
+    }
 }
 
 fn floor_boundary(text: &str, mut i: usize) -> usize {
@@ -113,6 +186,47 @@ mod tests {
         assert_eq!(hide("abc key abc", Some("abc")), "[key] key [key]");
         assert_eq!(hide("text", None), "text");
         assert_eq!(hide("text", Some("")), "text");
+    }
+
+    /// Everything `parts` give through a [`StreamHider`].
+    fn streamed(parts: &[&str], key: Option<&str>) -> String {
+        let mut hider = StreamHider::new(key);
+        let mut out: String = parts.iter().map(|part| hider.push(part)).collect();
+        out.push_str(&hider.finish());
+        out
+    }
+
+    #[test]
+    fn a_key_split_between_streamed_parts_is_hidden() {
+        let said = format!("You sent Bearer {KEY}, thanks");
+        // Every split point, and a part a character long.
+        for at in 0..said.len() {
+            let (a, b) = said.split_at(at);
+            assert_eq!(streamed(&[a, b], Some(KEY)), hide(&said, Some(KEY)), "{at}");
+        }
+        let twice = format!("{KEY}{KEY} and {KEY}");
+        for at in 0..twice.len() {
+            let (a, b) = twice.split_at(at);
+            assert_eq!(streamed(&[a, b], Some(KEY)), "[key] and [key]", "{at}");
+        }
+        let chars: Vec<String> = said.chars().map(String::from).collect();
+        let parts: Vec<&str> = chars.iter().map(String::as_str).collect();
+        assert_eq!(streamed(&parts, Some(KEY)), "You sent Bearer [key], thanks");
+        assert_eq!(
+            streamed(&["ab", "c key a", "bc"], Some("abc")),
+            "[key] key [key]"
+        );
+    }
+
+    #[test]
+    fn without_a_key_streamed_parts_pass_at_once() {
+        let mut hider = StreamHider::new(None);
+        assert_eq!(hider.push("Hello"), "Hello");
+        assert_eq!(hider.finish(), "");
+        // With one, no more than the end that could begin a run waits.
+        let mut hider = StreamHider::new(Some(KEY));
+        assert_eq!(hider.push("Hello there, friend"), "Hello there,");
+        assert_eq!(hider.finish(), " friend");
     }
 
     #[test]

@@ -56,10 +56,13 @@ impl ModelClient {
             .pointer("/choices/0/message/content")
             .and_then(Value::as_str)
             .ok_or_else(|| ModelError::Garbage("a reply without a message".into()))?;
+        // What the step picked or copied may be shown: the key is hidden
+        // first, should the model say it back.
+        let content = super::hiding::hide(content, key);
         serde_json::from_str(content.trim()).map_err(|_| {
             ModelError::Garbage(format!(
                 "not the schema's JSON: {}",
-                shown(content, 80, key)
+                shown(&content, 80, key)
             ))
         })
     }

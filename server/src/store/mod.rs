@@ -47,7 +47,7 @@ pub use memories::{
 pub use open_replies::{OpenReply, SavedState};
 pub use reminders::{next_time, ReminderChange};
 pub use sessions::{NewMessage, ToolOutcome, DEFAULT_CHANNEL, DEFAULT_TITLE, TITLE_MAX_CHARS};
-pub use transfer::ExportCursor;
+pub use transfer::{ExportCursor, ImportId};
 pub use vectors::MemoryVector;
 
 /// What can go wrong in the store.
@@ -77,6 +77,8 @@ pub struct Store {
     /// edit, a delete, an import): what keeps derived data, such as the
     /// memories' vectors, in step waits on it.
     memories_changed: Arc<Notify>,
+    /// Held by the import running (see [`Store::import_turn`]).
+    import_turn: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Store {
@@ -125,6 +127,11 @@ impl Store {
                 let opened = open().and_then(|mut conn| {
                     schema::configure(&conn)?;
                     schema::migrate(&mut conn)?;
+                    // Not fatal: an import left pending is tried again
+                    // at the next start, and Imprint still starts.
+                    if let Err(error) = transfer::settle_imports(&mut conn) {
+                        tracing::error!(%error, "the imports a process left behind could not be settled");
+                    }
                     notify_memory_commits(&mut conn, wake)?;
                     if let Some(file) = file {
                         checkpointer(&mut conn, file)?;
@@ -156,16 +163,29 @@ impl Store {
         Ok(Store {
             jobs,
             memories_changed,
+            import_turn: Arc::default(),
         })
     }
 
-    /// Runs `f` on the store's thread with the connection and returns its
-    /// answer. The escape hatch for anything this module does not offer.
     /// Woken after each commit that wrote to the memories.
     pub fn memories_changed(&self) -> Arc<Notify> {
         Arc::clone(&self.memories_changed)
     }
 
+    /// The turn to import, held for a whole import: one import at a time,
+    /// so two never interleave their chunks, and whoever takes the turn
+    /// next knows the one before has settled (kept or taken back).
+    pub async fn import_turn(&self) -> tokio::sync::OwnedMutexGuard<()> {
+        Arc::clone(&self.import_turn).lock_owned().await
+    }
+
+    /// Waits until no import is running on this store.
+    pub async fn imports_settled(&self) {
+        drop(self.import_turn().await);
+    }
+
+    /// Runs `f` on the store's thread with the connection and returns its
+    /// answer. The escape hatch for anything this module does not offer.
     pub async fn call<R, F>(&self, f: F) -> Result<R, StoreError>
     where
         F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,

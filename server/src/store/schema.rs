@@ -133,6 +133,23 @@ CREATE TABLE example_vectors (
     vectors BLOB NOT NULL
 );
 "#,
+    // An import stores its memories a chunk per transaction (see
+    // store::transfer); until it is done, each memory it stored is listed
+    // here, so an import cut short by the process ending is taken back at
+    // the next start instead of being partly kept.
+    r#"
+CREATE TABLE imports (
+    id         INTEGER PRIMARY KEY,
+    pid        INTEGER NOT NULL,
+    done       INTEGER NOT NULL DEFAULT 0,
+    started_at TEXT NOT NULL
+);
+CREATE TABLE import_rows (
+    memory_id INTEGER PRIMARY KEY NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    import_id INTEGER NOT NULL REFERENCES imports (id)
+);
+CREATE INDEX import_rows_by_import ON import_rows (import_id);
+"#,
 ];
 
 pub(super) fn configure(conn: &Connection) -> Result<(), StoreError> {

@@ -1479,3 +1479,100 @@ async fn a_misspelt_word_is_matched_to_the_word_the_memories_hold() {
     assert_eq!(like[4].as_deref(), Some("phone"), "one swap");
     assert_eq!(like[5].as_deref(), Some("marsh"));
 }
+
+#[tokio::test]
+async fn an_import_cut_short_by_the_process_ending_is_taken_back_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("imprint.db");
+    let store = Store::open(&path).unwrap();
+    let cut_short = store.begin_import().await.unwrap();
+    let imported = |i: usize| memory(&format!("imported {i}"), Some("Home"), "2024-01-01");
+    store
+        .insert_chunk(cut_short, (0..3).map(imported).collect())
+        .await
+        .unwrap();
+    store
+        .add_memory(memory("written beside it", None, "2024-01-02"))
+        .await
+        .unwrap();
+    store
+        .insert_chunk(cut_short, (3..5).map(imported).collect())
+        .await
+        .unwrap();
+    // A second import, done: its memories are kept though its list was
+    // never cleared (the process ended right after it was marked done).
+    let done = store.begin_import().await.unwrap();
+    store
+        .insert_chunk(done, vec![memory("imported and done", None, "2024-01-03")])
+        .await
+        .unwrap();
+    store
+        .call(|c| {
+            Ok(c.execute(
+                "UPDATE imports SET done = 1 WHERE done = 0 AND id = (SELECT MAX(id) FROM imports)",
+                [],
+            )?)
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.pending_imports().await.unwrap(), [(cut_short, 5)]);
+    // The process ends here: nothing finishes or takes back the import.
+    drop(store);
+
+    let store = Store::open(&path).unwrap();
+    let contents: Vec<_> = store
+        .all_memories()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.content)
+        .collect();
+    assert_eq!(contents, ["written beside it", "imported and done"]);
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM imports").await, 0);
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM import_rows").await, 0);
+    assert!(store.search_memories(q("imported")).await.unwrap().len() == 1);
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_import_another_running_process_began_is_left_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("imprint.db");
+    let store = Store::open(&path).unwrap();
+    let import = store.begin_import().await.unwrap();
+    store
+        .insert_chunk(import, vec![memory("still importing", None, "2024-01-01")])
+        .await
+        .unwrap();
+    // Process 1 always runs: as `imprint import` beside the server would.
+    store
+        .call(|c| Ok(c.execute("UPDATE imports SET pid = 1", [])?))
+        .await
+        .unwrap();
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.pending_imports().await.unwrap(), [(import, 1)]);
+    // Its owner then finishes it as usual.
+    store.finish_import(import).await.unwrap();
+    assert_eq!(store.all_memories().await.unwrap().len(), 1);
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM imports").await, 0);
+}
+
+#[tokio::test]
+async fn an_import_taken_back_refuses_its_next_chunk() {
+    let store = mem();
+    let import = store.begin_import().await.unwrap();
+    store
+        .insert_chunk(import, vec![memory("first", None, "2024-01-01")])
+        .await
+        .unwrap();
+    store.take_back_import(import).await.unwrap();
+    assert!(store.all_memories().await.unwrap().is_empty());
+    let refused = store
+        .insert_chunk(import, vec![memory("second", None, "2024-01-01")])
+        .await
+        .unwrap_err();
+    assert!(matches!(refused, StoreError::Invalid(m) if m.contains("taken back")));
+    assert!(store.finish_import(import).await.is_err());
+    assert!(store.all_memories().await.unwrap().is_empty());
+}
