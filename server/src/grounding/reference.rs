@@ -94,14 +94,13 @@ const QUALIFIERS: &[&str] = &[
     "about", "regarding", "with", "titled", "called", "named", "for", "from", "on", "at", "of",
 ];
 
-/// True when `word`, before a pronoun, makes it an object: a verb ("send
-/// it", "pay it": a word that is no function word, courtesy or time), or
-/// a preposition or "do" that takes one ("about it", "do it"). A pronoun
-/// after "and", "if" or "when" is a subject.
+/// True when `word`, before a pronoun, makes it an object: a verb of
+/// doing ("send it", "pay it", "call him"), or a preposition or "do" that
+/// takes one ("about it", "do it"). A pronoun after "and", "if" or "when"
+/// is a subject, and one after a verb of no kind Imprint knows ("plan
+/// it, and note that planning started") is left to the model.
 fn takes_an_object(word: &str) -> bool {
-    matches!(word, "about" | "of" | "with" | "for" | "on" | "to" | "do")
-        || crate::common_words::is_asking_verb(word)
-        || !is_stop(word)
+    matches!(word, "about" | "of" | "with" | "for" | "on" | "to") || super::is_a_verb_of_doing(word)
 }
 
 /// After "is it" or "was it", the words that make "it" a thing: "when is
@@ -354,13 +353,10 @@ fn pronoun(words: &[String]) -> Option<(usize, bool)> {
         if !is_pronoun {
             continue;
         }
-        // Something the request named before it is what it stands for
-        // (not the word that takes it: "pay it").
-        // A thing's pronoun after a verb ("pay it"): the verb names nothing.
-        // A person's ("email him") only after a verb of acting on them, so
-        // that a name before one still names it ("tell Anna her number").
-        let verb_before =
-            before.is_some_and(|b| !is_stop(b) && (!person || super::plan::is_act_it_cannot_do(b)));
+        // Something the request named before it is what it stands for.
+        // The verb that takes it names nothing ("pay it", "email him"); a
+        // name before one still does ("tell Anna her number").
+        let verb_before = before.is_some_and(super::is_a_verb_of_doing);
         let end = if verb_before { i - 1 } else { i };
         let named_before = words[..end].iter().any(|w| {
             let plain = w.trim_end_matches("'s");
