@@ -5,11 +5,11 @@ use app::api::Dashboard;
 use app::protocol::{AnswerRequest, CreateSession, MessagePage, PostMessage, RenameSession};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::Router;
 
-use super::error::{AppError, Json};
+use super::error::{ok, ApiResult, Json};
 use super::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -24,12 +24,6 @@ pub fn router() -> Router<AppState> {
         .route("/chat/sessions/{sid}/answer", post(answer))
         .route("/chat/sessions/{sid}/stop", post(stop))
         .route("/chat/sessions/{sid}/retry", post(retry))
-}
-
-type ApiResult = Result<Response, AppError>;
-
-fn ok<T: serde::Serialize>(status: StatusCode, value: T) -> ApiResult {
-    Ok((status, axum::Json(value)).into_response())
 }
 
 async fn status(State(engine): State<AppState>) -> ApiResult {

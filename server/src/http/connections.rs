@@ -6,11 +6,11 @@ use app::api::ModelConnections;
 use app::protocol::{ConnectionChoice, KeyRef};
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::{delete, get, post, put};
 use axum::Router;
 
-use super::error::{AppError, Json};
+use super::error::{ok, ApiResult, Json};
 use super::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -22,27 +22,24 @@ pub fn router() -> Router<AppState> {
         .route("/connections/keys", delete(forget_key))
 }
 
-type ApiResult = Result<Response, AppError>;
-
-fn ok<T: serde::Serialize>(value: T) -> ApiResult {
-    Ok((StatusCode::OK, axum::Json(value)).into_response())
-}
-
 async fn list(State(engine): State<AppState>) -> ApiResult {
-    ok(engine.connections().await?)
+    ok(StatusCode::OK, engine.connections().await?)
 }
 
 /// Saved before the 200; the next reply is written with it.
 async fn choose(State(engine): State<AppState>, Json(choice): Json<ConnectionChoice>) -> ApiResult {
-    ok(serde_json::json!({ "current": engine.choose_connection(choice).await? }))
+    ok(
+        StatusCode::OK,
+        serde_json::json!({ "current": engine.choose_connection(choice).await? }),
+    )
 }
 
 async fn test(State(engine): State<AppState>, Json(choice): Json<ConnectionChoice>) -> ApiResult {
-    ok(engine.test_connection(choice).await?)
+    ok(StatusCode::OK, engine.test_connection(choice).await?)
 }
 
 async fn models(State(engine): State<AppState>, Json(choice): Json<ConnectionChoice>) -> ApiResult {
-    ok(engine.list_models(choice).await?)
+    ok(StatusCode::OK, engine.list_models(choice).await?)
 }
 
 /// `?provider=…&base_url=…`, read here so a missing one is the same

@@ -10,6 +10,15 @@ use serde::de::DeserializeOwned;
 
 pub struct AppError(pub ApiError);
 
+/// What a REST handler answers: a response, or an error with its status.
+pub type ApiResult = Result<axum::response::Response, AppError>;
+
+/// `value` as JSON with `status`.
+pub fn ok<T: serde::Serialize>(status: axum::http::StatusCode, value: T) -> ApiResult {
+    use axum::response::IntoResponse;
+    Ok((status, axum::Json(value)).into_response())
+}
+
 impl From<ApiError> for AppError {
     fn from(error: ApiError) -> Self {
         Self(error)

@@ -5,13 +5,13 @@ use app::api::{ApiError, Records};
 use app::protocol::{MemoryInput, MemoryListQuery, MemoryPatch};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::Router;
 use futures::StreamExt;
 use tokio::io::AsyncWriteExt;
 
-use super::error::{AppError, Json};
+use super::error::{ok, ApiResult, Json};
 use super::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -24,12 +24,6 @@ pub fn router() -> Router<AppState> {
             "/memories/{id}",
             axum::routing::patch(update).delete(delete),
         )
-}
-
-type ApiResult = Result<Response, AppError>;
-
-fn ok<T: serde::Serialize>(status: StatusCode, value: T) -> ApiResult {
-    Ok((status, axum::Json(value)).into_response())
 }
 
 /// An id in the path; one that is not a number names no memory.

@@ -5,11 +5,11 @@ use app::api::{ApiError, Records};
 use app::protocol::{NewReminder, ReminderFilter, ReminderPatch};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::Router;
 
-use super::error::{AppError, Json};
+use super::error::{ok, ApiResult, Json};
 use super::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -19,12 +19,6 @@ pub fn router() -> Router<AppState> {
             "/reminders/{id}",
             axum::routing::patch(update).delete(delete),
         )
-}
-
-type ApiResult = Result<Response, AppError>;
-
-fn ok<T: serde::Serialize>(status: StatusCode, value: T) -> ApiResult {
-    Ok((status, axum::Json(value)).into_response())
 }
 
 /// An id in the path; one that is not a number names no reminder.
