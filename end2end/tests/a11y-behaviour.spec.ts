@@ -145,6 +145,11 @@ test.describe('keyboard', () => {
     await chat.say(trigger);
     await expect(chat.option('Red')).toBeFocused();
     await expect(chat.questionCard.locator('button.option[tabindex="0"]')).toHaveCount(1);
+    // The one Tab stop is a toolbar that says arrows move, to a screen
+    // reader (its description) and on the page while it has the focus.
+    const toolbar = chat.questionCard.getByRole('toolbar', { name: 'Choices' });
+    await expect(toolbar).toHaveAccessibleDescription('Arrow keys move between the choices; Enter picks one.');
+    await expect(chat.questionCard.getByTestId('options-hint')).toBeVisible();
     await page.keyboard.press('ArrowDown');
     await expect(chat.option('Green')).toBeFocused();
     await page.keyboard.press('End');
@@ -157,6 +162,7 @@ test.describe('keyboard', () => {
     await expect(chat.option('Red')).toBeFocused();
     await page.keyboard.press('Tab');
     await expect(page.getByTestId('you-decide')).toBeFocused();
+    await expect(chat.questionCard.getByTestId('options-hint')).toBeHidden();
   });
 
   test('should not take the focus from a message being typed', async ({ chat, standin, page, request }) => {

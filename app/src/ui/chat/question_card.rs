@@ -95,6 +95,8 @@ pub fn QuestionCard(
     };
     let text_id = unique_id("question-text");
     let labelled_by = text_id.clone();
+    let hint_id = unique_id("options-hint");
+    let described_by = hint_id.clone();
     let by_imprint = question.origin == QuestionOrigin::Imprint;
     let expires = question.expires_at.clone().and_then(|at| local_time(&at));
     let options = question.options.clone();
@@ -111,8 +113,12 @@ pub fn QuestionCard(
             <p class="question-label">{if by_imprint { "Imprint needs to know" } else { "Question" }}</p>
             <p class="question-text" id=text_id data-testid="question-text">{question.question.clone()}</p>
             {question.reason.clone().map(|reason| view! { <p class="question-reason" data-testid="question-reason">{reason}</p> })}
+            // One Tab stop for the choices, arrows between them: a toolbar,
+            // so a screen reader says arrows move, and a hint shown while
+            // the focus is on them says so to everyone.
             {(!options.is_empty()).then(|| view! {
-                <div class="question-options" on:keydown=on_options_key>
+                <div class="question-options" role="toolbar" aria-label="Choices"
+                    aria-describedby=described_by on:keydown=on_options_key>
                     {options.into_iter().enumerate().map(|(i, option)| {
                         let chosen = option.clone();
                         let is_answer = {
@@ -128,6 +134,9 @@ pub fn QuestionCard(
                         }
                     }).collect_view()}
                 </div>
+                <p class="options-hint" id=hint_id data-testid="options-hint">
+                    "Arrow keys move between the choices; Enter picks one."
+                </p>
             })}
             <Show when=move || allow_other && waiting()>
                 <form class="own-answer" on:submit=move |ev| {
