@@ -123,6 +123,21 @@ pub fn is_function_word(word: &str) -> bool {
             .is_some_and(|base| base.len() >= 3 && is_question_or_pointer(base))
 }
 
+/// True for a function word of five letters or more typed with two
+/// letters swapped ("agian", "whcih", "abuot"): a slip, not a word naming
+/// something. Shorter ones are left alone ("form" is not "from").
+pub fn is_slipped_function_word(word: &str) -> bool {
+    let letters: Vec<char> = word.chars().collect();
+    letters.len() >= 5
+        && !is_function_word(word)
+        && (0..letters.len() - 1).any(|i| {
+            let mut swapped = letters.clone();
+            swapped.swap(i, i + 1);
+            let swapped: String = swapped.into_iter().collect();
+            FUNCTION_WORDS.contains(&swapped)
+        })
+}
+
 /// "what", "where", "who", "when", "how", "that", "there", "here".
 fn is_question_or_pointer(word: &str) -> bool {
     QUESTION_WORDS.contains(&word)
@@ -200,6 +215,18 @@ mod tests {
         // ending ("this" is, "thesis" is not).
         for word in ["dentist", "shed", "wed", "thesis", "weds", "bus", "plumber"] {
             assert!(!is_function_word(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn a_function_word_with_two_letters_swapped_is_a_slip() {
+        for word in ["agian", "whcih", "abuot", "unitl", "thier"] {
+            assert!(is_slipped_function_word(word), "{word}");
+        }
+        // Words of their own, short words, and the function words
+        // themselves are no slips.
+        for word in ["again", "form", "garage", "bieng-x", "kiln", "acct"] {
+            assert!(!is_slipped_function_word(word), "{word}");
         }
     }
 

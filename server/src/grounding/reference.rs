@@ -452,6 +452,45 @@ pub fn candidates(hits: &[Memory]) -> Vec<Candidate> {
     found
 }
 
+/// One candidate a memory, for memories that each answer on their own:
+/// where two would share a label ("York Glass co-op: the big kiln…",
+/// "York Glass co-op: the small kiln…"), each is labelled by its words
+/// after those they open with alike ("Big kiln is booked for me…").
+pub fn distinct_candidates(hits: &[Memory]) -> Vec<Candidate> {
+    let words: Vec<Vec<&str>> = hits
+        .iter()
+        .map(|m| m.content.split_whitespace().collect())
+        .collect();
+    hits.iter()
+        .enumerate()
+        .map(|(i, hit)| {
+            let alike = hits
+                .iter()
+                .enumerate()
+                .filter(|(j, other)| *j != i && label(other).eq_ignore_ascii_case(&label(hit)))
+                .map(|(j, _)| {
+                    words[i]
+                        .iter()
+                        .zip(&words[j])
+                        .take_while(|(a, b)| a.eq_ignore_ascii_case(b))
+                        .count()
+                })
+                .max();
+            let label = match alike {
+                Some(shared) if shared < words[i].len() => label(&Memory {
+                    content: words[i][shared..].join(" "),
+                    ..hit.clone()
+                }),
+                _ => label(hit),
+            };
+            Candidate {
+                label,
+                memories: vec![crate::memory_lines::memory_line(hit)],
+            }
+        })
+        .collect()
+}
+
 /// Words of a label at most.
 const LABEL_WORDS: usize = 6;
 

@@ -211,7 +211,30 @@ fn holds(words: &[String], word: &str) -> bool {
             || same.contains(&w)
             || (w.len().min(word.len()) >= 4 && (w.starts_with(word) || word.starts_with(w)))
             || (w.len() >= 6 && word.len() >= 6 && stem(w) == stem(word))
+            || abbreviates(word, w)
     })
+}
+
+/// True when `short` is written as people shorten `word` by its
+/// consonants ("acct" for "account", "appt" for "appointment", "mgr" for
+/// "manager"): three letters or more, the same first letter, no vowel
+/// after it, each letter in order in the word, and the word at least two
+/// letters longer.
+fn abbreviates(short: &str, word: &str) -> bool {
+    let is_vowel = |c: char| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u');
+    let mut letters = short.chars();
+    let (Some(first), true) = (letters.next(), short.len() >= 3) else {
+        return false;
+    };
+    if !short.chars().all(|c| c.is_ascii_lowercase())
+        || letters.clone().any(is_vowel)
+        || !word.starts_with(first)
+        || word.len() < short.len() + 2
+    {
+        return false;
+    }
+    let mut rest = word.chars().skip(1);
+    letters.all(|c| rest.any(|w| w == c))
 }
 
 /// True for a word that says what of a thing is asked.
@@ -241,7 +264,11 @@ impl Topic {
         // ("when am I seeing the doctor").
         let mut names: Vec<String> = names
             .into_iter()
-            .filter(|w| !courtesy::names_nothing(w) && !is_doing(w))
+            .filter(|w| {
+                !courtesy::names_nothing(w)
+                    && !is_doing(w)
+                    && !crate::common_words::is_slipped_function_word(w)
+            })
             .collect();
         // "my flight back from Iceland": the way back is named, as "the
         // flight home" is; the flight out is no answer.
@@ -369,6 +396,24 @@ impl Topic {
         // Every run: the Lisbon flight's booking reference is no answer
         // for "the booking ref for my hotel in Lisbon".
         self.score(content) >= self.runs.len().max(1)
+    }
+
+    /// True unless `content` is a near miss the request's words rule out:
+    /// it lacks whose the thing is ("mum's wifi" in "Home Wi-Fi password"),
+    /// or holds a word of a run but not its last, which says what kind of
+    /// thing it is ("Felix has guitar lessons" for "Felix's guitar exam").
+    /// What a memory near in meaning must pass to answer in its own words
+    /// ("Painter agreed £2,350" for "paying the painter").
+    pub fn heads_in(&self, content: &str) -> bool {
+        let words = app::logic::words::plain(&one_word_names(content));
+        let held = |word: &String| holds(&words, word);
+        self.owners.iter().all(held)
+            && self.runs.iter().all(|run| match run.split_last() {
+                Some((head, before)) if !before.is_empty() => {
+                    held(head) || !before.iter().any(held)
+                }
+                _ => true,
+            })
     }
 
     /// True when `content` holds what is asked ("the number": a phone, a

@@ -8,7 +8,7 @@
 use crate::grounding::plan::Topic;
 use crate::grounding::reference::{self, Candidate, MAX_OPTIONS};
 use crate::grounding::{Need, Resolved};
-use crate::meaning::search::{Findings, FOUND};
+use crate::meaning::search::Findings;
 use crate::replies::stream::{Interrupt, Run};
 use crate::store::Memory;
 use crate::tools::run::MemoryLine;
@@ -70,12 +70,17 @@ pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> 
             !topic.is_empty() && topic.named_in(&m.content) && topic.asked_in(&m.content)
         })
         .collect();
+    tracing::debug!(
+        found = found_ids.len(),
+        fitting = ?scored.iter().map(|(m, s)| (m.id, *s)).collect::<Vec<_>>(),
+        "memories that name the thing and hold what is asked"
+    );
+    // No floor in meaning: a short question ("what's the account
+    // number?") is far from every memory that holds it among other
+    // things, and two that hold its words alike fit it alike.
     let Some(best) = scored.iter().map(|(_, s)| *s).max_by(f32::total_cmp) else {
         return Vec::new();
     };
-    if best < FOUND {
-        return Vec::new();
-    }
     let near: Vec<&Memory> = scored
         .iter()
         .filter(|(_, s)| *s >= best - NEAR_EQUAL)
@@ -88,7 +93,7 @@ pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> 
         .filter(|m| Some(topic.score(&m.content)) == most)
         .cloned()
         .collect();
-    let mut options = reference::candidates(&tied);
+    let mut options = reference::distinct_candidates(&tied);
     options.truncate(MAX_OPTIONS);
     options
 }
@@ -168,15 +173,42 @@ mod tests {
             ],
         );
         assert!(named.len() < 2, "{named:?}");
-        // Nothing near enough to answer is nothing to choose between.
-        let far = options(
-            "when is the appointment?",
+        // A short question is far in meaning from memories that hold it
+        // among other things; holding its words alike, they fit alike.
+        let short = options(
+            "what's the account number?",
             &[
-                ("Dentist appointment Friday", 0.2),
-                ("Vet appointment Friday", 0.2),
+                (
+                    "Timber comes from Brook & Sons, account number BR-5510.",
+                    0.26,
+                ),
+                (
+                    "Paint is ordered from Hue Ltd, account number HU-5501.",
+                    0.25,
+                ),
             ],
         );
-        assert!(far.is_empty(), "{far:?}");
+        assert_eq!(short.len(), 2, "{short:?}");
+    }
+
+    #[test]
+    fn two_memories_that_open_alike_are_told_apart_by_what_follows() {
+        let kilns = options(
+            "when's the kiln booked?",
+            &[
+                (
+                    "Glass co-op: the big kiln is booked for me on 15 December.",
+                    0.71,
+                ),
+                (
+                    "Glass co-op: the small kiln is booked on 19 December.",
+                    0.61,
+                ),
+            ],
+        );
+        assert_eq!(kilns.len(), 2, "{kilns:?}");
+        assert_ne!(kilns[0], kilns[1]);
+        assert!(kilns[0].starts_with("Big kiln"), "{kilns:?}");
     }
 
     #[test]

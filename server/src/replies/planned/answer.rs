@@ -181,7 +181,7 @@ impl Run {
 /// asked ("When's Tom's birthday?" is not answered by when Tom likes his
 /// calls, however near in meaning).
 fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouched) -> bool {
-    let named = vouched.ids.contains(&memory.id)
+    let named = (vouched.ids.contains(&memory.id) && topic.heads_in(memory.content))
         || (topic.is_empty() && !vouched.meaning_only)
         || topic.named_in(memory.content);
     chosen || (named && topic.asked_in(memory.content))
