@@ -25,8 +25,8 @@ use serde_json::{Map, Value};
 
 use app::logic::wire;
 use app::protocol::{
-    DashboardEvent, Question, QuestionOrigin, ReplyEvent, ToolStatus, VoiceQuestion,
-    VoiceServerMessage, VoiceTurn,
+    DashboardEvent, Question, QuestionOrigin, ReplyEvent, ToolStatus, UnansweredReason,
+    VoiceQuestion, VoiceServerMessage, VoiceTurn,
 };
 
 /// Modest case counts: the suite runs on two cores. `PROPTEST_CASES=N`
@@ -116,7 +116,8 @@ fn text() -> BoxedStrategy<String> {
         2 => "\\PC{0,8}",
         1 => any::<String>(),
         1 => select(&["done", "refused", "repeated", "not_asked", "failed", "saved", "model",
-            "imprint", "someone", "", "null", "true", "1"][..]).prop_map(str::to_string),
+            "imprint", "someone", "timed_out", "timeout", "stopped", "left_to_imprint", "",
+            "null", "true", "1"][..]).prop_map(str::to_string),
     ]
     .boxed()
 }
@@ -192,6 +193,17 @@ fn question() -> BoxedStrategy<Question> {
         .boxed()
 }
 
+fn unanswered_reason() -> BoxedStrategy<UnansweredReason> {
+    select(
+        &[
+            UnansweredReason::TimedOut,
+            UnansweredReason::Stopped,
+            UnansweredReason::LeftToImprint,
+        ][..],
+    )
+    .boxed()
+}
+
 fn status() -> BoxedStrategy<ToolStatus> {
     select(
         &[
@@ -235,7 +247,7 @@ fn reply_event() -> BoxedStrategy<ReplyEvent> {
             }),
         question().prop_map(ReplyEvent::Question),
         (text(), text()).prop_map(|(id, text)| ReplyEvent::Answer { id, text }),
-        (text(), text(), prop::option::of(text()))
+        (text(), unanswered_reason(), prop::option::of(text()))
             .prop_map(|(id, reason, chosen)| { ReplyEvent::Unanswered { id, reason, chosen } }),
         (text(), prop::option::of(text()))
             .prop_map(|(text, html)| ReplyEvent::AssistantMessage { text, html }),
@@ -526,6 +538,7 @@ fn readers_refuse_what_the_server_never_writes() {
         json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none",
             "status": {"refused": null}}),
         json!({"type": "question", "id": "q", "question": "Which?", "origin": {"imprint": null}}),
+        json!({"type": "unanswered", "id": "q", "reason": {"timed_out": null}}),
     ];
     for sample in samples {
         assert_eq!(wire::reply_event(&sample), None, "{sample}");

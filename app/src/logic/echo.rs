@@ -10,7 +10,9 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use super::reply::CardState;
-use crate::protocol::{VoiceQuestion, VoiceServerMessage, VoiceTurn, MAX_AUDIO_FRAME_BYTES};
+use crate::protocol::{
+    ReplyEvent, VoiceQuestion, VoiceServerMessage, VoiceTurn, MAX_AUDIO_FRAME_BYTES,
+};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct EchoTurn {
@@ -83,8 +85,11 @@ impl EchoState {
             }
             "answer" => self.close_question(&turn_id, CardState::Answered(text("text"))),
             "unanswered" => {
-                let chosen = message["chosen"].as_str().map(str::to_string);
-                self.close_question(&turn_id, CardState::closed(&text("reason"), chosen))
+                if let Some(ReplyEvent::Unanswered { reason, chosen, .. }) =
+                    super::wire::reply_event(message)
+                {
+                    self.close_question(&turn_id, CardState::closed(reason, chosen))
+                }
             }
             "assistant_message" => {
                 let answer = text("text");
@@ -99,7 +104,7 @@ impl EchoState {
                 }
             }
             "stopped" => {
-                self.close_question(&turn_id, CardState::Unanswered("stopped".into()));
+                self.close_question(&turn_id, CardState::Stopped);
             }
             "done" => {
                 if let Some(turn) = self.turn(&turn_id) {
@@ -461,6 +466,38 @@ mod tests {
         echo.apply(&json!({"type": "done", "turn_id": "t"}));
         assert!(!echo.busy());
         assert_eq!(echo.turns.len(), 1, "an answer is not a turn");
+    }
+
+    #[test]
+    fn an_unanswered_question_closes_its_card_with_its_reason() {
+        let card = |unanswered: Value| {
+            let mut echo = EchoState::default();
+            echo.apply(&json!({"type": "turn_started", "turn_id": "t", "text": "remind me"}));
+            echo.apply(
+                &json!({"type": "question", "turn_id": "t", "id": "q", "question": "When?",
+                "options": ["09:00"], "allow_other": true, "speech": "When?"}),
+            );
+            echo.apply(&unanswered);
+            echo.turns[0].question.clone().map(|(_, state)| state)
+        };
+        assert_eq!(
+            card(json!({"type": "unanswered", "turn_id": "t", "id": "q", "reason": "timed_out"})),
+            Some(CardState::TimedOut)
+        );
+        // The old spelling.
+        assert_eq!(
+            card(json!({"type": "unanswered", "turn_id": "t", "id": "q", "reason": "timeout"})),
+            Some(CardState::TimedOut)
+        );
+        assert_eq!(
+            card(json!({"type": "unanswered", "turn_id": "t", "id": "q",
+                "reason": "left_to_imprint", "chosen": "09:00"})),
+            Some(CardState::LeftToImprint(Some("09:00".into())))
+        );
+        assert_eq!(
+            card(json!({"type": "unanswered", "turn_id": "t", "id": "q", "reason": "stopped"})),
+            Some(CardState::Stopped)
+        );
     }
 
     #[test]
