@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::reply::CardState;
 use crate::protocol::{
-    ReplyEvent, VoiceQuestion, VoiceServerMessage, VoiceTurn, MAX_AUDIO_FRAME_BYTES,
+    IgnoredReason, ReplyEvent, VoiceQuestion, VoiceServerMessage, VoiceTurn, MAX_AUDIO_FRAME_BYTES,
 };
 
 #[derive(Clone, Debug, PartialEq)]
@@ -190,7 +190,7 @@ impl EchoState {
             VoiceServerMessage::Queued { text } => self.queue.push(text),
             VoiceServerMessage::Ignored { text, reason } => {
                 self.ear.settle();
-                self.notice = Some(ignored_notice(&text, &reason));
+                self.notice = Some(ignored_notice(&text, reason));
             }
             VoiceServerMessage::Error { error } => self.notice = Some(error),
             VoiceServerMessage::AudioReady { recogniser } => {
@@ -226,15 +226,21 @@ impl EchoState {
 }
 
 /// What the page says about an utterance it did not take.
-fn ignored_notice(text: &str, reason: &str) -> String {
+fn ignored_notice(text: &str, reason: IgnoredReason) -> String {
     match reason {
-        "echo" => format!("Ignored “{text}”: that was Echo’s own voice."),
-        "queue_full" => format!("Ignored “{text}”: too much is waiting already."),
-        "frame_too_large" => "Some audio was too large to take; it was dropped.".into(),
-        "audio_too_long" => "That was too long to write down at once; say it in parts.".into(),
-        "audio_backlog" => "Echo fell behind the microphone; some audio was dropped.".into(),
-        "busy" => "Echo was still writing down what you said before; say it again.".into(),
-        _ => format!("Ignored “{text}”: it sounded like noise."),
+        IgnoredReason::Noise => format!("Ignored “{text}”: it sounded like noise."),
+        IgnoredReason::Echo => format!("Ignored “{text}”: that was Echo’s own voice."),
+        IgnoredReason::QueueFull => format!("Ignored “{text}”: too much is waiting already."),
+        IgnoredReason::FrameTooLarge => "Some audio was too large to take; it was dropped.".into(),
+        IgnoredReason::AudioTooLong => {
+            "That was too long to write down at once; say it in parts.".into()
+        }
+        IgnoredReason::AudioBacklog => {
+            "Echo fell behind the microphone; some audio was dropped.".into()
+        }
+        IgnoredReason::Busy => {
+            "Echo was still writing down what you said before; say it again.".into()
+        }
     }
 }
 
@@ -521,6 +527,37 @@ mod tests {
         assert!(echo.queue.is_empty());
         echo.apply(&json!({"type": "ignored", "text": "um", "reason": "noise"}));
         assert!(echo.notice.as_deref().unwrap().contains("noise"));
+    }
+
+    #[test]
+    fn each_ignored_reason_has_its_own_words() {
+        let notice = |reason: &str| {
+            let mut echo = EchoState::default();
+            echo.apply(&json!({"type": "ignored", "text": "um", "reason": reason}));
+            echo.notice.unwrap()
+        };
+        assert_eq!(notice("noise"), "Ignored “um”: it sounded like noise.");
+        assert_eq!(notice("echo"), "Ignored “um”: that was Echo’s own voice.");
+        assert_eq!(
+            notice("queue_full"),
+            "Ignored “um”: too much is waiting already."
+        );
+        assert_eq!(
+            notice("frame_too_large"),
+            "Some audio was too large to take; it was dropped."
+        );
+        assert_eq!(
+            notice("audio_too_long"),
+            "That was too long to write down at once; say it in parts."
+        );
+        assert_eq!(
+            notice("audio_backlog"),
+            "Echo fell behind the microphone; some audio was dropped."
+        );
+        assert_eq!(
+            notice("busy"),
+            "Echo was still writing down what you said before; say it again."
+        );
     }
 
     #[test]

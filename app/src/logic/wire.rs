@@ -234,7 +234,7 @@ pub fn voice_server_message(value: &Value) -> Option<VoiceServerMessage> {
         },
         "ignored" => VoiceServerMessage::Ignored {
             text: string(o, "text")?,
-            reason: string(o, "reason")?,
+            reason: named(o.get("reason")?)?,
         },
         "error" => VoiceServerMessage::Error {
             error: string(o, "error")?,
@@ -407,6 +407,9 @@ mod tests {
             json!({"type": "answer_rejected", "question_id": "q", "text": "C"}),
             json!({"type": "queued", "text": "and tea?"}),
             json!({"type": "ignored", "text": "um", "reason": "noise"}),
+            json!({"type": "ignored", "text": "", "reason": "audio_backlog"}),
+            json!({"type": "ignored", "text": "um", "reason": "mumbling"}),
+            json!({"type": "ignored", "text": "um"}),
             json!({"type": "error", "error": "bad message"}),
             json!({"type": "error", "turn_id": "t", "error": "model unreachable"}),
             json!({"type": "audio_ready", "recogniser": "whisper-tiny.en"}),
