@@ -25,8 +25,8 @@ use serde_json::{Map, Value};
 
 use app::logic::wire;
 use app::protocol::{
-    DashboardEvent, Question, QuestionOrigin, ReplyEvent, ToolStatus, VoiceQuestion,
-    VoiceServerMessage, VoiceTurn,
+    DashboardEvent, IgnoredReason, Question, QuestionOrigin, ReplyEvent, ToolStatus,
+    UnansweredReason, VoiceQuestion, VoiceServerMessage, VoiceTurn,
 };
 
 /// Modest case counts: the suite runs on two cores. `PROPTEST_CASES=N`
@@ -116,7 +116,8 @@ fn text() -> BoxedStrategy<String> {
         2 => "\\PC{0,8}",
         1 => any::<String>(),
         1 => select(&["done", "refused", "repeated", "not_asked", "failed", "saved", "model",
-            "imprint", "someone", "", "null", "true", "1"][..]).prop_map(str::to_string),
+            "imprint", "someone", "timed_out", "timeout", "stopped", "left_to_imprint", "noise",
+            "echo", "busy", "", "null", "true", "1"][..]).prop_map(str::to_string),
     ]
     .boxed()
 }
@@ -192,6 +193,32 @@ fn question() -> BoxedStrategy<Question> {
         .boxed()
 }
 
+fn ignored_reason() -> BoxedStrategy<IgnoredReason> {
+    select(
+        &[
+            IgnoredReason::Noise,
+            IgnoredReason::Echo,
+            IgnoredReason::QueueFull,
+            IgnoredReason::FrameTooLarge,
+            IgnoredReason::AudioTooLong,
+            IgnoredReason::AudioBacklog,
+            IgnoredReason::Busy,
+        ][..],
+    )
+    .boxed()
+}
+
+fn unanswered_reason() -> BoxedStrategy<UnansweredReason> {
+    select(
+        &[
+            UnansweredReason::TimedOut,
+            UnansweredReason::Stopped,
+            UnansweredReason::LeftToImprint,
+        ][..],
+    )
+    .boxed()
+}
+
 fn status() -> BoxedStrategy<ToolStatus> {
     select(
         &[
@@ -235,7 +262,7 @@ fn reply_event() -> BoxedStrategy<ReplyEvent> {
             }),
         question().prop_map(ReplyEvent::Question),
         (text(), text()).prop_map(|(id, text)| ReplyEvent::Answer { id, text }),
-        (text(), text(), prop::option::of(text()))
+        (text(), unanswered_reason(), prop::option::of(text()))
             .prop_map(|(id, reason, chosen)| { ReplyEvent::Unanswered { id, reason, chosen } }),
         (text(), prop::option::of(text()))
             .prop_map(|(text, html)| ReplyEvent::AssistantMessage { text, html }),
@@ -345,7 +372,8 @@ fn voice_server_message() -> BoxedStrategy<VoiceServerMessage> {
             }
         }),
         text().prop_map(|text| VoiceServerMessage::Queued { text }),
-        (text(), text()).prop_map(|(text, reason)| VoiceServerMessage::Ignored { text, reason }),
+        (text(), ignored_reason())
+            .prop_map(|(text, reason)| VoiceServerMessage::Ignored { text, reason }),
         text().prop_map(|error| VoiceServerMessage::Error { error }),
     ]
     .boxed()
@@ -526,6 +554,8 @@ fn readers_refuse_what_the_server_never_writes() {
         json!({"type": "tool_result", "id": "c1", "name": "search", "result": "none",
             "status": {"refused": null}}),
         json!({"type": "question", "id": "q", "question": "Which?", "origin": {"imprint": null}}),
+        json!({"type": "unanswered", "id": "q", "reason": {"timed_out": null}}),
+        json!({"type": "ignored", "text": "um", "reason": {"noise": null}}),
     ];
     for sample in samples {
         assert_eq!(wire::reply_event(&sample), None, "{sample}");

@@ -10,7 +10,9 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use super::reply::CardState;
-use crate::protocol::{VoiceQuestion, VoiceServerMessage, VoiceTurn, MAX_AUDIO_FRAME_BYTES};
+use crate::protocol::{
+    IgnoredReason, ReplyEvent, VoiceQuestion, VoiceServerMessage, VoiceTurn, MAX_AUDIO_FRAME_BYTES,
+};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct EchoTurn {
@@ -83,8 +85,11 @@ impl EchoState {
             }
             "answer" => self.close_question(&turn_id, CardState::Answered(text("text"))),
             "unanswered" => {
-                let chosen = message["chosen"].as_str().map(str::to_string);
-                self.close_question(&turn_id, CardState::closed(&text("reason"), chosen))
+                if let Some(ReplyEvent::Unanswered { reason, chosen, .. }) =
+                    super::wire::reply_event(message)
+                {
+                    self.close_question(&turn_id, CardState::closed(reason, chosen))
+                }
             }
             "assistant_message" => {
                 let answer = text("text");
@@ -99,7 +104,7 @@ impl EchoState {
                 }
             }
             "stopped" => {
-                self.close_question(&turn_id, CardState::Unanswered("stopped".into()));
+                self.close_question(&turn_id, CardState::Stopped);
             }
             "done" => {
                 if let Some(turn) = self.turn(&turn_id) {
@@ -185,7 +190,7 @@ impl EchoState {
             VoiceServerMessage::Queued { text } => self.queue.push(text),
             VoiceServerMessage::Ignored { text, reason } => {
                 self.ear.settle();
-                self.notice = Some(ignored_notice(&text, &reason));
+                self.notice = Some(ignored_notice(&text, reason));
             }
             VoiceServerMessage::Error { error } => self.notice = Some(error),
             VoiceServerMessage::AudioReady { recogniser } => {
@@ -221,15 +226,21 @@ impl EchoState {
 }
 
 /// What the page says about an utterance it did not take.
-fn ignored_notice(text: &str, reason: &str) -> String {
+fn ignored_notice(text: &str, reason: IgnoredReason) -> String {
     match reason {
-        "echo" => format!("Ignored “{text}”: that was Echo’s own voice."),
-        "queue_full" => format!("Ignored “{text}”: too much is waiting already."),
-        "frame_too_large" => "Some audio was too large to take; it was dropped.".into(),
-        "audio_too_long" => "That was too long to write down at once; say it in parts.".into(),
-        "audio_backlog" => "Echo fell behind the microphone; some audio was dropped.".into(),
-        "busy" => "Echo was still writing down what you said before; say it again.".into(),
-        _ => format!("Ignored “{text}”: it sounded like noise."),
+        IgnoredReason::Noise => format!("Ignored “{text}”: it sounded like noise."),
+        IgnoredReason::Echo => format!("Ignored “{text}”: that was Echo’s own voice."),
+        IgnoredReason::QueueFull => format!("Ignored “{text}”: too much is waiting already."),
+        IgnoredReason::FrameTooLarge => "Some audio was too large to take; it was dropped.".into(),
+        IgnoredReason::AudioTooLong => {
+            "That was too long to write down at once; say it in parts.".into()
+        }
+        IgnoredReason::AudioBacklog => {
+            "Echo fell behind the microphone; some audio was dropped.".into()
+        }
+        IgnoredReason::Busy => {
+            "Echo was still writing down what you said before; say it again.".into()
+        }
     }
 }
 
@@ -464,6 +475,38 @@ mod tests {
     }
 
     #[test]
+    fn an_unanswered_question_closes_its_card_with_its_reason() {
+        let card = |unanswered: Value| {
+            let mut echo = EchoState::default();
+            echo.apply(&json!({"type": "turn_started", "turn_id": "t", "text": "remind me"}));
+            echo.apply(
+                &json!({"type": "question", "turn_id": "t", "id": "q", "question": "When?",
+                "options": ["09:00"], "allow_other": true, "speech": "When?"}),
+            );
+            echo.apply(&unanswered);
+            echo.turns[0].question.clone().map(|(_, state)| state)
+        };
+        assert_eq!(
+            card(json!({"type": "unanswered", "turn_id": "t", "id": "q", "reason": "timed_out"})),
+            Some(CardState::TimedOut)
+        );
+        // The old spelling.
+        assert_eq!(
+            card(json!({"type": "unanswered", "turn_id": "t", "id": "q", "reason": "timeout"})),
+            Some(CardState::TimedOut)
+        );
+        assert_eq!(
+            card(json!({"type": "unanswered", "turn_id": "t", "id": "q",
+                "reason": "left_to_imprint", "chosen": "09:00"})),
+            Some(CardState::LeftToImprint(Some("09:00".into())))
+        );
+        assert_eq!(
+            card(json!({"type": "unanswered", "turn_id": "t", "id": "q", "reason": "stopped"})),
+            Some(CardState::Stopped)
+        );
+    }
+
+    #[test]
     fn a_snapshot_restores_the_waiting_question() {
         let mut echo = EchoState::default();
         echo.apply(&json!({"type": "snapshot", "conversation_id": "c", "saving": false, "read_only": true,
@@ -484,6 +527,37 @@ mod tests {
         assert!(echo.queue.is_empty());
         echo.apply(&json!({"type": "ignored", "text": "um", "reason": "noise"}));
         assert!(echo.notice.as_deref().unwrap().contains("noise"));
+    }
+
+    #[test]
+    fn each_ignored_reason_has_its_own_words() {
+        let notice = |reason: &str| {
+            let mut echo = EchoState::default();
+            echo.apply(&json!({"type": "ignored", "text": "um", "reason": reason}));
+            echo.notice.unwrap()
+        };
+        assert_eq!(notice("noise"), "Ignored “um”: it sounded like noise.");
+        assert_eq!(notice("echo"), "Ignored “um”: that was Echo’s own voice.");
+        assert_eq!(
+            notice("queue_full"),
+            "Ignored “um”: too much is waiting already."
+        );
+        assert_eq!(
+            notice("frame_too_large"),
+            "Some audio was too large to take; it was dropped."
+        );
+        assert_eq!(
+            notice("audio_too_long"),
+            "That was too long to write down at once; say it in parts."
+        );
+        assert_eq!(
+            notice("audio_backlog"),
+            "Echo fell behind the microphone; some audio was dropped."
+        );
+        assert_eq!(
+            notice("busy"),
+            "Echo was still writing down what you said before; say it again."
+        );
     }
 
     #[test]

@@ -11,7 +11,10 @@ use serde_json::Value;
 
 use crate::logic::activity::{self, Activity, Outcome};
 use crate::protocol::tool_names::ASK_USER;
-use crate::protocol::{Ended, Message, Question, QuestionOrigin, ReplyEvent, Role, ToolStatus};
+use crate::protocol::{
+    Ended, Message, Question, QuestionOrigin, QuestionOutcome, ReplyEvent, Role, ToolStatus,
+    UnansweredReason,
+};
 
 /// The state of a question card.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,18 +24,20 @@ pub enum CardState {
     /// "You decide": the choice was left to Imprint (and the option it
     /// took for its own question, if any).
     LeftToImprint(Option<String>),
-    /// Closed without an answer: `timed_out` (`timeout` in older history)
-    /// or `stopped`.
-    Unanswered(String),
+    /// No answer came in time; the reply went on without one.
+    TimedOut,
+    /// The reply was stopped while the question waited.
+    Stopped,
 }
 
 impl CardState {
-    /// A card closed without an answer, for a `reason` of SPEC §3.
-    pub fn closed(reason: &str, chosen: Option<String>) -> Self {
+    /// A card closed without an answer, for an `unanswered` event's
+    /// `reason` (`chosen`: what Imprint took when it was left to it).
+    pub fn closed(reason: UnansweredReason, chosen: Option<String>) -> Self {
         match reason {
-            "left_to_imprint" => CardState::LeftToImprint(chosen),
-            "timeout" => CardState::Unanswered("timed_out".into()),
-            other => CardState::Unanswered(other.into()),
+            UnansweredReason::LeftToImprint => CardState::LeftToImprint(chosen),
+            UnansweredReason::TimedOut => CardState::TimedOut,
+            UnansweredReason::Stopped => CardState::Stopped,
         }
     }
 
@@ -45,10 +50,10 @@ impl CardState {
             CardState::LeftToImprint(Some(chosen)) => {
                 Some(format!("Left to Imprint: it chose {chosen}"))
             }
-            CardState::Unanswered(reason) if reason == "timed_out" => {
+            CardState::TimedOut => {
                 Some("No answer came; the reply went on with its best assumption.".into())
             }
-            CardState::Unanswered(_) => Some("Not answered: the reply was stopped.".into()),
+            CardState::Stopped => Some("Not answered: the reply was stopped.".into()),
         }
     }
 }
@@ -201,7 +206,7 @@ impl ReplyView {
             }
             ReplyEvent::Answer { id, text } => self.close_card(&id, CardState::Answered(text)),
             ReplyEvent::Unanswered { id, reason, chosen } => {
-                self.close_card(&id, CardState::closed(&reason, chosen))
+                self.close_card(&id, CardState::closed(reason, chosen))
             }
             ReplyEvent::AssistantMessage { text, html } => {
                 self.status = ReplyStatus::Finished;
@@ -211,11 +216,11 @@ impl ReplyView {
             }
             ReplyEvent::Error { error } => {
                 self.status = ReplyStatus::Failed(error);
-                self.close_waiting("stopped");
+                self.close_waiting();
             }
             ReplyEvent::Stopped => {
                 self.status = ReplyStatus::Stopped;
-                self.close_waiting("stopped");
+                self.close_waiting();
             }
             ReplyEvent::Done => self.done = true,
         }
@@ -241,11 +246,12 @@ impl ReplyView {
         }
     }
 
-    fn close_waiting(&mut self, reason: &str) {
+    /// The reply ended: a card still waiting was stopped.
+    fn close_waiting(&mut self) {
         for item in &mut self.items {
             if let ReplyItem::Question { state, .. } = item {
                 if *state == CardState::Waiting {
-                    *state = CardState::Unanswered(reason.into());
+                    *state = CardState::Stopped;
                 }
             }
         }
@@ -388,15 +394,16 @@ fn tool_item(m: &Message) -> ReplyItem {
             .and_then(Value::as_str)
             .map(str::to_string),
     };
-    let state = match text("outcome").as_str() {
-        "answered" => CardState::Answered(m.content.clone()),
-        "left_to_imprint" => CardState::LeftToImprint(
+    // A row with no outcome it can read was closed by a stop.
+    let state = match QuestionOutcome::read(args.get("outcome")) {
+        Some(QuestionOutcome::Answered) => CardState::Answered(m.content.clone()),
+        Some(QuestionOutcome::LeftToImprint) => CardState::LeftToImprint(
             args.get("chosen")
                 .and_then(Value::as_str)
                 .map(str::to_string),
         ),
-        outcome @ ("timed_out" | "timeout") => CardState::closed(outcome, None),
-        _ => CardState::Unanswered("stopped".into()),
+        Some(QuestionOutcome::TimedOut) => CardState::TimedOut,
+        Some(QuestionOutcome::Stopped) | None => CardState::Stopped,
     };
     ReplyItem::Question { question, state }
 }
@@ -523,7 +530,7 @@ mod tests {
             2,
             ReplyEvent::Unanswered {
                 id: "q3".into(),
-                reason: "timed_out".into(),
+                reason: UnansweredReason::TimedOut,
                 chosen: None,
             },
         );
@@ -541,7 +548,7 @@ mod tests {
             2,
             ReplyEvent::Unanswered {
                 id: "q1".into(),
-                reason: "left_to_imprint".into(),
+                reason: UnansweredReason::LeftToImprint,
                 chosen: Some("Imprint".into()),
             },
         );
@@ -604,6 +611,8 @@ mod tests {
             row("x", "timeout"),
             row("x", "timed_out"),
             row("x", "left_to_imprint"),
+            row("x", "stopped"),
+            row("x", "something newer"),
         ]);
         let HistoryEntry::Item(ReplyItem::Question { question, state }) = &entries[0] else {
             panic!()
@@ -613,7 +622,7 @@ mod tests {
         let HistoryEntry::Item(ReplyItem::Question { state, .. }) = &entries[1] else {
             panic!()
         };
-        assert_eq!(*state, CardState::Unanswered("timed_out".into()));
+        assert_eq!(*state, CardState::TimedOut);
         assert_eq!(
             entries[1], entries[2],
             "old `timeout` rows read as timed_out"
@@ -622,6 +631,44 @@ mod tests {
             panic!()
         };
         assert_eq!(state.summary().unwrap(), "Left to Imprint");
+        let HistoryEntry::Item(ReplyItem::Question { state, .. }) = &entries[4] else {
+            panic!()
+        };
+        assert_eq!(*state, CardState::Stopped);
+        assert_eq!(
+            entries[4], entries[5],
+            "an outcome it cannot read was a stop"
+        );
+    }
+
+    #[test]
+    fn each_closed_card_says_what_became_of_its_question() {
+        let words = |reason, chosen: Option<&str>| {
+            CardState::closed(reason, chosen.map(str::to_string))
+                .summary()
+                .unwrap()
+        };
+        assert_eq!(
+            words(UnansweredReason::TimedOut, None),
+            "No answer came; the reply went on with its best assumption."
+        );
+        assert_eq!(
+            words(UnansweredReason::Stopped, None),
+            "Not answered: the reply was stopped."
+        );
+        assert_eq!(
+            words(UnansweredReason::LeftToImprint, None),
+            "Left to Imprint"
+        );
+        assert_eq!(
+            words(UnansweredReason::LeftToImprint, Some("Billing")),
+            "Left to Imprint: it chose Billing"
+        );
+        assert_eq!(
+            CardState::Answered("Billing".into()).summary().unwrap(),
+            "Answered: Billing"
+        );
+        assert_eq!(CardState::Waiting.summary(), None);
     }
 
     fn tool_row(name: &str, args: Value, status: Option<ToolStatus>) -> Message {

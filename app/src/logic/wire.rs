@@ -8,6 +8,7 @@
 //! JSON objects (the tests below hold them to it), so the wire format is the one of
 //! [`crate::protocol`], defined there once.
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::protocol::{
@@ -25,6 +26,15 @@ fn string(o: &Object, key: &str) -> Option<String> {
 /// A required boolean field.
 fn boolean(o: &Object, key: &str) -> Option<bool> {
     o.get(key)?.as_bool()
+}
+
+/// A unit enum, written as its serde name (or an alias). Only a string:
+/// serde would also take `{"name": null}`, which the server never writes.
+fn named<T: DeserializeOwned>(value: &Value) -> Option<T> {
+    if !value.is_string() {
+        return None;
+    }
+    T::deserialize(value).ok()
 }
 
 /// A list of strings (every element must be one).
@@ -113,7 +123,7 @@ pub fn reply_event(value: &Value) -> Option<ReplyEvent> {
         },
         "unanswered" => ReplyEvent::Unanswered {
             id: string(o, "id")?,
-            reason: string(o, "reason")?,
+            reason: named(o.get("reason")?)?,
             chosen: optional(o, "chosen", |v| v.as_str().map(str::to_owned)).ok()?,
         },
         "assistant_message" => ReplyEvent::AssistantMessage {
@@ -224,7 +234,7 @@ pub fn voice_server_message(value: &Value) -> Option<VoiceServerMessage> {
         },
         "ignored" => VoiceServerMessage::Ignored {
             text: string(o, "text")?,
-            reason: string(o, "reason")?,
+            reason: named(o.get("reason")?)?,
         },
         "error" => VoiceServerMessage::Error {
             error: string(o, "error")?,
@@ -251,7 +261,6 @@ pub fn voice_server_message(value: &Value) -> Option<VoiceServerMessage> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde::de::DeserializeOwned;
     use serde_json::json;
     use std::fmt::Debug;
 
@@ -308,6 +317,11 @@ mod tests {
             json!({"type": "answer", "id": "q1", "text": "Billing"}),
             json!({"type": "answer", "id": "q1"}),
             json!({"type": "unanswered", "id": "q1", "reason": "timeout"}),
+            json!({"type": "unanswered", "id": "q1", "reason": "timed_out"}),
+            json!({"type": "unanswered", "id": "q1", "reason": "stopped", "chosen": null}),
+            json!({"type": "unanswered", "id": "q1", "reason": "gone"}),
+            json!({"type": "unanswered", "id": "q1", "reason": 1}),
+            json!({"type": "unanswered", "id": "q1"}),
             json!({"type": "unanswered", "id": "q1", "reason": "left_to_imprint", "chosen": "Tomorrow 09:00"}),
             json!({"type": "unanswered", "id": "q1", "reason": "left_to_imprint", "chosen": null}),
             json!({"type": "unanswered", "id": "q1", "reason": "left_to_imprint", "chosen": 1}),
@@ -393,6 +407,9 @@ mod tests {
             json!({"type": "answer_rejected", "question_id": "q", "text": "C"}),
             json!({"type": "queued", "text": "and tea?"}),
             json!({"type": "ignored", "text": "um", "reason": "noise"}),
+            json!({"type": "ignored", "text": "", "reason": "audio_backlog"}),
+            json!({"type": "ignored", "text": "um", "reason": "mumbling"}),
+            json!({"type": "ignored", "text": "um"}),
             json!({"type": "error", "error": "bad message"}),
             json!({"type": "error", "turn_id": "t", "error": "model unreachable"}),
             json!({"type": "audio_ready", "recogniser": "whisper-tiny.en"}),

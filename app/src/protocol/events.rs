@@ -79,6 +79,52 @@ impl ToolStatus {
     }
 }
 
+/// Why a question closed without an answer (an `unanswered` event's
+/// `reason`; SPEC §3's outcomes other than `answered`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnansweredReason {
+    /// No answer came within the answer timeout. Older logs and history
+    /// spelled it `timeout`.
+    #[serde(alias = "timeout")]
+    TimedOut,
+    /// The user stopped the reply (or it ended) while the question waited.
+    Stopped,
+    /// The user chose "You decide".
+    LeftToImprint,
+}
+
+/// How a question ended, as its `ask_user` history row stores it in its
+/// arguments' `outcome` (SPEC §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuestionOutcome {
+    Answered,
+    LeftToImprint,
+    /// `timeout` in rows stored before the spelling was settled.
+    #[serde(alias = "timeout")]
+    TimedOut,
+    Stopped,
+}
+
+impl From<UnansweredReason> for QuestionOutcome {
+    fn from(reason: UnansweredReason) -> Self {
+        match reason {
+            UnansweredReason::TimedOut => QuestionOutcome::TimedOut,
+            UnansweredReason::Stopped => QuestionOutcome::Stopped,
+            UnansweredReason::LeftToImprint => QuestionOutcome::LeftToImprint,
+        }
+    }
+}
+
+impl QuestionOutcome {
+    /// The outcome a stored row's `outcome` value names; `None` for a
+    /// missing or unknown one.
+    pub fn read(value: Option<&Value>) -> Option<Self> {
+        value.and_then(|v| Self::deserialize(v).ok())
+    }
+}
+
 /// One event of a reply. Every event is appended to the reply's log and
 /// sent to every watcher; `Done` is always last.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -118,12 +164,12 @@ pub enum ReplyEvent {
         id: String,
         text: String,
     },
-    /// A question closed without an answer. `reason`: `timed_out`,
-    /// `stopped`, or `left_to_imprint` (the user chose "You decide"; then
-    /// `chosen` is the option Imprint took for its own question, if any).
+    /// A question closed without an answer. With `left_to_imprint` (the
+    /// user chose "You decide"), `chosen` is the option Imprint took for
+    /// its own question, if any.
     Unanswered {
         id: String,
-        reason: String,
+        reason: UnansweredReason,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         chosen: Option<String>,
     },
@@ -303,7 +349,7 @@ mod tests {
         round_trip(
             &ReplyEvent::Unanswered {
                 id: "q1".into(),
-                reason: "timed_out".into(),
+                reason: UnansweredReason::TimedOut,
                 chosen: None,
             },
             json!({"type": "unanswered", "id": "q1", "reason": "timed_out"}),
@@ -311,11 +357,72 @@ mod tests {
         round_trip(
             &ReplyEvent::Unanswered {
                 id: "q1".into(),
-                reason: "left_to_imprint".into(),
+                reason: UnansweredReason::LeftToImprint,
                 chosen: Some("Tomorrow 09:00".into()),
             },
             json!({"type": "unanswered", "id": "q1", "reason": "left_to_imprint", "chosen": "Tomorrow 09:00"}),
         );
+    }
+
+    #[test]
+    fn unanswered_reasons_have_one_spelling_and_read_the_old_one() {
+        for (reason, name) in [
+            (UnansweredReason::TimedOut, "timed_out"),
+            (UnansweredReason::Stopped, "stopped"),
+            (UnansweredReason::LeftToImprint, "left_to_imprint"),
+        ] {
+            assert_eq!(serde_json::to_value(reason).unwrap(), json!(name));
+            let back: UnansweredReason = serde_json::from_value(json!(name)).unwrap();
+            assert_eq!(back, reason);
+        }
+        // An event logged before the spelling was settled.
+        let old: ReplyEvent =
+            serde_json::from_value(json!({"type": "unanswered", "id": "q1", "reason": "timeout"}))
+                .unwrap();
+        let ReplyEvent::Unanswered { reason, .. } = &old else {
+            panic!("{old:?}")
+        };
+        assert_eq!(*reason, UnansweredReason::TimedOut);
+        assert_eq!(
+            serde_json::to_value(&old).unwrap()["reason"],
+            json!("timed_out"),
+            "written in today's spelling"
+        );
+        assert!(serde_json::from_value::<ReplyEvent>(
+            json!({"type": "unanswered", "id": "q1", "reason": "gone"})
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn question_outcomes_have_one_spelling_and_read_the_old_one() {
+        for (outcome, name) in [
+            (QuestionOutcome::Answered, "answered"),
+            (QuestionOutcome::LeftToImprint, "left_to_imprint"),
+            (QuestionOutcome::TimedOut, "timed_out"),
+            (QuestionOutcome::Stopped, "stopped"),
+        ] {
+            assert_eq!(serde_json::to_value(outcome).unwrap(), json!(name));
+            assert_eq!(QuestionOutcome::read(Some(&json!(name))), Some(outcome));
+        }
+        assert_eq!(
+            QuestionOutcome::read(Some(&json!("timeout"))),
+            Some(QuestionOutcome::TimedOut)
+        );
+        assert_eq!(QuestionOutcome::read(Some(&json!("gone"))), None);
+        assert_eq!(QuestionOutcome::read(Some(&json!(3))), None);
+        assert_eq!(QuestionOutcome::read(None), None);
+        for reason in [
+            UnansweredReason::TimedOut,
+            UnansweredReason::Stopped,
+            UnansweredReason::LeftToImprint,
+        ] {
+            assert_eq!(
+                serde_json::to_value(QuestionOutcome::from(reason)).unwrap(),
+                serde_json::to_value(reason).unwrap(),
+                "an unanswered event's reason is stored as the same outcome"
+            );
+        }
     }
 
     #[test]

@@ -15,6 +15,27 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Why the server did not take an utterance or a piece of audio (an
+/// `ignored` message's `reason`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IgnoredReason {
+    /// Empty, filler-only or low-confidence speech.
+    Noise,
+    /// Echo hearing itself.
+    Echo,
+    /// Too much speech is already queued for the next turn.
+    QueueFull,
+    /// An audio frame over [`MAX_AUDIO_FRAME_BYTES`].
+    FrameTooLarge,
+    /// Speech longer than the recogniser takes at once (it was cut).
+    AudioTooLong,
+    /// The recogniser fell behind: audio was dropped.
+    AudioBacklog,
+    /// The recogniser was still busy with the utterance before.
+    Busy,
+}
+
 /// Client → server.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -146,11 +167,10 @@ pub enum VoiceServerMessage {
         #[serde(default)]
         confidence: Option<f64>,
     },
-    /// `reason`: `noise`, `echo` or `queue_full`; for audio also
-    /// `frame_too_large`, `audio_too_long`, `audio_backlog` and `busy`.
+    /// Speech or audio not taken (`text` is empty for audio).
     Ignored {
         text: String,
-        reason: String,
+        reason: IgnoredReason,
     },
     /// A message the server could not take.
     Error {
@@ -205,7 +225,7 @@ mod tests {
         assert_eq!(
             serde_json::to_value(VoiceServerMessage::Ignored {
                 text: "um".into(),
-                reason: "noise".into()
+                reason: IgnoredReason::Noise
             })
             .unwrap(),
             json!({"type": "ignored", "text": "um", "reason": "noise"})
@@ -229,5 +249,31 @@ mod tests {
             .unwrap(),
             json!({"type": "answering", "question_id": "q", "text": "A"})
         );
+    }
+
+    #[test]
+    fn ignored_reasons_have_the_spec_names() {
+        for (reason, name) in [
+            (IgnoredReason::Noise, "noise"),
+            (IgnoredReason::Echo, "echo"),
+            (IgnoredReason::QueueFull, "queue_full"),
+            (IgnoredReason::FrameTooLarge, "frame_too_large"),
+            (IgnoredReason::AudioTooLong, "audio_too_long"),
+            (IgnoredReason::AudioBacklog, "audio_backlog"),
+            (IgnoredReason::Busy, "busy"),
+        ] {
+            let message = VoiceServerMessage::Ignored {
+                text: "um".into(),
+                reason,
+            };
+            let written = json!({"type": "ignored", "text": "um", "reason": name});
+            assert_eq!(serde_json::to_value(&message).unwrap(), written);
+            let back: VoiceServerMessage = serde_json::from_value(written).unwrap();
+            assert_eq!(back, message);
+        }
+        assert!(serde_json::from_value::<VoiceServerMessage>(
+            json!({"type": "ignored", "text": "um", "reason": "mumbling"})
+        )
+        .is_err());
     }
 }

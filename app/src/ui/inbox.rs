@@ -195,9 +195,7 @@ fn InboxEntry(question: WaitingQuestion) -> impl IntoView {
                     Some(text) if !you_decide => CardState::Answered(text),
                     _ => CardState::LeftToImprint(None),
                 }),
-                Err(e) if e.status == 409 || e.status == 404 => {
-                    state.set(CardState::Unanswered("stopped".into()))
-                }
+                Err(e) if e.status == 409 || e.status == 404 => state.set(CardState::Stopped),
                 Err(e) => error.set(Some(e.message)),
             }
         });

@@ -1,6 +1,6 @@
 //! A session's stored messages as the model reads them in later turns.
 
-use app::protocol::{Message, Role};
+use app::protocol::{Message, QuestionOutcome, Role};
 use serde_json::Value;
 
 use crate::models::{ChatMessage, ToolCallRequest};
@@ -93,12 +93,8 @@ fn call_arguments(row: &Message) -> Value {
 /// What the model read as the result.
 fn tool_content(row: &Message) -> String {
     if row.tool_name.as_deref() == Some(ASK_USER) {
-        let answered = row
-            .tool_args
-            .as_ref()
-            .and_then(|a| a.get("outcome"))
-            .and_then(Value::as_str)
-            == Some("answered");
+        let outcome = row.tool_args.as_ref().and_then(|a| a.get("outcome"));
+        let answered = QuestionOutcome::read(outcome) == Some(QuestionOutcome::Answered);
         if answered {
             return format!("The user answered: {}", row.content);
         }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use app::protocol::{DashboardEvent, Question, ReplyEvent};
+use app::protocol::{DashboardEvent, Question, ReplyEvent, UnansweredReason};
 
 use super::checkpoint::{self, Checkpoint, Step};
 use super::policy::SmallModelPolicy;
@@ -174,7 +174,7 @@ impl Run {
             tracing::warn!(question = %resumed.question.id, "a restored question was not asked again");
             self.reply.log.publish(ReplyEvent::Unanswered {
                 id: resumed.question.id,
-                reason: "stopped".into(),
+                reason: UnansweredReason::Stopped,
                 chosen: None,
             });
         }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use app::protocol::{Ended, Role, SessionSummary};
 use chrono::{DateTime, TimeZone, Utc};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::memories::{fts_query, MAX_QUERY_TERMS};
 use super::schema::{migrate, MIGRATIONS};
@@ -348,6 +348,65 @@ async fn a_tool_rows_outcome_round_trips() {
             (None, None, None, None),
         ]
     );
+}
+
+/// Question rows stored before the outcome's spelling was settled say
+/// `timeout`: they still read as timed out, on the page and for the model,
+/// and today's rows are written `timed_out`.
+#[tokio::test]
+async fn a_question_row_with_the_old_timeout_spelling_reads_as_timed_out() {
+    use app::logic::reply::{history_entries, CardState, HistoryEntry, ReplyItem};
+    use app::protocol::QuestionOutcome;
+
+    let store = mem();
+    let s = store.create_session(None, "chat").await.unwrap();
+    let question = |outcome: Value| {
+        NewMessage::tool(
+            "ask_user",
+            json!({"question": "Which project?", "options": ["Imprint", "Billing"],
+                "allow_other": true, "question_id": "q_1", "outcome": outcome}),
+            "No answer came from the user within 30 minutes.",
+        )
+    };
+    store
+        .append_messages(
+            &s.id,
+            vec![
+                question(json!("timeout")),
+                question(json!(QuestionOutcome::TimedOut)),
+            ],
+        )
+        .await
+        .unwrap();
+    let (_, messages) = store.get_session(&s.id).await.unwrap().unwrap();
+    let outcomes: Vec<_> = messages
+        .iter()
+        .map(|m| m.tool_args.as_ref().and_then(|a| a.get("outcome")))
+        .collect();
+    assert_eq!(outcomes[1], Some(&json!("timed_out")));
+    for outcome in outcomes {
+        assert_eq!(
+            QuestionOutcome::read(outcome),
+            Some(QuestionOutcome::TimedOut)
+        );
+    }
+    for entry in history_entries(&messages) {
+        let HistoryEntry::Item(ReplyItem::Question { state, .. }) = entry else {
+            panic!("{entry:?}")
+        };
+        assert_eq!(state, CardState::TimedOut);
+    }
+    // Not an answer: the model reads what the row says, not "The user
+    // answered: …".
+    let results: Vec<_> = crate::replies::history_to_messages(&messages)
+        .into_iter()
+        .filter_map(|message| match message {
+            crate::models::ChatMessage::Tool { content, .. } => Some(content),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(results.iter().all(|c| c.starts_with("No answer came")));
 }
 
 #[tokio::test]

@@ -21,7 +21,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use app::protocol::{VoiceServerMessage, AUDIO_FORMAT, AUDIO_SAMPLE_RATE, MAX_AUDIO_FRAME_BYTES};
+use app::protocol::{
+    IgnoredReason, VoiceServerMessage, AUDIO_FORMAT, AUDIO_SAMPLE_RATE, MAX_AUDIO_FRAME_BYTES,
+};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::task::AbortOnDropHandle;
@@ -120,10 +122,10 @@ impl Listening {
         let _ = self.out.send(message);
     }
 
-    fn ignore(&self, reason: &str) {
+    fn ignore(&self, reason: IgnoredReason) {
         self.say(VoiceServerMessage::Ignored {
             text: String::new(),
-            reason: reason.into(),
+            reason,
         });
     }
 
@@ -182,7 +184,7 @@ impl Listening {
     /// A binary frame: samples for the segmenter, or a refusal.
     pub fn frame(&mut self, bytes: &[u8]) {
         if bytes.len() > MAX_AUDIO_FRAME_BYTES {
-            return self.ignore("frame_too_large");
+            return self.ignore(IgnoredReason::FrameTooLarge);
         }
         let refusal = match &self.microphone {
             Microphone::On(_) => None,
@@ -239,7 +241,7 @@ impl Listening {
                 let mut current = lock(&self.current);
                 *current = 0;
                 if cut {
-                    self.ignore("audio_too_long");
+                    self.ignore(IgnoredReason::AudioTooLong);
                 }
                 let span = HeardSpan {
                     from: self.heard_from,
@@ -258,7 +260,7 @@ impl Listening {
         let length = utterance.samples.len();
         // Only this socket's loop adds to the backlog, so the check holds.
         if self.backlog.load(Ordering::SeqCst) + length > MAX_BACKLOG_SAMPLES {
-            return self.ignore("audio_backlog");
+            return self.ignore(IgnoredReason::AudioBacklog);
         }
         self.backlog.fetch_add(length, Ordering::SeqCst);
         self.say(VoiceServerMessage::Thinking);
@@ -373,7 +375,7 @@ async fn hear_each(mut queue: mpsc::UnboundedReceiver<Finished>, ears: Ears) {
             Err(SpeechError::Busy) => {
                 let _ = ears.out.send(VoiceServerMessage::Ignored {
                     text: String::new(),
-                    reason: "busy".into(),
+                    reason: IgnoredReason::Busy,
                 });
             }
             Err(error) => {
@@ -465,7 +467,7 @@ mod tests {
         }
         assert_eq!(
             reasons,
-            vec!["audio_backlog"; 6],
+            vec![IgnoredReason::AudioBacklog; 6],
             "two bursts kept, six let go"
         );
         drop(release);

@@ -24,7 +24,9 @@ use std::time::Duration;
 
 use app::api::ApiError;
 use app::logic::voice::{is_echo, is_noise, is_stop, match_option, question_speech};
-use app::protocol::{ReplyEvent, VoiceClientMessage, VoiceQuestion, VoiceServerMessage, VoiceTurn};
+use app::protocol::{
+    IgnoredReason, ReplyEvent, VoiceClientMessage, VoiceQuestion, VoiceServerMessage, VoiceTurn,
+};
 use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -227,13 +229,13 @@ impl Conversation {
         if is_noise(&text, confidence) {
             return self.send(VoiceServerMessage::Ignored {
                 text,
-                reason: "noise".into(),
+                reason: IgnoredReason::Noise,
             });
         }
         if is_echo(&text, &self.recently_spoken(span), &self.waiting_options()) {
             return self.send(VoiceServerMessage::Ignored {
                 text,
-                reason: "echo".into(),
+                reason: IgnoredReason::Echo,
             });
         }
         if is_stop(&text) {
@@ -287,7 +289,7 @@ impl Conversation {
             Next::Queued => self.send(VoiceServerMessage::Queued { text }),
             Next::Full => self.send(VoiceServerMessage::Ignored {
                 text,
-                reason: "queue_full".into(),
+                reason: IgnoredReason::QueueFull,
             }),
         }
     }

@@ -105,7 +105,7 @@ pub fn QuestionCard(
         CardState::Waiting => "waiting",
         CardState::Answered(_) => "answered",
         CardState::LeftToImprint(_) => "left-to-imprint",
-        CardState::Unanswered(_) => "unanswered",
+        CardState::TimedOut | CardState::Stopped => "unanswered",
     };
     view! {
         <div class="question-card" role="group" aria-labelledby=labelled_by node_ref=card_ref

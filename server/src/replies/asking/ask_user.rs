@@ -2,7 +2,7 @@
 //! what the user already said), then posed, and its outcome told to the
 //! model.
 
-use app::protocol::{QuestionOrigin, ToolStatus};
+use app::protocol::{QuestionOrigin, QuestionOutcome, ToolStatus};
 use serde_json::{json, Value};
 
 use super::{question_args, Posed};
@@ -52,7 +52,7 @@ impl Run {
         let question_id = question.id.clone();
         let (output, content) = match posed {
             Posed::Answered(text) => {
-                stored_args["outcome"] = json!("answered");
+                stored_args["outcome"] = json!(QuestionOutcome::Answered);
                 let output = ToolOutput {
                     text: format!("The user answered: {text}"),
                     // An answer is progress, like a write.
@@ -63,7 +63,7 @@ impl Run {
             }
             Posed::LeftToImprint => {
                 self.closed_left_to_imprint(question_id, None);
-                stored_args["outcome"] = json!("left_to_imprint");
+                stored_args["outcome"] = json!(QuestionOutcome::LeftToImprint);
                 let output = ToolOutput {
                     text: LEFT_TO_MODEL.into(),
                     // The user's decision is progress, like an answer.
@@ -73,7 +73,7 @@ impl Run {
                 (output, LEFT_TO_MODEL.to_string())
             }
             Posed::TimedOut => {
-                stored_args["outcome"] = json!("timed_out");
+                stored_args["outcome"] = json!(QuestionOutcome::TimedOut);
                 let text = format!(
                     "No answer came from the user within {}. Go on with your best assumption, and say what you assumed.",
                     self.answer_wait()

@@ -3,7 +3,7 @@
 //! cannot be read, and settled so it is not asked twice; and its open
 //! question for what a save names without saying.
 
-use app::protocol::{Question, QuestionOrigin};
+use app::protocol::{Question, QuestionOrigin, QuestionOutcome};
 use serde_json::json;
 
 use super::{question_args, Posed};
@@ -106,8 +106,12 @@ impl Run {
         let mut stored_args = question_args(question);
         let (outcome, content, resolved) = match posed {
             Posed::Answered(answer) => match need.resolve(answer, self.env.clock.now()) {
-                Ok(resolved) => ("answered", answer.clone(), Some(Ok(resolved))),
-                Err(why) => ("answered", answer.clone(), Some(Err(why))),
+                Ok(resolved) => (
+                    QuestionOutcome::Answered,
+                    answer.clone(),
+                    Some(Ok(resolved)),
+                ),
+                Err(why) => (QuestionOutcome::Answered, answer.clone(), Some(Err(why))),
             },
             // "You decide": the first option, as if the user chose it;
             // an open question goes on as with no answer.
@@ -123,7 +127,7 @@ impl Run {
                         stored_args["chosen"] = json!(option);
                         self.closed_left_to_imprint(question_id, Some(option.clone()));
                         (
-                            "left_to_imprint",
+                            QuestionOutcome::LeftToImprint,
                             format!("The user left it to Imprint, which chose {option}."),
                             Some(Ok(resolved)),
                         )
@@ -131,7 +135,7 @@ impl Run {
                     None => {
                         self.closed_left_to_imprint(question_id, None);
                         (
-                            "left_to_imprint",
+                            QuestionOutcome::LeftToImprint,
                             "The user left it to Imprint; no detail was given.".to_string(),
                             None,
                         )
@@ -139,7 +143,7 @@ impl Run {
                 }
             }
             Posed::TimedOut => (
-                "timed_out",
+                QuestionOutcome::TimedOut,
                 format!(
                     "No answer came from the user within {}.",
                     self.answer_wait()
@@ -170,18 +174,18 @@ impl Run {
         let (posed, question) = self.pose(question).await?;
         let mut stored_args = question_args(&question);
         let (outcome, content, answer) = match posed {
-            Posed::Answered(answer) => ("answered", answer.clone(), Some(answer)),
+            Posed::Answered(answer) => (QuestionOutcome::Answered, answer.clone(), Some(answer)),
             Posed::LeftToImprint => {
                 self.closed_left_to_imprint(question.id.clone(), None);
                 let content = "The user left it to Imprint; nothing was given.".to_string();
-                ("left_to_imprint", content, None)
+                (QuestionOutcome::LeftToImprint, content, None)
             }
             Posed::TimedOut => {
                 let content = format!(
                     "No answer came from the user within {}.",
                     self.answer_wait()
                 );
-                ("timed_out", content, None)
+                (QuestionOutcome::TimedOut, content, None)
             }
         };
         stored_args["outcome"] = json!(outcome);

@@ -12,7 +12,9 @@
 mod ask_user;
 mod details;
 
-use app::protocol::{DashboardEvent, Question, QuestionOrigin, ReplyEvent};
+use app::protocol::{
+    DashboardEvent, Question, QuestionOrigin, QuestionOutcome, ReplyEvent, UnansweredReason,
+};
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
@@ -157,7 +159,7 @@ impl Run {
             WaitOutcome::TimedOut => {
                 self.reply.log.publish(ReplyEvent::Unanswered {
                     id: question_id,
-                    reason: "timed_out".into(),
+                    reason: UnansweredReason::TimedOut,
                     chosen: None,
                 });
                 Posed::TimedOut
@@ -165,11 +167,11 @@ impl Run {
             WaitOutcome::Stopped | WaitOutcome::ReplyEnded => {
                 self.reply.log.publish(ReplyEvent::Unanswered {
                     id: question_id,
-                    reason: "stopped".into(),
+                    reason: UnansweredReason::Stopped,
                     chosen: None,
                 });
                 let mut stored_args = question_args(question);
-                stored_args["outcome"] = json!("stopped");
+                stored_args["outcome"] = json!(QuestionOutcome::Stopped);
                 // The card's `outcome: "stopped"` says it; `ended` marks
                 // assistant messages only (SPEC §4).
                 let row =
@@ -189,7 +191,7 @@ impl Run {
     fn closed_left_to_imprint(&self, question_id: String, chosen: Option<String>) {
         self.reply.log.publish(ReplyEvent::Unanswered {
             id: question_id,
-            reason: "left_to_imprint".into(),
+            reason: UnansweredReason::LeftToImprint,
             chosen,
         });
     }
