@@ -619,9 +619,11 @@ fn day_of(words: &[String], today: NaiveDate, order: Option<DateOrder>) -> Optio
                 .and_then(|j| words.get(j))
                 .filter(|w| *w != "of")
                 .or_else(|| i.checked_sub(2).and_then(|j| words.get(j)));
-            let day = next
-                .and_then(day_number)
-                .or_else(|| before.and_then(|w| day_number(w)));
+            // The day before the month first: in "the 20th of December,
+            // 10 in the morning" the 10 after it is the hour.
+            let day = before
+                .and_then(|w| day_number(w))
+                .or_else(|| next.and_then(day_number));
             if let Some(day) = day {
                 return next_date(today, m, day).map(DaySaid::On);
             }

@@ -46,7 +46,13 @@ pub(super) fn clock_at(words: &[String], i: usize, part: Option<Part>) -> Option
         _ => (body.parse::<u32>().ok()?, 0, Written::Bare),
     };
     let oclock = next == Some("o'clock") || next == Some("oclock");
-    let anchored = prev.is_some_and(is_anchor);
+    // "10 in the morning", "8 at night", "7 tonight": the part of the day
+    // said right after a bare hour makes it one.
+    let with_part = matches!(
+        (next, words.get(i + 2).map(String::as_str)),
+        (Some("in"), Some("the")) | (Some("at"), Some("night")) | (Some("tonight"), _)
+    ) && super::part_of_day(&words[(i + 1)..words.len().min(i + 4)]).is_some();
+    let anchored = prev.is_some_and(is_anchor) || with_part;
     let plain = match written {
         Written::Colon => true,
         // "12.50 an hour" is money: a dot makes a clock time with "am" or

@@ -578,3 +578,25 @@ fn clock_times_said_past_or_to_the_hour() {
         "feed the cat".to_string()
     );
 }
+
+#[test]
+fn an_hour_said_with_its_part_of_the_day_and_a_day_before_its_month() {
+    let cases = [
+        ("10 in the morning", at((2026, 12, 1), 10, 0)),
+        ("at 4 in the afternoon", at((2026, 11, 30), 16, 0)),
+        ("call the garage 8 at night", at((2026, 11, 30), 20, 0)),
+        ("7 tonight", at((2026, 11, 30), 19, 0)),
+        (
+            "could you remind me on the 14th of January, 9 in the morning, to book the MOT",
+            at((2027, 1, 14), 9, 0),
+        ),
+        ("on 2 March, 11 in the morning", at((2027, 3, 2), 11, 0)),
+        // The day after the month, when none is before it.
+        ("on December 3 at 9", at((2026, 12, 3), 9, 0)),
+    ];
+    for (text, want) in cases {
+        assert_eq!(stated(text, now()), want, "{text}");
+    }
+    // A number with no part of the day after it stays no time.
+    assert_eq!(stated("buy 10 in total", now()), None);
+}
