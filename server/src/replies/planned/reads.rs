@@ -183,8 +183,13 @@ impl Run {
             .vector
             .as_deref()
             .and_then(|v| meaning.route_by_nearest(v));
-        tracing::info!(reply = %self.reply.id, best = ?findings.best_similarity(), ?route, "searched by meaning");
-        Some(MeaningRead { findings, route })
+        let classified = findings.vector.as_deref().and_then(|v| meaning.route(v));
+        tracing::info!(reply = %self.reply.id, best = ?findings.best_similarity(), ?route, ?classified, "searched by meaning");
+        Some(MeaningRead {
+            findings,
+            route,
+            classified,
+        })
     }
 
     /// `words` with each naming word of `topic` the memories do not hold
@@ -353,7 +358,10 @@ pub(super) struct Vouched {
 /// A question's memories found by meaning, and its route.
 struct MeaningRead {
     findings: Findings,
+    /// What the nearest examples say.
     route: Option<Route>,
+    /// What the classifier over all the examples says.
+    classified: Option<Route>,
 }
 
 /// What finding by meaning makes of a question.
@@ -401,9 +409,17 @@ impl MeaningRead {
             return Judged::SmallTalk;
         }
         if words_found_none && !speaking.is_empty() {
+            // The nearest examples reading it as the user's own speak
+            // for it unless the classifier reads it as general ("what
+            // were border terriers bred for?" with a terrier saved).
+            let classified_general = self
+                .classified
+                .as_ref()
+                .is_some_and(|r| r.kind == Routed::General);
             let about_the_user = personal
                 || best >= STRONG
-                || self.route.as_ref().is_some_and(|r| r.kind == Routed::Read);
+                || (self.route.as_ref().is_some_and(|r| r.kind == Routed::Read)
+                    && !classified_general);
             if about_the_user {
                 return Judged::Found(
                     speaking
@@ -523,7 +539,23 @@ mod tests {
                 score: 0.6,
                 runner_up: Some((Routed::Read, 0.6 - margin)),
             }),
+            classified: None,
         }
+    }
+
+    #[test]
+    fn a_question_the_classifier_reads_as_general_is_not_the_users_by_the_nearest_alone() {
+        // "what were border terriers first bred for?" with "Pickle (our
+        // border terrier)…" saved: near, not near enough to answer.
+        let mut terriers = read(&[0.42], Some((Routed::Read, 0.06)));
+        terriers.classified = Some(Route {
+            kind: Routed::General,
+            score: 0.52,
+            runner_up: Some((Routed::Read, 0.36)),
+        });
+        assert_eq!(terriers.judge(true, false), Judged::AsFound);
+        // "my" keeps it the user's, and so does a strong memory.
+        assert!(matches!(terriers.judge(true, true), Judged::Found(_)));
     }
 
     #[test]
