@@ -189,69 +189,43 @@ fn after_keeping_that(request: &str) -> Option<usize> {
     None
 }
 
-/// Keeping words that may close a request ("…, save that").
-const TRAILING_KEEP: &[&str] = &[
-    "save that",
-    "save this",
-    "save it",
-    "remember that",
-    "remember this",
-    "remember it",
-    "note that",
-    "note this",
-    "note it",
-    "keep that",
-    "keep this",
-    "store that",
-    "store this",
-    "store it",
-    "write that down",
-    "write it down",
-    "jot that down",
-    "please save",
-    "keep a note of that",
-    "make a note of that",
-    "make a note of it",
-    "note that down",
-    "take a note of that",
-];
-
-/// The request before keeping words that close it ("Lena's train gets in
-/// at 16:40 on Saturday, save that" → "Lena's train gets in at 16:40 on
-/// Saturday"); `None` when it does not end so, or nothing is before them.
+/// The request before a closing clause that only asks to keep it
+/// ("Lena's train gets in at 16:40 on Saturday, save that" → "Lena's
+/// train gets in at 16:40 on Saturday"; "…, could you jot it down for me
+/// somewhere safe"); `None` when it does not end so, or nothing is
+/// before it.
 fn before_trailing_keep(request: &str) -> Option<&str> {
-    // "…, store it pls", "…, keep that somewhere for me": the words after
-    // the keeping words that say nothing of what to keep go.
-    let mut trimmed = courtesy::without_closing(request);
-    while let Some(tail) = AFTER_KEEPING
-        .iter()
-        .find(|tail| trimmed.to_lowercase().ends_with(*tail))
-    {
-        trimmed = courtesy::without_closing(&trimmed[..trimmed.len() - tail.len()]);
-    }
-    let lower = trimmed.to_lowercase();
-    let suffix = TRAILING_KEEP.iter().find(|s| lower.ends_with(*s))?;
-    let before = trimmed.get(..trimmed.len() - suffix.len())?;
+    let trimmed = courtesy::without_closing(request);
     // Only a closing clause: "…, save that", "… - remember this".
-    let cut = before.trim_end();
-    if !cut.ends_with([',', '-', '–', '—', ';', '.']) {
+    let cut = trimmed.rfind([',', '-', '–', '—', ';', '.'])?;
+    let (before, clause) = trimmed.split_at(cut);
+    if !only_asks_to_keep(&clause[clause.chars().next()?.len_utf8()..]) {
         return None;
     }
-    let before = cut.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.".contains(c));
+    let before = before.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.".contains(c));
     let before = without_lead_in(before);
     (app::logic::words::plain(before).len() >= 2).then_some(before)
 }
 
-/// Words that may follow the keeping words and say nothing of what to
-/// keep ("…, keep that somewhere for me please"), besides courtesy.
-const AFTER_KEEPING: &[&str] = &[
-    " for me",
-    " somewhere",
-    " for later",
-    " safe",
-    " in memory",
-    " in your memory",
-];
+/// True for a clause of a verb of keeping and words naming nothing:
+/// "save that", "make a note of it", "keep that somewhere safe for me"
+/// ("save a note about her move" names what to keep).
+fn only_asks_to_keep(clause: &str) -> bool {
+    let words = app::logic::words::plain(clause);
+    words.iter().any(|w| is_keeping_verb(w))
+        && words.iter().all(|w| {
+            is_keeping_verb(w)
+                || crate::common_words::is_function_word(w)
+                || crate::common_words::is_kept_thing(w)
+                || courtesy::names_nothing(w)
+                // "write it down", "make a note", "take a note", "somewhere
+                // safe", "for later".
+                || matches!(
+                    w.as_str(),
+                    "write" | "make" | "take" | "somewhere" | "safe" | "later"
+                )
+        })
+}
 
 /// `text` without the spoken or typed lead-in that opens it ("ok so the
 /// tracking number …" is "the tracking number …", "btw the code …" is "the

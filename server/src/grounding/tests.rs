@@ -742,11 +742,30 @@ fn a_memorys_content_holds_what_the_user_said_to_keep() {
             "Remember that Anna likes green tea",
             "Anna likes green tea.",
         ),
-        // Nothing plainly said to keep: the model's.
-        ("My wifi password is hunter2, can you keep it?", "hunter2"),
     ] {
         assert_eq!(stored(request, content), content, "{request}");
     }
+    // A closing clause that only asks to keep: what comes before it, in
+    // the user's words, whatever the model wrote.
+    for request in [
+        "My wifi password is hunter2, can you keep it?",
+        "My wifi password is hunter2 - jot it down for me somewhere safe",
+        "My wifi password is hunter2, save that pls",
+    ] {
+        assert_eq!(
+            stored(request, "hunter2"),
+            "My wifi password is hunter2",
+            "{request}"
+        );
+    }
+    // A closing clause that says more is not only asking to keep.
+    assert_ne!(
+        stored(
+            "My wifi password is hunter2, keep the old one too",
+            "hunter2"
+        ),
+        "My wifi password is hunter2"
+    );
 }
 
 #[test]
