@@ -150,6 +150,9 @@ fn a_memory_near_in_meaning_answers_only_with_whose_it_is_and_what_kind() {
     // roofer": the roofer agreed a price).
     let topic = Topic::of("how much are we paying the roofer in the end?", &[]);
     assert!(topic.heads_in("Roofer (Kite Roofing) agreed £3,100 for the valley"));
+    // A run ending in a verb names no kind of thing.
+    let topic = Topic::of("how much deposit did Nadia pay and when", &[]);
+    assert!(topic.heads_in("Nadia Brook paid a £500 deposit on 2 May"));
 }
 
 #[test]

@@ -403,13 +403,17 @@ impl Topic {
     /// or holds a word of a run but not its last, which says what kind of
     /// thing it is ("Felix has guitar lessons" for "Felix's guitar exam").
     /// What a memory near in meaning must pass to answer in its own words
-    /// ("Painter agreed £2,350" for "paying the painter").
+    /// ("Painter agreed £2,350" for "paying the painter"; "Alan paid a
+    /// deposit" for "how much deposit did Alan pay").
     pub fn heads_in(&self, content: &str) -> bool {
         let words = app::logic::words::plain(&one_word_names(content));
         let held = |word: &String| holds(&words, word);
         self.owners.iter().all(held)
             && self.runs.iter().all(|run| match run.split_last() {
-                Some((head, before)) if !before.is_empty() => {
+                // A verb's run ("did Alan pay") names no kind of thing.
+                Some((head, before))
+                    if !before.is_empty() && !crate::grounding::is_a_verb_of_doing(head) =>
+                {
                     held(head) || !before.iter().any(held)
                 }
                 _ => true,
