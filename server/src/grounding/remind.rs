@@ -7,6 +7,17 @@ use serde_json::Value;
 
 use super::{reference, slip_of, when, UserWords, MEANT_WORDS};
 
+/// Class: the verbs that ask to be told of something later, before "me"
+/// ("nudge me", "ping me"); "remind" is read with its slips and "alarm"
+/// only with a time, below.
+const TELL_ME_LATER: &[&str] = &["remind", "nudge", "ping", "alert", "notify", "wake"];
+
+/// The words that link "remind me" to what of: "to", "about", "of", "that".
+const LINKS: &[&str] = &["to ", "about ", "of ", "that "];
+
+/// The words that may open a time said before what to be reminded of.
+const TIME_LEADS: &[&str] = &["for ", "on ", "at "];
+
 /// True when the words ask for a reminder: "remind me", "set a reminder",
 /// "wake me", "don't let me forget".
 pub fn asks_for_reminder(text: &str) -> bool {
@@ -20,14 +31,29 @@ pub fn asks_for_reminder(text: &str) -> bool {
             w.starts_with("remind")
             // "remnd", "reminf": one slip of the keys is still the verb.
             || slip_of(w, "remind")
-            || matches!(w.as_str(), "notify" | "ping")
             // "set an alarm for 6", not "the new alarm code is 7731": as
             // nouns of other things, these ask only with a time.
             || (matches!(w.as_str(), "alarm" | "alert") && says_a_time(text))
         })
-        || ["wake me", "let me forget", "let me not forget", "nudge me"]
-            .iter()
-            .any(|p| lower.contains(p))
+        || tell_me_later(&lower).is_some()
+        || forget_me(&lower).is_some()
+}
+
+/// Where a verb of [`TELL_ME_LATER`] and its "me" are in `lower` ("ping
+/// me", "notify me"), and their length.
+fn tell_me_later(lower: &str) -> Option<(usize, usize)> {
+    TELL_ME_LATER.iter().find_map(|verb| {
+        let anchor = format!("{verb} me");
+        lower.find(&anchor).map(|i| (i, anchor.len()))
+    })
+}
+
+/// Where "let me forget" or "let me not forget" is in `lower` ("don't let
+/// me forget the keys"), and its length.
+fn forget_me(lower: &str) -> Option<(usize, usize)> {
+    ["let me not forget", "let me forget"]
+        .iter()
+        .find_map(|anchor| lower.find(anchor).map(|i| (i, anchor.len())))
 }
 
 /// True when `text` says a time: a moment, a day or a repeat.
@@ -41,7 +67,7 @@ fn says_a_time(text: &str) -> bool {
 fn after_the_time(rest: &str) -> Option<String> {
     let (time, what) = rest.split_once(',')?;
     let time = time.trim();
-    let time = ["for ", "on ", "at "]
+    let time = TIME_LEADS
         .iter()
         .find_map(|lead| time.strip_prefix(lead))
         .unwrap_or(time);
@@ -188,19 +214,10 @@ fn clean_end(s: &str) -> String {
 /// "remind me every day to take my pills" → "to take my pills".
 fn after_remind_me(source: &str) -> Option<String> {
     let lower = source.to_lowercase();
-    let (i, len) = [
-        "remind me",
-        "reminder",
-        "nudge me",
-        "ping me",
-        "alert me",
-        "notify me",
-        "let me not forget",
-        "let me forget",
-    ]
-    .iter()
-    .find_map(|anchor| lower.find(anchor).map(|i| (i, anchor.len())))
-    .or_else(|| misspelt_remind_me(&lower))?;
+    let (i, len) = tell_me_later(&lower)
+        .or_else(|| lower.find("reminder").map(|i| (i, "reminder".len())))
+        .or_else(|| forget_me(&lower))
+        .or_else(|| misspelt_remind_me(&lower))?;
     let rest = clean_end(&source[i + len..]);
     if let Some(what) = after_the_time(&rest) {
         return Some(what);
@@ -209,21 +226,19 @@ fn after_remind_me(source: &str) -> Option<String> {
     // the verb itself.
     let forget = lower[i..i + len].ends_with("forget");
     let lower_rest = rest.to_lowercase();
-    let linked = ["to ", "about ", "of ", "that "]
-        .iter()
-        .any(|p| lower_rest.starts_with(p));
+    let linked = LINKS.iter().any(|p| lower_rest.starts_with(p));
     if forget && !linked && !rest.is_empty() {
         return Some(format!("about {rest}"));
     }
     let lower_rest = format!(" {}", rest.to_lowercase());
-    let start = [" to ", " about ", " of ", " that "]
+    let start = LINKS
         .iter()
-        .filter_map(|p| lower_rest.find(p))
+        .filter_map(|p| lower_rest.find(&format!(" {p}")))
         .min()?;
     // Only when the words before it say when or how often.
     let before = &lower_rest[..start];
     // "a reminder for December 3 at 10:00 to …": the time after its "for".
-    let time = ["for ", "on ", "at "]
+    let time = TIME_LEADS
         .iter()
         .find_map(|lead| before.trim_start().strip_prefix(lead))
         .unwrap_or(before);
@@ -232,12 +247,10 @@ fn after_remind_me(source: &str) -> Option<String> {
         // "tomorrow at 9", "on Friday at 14:00": the words say when.
         || when::is_only_time(before)
         || when::is_only_time(time)
-        || app::logic::words::plain(before).iter().all(|w| {
-            matches!(
-                w.as_str(),
-                "next" | "week" | "later" | "soon" | "sometime" | "again"
-            )
-        });
+        // "next week", "later", "again": words of a time, however vague.
+        || app::logic::words::plain(before)
+            .iter()
+            .all(|w| when::is_time_word(w) || w == "again");
     only_when.then(|| rest[start..].trim().to_string())
 }
 
