@@ -37,6 +37,34 @@ pub fn asks_for_reminder(text: &str) -> bool {
         })
         || tell_me_later(&lower).is_some()
         || forget_me(&lower).is_some()
+        || time_then_task(text).is_some()
+}
+
+/// What to do after a time that opens the request alone, as a reminder
+/// is jotted: "1 hr 20 min - check the kiln", "fri 5pm: email the
+/// Carters", "tmrw 8am, call the school" → "check the kiln". The time
+/// must say when (not only "later"), and what follows must start with a
+/// verb of doing the shared lists know and ask nothing ("2pm - meeting
+/// moved to room 4" is a fact).
+pub fn time_then_task(text: &str) -> Option<&str> {
+    let text = text.trim();
+    // The first mark that is no clock's colon ("18:00 - …").
+    let bytes = text.as_bytes();
+    let (cut, mark) = text.char_indices().find(|&(i, c)| {
+        matches!(c, '-' | '–' | '—' | ',')
+            || (c == ':' && !bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })?;
+    let (time, rest) = text.split_at(cut);
+    let task = rest[mark.len_utf8()..].trim();
+    let first = app::logic::words::plain(task).into_iter().next()?;
+    (when::is_only_time(time.trim())
+        && (says_a_time(time) || when::is_bare_span(time))
+        && !task.ends_with('?')
+        // Said as one tells oneself to: "check", not "meeting" or "checked".
+        && !first.ends_with("ing")
+        && !first.ends_with("ed")
+        && super::is_a_verb_of_doing(&first))
+    .then_some(task)
 }
 
 /// Where a verb of [`TELL_ME_LATER`] and its "me" are in `lower` ("ping
@@ -269,7 +297,9 @@ fn after_an_event(request: &str) -> Option<String> {
 /// What to remind of, in the user's own words: "Remind me to call Anna."
 /// → "Call Anna"; `None` when the request does not say it that way.
 pub fn reminder_text(request: &str) -> Option<String> {
-    let about = after_remind_me(request).or_else(|| after_an_event(request))?;
+    let about = after_remind_me(request)
+        .or_else(|| after_an_event(request))
+        .or_else(|| time_then_task(request).map(|task| format!("to {}", clean_end(task))))?;
     let (_, what) = about.split_once(' ')?;
     let what = what.trim();
     let mut chars = what.chars();

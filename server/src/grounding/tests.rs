@@ -38,6 +38,26 @@ fn the_reminders_text_comes_from_the_request() {
         Some("Check in")
     );
     assert_eq!(reminder_text("Set a reminder"), None);
+    // Jotted as a time, a mark, then what to do.
+    for (request, text) in [
+        ("1 hr 20 min - check the kiln", "Check the kiln"),
+        ("fri 5pm: email the Carters", "Email the Carters"),
+        ("tmrw 8am, call the school pls", "Call the school"),
+        ("18:00 - take the bins out", "Take the bins out"),
+    ] {
+        assert!(asks_for_reminder(request), "{request}");
+        assert_eq!(reminder_text(request).as_deref(), Some(text), "{request}");
+    }
+    // A time before a fact, a question, or words of no time are no such
+    // reminder.
+    for request in [
+        "2pm - meeting moved to room 4",
+        "tomorrow, can you check the kiln?",
+        "later - check the kiln",
+        "Note: check the kiln",
+    ] {
+        assert!(!asks_for_reminder(request), "{request}");
+    }
     assert_eq!(reminder_text("remind me"), None);
 }
 use serde_json::json;

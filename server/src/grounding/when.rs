@@ -29,6 +29,7 @@ mod zone;
 use clock_time::{clock_at, clock_time, is_anchor};
 pub use slashed_date::{date_order, date_order_of, DateOrder};
 use slashed_date::{Reading, Slashed};
+pub(crate) use span::is_bare_span;
 use span::span_from_now;
 pub(crate) use time_words::is_time_word;
 pub use time_words::{is_only_time, without_the_time, zone_name};
@@ -63,7 +64,18 @@ impl Stated {
 /// Finds when the user's words say, or `None` when they say nothing about
 /// time.
 pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
-    stated_in(text, now, date_order())
+    stated_in(&opening_span_from_now(text), now, date_order())
+}
+
+/// "1 hr 20 min - check the kiln": a span alone before the first mark
+/// opens a jotted reminder and is that long from now ("in 1 hr 20 min
+/// - …"); other text as it is.
+fn opening_span_from_now(text: &str) -> std::borrow::Cow<'_, str> {
+    let opening = text.find(['-', '–', '—', ':', ',']).map(|cut| &text[..cut]);
+    match opening {
+        Some(span) if span::is_bare_span(span) => format!("in {}", text.trim_start()).into(),
+        _ => text.into(),
+    }
 }
 
 /// [`stated`], with dates such as "3/4" read in `order`.

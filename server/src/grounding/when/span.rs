@@ -46,6 +46,17 @@ pub(super) fn span_from_now(words: &[String]) -> Option<Duration> {
 }
 
 /// A word a span can be made of.
+/// True when `text` is a span alone, as a jotted reminder opens ("1 hr
+/// 20 min", "45 mins"): span words with a unit among them.
+pub(crate) fn is_bare_span(text: &str) -> bool {
+    let words = app::logic::words::plain(text);
+    !words.is_empty()
+        && words.iter().all(|w| is_span_word(w))
+        && words
+            .iter()
+            .any(|w| unit(w).is_some() || compact(w).is_some())
+}
+
 fn is_span_word(word: &str) -> bool {
     amount(word).is_some()
         || unit(word).is_some()

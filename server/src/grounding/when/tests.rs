@@ -597,6 +597,15 @@ fn an_hour_said_with_its_part_of_the_day_and_a_day_before_its_month() {
     for (text, want) in cases {
         assert_eq!(stated(text, now()), want, "{text}");
     }
+    // A span alone that opens a jotted reminder is from now.
+    assert_eq!(
+        stated("1 hr 20 min - check the kiln", now()),
+        at((2026, 11, 30), 12, 0)
+    );
+    assert_eq!(
+        stated("45 mins: oven off", now()),
+        at((2026, 11, 30), 11, 25)
+    );
     // A number with no part of the day after it stays no time.
     assert_eq!(stated("buy 10 in total", now()), None);
 }
