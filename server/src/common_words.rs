@@ -112,6 +112,9 @@ const KEPT_THINGS: &[&str] = &[
 pub fn is_function_word(word: &str) -> bool {
     FUNCTION_WORDS.contains(word)
         || SAID_AROUND.contains(&word)
+        // Only auxiliaries and modals take "n't": "can't", "won't", "isn't".
+        || word.ends_with("n't")
+        || word.ends_with("n’t")
         || word
             .strip_suffix("'s")
             .or_else(|| word.strip_suffix("’s"))
@@ -207,7 +210,8 @@ mod tests {
     #[test]
     fn function_words_come_from_the_stop_list_with_their_typed_forms() {
         for word in [
-            "the", "of", "what", "what's", "whats", "hows", "dont", "didnt", "could",
+            "the", "of", "what", "what's", "whats", "hows", "dont", "didnt", "could", "can't",
+            "won't",
         ] {
             assert!(is_function_word(word), "{word}");
         }

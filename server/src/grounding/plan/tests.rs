@@ -150,6 +150,16 @@ fn a_memory_near_in_meaning_answers_only_with_whose_it_is_and_what_kind() {
     // roofer": the roofer agreed a price).
     let topic = Topic::of("how much are we paying the roofer in the end?", &[]);
     assert!(topic.heads_in("Roofer (Kite Roofing) agreed £3,100 for the valley"));
+    // "run out" asks for a day, as "expire" does.
+    let topic = Topic::of("when does my driving licence run out", &[]);
+    assert!(topic.asked_in("Driving licence expires 2 August 2031"));
+    assert!(!topic.asked_in("Driving licence number MORGA753116SM9IJ"));
+    // The story around the question is not what it asks about.
+    let topic = Topic::of(
+        "the gas engineer on the phone wants to know what make our boiler is",
+        &[],
+    );
+    assert!(topic.heads_in("Our boiler is a Vaillant ecoTEC 831, fitted in 2019"));
     // A run ending in a verb names no kind of thing.
     let topic = Topic::of("how much deposit did Nadia pay and when", &[]);
     assert!(topic.heads_in("Nadia Brook paid a £500 deposit on 2 May"));

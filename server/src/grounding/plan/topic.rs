@@ -52,8 +52,9 @@ const ASKED: &[(&str, Wanted, bool)] = &[
     ("colour", Wanted::Words, !KEPT), ("model", Wanted::Words, !KEPT),
     ("version", Wanted::Words, !KEPT), ("reference", Wanted::Words, !KEPT),
     ("end", Wanted::Words, !KEPT), ("ending", Wanted::Words, !KEPT),
-    ("deciding", Wanted::Words, !KEPT), ("run", Wanted::Words, !KEPT),
-    ("up", Wanted::Words, !KEPT), ("out", Wanted::Words, !KEPT),
+    // "when does it run out": a day, as "expire" is.
+    ("deciding", Wanted::Words, !KEPT), ("run", Wanted::Day, !KEPT),
+    ("up", Wanted::Words, !KEPT), ("out", Wanted::Day, !KEPT),
 ];
 
 /// What of a thing `word` asks for, and whether people keep it about
@@ -92,6 +93,10 @@ pub struct Topic {
     /// insurance", "home wi fi"): a memory that holds part of a run and
     /// not all of it is a near miss ("car insurance").
     pub runs: Vec<Vec<String>>,
+    /// The runs of the clause that asks, from its last question word on
+    /// ("…wants to know what model our boiler is": "boiler"): the thing
+    /// asked about, not the story told around it.
+    pub asked_runs: Vec<Vec<String>>,
     /// Naming words written as whose ("mum's", "Tom's").
     pub owners: Vec<String>,
 }
@@ -288,6 +293,7 @@ impl Topic {
             (names, asked)
         };
         let runs = runs_of(request, &names);
+        let asked_runs = runs_of(from_last_question_word(request), &names);
         // "mum's house", "Tom's birthday": whose it is must be held.
         let owners = lower
             .iter()
@@ -299,6 +305,7 @@ impl Topic {
             names,
             asked,
             runs,
+            asked_runs,
             owners,
         }
     }
@@ -353,6 +360,7 @@ impl Topic {
             };
             return Some(Topic {
                 runs: single(&names),
+                asked_runs: single(&names),
                 owners: previous.owners.clone(),
                 names,
                 asked: self.names.clone(),
@@ -409,7 +417,7 @@ impl Topic {
         let words = app::logic::words::plain(&one_word_names(content));
         let held = |word: &String| holds(&words, word);
         self.owners.iter().all(held)
-            && self.runs.iter().all(|run| match run.split_last() {
+            && self.asked_runs.iter().all(|run| match run.split_last() {
                 // A verb's run ("did Alan pay") names no kind of thing.
                 Some((head, before))
                     if !before.is_empty() && !crate::grounding::is_a_verb_of_doing(head) =>
@@ -495,7 +503,9 @@ impl Topic {
             .chain(&self.names)
             .map(String::as_str)
             .find(|w| is_kept_detail(w) || asks_digits(w))
-            .filter(|w| !matches!(*w, "due" | "expire" | "expires" | "renew" | "renews"))
+            // "due", "expires", "run out" say a day is asked, and are
+            // nothing to tell; "the date" is.
+            .filter(|w| *w == "date" || !matches!(asked(w), Some((Wanted::Day, false))))
     }
 }
 
@@ -533,6 +543,24 @@ fn is_date_in_digits(word: &str) -> bool {
     chars
         .windows(3)
         .any(|w| w[0].is_ascii_digit() && matches!(w[1], '/' | '-' | '.') && w[2].is_ascii_digit())
+}
+
+/// `request` from its last question word on ("the engineer wants to know
+/// what model our boiler is" → "what model our boiler is"); all of it
+/// when it has none.
+fn from_last_question_word(request: &str) -> &str {
+    let start = request
+        .split_whitespace()
+        .filter(|token| {
+            let plain = token
+                .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase();
+            crate::common_words::is_question_word(&plain)
+        })
+        .map(|token| token.as_ptr() as usize - request.as_ptr() as usize)
+        .next_back()
+        .unwrap_or(0);
+    &request[start..]
 }
 
 /// The naming words as the request runs them together: a run breaks at
