@@ -111,6 +111,15 @@ impl Run {
                         personal = true;
                         vouched.meaning_only = true;
                     }
+                    // "what's the name of the teacher?" with the kids'
+                    // teachers saved: a memory holding all it names keeps
+                    // it the user's, however general it reads; "the
+                    // capital of Australia" names more than an Australia
+                    // trip holds.
+                    Judged::General if found.iter().any(|line| names_it_whole(line, &topic)) => {
+                        tracing::info!(reply = %self.reply.id, "reads as general, but a memory holds all it names: the user's");
+                        personal = true;
+                    }
                     Judged::General => {
                         tracing::info!(reply = %self.reply.id, "general: the memories hold nothing near it, and it reads as general");
                         return self.general(true).await;
@@ -434,6 +443,13 @@ impl MeaningRead {
     }
 }
 
+/// True when the memory of a search `line` holds every naming run of
+/// `topic` (what it asks is the pick's to hold: "the name of the
+/// teacher" is answered by "Ana Ruiz is … teacher").
+fn names_it_whole(line: &str, topic: &Topic) -> bool {
+    !topic.is_empty() && MemoryLine::read(line).is_some_and(|m| topic.named_in(m.content))
+}
+
 /// How many pairs of neighbouring words `request` and `content` share
 /// ("flight to", "to lisbon").
 fn shared_pairs(request: &str, content: &str) -> usize {
@@ -507,7 +523,7 @@ fn capitalized_names(text: &str, openings: bool) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{names_someone_in, shared_pairs, Judged, MeaningRead};
+    use super::{names_it_whole, names_someone_in, shared_pairs, Judged, MeaningRead};
     use crate::meaning::route::{Route, Routed};
     use crate::meaning::search::{Findings, Found};
     use crate::store::Memory;
@@ -631,6 +647,28 @@ mod tests {
         );
         assert_eq!(shared_pairs(request, back), 1);
         assert_eq!(shared_pairs("when's my flight back from lisbon", back), 3);
+    }
+
+    #[test]
+    fn a_memory_holding_all_a_general_sounding_question_names_keeps_it_the_users() {
+        let topic = |request| crate::grounding::plan::Topic::of(request, &[]);
+        let teacher =
+            "[4] (no project, 2026-12-02) Ana Ruiz is Leo's violin teacher, Tuesdays at 5pm.";
+        assert!(names_it_whole(
+            teacher,
+            &topic("what's the name of the teacher?")
+        ));
+        let trip =
+            "[5] (no project, 2026-12-02) Australia trip: flights to Perth booked for March.";
+        assert!(!names_it_whole(
+            trip,
+            &topic("what's the capital of Australia?")
+        ));
+        let water = "[6] (no project, 2026-12-02) Water: Severnside account 4411.";
+        assert!(!names_it_whole(
+            water,
+            &topic("whats the boiling point of water")
+        ));
     }
 
     #[test]
