@@ -4,8 +4,9 @@
 
 use std::time::Duration;
 
-use app::protocol::{DashboardEvent, Question, ReplyEvent, UnansweredReason};
+use app::protocol::{Question, ReplyEvent, UnansweredReason};
 
+use super::asking::show_question;
 use super::checkpoint::{self, Checkpoint, Step};
 use super::policy::SmallModelPolicy;
 use super::stream::{Interrupt, ReplyJob, Run};
@@ -58,21 +59,12 @@ impl Run {
                         .unwrap_or_default()
                 })
                 .unwrap_or(job.env.answer_timeout);
-            let wait = match answer {
-                Some(text) => ResumedWait::Answered(UserAnswer::from_stored(&text)),
-                None if left.is_zero() => ResumedWait::Expired,
-                None => {
-                    let ticket = job.reply.waiters.register(question.clone());
-                    ResumedWait::Waiting(ticket, left)
-                }
+            let ended = match answer {
+                Some(text) => Some(ResumedWait::Answered(UserAnswer::from_stored(&text))),
+                None if left.is_zero() => Some(ResumedWait::Expired),
+                None => None,
             };
-            job.reply
-                .log
-                .publish(ReplyEvent::Question(question.clone()));
-            let _ = job.env.dashboard.send(DashboardEvent::QuestionWaiting {
-                session_id: job.reply.session_id.clone(),
-                question_id: question.id.clone(),
-            });
+            let wait = show_question(&job.reply, &job.env.dashboard, &question, left, ended);
             Resumed { question, wait }
         });
         let (settling, pending) = match saved.step {
