@@ -13,7 +13,7 @@ use super::stream::{Interrupt, ReplyJob, Run};
 use crate::ask::{Ticket, UserAnswer};
 use crate::research::Research;
 use crate::store::{NewMessage, SavedState};
-use crate::tools::{self, Offer, WritesAsked, ASK_USER};
+use crate::tools::{self, Offer, ASK_USER};
 
 /// A restored question and how its wait goes on.
 pub(super) struct Resumed {
@@ -46,7 +46,7 @@ impl Run {
         // kind's.
         let tools = job.env.tool_sets.get(
             offer,
-            WritesAsked::of(&saved.request).or(policy.judged_writes()),
+            crate::grounding::writes_asked(&saved.request).or(policy.judged_writes()),
         );
         let resumed = saved.question.map(|question| {
             let left = question
