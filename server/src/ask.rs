@@ -12,17 +12,12 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::tools::lists::{list_item, split_list};
+use crate::tools::{ALLOW_OTHER_DESCRIPTION, OPTIONS_DESCRIPTION, QUESTION_DESCRIPTION};
+
 pub const MAX_OPTIONS: usize = 5;
 pub const MAX_OPTION_CHARS: usize = 80;
 pub const MAX_ANSWER_CHARS: usize = 2000;
-
-/// The `ask_user` schema's own words for its parameters. A small model
-/// copies them into its call ("options": ["2 to 5 short choices"]); an
-/// option made of them is no choice.
-pub const QUESTION_DESCRIPTION: &str = "the question, short";
-pub const OPTIONS_DESCRIPTION: &str = "2 to 5 short choices";
-pub const ALLOW_OTHER_DESCRIPTION: &str =
-    "whether the user may answer in their own words (default true)";
 
 /// `ask_user`'s arguments after normalization.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +72,7 @@ pub fn normalize(args: &Value) -> Result<AskArgs, String> {
 /// model is asking about).
 pub fn written_options(args: &Value) -> Vec<String> {
     match args.get("options") {
-        Some(Value::Array(items)) => items.iter().filter_map(option_text).collect(),
+        Some(Value::Array(items)) => items.iter().filter_map(list_item).collect(),
         Some(Value::String(text)) => split_list(text),
         _ => Vec::new(),
     }
@@ -111,61 +106,6 @@ fn repeats_the_schema(option: &str) -> bool {
                 .windows(option.len())
                 .any(|run| run == option.as_slice())
         })
-}
-
-fn option_text(value: &Value) -> Option<String> {
-    match value {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Object(map) => map
-            .get("label")
-            .or_else(|| map.get("text"))
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        _ => None,
-    }
-}
-
-/// A list written as text: one item per line (bullets stripped), else
-/// comma-separated; a JSON list is read as one.
-pub fn split_list(text: &str) -> Vec<String> {
-    let trimmed = text.trim();
-    if trimmed.starts_with('[') {
-        if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(trimmed) {
-            return items.iter().filter_map(option_text).collect();
-        }
-    }
-    let lines: Vec<&str> = trimmed.lines().filter(|l| !l.trim().is_empty()).collect();
-    let items: Vec<&str> = if lines.len() > 1 {
-        lines
-    } else {
-        trimmed.split(',').collect()
-    };
-    items
-        .into_iter()
-        .map(strip_bullet)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-fn strip_bullet(item: &str) -> &str {
-    let item = item.trim();
-    let item = item
-        .strip_prefix("- ")
-        .or_else(|| item.strip_prefix("* "))
-        .or_else(|| item.strip_prefix("• "))
-        .unwrap_or(item);
-    // "1. " or "2) "
-    let digits = item.chars().take_while(char::is_ascii_digit).count();
-    if digits > 0 {
-        let rest = &item[digits..];
-        if let Some(rest) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
-            return rest.trim();
-        }
-    }
-    item.trim()
 }
 
 fn cut(text: &str, max: usize) -> String {

@@ -384,6 +384,20 @@ mod tests {
             .collect()
     }
 
+    /// An import's reader that is good when the import checks it whole,
+    /// and read again differently: the second read fails after its first
+    /// chunk was stored.
+    fn good_then_bad() -> impl Fn() -> std::io::Result<std::io::Cursor<String>> + Send + Sync {
+        let reads = std::sync::atomic::AtomicUsize::new(0);
+        let good = many_lines(2 * IMPORT_CHUNK);
+        let bad = format!("{}{{\"content\": 3}}\n", many_lines(IMPORT_CHUNK + 1));
+        move || {
+            let first = reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            let text = if first { good.clone() } else { bad.clone() };
+            Ok(std::io::Cursor::new(text))
+        }
+    }
+
     #[tokio::test]
     async fn an_import_whose_caller_stops_waiting_is_still_kept_whole() {
         let store = Store::open_in_memory().unwrap();
@@ -414,30 +428,12 @@ mod tests {
             })
             .await
             .unwrap();
-        // Checked whole, then read again differently: the second read
-        // fails after its first chunk was stored.
-        let reads = std::sync::atomic::AtomicUsize::new(0);
-        let good = many_lines(2 * IMPORT_CHUNK);
-        let bad = format!("{}{{\"content\": 3}}\n", many_lines(IMPORT_CHUNK + 1));
-        let error = import_from(&store, move || {
-            let first = reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
-            let text = if first { good.clone() } else { bad.clone() };
-            Ok(std::io::Cursor::new(text))
-        })
-        .await
-        .unwrap_err();
+        let error = import_from(&store, good_then_bad()).await.unwrap_err();
         assert!(
             matches!(error, ImportError::Line { number, .. } if number == IMPORT_CHUNK + 2),
             "{error}"
         );
-        let contents: Vec<_> = store
-            .all_memories()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|m| m.content)
-            .collect();
-        assert_eq!(contents, ["kept before"]);
+        assert_eq!(store.all_contents().await.unwrap(), ["kept before"]);
         assert!(store.pending_imports().await.unwrap().is_empty());
     }
 
@@ -454,19 +450,7 @@ mod tests {
             })
             .await
             .unwrap();
-        let reads = std::sync::atomic::AtomicUsize::new(0);
-        let good = many_lines(2 * IMPORT_CHUNK);
-        let bad = format!("{}{{\"content\": 3}}\n", many_lines(IMPORT_CHUNK + 1));
-        let error = import_from(&store, move || {
-            let first = reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
-            Ok(std::io::Cursor::new(if first {
-                good.clone()
-            } else {
-                bad.clone()
-            }))
-        })
-        .await
-        .unwrap_err();
+        let error = import_from(&store, good_then_bad()).await.unwrap_err();
         assert!(
             matches!(error, ImportError::PartlyKept { kept, .. } if kept == IMPORT_CHUNK),
             "{error}"

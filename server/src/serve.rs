@@ -1,9 +1,9 @@
 //! Running the server: bind, restore the replies that were open when it
 //! last stopped, serve until SIGINT/SIGTERM, then end every stream and
 //! reply (waiting questions stay stored, replies being written are kept
-//! marked interrupted) and drain connections, within 2 s.
+//! marked interrupted) and drain the open sockets, within 2 s.
 
-pub mod connections;
+pub mod sockets;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -133,15 +133,15 @@ pub async fn start_with_speech(
         shutdown.clone(),
     );
     let app = crate::http::app(Arc::clone(&engine), dist);
-    let cap = connections::connection_cap(connections::raise_file_limit());
+    let cap = sockets::socket_cap(sockets::raise_file_limit());
     let fair = engine.config.token().is_some();
     let until = shutdown.clone();
     let stopping = shutdown.clone();
     let replies = Arc::clone(&engine.replies);
     let task = tokio::spawn(async move {
-        let server = connections::serve(listener, app, cap, fair, until);
+        let server = sockets::serve(listener, app, cap, fair, until);
         // Replies save their state as soon as the token is cancelled, in
-        // parallel with the connections draining; neither may hold the
+        // parallel with the sockets draining; neither may hold the
         // exit past the grace period.
         tokio::select! {
             _ = server => {}
@@ -149,7 +149,7 @@ pub async fn start_with_speech(
                 stopping.cancelled().await;
                 tokio::time::sleep(DRAIN_LIMIT).await;
             } => {
-                tracing::warn!("connections still open at shutdown were cut");
+                tracing::warn!("sockets still open at shutdown were cut");
             }
         }
         if !replies.settle(SAVE_LIMIT).await {
@@ -186,7 +186,7 @@ fn forward_meaning_progress(engine: &Engine, shutdown: CancellationToken) {
     });
 }
 
-/// How long open connections may take to close after a shutdown signal.
+/// How long open sockets may take to close after a shutdown signal.
 const DRAIN_LIMIT: Duration = Duration::from_millis(1200);
 /// How much longer replies may take to save their state after that.
 const SAVE_LIMIT: Duration = Duration::from_millis(600);

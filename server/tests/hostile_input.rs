@@ -263,7 +263,7 @@ async fn slow_clients_holding_half_sent_headers_cannot_lock_out_a_real_request()
             slow.push(stream);
         }
     }
-    assert!(slow.len() > imprint::serve::connections::MAX_CONNECTIONS);
+    assert!(slow.len() > imprint::serve::sockets::MAX_OPEN);
     // Answered once the slow ones' header deadline frees places (the
     // bound here is generous: the point is that it is answered at all).
     let real = tokio::time::timeout(Duration::from_secs(60), server.get("/api/chat/sessions"))

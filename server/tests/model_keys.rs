@@ -145,6 +145,26 @@ fn assert_hidden(text: &str, key: &str) {
     }
 }
 
+/// The key said back reached neither the reply's events nor the stored
+/// session (which says `[key]` in its place) nor the database files.
+async fn assert_kept_from_page_and_database(
+    server: &TestServer,
+    sid: &str,
+    events: &[Value],
+    key: &str,
+) {
+    assert_hidden(&Value::Array(events.to_vec()).to_string(), key);
+    let session = server.session(sid).await;
+    assert!(session.to_string().contains("[key]"), "{session}");
+    assert_hidden(&session.to_string(), key);
+    // The database file itself.
+    let db = std::fs::read(server.data_path().join("imprint.sqlite3")).unwrap_or_default();
+    let wal = std::fs::read(server.data_path().join("imprint.sqlite3-wal")).unwrap_or_default();
+    for bytes in [db, wal] {
+        assert_hidden(&String::from_utf8_lossy(&bytes), key);
+    }
+}
+
 #[tokio::test]
 async fn a_key_said_back_in_an_error_reaches_neither_the_page_nor_the_database() {
     let key = key();
@@ -157,16 +177,7 @@ async fn a_key_said_back_in_an_error_reaches_neither_the_page_nor_the_database()
         .find(|e| e["type"] == "error")
         .expect("an error event");
     assert!(error["error"].as_str().unwrap().contains("401"), "{error}");
-    assert_hidden(&Value::Array(events.clone()).to_string(), &key);
-    let session = server.session(&sid).await;
-    assert!(session.to_string().contains("[key]"), "{session}");
-    assert_hidden(&session.to_string(), &key);
-    // The database file itself.
-    let db = std::fs::read(server.data_path().join("imprint.sqlite3")).unwrap_or_default();
-    let wal = std::fs::read(server.data_path().join("imprint.sqlite3-wal")).unwrap_or_default();
-    for bytes in [db, wal] {
-        assert_hidden(&String::from_utf8_lossy(&bytes), &key);
-    }
+    assert_kept_from_page_and_database(&server, &sid, &events, &key).await;
 }
 
 #[tokio::test]
@@ -187,15 +198,7 @@ async fn a_key_said_back_in_a_reply_reaches_neither_the_page_nor_the_database() 
         .find(|e| e["type"] == "assistant_message")
         .expect("an answer");
     assert_eq!(answer["text"], "Your key is [key] and all is well.");
-    assert_hidden(&Value::Array(events.clone()).to_string(), &key);
-    let session = server.session(&sid).await;
-    assert!(session.to_string().contains("[key]"), "{session}");
-    assert_hidden(&session.to_string(), &key);
-    let db = std::fs::read(server.data_path().join("imprint.sqlite3")).unwrap_or_default();
-    let wal = std::fs::read(server.data_path().join("imprint.sqlite3-wal")).unwrap_or_default();
-    for bytes in [db, wal] {
-        assert_hidden(&String::from_utf8_lossy(&bytes), &key);
-    }
+    assert_kept_from_page_and_database(&server, &sid, &events, &key).await;
 }
 
 #[tokio::test]

@@ -1,7 +1,8 @@
 //! "Waiting for you" in the browser: the header control with the number of
 //! questions waiting, its panel answering each in place, the tab title's
 //! count (also said in the page's live region when it changes), and a
-//! browser notification when a question waits unseen.
+//! browser notification when a question waits unseen. Its panel's
+//! skeleton, [`DialogPanel`], is Echo's companion's too.
 //!
 //! Fed by one load at start (`list_questions`) and the dashboard events:
 //! `question_waiting` loads the list again, `question_closed` removes the
@@ -137,13 +138,6 @@ pub fn InboxButton() -> impl IntoView {
     let inbox: Inbox = expect_context();
     let panel = Disclosure::closed();
     let open = panel.open;
-    let panel_ref = NodeRef::<leptos::html::Div>::new();
-    // An opened panel takes the focus (Escape gives it back).
-    Effect::new(move |_| {
-        if let Some(el) = panel_ref.get() {
-            let _ = el.focus();
-        }
-    });
     let count = move || inbox.waiting.with(Waiting::count);
     let questions = move || inbox.waiting.with(|w| w.questions.clone());
     view! {
@@ -160,22 +154,75 @@ pub fn InboxButton() -> impl IntoView {
                 </svg>
                 <span class="inbox-count" data-testid="inbox-count">{count}</span>
             </button>
-            <Show when=move || open.get()>
-                <div class="inbox-panel" role="dialog" aria-label="Waiting for you" data-testid="inbox-panel"
-                    tabindex="-1" node_ref=panel_ref>
-                    <div class="inbox-header">
-                        <strong>"Waiting for you"</strong>
-                        <button aria-label="Close" on:click=move |_| panel.close()>"×"</button>
-                    </div>
-                    <Show when=move || count() == 0>
-                        <p class="muted" data-testid="inbox-empty">"Nothing is waiting for you."</p>
-                    </Show>
-                    <For each=questions key=|q| q.id.clone() let:question>
-                        <InboxEntry question=question/>
-                    </For>
-                </div>
-            </Show>
+            <DialogPanel panel=panel title="Waiting for you" close_label="Close"
+                class="inbox-panel" header_class="inbox-header" testid="inbox-panel">
+                <Show when=move || count() == 0>
+                    <p class="muted" data-testid="inbox-empty">"Nothing is waiting for you."</p>
+                </Show>
+                <For each=questions key=|q| q.id.clone() let:question>
+                    <InboxEntry question=question/>
+                </For>
+            </DialogPanel>
         </div>
+    }
+}
+
+/// The panel a control opens, for "Waiting for you" and Echo's companion:
+/// a dialog named `title`, a title bar with its close button, then
+/// `children`, drawn while `panel` is open. An opened panel takes the
+/// focus: the element `focus` selects in it once its content is drawn,
+/// else the panel itself at once; Escape and the close button give the
+/// focus back to the opener ([`Disclosure`]).
+#[component]
+pub(crate) fn DialogPanel(
+    panel: Disclosure,
+    /// The dialog's name (`aria-label`) and its title bar's words.
+    title: &'static str,
+    /// The close button's `aria-label`.
+    close_label: &'static str,
+    class: &'static str,
+    header_class: &'static str,
+    testid: &'static str,
+    /// A selector for what in the panel takes the focus when it opens.
+    #[prop(optional)]
+    focus: Option<&'static str>,
+    children: ChildrenFn,
+) -> impl IntoView {
+    let panel_ref = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        let Some(el) = panel_ref.get() else { return };
+        let Some(selector) = focus else {
+            let _ = el.focus();
+            return;
+        };
+        // After the content inside is drawn.
+        request_animation_frame(move || {
+            let target = el
+                .query_selector(selector)
+                .ok()
+                .flatten()
+                .and_then(|found| found.dyn_into::<web_sys::HtmlElement>().ok());
+            match target {
+                Some(target) => {
+                    let _ = target.focus();
+                }
+                None => {
+                    let _ = el.focus();
+                }
+            }
+        });
+    });
+    view! {
+        <Show when=move || panel.open.get()>
+            <div class=class role="dialog" aria-label=title data-testid=testid
+                tabindex="-1" node_ref=panel_ref>
+                <div class=header_class>
+                    <strong>{title}</strong>
+                    <button aria-label=close_label on:click=move |_| panel.close()>"×"</button>
+                </div>
+                {children()}
+            </div>
+        </Show>
     }
 }
 

@@ -48,6 +48,15 @@ use when::Stated;
 
 pub use crate::tools::WritesAsked;
 
+/// The writes `request` asks for in its words: a save (a verb of keeping,
+/// "write down"), a reminder ("remind me", "set an alarm for 6").
+pub fn writes_asked(request: &str) -> WritesAsked {
+    WritesAsked {
+        save: asks_to_save(request),
+        remind: asks_for_reminder(request),
+    }
+}
+
 /// Words at most of an answer that says what a reference means ("Tom", "my
 /// sister Anna"); a longer one is not put in a reminder's text for it.
 const MEANT_WORDS: usize = 4;

@@ -4,6 +4,25 @@ use super::when::tests::now;
 use super::*;
 
 #[test]
+fn a_request_asks_for_the_writes_its_words_ask_for() {
+    assert_eq!(writes_asked("What do I know about tea?"), WritesAsked::NONE);
+    assert_eq!(
+        writes_asked("Remind me to call Anna."),
+        WritesAsked {
+            save: false,
+            remind: true
+        }
+    );
+    assert_eq!(
+        writes_asked("Save that Anna likes green tea"),
+        WritesAsked {
+            save: true,
+            remind: false
+        }
+    );
+}
+
+#[test]
 fn the_reminders_text_comes_from_the_request() {
     assert_eq!(
         reminder_text("Remind me to call Anna.").as_deref(),

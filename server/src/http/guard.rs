@@ -247,12 +247,9 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
         );
     }
     if guard.token.is_some() {
-        // This connection carried the token: it keeps its place (see
-        // `serve::connections`).
-        if let Some(proof) = request
-            .extensions()
-            .get::<crate::serve::connections::Proof>()
-        {
+        // This socket carried the token: it keeps its place (see
+        // `serve::sockets`).
+        if let Some(proof) = request.extensions().get::<crate::serve::sockets::Proof>() {
             proof.prove();
         }
     }

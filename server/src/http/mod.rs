@@ -61,7 +61,7 @@ pub fn app(engine: Arc<Engine>, dist: PathBuf) -> Router {
         .layer(axum::middleware::from_fn(guard::body_limit))
         // A body that stalls between chunks ends the request.
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
-            crate::serve::connections::BODY_TIMEOUT,
+            crate::serve::sockets::BODY_TIMEOUT,
         ))
         .layer(axum::middleware::from_fn_with_state(guard, guard::guard))
         // Outermost, so the guard's own refusals carry them too.

@@ -4,15 +4,16 @@
 
 use std::time::Duration;
 
-use app::protocol::{DashboardEvent, Question, ReplyEvent, UnansweredReason};
+use app::protocol::{Question, ReplyEvent, UnansweredReason};
 
+use super::asking::show_question;
 use super::checkpoint::{self, Checkpoint, Step};
 use super::policy::SmallModelPolicy;
 use super::stream::{Interrupt, ReplyJob, Run};
 use crate::ask::{Ticket, UserAnswer};
 use crate::research::Research;
 use crate::store::{NewMessage, SavedState};
-use crate::tools::{self, Offer, WritesAsked, ASK_USER};
+use crate::tools::{self, Offer, ASK_USER};
 
 /// A restored question and how its wait goes on.
 pub(super) struct Resumed {
@@ -45,7 +46,7 @@ impl Run {
         // kind's.
         let tools = job.env.tool_sets.get(
             offer,
-            WritesAsked::of(&saved.request).or(policy.judged_writes()),
+            crate::grounding::writes_asked(&saved.request).or(policy.judged_writes()),
         );
         let resumed = saved.question.map(|question| {
             let left = question
@@ -58,21 +59,12 @@ impl Run {
                         .unwrap_or_default()
                 })
                 .unwrap_or(job.env.answer_timeout);
-            let wait = match answer {
-                Some(text) => ResumedWait::Answered(UserAnswer::from_stored(&text)),
-                None if left.is_zero() => ResumedWait::Expired,
-                None => {
-                    let ticket = job.reply.waiters.register(question.clone());
-                    ResumedWait::Waiting(ticket, left)
-                }
+            let ended = match answer {
+                Some(text) => Some(ResumedWait::Answered(UserAnswer::from_stored(&text))),
+                None if left.is_zero() => Some(ResumedWait::Expired),
+                None => None,
             };
-            job.reply
-                .log
-                .publish(ReplyEvent::Question(question.clone()));
-            let _ = job.env.dashboard.send(DashboardEvent::QuestionWaiting {
-                session_id: job.reply.session_id.clone(),
-                question_id: question.id.clone(),
-            });
+            let wait = show_question(&job.reply, &job.env.dashboard, &question, left, ended);
             Resumed { question, wait }
         });
         let (settling, pending) = match saved.step {

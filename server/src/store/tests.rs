@@ -1579,14 +1579,10 @@ async fn an_import_cut_short_by_the_process_ending_is_taken_back_at_the_next_sta
     drop(store);
 
     let store = Store::open(&path).unwrap();
-    let contents: Vec<_> = store
-        .all_memories()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|m| m.content)
-        .collect();
-    assert_eq!(contents, ["written beside it", "imported and done"]);
+    assert_eq!(
+        store.all_contents().await.unwrap(),
+        ["written beside it", "imported and done"]
+    );
     assert_eq!(count(&store, "SELECT COUNT(*) FROM imports").await, 0);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM import_rows").await, 0);
     assert!(store.search_memories(q("imported")).await.unwrap().len() == 1);

@@ -130,6 +130,13 @@ impl Store {
         }
     }
 
+    /// Every memory's content, oldest first.
+    #[cfg(test)]
+    pub async fn all_contents(&self) -> Result<Vec<String>, StoreError> {
+        let all = self.all_memories().await?;
+        Ok(all.into_iter().map(|m| m.content).collect())
+    }
+
     /// Starts an import: its memories are stored a chunk at a time with
     /// [`Store::insert_chunk`] and kept only once [`Store::finish_import`]
     /// marks it done. Until then each is listed under the import, so that

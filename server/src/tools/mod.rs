@@ -2,6 +2,7 @@
 //! caller is offered, and the implementations of all but `ask_user` (which
 //! the tool loop runs itself, since it waits for the user).
 
+pub mod lists;
 pub mod run;
 
 pub use run::{run_tool, ToolOutput};
@@ -16,6 +17,14 @@ pub use app::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STO
 
 /// Results handed to the model are cut to this many characters.
 pub const MAX_RESULT_CHARS: usize = 4000;
+
+/// The `ask_user` schema's own words for its parameters. A small model
+/// copies them into its call ("options": ["2 to 5 short choices"]); an
+/// option made of them is no choice (see `ask::normalize`).
+pub const QUESTION_DESCRIPTION: &str = "the question, short";
+pub const OPTIONS_DESCRIPTION: &str = "2 to 5 short choices";
+pub const ALLOW_OTHER_DESCRIPTION: &str =
+    "whether the user may answer in their own words (default true)";
 
 /// What the caller of a reply allows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +44,8 @@ impl Offer {
 
 /// The writes a request asks for: a reply offers `store` only when the
 /// user asked to save, `remind` only when they asked to be reminded (a
-/// small model offered them stores and reminds unasked).
+/// small model offered them stores and reminds unasked). What a request's
+/// words ask for is read by `grounding::writes_asked`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WritesAsked {
     pub save: bool,
@@ -58,14 +68,6 @@ impl WritesAsked {
         Self {
             save: self.save || other.save,
             remind: self.remind || other.remind,
-        }
-    }
-
-    /// What the user's message asks for (the grounding word tests).
-    pub fn of(request: &str) -> Self {
-        Self {
-            save: crate::grounding::asks_to_save(request),
-            remind: crate::grounding::asks_for_reminder(request),
         }
     }
 }
@@ -181,9 +183,9 @@ fn ask_user_schema() -> Value {
         "Asks the user a short clarifying question and waits for the answer. Use it when the request is missing a detail that changes what you do and that search cannot settle.",
         parameters(
             json!({
-                "question": text(crate::ask::QUESTION_DESCRIPTION),
-                "options": {"type": "array", "items": {"type": "string"}, "description": crate::ask::OPTIONS_DESCRIPTION},
-                "allow_other": {"type": "boolean", "description": crate::ask::ALLOW_OTHER_DESCRIPTION}
+                "question": text(QUESTION_DESCRIPTION),
+                "options": {"type": "array", "items": {"type": "string"}, "description": OPTIONS_DESCRIPTION},
+                "allow_other": {"type": "boolean", "description": ALLOW_OTHER_DESCRIPTION}
             }),
             &["question"],
         ),
@@ -281,23 +283,23 @@ mod tests {
 
     #[test]
     fn writes_are_offered_only_when_the_request_asks_for_them() {
-        let for_request = |request: &str| {
+        let for_writes = |save: bool, remind: bool| {
             names(&offered_for(
                 ToolFormat::Hermes,
                 Offer::CHAT,
-                WritesAsked::of(request),
+                WritesAsked { save, remind },
             ))
         };
         assert_eq!(
-            for_request("What do I know about tea?"),
+            for_writes(false, false),
             vec![SEARCH, LIST_PROJECTS, ASK_USER]
         );
         assert_eq!(
-            for_request("Remind me to call Anna."),
+            for_writes(false, true),
             vec![SEARCH, LIST_PROJECTS, ASK_USER, REMIND]
         );
         assert_eq!(
-            for_request("Save that Anna likes green tea"),
+            for_writes(true, false),
             vec![SEARCH, LIST_PROJECTS, ASK_USER, STORE]
         );
         // Read-only callers get no write, asked or not.

@@ -222,7 +222,7 @@ async fn store(env: &ToolEnv<'_>, args: &Value) -> Result<ToolOutput, StoreError
             .filter_map(|t| t.as_str().map(|s| s.trim().to_string()))
             .filter(|t| !t.is_empty())
             .collect(),
-        Some(Value::String(s)) => crate::ask::split_list(s),
+        Some(Value::String(s)) => super::lists::split_list(s),
         _ => Vec::new(),
     };
     let memory = env

@@ -13,6 +13,7 @@ use crate::logic::reply::CardState;
 use crate::protocol::{Question, QuestionOrigin};
 use crate::ui::chat::QuestionCard;
 use crate::ui::focus::Disclosure;
+use crate::ui::inbox::DialogPanel;
 
 #[component]
 pub fn EchoPanel() -> impl IntoView {
@@ -156,38 +157,13 @@ fn EchoTurnView(id: String) -> impl IntoView {
 pub fn Companion() -> impl IntoView {
     let panel = Disclosure::closed();
     let open = panel.open;
-    let panel_ref = NodeRef::<leptos::html::Div>::new();
-    Effect::new(move |_| {
-        let Some(el) = panel_ref.get() else { return };
-        // After Echo's view inside is drawn.
-        request_animation_frame(move || {
-            let input = el
-                .query_selector("[data-testid=echo-input]")
-                .ok()
-                .flatten()
-                .and_then(|i| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(i).ok());
-            match input {
-                Some(input) => {
-                    let _ = input.focus();
-                }
-                None => {
-                    let _ = el.focus();
-                }
-            }
-        });
-    });
     view! {
         <div class="companion" node_ref=panel.container>
-            <Show when=move || open.get()>
-                <div class="companion-panel" role="dialog" aria-label="Echo" data-testid="companion-panel"
-                    tabindex="-1" node_ref=panel_ref>
-                    <div class="companion-header">
-                        <strong>"Echo"</strong>
-                        <button aria-label="Close Echo" on:click=move |_| panel.close()>"×"</button>
-                    </div>
-                    <EchoPanel/>
-                </div>
-            </Show>
+            <DialogPanel panel=panel title="Echo" close_label="Close Echo"
+                class="companion-panel" header_class="companion-header" testid="companion-panel"
+                focus="[data-testid=echo-input]">
+                <EchoPanel/>
+            </DialogPanel>
             <button class="companion-button primary" data-testid="echo-companion" aria-label="Open Echo"
                 node_ref=panel.opener
                 aria-expanded=move || open.get().to_string() on:click=move |_| panel.toggle()>

@@ -50,28 +50,60 @@ pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
             || (number.len() >= 4 && digits.iter().any(|d| d.contains(&number)))
     };
     let mut unbacked = Vec::new();
-    let mut sentence_start = true;
-    for raw in answer.split_whitespace() {
-        let token = raw.trim_matches(|c: char| !c.is_alphanumeric());
-        let ends_sentence = raw.ends_with(['.', '!', '?', ':']);
-        if !token.is_empty() {
-            let capitalized = token.chars().next().is_some_and(char::is_uppercase);
-            let specific = has_digit(token)
-                || (capitalized && !sentence_start && !says_nothing(&token.to_lowercase()))
-                // "Monday, 3 October …": a day named opening the answer is
-                // a claim too.
-                || (capitalized && crate::grounding::when::names_a_day(&token.to_lowercase()))
-                || (token.len() >= 3 && token.chars().all(|c| c.is_ascii_uppercase()));
-            if specific && !backed(token) && !unbacked.iter().any(|u| u == token) {
-                unbacked.push(token.to_string());
-            }
-            sentence_start = false;
-        }
-        if ends_sentence {
-            sentence_start = true;
+    for (token, opens_sentence) in sentence_words(answer) {
+        let capital = starts_with_capital(token);
+        let specific = has_digit(token)
+            || (capital && !opens_sentence && !says_nothing(&token.to_lowercase()))
+            // "Monday, 3 October …": a day named opening the answer is a
+            // claim too.
+            || (capital && crate::grounding::when::names_a_day(&token.to_lowercase()))
+            || (token.len() >= 3 && token.chars().all(|c| c.is_ascii_uppercase()));
+        if specific && !backed(token) && !unbacked.iter().any(|u| u == token) {
+            unbacked.push(token.to_string());
         }
     }
     unbacked
+}
+
+/// The names `text` writes with a capital: words of three letters or more
+/// with no other capital ("Theo", "Ashgrove"; not "PIN"), a possessive's
+/// "'s" left off, inside a sentence unless `openings` ("School" opening
+/// one). A question's names, read as the guard above reads an answer's:
+/// a name the memories hold makes a question the user's own.
+pub fn capitalized_names(text: &str, openings: bool) -> Vec<String> {
+    sentence_words(text)
+        .filter(|(_, opens)| openings || !opens)
+        .map(|(word, _)| word.strip_suffix("'s").unwrap_or(word))
+        .filter(|word| {
+            starts_with_capital(word)
+                && word.chars().skip(1).all(|c| !c.is_uppercase())
+                && word.chars().count() >= 3
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// The words of `text`, split at white space with the punctuation around
+/// them trimmed, each with whether it opens a sentence: the first, and any
+/// after a '.', '!', '?' or ':' that ends what stood before it (a lone
+/// "?" too). Where a capital says something only inside a sentence.
+fn sentence_words(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    let mut opens = true;
+    text.split_whitespace().filter_map(move |raw| {
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let item = (!word.is_empty()).then_some((word, opens));
+        if !word.is_empty() {
+            opens = false;
+        }
+        if raw.ends_with(['.', '!', '?', ':']) {
+            opens = true;
+        }
+        item
+    })
+}
+
+fn starts_with_capital(word: &str) -> bool {
+    word.chars().next().is_some_and(char::is_uppercase)
 }
 
 /// True when most of what `answer` says comes from `backing`: at most two
@@ -146,6 +178,16 @@ fn digits_in(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_is_a_capital_inside_a_sentence_unless_openings_count() {
+        let text = "School run for Theo's class: the PIN is with Dana. Ashgrove too ? Maya";
+        assert_eq!(capitalized_names(text, false), ["Theo", "Dana"]);
+        assert_eq!(
+            capitalized_names(text, true),
+            ["School", "Theo", "Dana", "Ashgrove", "Maya"]
+        );
+    }
 
     #[test]
     fn an_answer_that_tells_its_own_story_is_not_backed() {

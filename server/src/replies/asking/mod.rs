@@ -4,7 +4,8 @@
 //! and its open question) are in `details`.
 //!
 //! Every question goes through [`Run::pose`]: the reply's state is stored
-//! and the waiter registered before the `question` event, the writing
+//! and the waiter registered before the `question` event (one door for a
+//! question shown, [`show_question`], also for one restored), the writing
 //! slot is given up while it waits, and the research deadline moves by
 //! the time waited. A reply restored after a restart takes up its stored
 //! question there.
@@ -15,12 +16,16 @@ mod details;
 use app::protocol::{
     DashboardEvent, Question, QuestionOrigin, QuestionOutcome, ReplyEvent, UnansweredReason,
 };
+use std::time::Duration;
+
 use serde_json::{json, Value};
+use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use super::ending::append;
 use super::resume::ResumedWait;
 use super::stream::{Interrupt, Run};
+use super::Reply;
 use crate::ask::{UserAnswer, WaitOutcome};
 use crate::store::{NewMessage, ToolOutcome};
 use crate::tools::ASK_USER;
@@ -101,20 +106,14 @@ impl Run {
             return Err(Interrupt::failure("the question could not be saved".into()));
         }
         self.checkpointed = true;
-        // Registered before the event goes out, so an answer posted
-        // the moment the event arrives finds it.
-        let ticket = self.reply.waiters.register(question.clone());
-        self.reply
-            .log
-            .publish(ReplyEvent::Question(question.clone()));
-        let _ = self.env.dashboard.send(DashboardEvent::QuestionWaiting {
-            session_id: self.reply.session_id.clone(),
-            question_id: question.id.clone(),
-        });
-        Ok((
-            question,
-            ResumedWait::Waiting(ticket, self.env.answer_timeout),
-        ))
+        let wait = show_question(
+            &self.reply,
+            &self.env.dashboard,
+            &question,
+            self.env.answer_timeout,
+            None,
+        );
+        Ok((question, wait))
     }
 
     /// Waits for the answer (or takes the one stored before a restart);
@@ -195,6 +194,29 @@ impl Run {
             chosen,
         });
     }
+}
+
+/// Shows `question` to the reply's watchers and the dashboard. Its waiter
+/// is registered first, so an answer posted the moment the `question`
+/// event arrives finds it; it then waits up to `timeout`. A question
+/// restored after a restart whose wait ended while Imprint was down
+/// (`ended`: its stored answer, or its expiry) is shown again with
+/// nothing registered, and `ended` is how its wait goes on.
+pub(super) fn show_question(
+    reply: &Reply,
+    dashboard: &broadcast::Sender<DashboardEvent>,
+    question: &Question,
+    timeout: Duration,
+    ended: Option<ResumedWait>,
+) -> ResumedWait {
+    let wait = ended
+        .unwrap_or_else(|| ResumedWait::Waiting(reply.waiters.register(question.clone()), timeout));
+    reply.log.publish(ReplyEvent::Question(question.clone()));
+    let _ = dashboard.send(DashboardEvent::QuestionWaiting {
+        session_id: reply.session_id.clone(),
+        question_id: question.id.clone(),
+    });
+    wait
 }
 
 /// A question as its `ask_user` history row stores it (the outcome is

@@ -43,7 +43,7 @@ impl Run {
             return Ok(rules);
         };
         self.policy.judge(kind);
-        let writes = crate::tools::WritesAsked::of(&self.request).or(self.policy.judged_writes());
+        let writes = crate::grounding::writes_asked(&self.request).or(self.policy.judged_writes());
         if !self.read_only {
             self.tools = self.env.tool_sets.get(self.offer(), writes);
         }

@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use crate::grounding::plan::claims::capitalized_names;
 use crate::grounding::plan::{self, Topic};
 use crate::meaning::route::{Route, Routed};
 use crate::meaning::search::{Findings, FOUND, STRONG, VOUCHED};
@@ -498,27 +499,6 @@ fn names_someone_in(request: &str, line: &str) -> bool {
     capitalized_names(request, false)
         .iter()
         .any(|name| held.contains(name))
-}
-
-/// The words of `text` written with a capital, of three letters or more
-/// ("Theo", "Ashgrove"; not "PIN"), inside a sentence unless
-/// `openings` ("School" opening one).
-fn capitalized_names(text: &str, openings: bool) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut sentence_start = true;
-    for raw in text.split_whitespace() {
-        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
-        let word = word.strip_suffix("'s").unwrap_or(word);
-        let capital = word.chars().next().is_some_and(char::is_uppercase);
-        let rest_lower = word.chars().skip(1).all(|c| !c.is_uppercase());
-        if capital && rest_lower && (openings || !sentence_start) && word.chars().count() >= 3 {
-            names.push(word.to_string());
-        }
-        if !word.is_empty() {
-            sentence_start = raw.ends_with(['.', '!', '?', ':']);
-        }
-    }
-    names
 }
 
 #[cfg(test)]

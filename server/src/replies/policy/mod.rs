@@ -155,7 +155,7 @@ impl SmallModelPolicy {
     /// True once the job is done: every write the request asked for was
     /// made, and the reply did something (a write, or a read).
     pub fn job_done(&self, request: &str) -> bool {
-        let asked = WritesAsked::of(request).or(self.judged_writes());
+        let asked = crate::grounding::writes_asked(request).or(self.judged_writes());
         let made = |tool: &str| self.writes.iter().any(|(name, _, _)| name == tool);
         (!asked.save || made(tools::STORE))
             && (!asked.remind || made(tools::REMIND))

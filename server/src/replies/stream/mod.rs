@@ -36,7 +36,7 @@ use crate::models::shown_text::without_markup;
 use crate::models::{ChatMessage, ModelError};
 use crate::research::Research;
 use crate::store::Store;
-use crate::tools::{self, WritesAsked};
+use crate::tools;
 
 /// Why the loop ended before an answer.
 #[derive(Debug)]
@@ -151,7 +151,10 @@ impl Run {
             .unwrap_or_default();
         // Writes the user did not ask for are not offered at all (rather
         // than refused after the model made them).
-        let tools = job.env.tool_sets.get(job.offer, WritesAsked::of(&request));
+        let tools = job
+            .env
+            .tool_sets
+            .get(job.offer, grounding::writes_asked(&request));
         let messages = tools::reply_messages(&tools, job.history, job.env.clock.now());
         Self {
             request,
@@ -253,7 +256,7 @@ impl Run {
     async fn turn_without_calls(&mut self, mut text: String) -> bool {
         // Answered as if saved, and nothing stored: Imprint stores what
         // the user said to keep, after the model's text.
-        if WritesAsked::of(&self.request).save
+        if grounding::writes_asked(&self.request).save
             && self.write_for_the_model_of(false, &mut text).await
         {
             return false;

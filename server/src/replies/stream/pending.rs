@@ -9,7 +9,6 @@ use crate::models::{ChatMessage, ToolCallRequest};
 use crate::replies::checkpoint::PendingCalls;
 use crate::replies::policy::{self, SmallModelPolicy};
 use crate::replies::turn::Turn;
-use crate::tools::WritesAsked;
 
 impl Run {
     /// Takes the turn's calls (at most the cap) to run from here.
@@ -102,7 +101,7 @@ impl Run {
         let Some(pending) = self.pending.take() else {
             return Ok(false);
         };
-        let asked = WritesAsked::of(&self.request).or(self.policy.judged_writes());
+        let asked = crate::grounding::writes_asked(&self.request).or(self.policy.judged_writes());
         let job_done = self.policy.job_done(&self.request);
         // Every write the request asked for is made: research is over (a
         // small model goes on listing and searching after it). Or the job

@@ -1,18 +1,19 @@
-//! Accepting connections with bounds a slow or hostile client cannot get
-//! past: a cap on open connections (below the process's file limit, so
-//! accepting never fails for want of one), a deadline for a request's
-//! headers (which also ends an idle keep-alive connection), and a deadline
-//! between a request body's chunks. HTTP/1.1 only: browsers reach a plain
-//! `http://` server no other way, and a connection that never says which
-//! version it speaks would otherwise wait unbounded.
+//! The TCP layer: the accept loop and the bounds on the sockets it
+//! accepts, which a slow or hostile client cannot get past: a cap on open
+//! sockets (below the process's file limit, so accepting never fails for
+//! want of one), a deadline for a request's headers (which also ends an
+//! idle keep-alive socket), and a deadline between a request body's
+//! chunks. HTTP/1.1 only: browsers reach a plain `http://` server no other
+//! way, and a socket that never says which version it speaks would
+//! otherwise wait unbounded. (Not the model's connection: that is
+//! [`crate::connections`].)
 //!
-//! With a token, connections are fair to the person who has it: a
-//! connection counts as *unproven* until one of its requests carries the
-//! token (the guard says so through [`Proof`]), and unproven connections
-//! may hold at most [`unproven_cap`] of the places. Past that, the oldest
-//! unproven connection is closed to make room, so clients without the
-//! token, however many connections they hold open, cannot keep a request
-//! with it waiting.
+//! With a token, sockets are fair to the person who has it: a socket
+//! counts as *unproven* until one of its requests carries the token (the
+//! guard says so through [`Proof`]), and unproven sockets may hold at most
+//! [`unproven_cap`] of the places. Past that, the oldest unproven socket
+//! is closed to make room, so clients without the token, however many
+//! sockets they hold open, cannot keep a request with it waiting.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,27 +29,27 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 /// How long a client may take to send a request's headers, from when the
-/// connection opens or its previous response ends.
+/// socket opens or its previous response ends.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a request body may pause between chunks.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
-/// The most connections open at once, when the file limit allows.
-pub const MAX_CONNECTIONS: usize = 1024;
+/// The most sockets open at once, when the file limit allows.
+pub const MAX_OPEN: usize = 1024;
 /// How long to wait after accepting fails for want of resources.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 /// Files kept free for the database, the model's connections and logs.
 const RESERVED_FILES: u64 = 128;
 
-/// The share of the places kept for connections that carried the token:
+/// The share of the places kept for sockets that carried the token:
 /// one in [`RESERVED_SHARE`], at least one.
 pub const RESERVED_SHARE: usize = 4;
 
-/// The most places connections without the token may hold, of `cap`.
+/// The most places sockets without the token may hold, of `cap`.
 pub fn unproven_cap(cap: usize) -> usize {
     cap.saturating_sub((cap / RESERVED_SHARE).max(1)).max(1)
 }
 
-/// One connection's standing, handed to its requests as an extension:
+/// One socket's standing, handed to its requests as an extension:
 /// the guard calls [`Proof::prove`] when a request carries the token.
 #[derive(Clone, Debug)]
 pub struct Proof(Arc<Standing>);
@@ -61,7 +62,7 @@ struct Standing {
 }
 
 impl Proof {
-    /// This connection carried the token: it is never closed to make room.
+    /// This socket carried the token: it is never closed to make room.
     pub fn prove(&self) {
         self.0.proven.store(true, Ordering::Relaxed);
     }
@@ -71,14 +72,14 @@ impl Proof {
     }
 }
 
-/// The unproven connections, oldest first, and how many may stay.
+/// The unproven sockets, oldest first, and how many may stay.
 struct Unproven {
     cap: usize,
     open: Mutex<VecDeque<Proof>>,
 }
 
 impl Unproven {
-    /// Counts a new connection, closing the oldest unproven ones past the
+    /// Counts a new socket, closing the oldest unproven ones past the
     /// cap.
     fn admit(&self, proof: &Proof) {
         let Ok(mut open) = self.open.lock() else {
@@ -94,10 +95,10 @@ impl Unproven {
     }
 }
 
-/// The cap on open connections under a file limit of `files`.
-pub fn connection_cap(files: u64) -> usize {
+/// The cap on open sockets under a file limit of `files`.
+pub fn socket_cap(files: u64) -> usize {
     let usable = files.saturating_sub(RESERVED_FILES).max(16);
-    usize::try_from(usable).map_or(MAX_CONNECTIONS, |usable| usable.min(MAX_CONNECTIONS))
+    usize::try_from(usable).map_or(MAX_OPEN, |usable| usable.min(MAX_OPEN))
 }
 
 /// Raises the soft limit on open files to the hard one where the OS
@@ -133,9 +134,9 @@ pub fn raise_file_limit() -> u64 {
 }
 
 /// Serves `app` on `listener` until `until` is cancelled, then lets open
-/// connections finish their requests (the caller bounds how long). With
-/// `fair` (a token is required), connections that have not carried the
-/// token hold at most [`unproven_cap`] places.
+/// sockets finish their requests (the caller bounds how long). With
+/// `fair` (a token is required), sockets that have not carried the token
+/// hold at most [`unproven_cap`] places.
 pub async fn serve(
     listener: TcpListener,
     app: Router,
@@ -153,7 +154,7 @@ pub async fn serve(
     http.timer(TokioTimer::new())
         .header_read_timeout(HEADER_TIMEOUT);
     loop {
-        // A place first, then the connection: at the cap, new connections
+        // A place first, then the socket: at the cap, new connections
         // wait in the kernel's queue instead of costing a file each.
         let place = tokio::select! {
             _ = until.cancelled() => break,
@@ -171,7 +172,7 @@ pub async fn serve(
                     // client's business. Out of files (the cap keeps below
                     // the limit, but the model's connections count too):
                     // back off briefly rather than spin on the error.
-                    tracing::warn!(%error, "cannot accept a connection");
+                    tracing::warn!(%error, "cannot accept a socket");
                     tokio::time::sleep(ACCEPT_BACKOFF).await;
                     continue;
                 }
@@ -201,8 +202,8 @@ pub async fn serve(
         open.spawn(async move {
             let mut connection = std::pin::pin!(connection);
             // At shutdown the request being served finishes, and the
-            // connection is not kept alive for another. A connection
-            // closed to make room is dropped at once.
+            // socket is not kept alive for another. A socket closed to
+            // make room is dropped at once.
             let ended = tokio::select! {
                 ended = connection.as_mut() => ended,
                 _ = proof.0.evict.cancelled() => Ok(()),
@@ -212,7 +213,7 @@ pub async fn serve(
                 }
             };
             if let Err(error) = ended {
-                tracing::debug!(%error, "connection ended with an error");
+                tracing::debug!(%error, "socket ended with an error");
             }
             proof.0.ended.store(true, Ordering::Relaxed);
             drop(place);
@@ -235,7 +236,7 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpStream;
 
-    /// A router whose guard proves a connection as the real one does.
+    /// A router whose guard proves a socket as the real one does.
     fn guarded() -> Router {
         Router::new()
             .route("/", get(|| async { "ok" }))
@@ -273,12 +274,12 @@ mod tests {
         let addr = listener.local_addr().unwrap();
         let until = CancellationToken::new();
         tokio::spawn(serve(listener, guarded(), 16, true, until.clone()));
-        // A connection that carried the token keeps its place throughout.
+        // A socket that carried the token keeps its place throughout.
         let mut kept = TcpStream::connect(addr).await.unwrap();
         assert!(get_with(addr, &mut kept, "Bearer good")
             .await
             .starts_with(b"HTTP/1.1 200"));
-        // 200 connections without the token that send nothing, held open.
+        // 200 sockets without the token that send nothing, held open.
         let mut idle = Vec::new();
         for _ in 0..200 {
             idle.push(TcpStream::connect(addr).await.unwrap());
@@ -290,11 +291,11 @@ mod tests {
             get_with(addr, &mut fresh, "Bearer good"),
         )
         .await
-        .expect("a request with the token is answered while others hold connections");
+        .expect("a request with the token is answered while others hold sockets");
         let took = started.elapsed();
         assert!(answered.starts_with(b"HTTP/1.1 200"), "{answered:?}");
         assert!(took < Duration::from_secs(1), "{took:?}");
-        eprintln!("a request with the token beside 200 idle connections: {took:?}");
+        eprintln!("a request with the token beside 200 idle sockets: {took:?}");
         assert!(get_with(addr, &mut kept, "Bearer good")
             .await
             .starts_with(b"HTTP/1.1 200"));
