@@ -13,6 +13,7 @@ use crate::io::dashboard_events::DashboardEvents;
 use crate::logic::activity::local_time;
 use crate::logic::records::repeat_label;
 use crate::protocol::{Reminder, ReminderList, ReminderPatch, ReminderStatus, UnreadableReminder};
+use crate::ui::read_errors::read_errors;
 
 /// A change made from a row.
 #[derive(Clone)]
@@ -84,11 +85,7 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
                 {choice(true, "Done", "done-reminders")}
             </div>
             <Transition fallback=|| view! { <p class="muted">"Loading reminders…"</p> }>
-                <ErrorBoundary fallback=|errors| view! {
-                    {move || errors.with(|errors| errors.iter().map(|(_, e)| view! {
-                        <p class="error" role="alert">{e.to_string()}</p>
-                    }).collect_view())}
-                }>
+                <ErrorBoundary fallback=read_errors>
                     {move || Suspend::new(async move {
                         list.await.map(|list| view! { <Reminders list focus changes/> })
                     })}
