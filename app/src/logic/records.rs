@@ -88,6 +88,12 @@ pub fn meaning_line(
     }
 }
 
+/// "1 memory", "2 memories".
+pub fn count_memories(count: u64) -> String {
+    let what = if count == 1 { "memory" } else { "memories" };
+    format!("{count} {what}")
+}
+
 pub fn repeat_label(repeat: Option<Repeat>) -> &'static str {
     match repeat {
         None => "",
@@ -111,11 +117,23 @@ pub struct Deleted {
     pub index: usize,
 }
 
+/// A first page: the list starts from it.
+impl From<MemoryPage> for MemoryList {
+    fn from(page: MemoryPage) -> Self {
+        Self {
+            items: page.memories,
+            next_cursor: page.next_cursor,
+        }
+    }
+}
+
 impl MemoryList {
-    /// A first page: the list starts again.
-    pub fn replace(&mut self, page: MemoryPage) {
-        self.items = page.memories;
-        self.next_cursor = page.next_cursor;
+    /// One memory alone (a link's row), with no page after it.
+    pub fn one(memory: Memory) -> Self {
+        Self {
+            items: vec![memory],
+            next_cursor: None,
+        }
     }
 
     /// The next page, after what is shown (a row already shown is not
@@ -208,20 +226,20 @@ mod tests {
 
     #[test]
     fn pages_append_without_repeating_a_row() {
-        let mut list = MemoryList::default();
-        list.replace(page(&[5, 4], Some("c1")));
+        let mut list = MemoryList::from(page(&[5, 4], Some("c1")));
         list.append(page(&[4, 3], None));
         assert_eq!(ids(&list), [5, 4, 3]);
         assert_eq!(list.next_cursor, None);
-        list.replace(page(&[9], Some("c")));
+        let list = MemoryList::from(page(&[9], Some("c")));
         assert_eq!(ids(&list), [9]);
         assert_eq!(list.next_cursor.as_deref(), Some("c"));
+        let alone = MemoryList::one(memory(7));
+        assert_eq!((ids(&alone), alone.next_cursor), (vec![7], None));
     }
 
     #[test]
     fn a_deleted_memory_goes_back_where_it_stood() {
-        let mut list = MemoryList::default();
-        list.replace(page(&[3, 2, 1], None));
+        let mut list = MemoryList::from(page(&[3, 2, 1], None));
         let deleted = list.remove(2).unwrap();
         assert_eq!(ids(&list), [3, 1]);
         list.put_back(deleted.clone());
@@ -235,6 +253,13 @@ mod tests {
         assert_eq!(list.items[2].content, "changed");
         list.add(memory(4));
         assert_eq!(ids(&list), [4, 3, 2, 1]);
+    }
+
+    #[test]
+    fn counts_say_memory_or_memories() {
+        assert_eq!(count_memories(1), "1 memory");
+        assert_eq!(count_memories(0), "0 memories");
+        assert_eq!(count_memories(12000), "12000 memories");
     }
 
     #[test]

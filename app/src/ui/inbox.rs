@@ -4,12 +4,12 @@
 //! browser notification when a question waits unseen. Its panel's
 //! skeleton, [`DialogPanel`], is Echo's companion's too.
 //!
-//! Fed by one load at start (`list_questions`) and the dashboard events:
-//! `question_waiting` loads the list again, `question_closed` removes the
-//! entry. Nothing polls.
+//! Fed by one read at start (`list_questions`, a resource) and the
+//! dashboard events: `question_waiting` reads the list again,
+//! `question_closed` removes the entry. Nothing polls. An answer sent from
+//! the panel is an action.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use wasm_bindgen::prelude::*;
 use web_sys::{Notification, NotificationOptions, NotificationPermission, VisibilityState};
 
@@ -17,36 +17,76 @@ use super::announcer::Announcer;
 use super::chat::{local_time, QuestionCard};
 use super::focus::Disclosure;
 use super::router::{chat_id, navigate_with, Location, A};
-use crate::api::{answer_question, list_questions};
+use crate::api::{answer_question, list_questions, ApiError};
 use crate::logic::announce;
 use crate::logic::inbox::{asker, needs_nudge, page_title, time_left, Waiting};
 use crate::logic::reply::CardState;
-use crate::protocol::{DashboardEvent, WaitingQuestion};
+use crate::protocol::{DashboardEvent, QuestionList, WaitingQuestion};
 
 /// The questions waiting, shared through context.
 #[derive(Clone, Copy)]
 pub struct Inbox {
-    pub waiting: RwSignal<Waiting>,
+    /// The list read last, without the questions seen closing since.
+    pub waiting: Memo<Waiting>,
+    /// The list as read: at start, and again whenever a question starts
+    /// waiting.
+    read: LocalResource<Result<QuestionList, ApiError>>,
+    /// Questions seen closing: a list read before the close arrived must
+    /// not bring them back.
+    closed: RwSignal<Vec<String>>,
+    /// Questions that started waiting while the page was open, to nudge
+    /// about once the list holds them.
+    started: StoredValue<Vec<String>>,
     /// Questions already nudged about (one notification each).
     nudged: StoredValue<Vec<String>>,
     location: Location,
-    announcer: Option<Announcer>,
 }
 
-/// Loads the waiting questions and keeps the tab title's count; the
+/// Reads the waiting questions and keeps the tab title's count; the
 /// dashboard events then feed it through [`Inbox::on_event`].
 pub fn provide_inbox() -> Inbox {
+    let read = LocalResource::new(list_questions);
+    let closed = RwSignal::new(Vec::<String>::new());
+    let waiting = Memo::new(move |last: Option<&Waiting>| {
+        let questions = match read.get() {
+            Some(Ok(list)) => list.questions,
+            // A list that cannot be read leaves the last one.
+            _ => last.map(|w| w.questions.clone()).unwrap_or_default(),
+        };
+        let mut waiting = Waiting::default();
+        closed.with(|ids| ids.iter().for_each(|id| waiting.closed(id)));
+        waiting.loaded(questions);
+        waiting
+    });
     let inbox = Inbox {
-        waiting: RwSignal::new(Waiting::default()),
+        waiting,
+        read,
+        closed,
+        started: StoredValue::new(Vec::new()),
         nudged: StoredValue::new(Vec::new()),
         location: expect_context(),
-        announcer: use_context(),
     };
     provide_context(inbox);
-    inbox.load(None);
     Effect::new(move |_| {
         let title = page_title(inbox.waiting.with(Waiting::count));
         document().set_title(&title);
+    });
+    // The number waiting is said in the live region when it changes (the
+    // first read is no change: nothing is said).
+    let announcer = use_context::<Announcer>();
+    Effect::new(move |before: Option<Option<usize>>| {
+        let now = inbox.waiting.with(Waiting::count);
+        if let (Some(Some(before)), Some(announcer)) = (before, announcer) {
+            if before != now {
+                announcer.say(announce::waiting_count(now));
+            }
+        }
+        inbox.read.with(Option::is_some).then_some(now)
+    });
+    // A question that started waiting is nudged about once it is read.
+    Effect::new(move |_| {
+        inbox.waiting.track();
+        inbox.nudge_started();
     });
     inbox
 }
@@ -56,44 +96,34 @@ impl Inbox {
     pub fn on_event(self, event: &DashboardEvent) {
         match event {
             DashboardEvent::QuestionWaiting { question_id, .. } => {
-                self.load(Some(question_id.clone()))
+                self.started
+                    .update_value(|ids| ids.push(question_id.clone()));
+                self.nudge_started();
+                self.read.refetch();
             }
             DashboardEvent::QuestionClosed { question_id, .. } => {
-                let before = self.waiting.with_untracked(Waiting::count);
-                self.waiting.update(|w| w.closed(question_id));
-                self.say_count_if_changed(before);
+                self.started
+                    .update_value(|ids| ids.retain(|id| id != question_id));
+                self.closed.update(|ids| {
+                    if !ids.contains(question_id) {
+                        ids.push(question_id.clone());
+                    }
+                });
             }
             _ => {}
         }
     }
 
-    /// Loads the list; `new_question` just started waiting and may need a
-    /// nudge.
-    fn load(self, new_question: Option<String>) {
-        spawn_local(async move {
-            let Ok(list) = list_questions().await else {
-                return;
-            };
-            let before = self.waiting.try_with_untracked(Waiting::count);
-            self.waiting.try_update(|w| w.loaded(list.questions));
-            let Some(id) = new_question else { return };
-            if let Some(before) = before {
-                self.say_count_if_changed(before);
-            }
-            if let Some(question) = self.waiting.with_untracked(|w| w.get(&id).cloned()) {
-                self.nudge(&question);
-            }
+    /// Nudges about the questions that started waiting and are read.
+    fn nudge_started(self) {
+        let ready: Vec<WaitingQuestion> = self.waiting.with_untracked(|w| {
+            self.started
+                .with_value(|ids| ids.iter().filter_map(|id| w.get(id).cloned()).collect())
         });
-    }
-
-    /// Says the number waiting in the live region when it is not `before`
-    /// (the first load is no change: nothing is said).
-    fn say_count_if_changed(self, before: usize) {
-        let now = self.waiting.with_untracked(Waiting::count);
-        if now != before {
-            if let Some(announcer) = self.announcer {
-                announcer.say(announce::waiting_count(now));
-            }
+        for question in ready {
+            self.started
+                .update_value(|ids| ids.retain(|id| *id != question.id));
+            self.nudge(&question);
         }
     }
 
@@ -229,30 +259,37 @@ pub(crate) fn DialogPanel(
 /// One waiting question: its chat, who asks, the time left, and the card.
 #[component]
 fn InboxEntry(question: WaitingQuestion) -> impl IntoView {
-    let state = RwSignal::new(CardState::Waiting);
     let error = RwSignal::new(None::<String>);
-    let send = move |sid: String, qid: String, answer: Option<String>, you_decide: bool| {
-        error.set(None);
-        spawn_local(async move {
+    let (sid, qid) = (question.session_id.clone(), question.id.clone());
+    // The card's state once an answer went: the entry leaves with
+    // `question_closed`, and until then the card shows what was sent.
+    let send = Action::new_local(move |(answer, you_decide): &(Option<String>, bool)| {
+        let (sid, qid, answer, you_decide) =
+            (sid.clone(), qid.clone(), answer.clone(), *you_decide);
+        async move {
             let shown = answer.clone();
             match answer_question(sid, qid, answer, you_decide).await {
-                // The entry leaves with `question_closed`; until then the
-                // card shows what was sent.
-                Ok(()) => state.set(match shown {
+                Ok(()) => Some(match shown {
                     Some(text) if !you_decide => CardState::Answered(text),
                     _ => CardState::LeftToImprint(None),
                 }),
-                Err(e) if e.status == 409 || e.status == 404 => state.set(CardState::Stopped),
-                Err(e) => error.set(Some(e.message)),
+                Err(e) if e.status == 409 || e.status == 404 => Some(CardState::Stopped),
+                Err(e) => {
+                    error.set(Some(e.message));
+                    None
+                }
             }
-        });
-    };
-    let (sid, qid) = (question.session_id.clone(), question.id.clone());
-    let on_answer = Callback::new({
-        let (sid, qid) = (sid.clone(), qid.clone());
-        move |text: String| send(sid.clone(), qid.clone(), Some(text), false)
+        }
     });
-    let on_you_decide = Callback::new(move |()| send(sid.clone(), qid.clone(), None, true));
+    let state = Signal::derive(move || send.value().get().flatten().unwrap_or(CardState::Waiting));
+    let on_answer = Callback::new(move |text: String| {
+        error.set(None);
+        send.dispatch((Some(text), false));
+    });
+    let on_you_decide = Callback::new(move |()| {
+        error.set(None);
+        send.dispatch((None, true));
+    });
     let left = question.expires_at.as_deref().and_then(|at| {
         let expires = js_sys::Date::new(&JsValue::from_str(at)).get_time();
         (!expires.is_nan()).then(|| {

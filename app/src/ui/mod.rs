@@ -7,6 +7,7 @@ mod focus;
 mod inbox;
 mod notifications;
 mod pages;
+mod read_errors;
 mod router;
 mod shell;
 mod theme;

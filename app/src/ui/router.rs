@@ -102,6 +102,8 @@ fn on_click(ev: &web_sys::MouseEvent, location: Location) {
 /// asked for it finishes (and starts its own tasks) before the page changes.
 fn go(location: Location, to: &str) {
     let to = to.to_string();
+    // A task only to defer: no request is made, the history entry and the
+    // location change once the current handler has run.
     leptos::task::spawn_local(async move {
         if let Ok(history) = window().history() {
             if current_full_path() != to {

@@ -3,7 +3,6 @@
 //! page), and the page's live region.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use super::announcer::LiveRegion;
@@ -14,18 +13,14 @@ use super::inbox::InboxButton;
 use super::notifications::{NotificationsButton, ReminderToasts};
 use super::router::{Location, A};
 use super::theme::ThemeToggle;
-use crate::api::fetch_status;
+use crate::api::{fetch_status, ApiError};
 use crate::logic::route::is_active;
+use crate::protocol::ChatStatus;
 
-/// Bumped when another model is chosen: the header's status reads it again.
+/// The model in use as the header shows it: read when the dashboard opens,
+/// and again (`refetch`) when another model is chosen on the Model page.
 #[derive(Clone, Copy)]
-pub struct StatusRefresh(pub RwSignal<u64>);
-
-impl StatusRefresh {
-    pub fn bump(self) {
-        self.0.update(|n| *n += 1);
-    }
-}
+pub struct HeaderStatus(pub LocalResource<Result<ChatStatus, ApiError>>);
 
 #[component]
 pub fn Shell(children: Children) -> impl IntoView {
@@ -33,7 +28,7 @@ pub fn Shell(children: Children) -> impl IntoView {
     let on_voice_page = move || location.pathname.get().starts_with("/voice");
     // Drafts outlive the Chat page: a visit to Memories keeps them.
     provide_context(Drafts::default());
-    provide_context(StatusRefresh(RwSignal::new(0)));
+    provide_context(HeaderStatus(LocalResource::new(fetch_status)));
     view! {
         <div class="shell">
             <a class="skip-link" href="#message-box" data-testid="skip-link" on:click=skip_to_message_box>
@@ -106,17 +101,10 @@ fn HeaderMenu() -> impl IntoView {
 #[component]
 fn ModelStatus() -> impl IntoView {
     let location = expect_context::<Location>();
-    let refresh = expect_context::<StatusRefresh>();
-    // A signal filled by a task rather than a resource under Suspense: the
-    // same page, without the async machinery in the wasm.
-    let status = RwSignal::new(None);
-    Effect::new(move |_| {
-        refresh.0.track();
-        spawn_local(async move {
-            let result = fetch_status().await;
-            status.try_set(Some(result));
-        });
-    });
+    // Read directly, not under Suspense: the link is drawn at once, with
+    // "…" until the status is in, and keeps the last status while it is
+    // read again.
+    let status = expect_context::<HeaderStatus>().0;
     let current = move || is_active("/model", &location.pathname.get()).then_some("page");
     view! {
         <a class="model-status" href="/model" data-testid="model-status" aria-current=current

@@ -5,13 +5,12 @@
 
 use leptos::html;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use super::items::HistoryView;
 use crate::api::{get_session_page, ApiError};
 use crate::logic::history::LoadedHistory;
 use crate::logic::reply::HistoryEntry;
-use crate::protocol::{Message, MessagePage};
+use crate::protocol::MessagePage;
 
 /// Messages read when a chat opens: more than a tall screen holds.
 pub const FIRST: u32 = 60;
@@ -24,11 +23,13 @@ const NEAR_TOP: i32 = 400;
 /// The part of a chat's history read so far, and the reading of more.
 #[derive(Clone, Copy)]
 pub struct MessageWindow {
-    sid: StoredValue<String>,
     pub history: RwSignal<LoadedHistory>,
-    /// An older page is being read, or drawn with the scroll position not
-    /// restored yet.
-    busy: StoredValue<bool>,
+    /// Reads the page before a message (its seq) and draws it above.
+    older: Action<i64, ()>,
+    /// An older page is being read.
+    reading: Memo<bool>,
+    /// An older page is drawn, its scroll position not restored yet.
+    drawing: StoredValue<bool>,
     /// Why the last older page could not be read.
     error: RwSignal<Option<String>>,
     /// The scrolling element holding the entries.
@@ -37,11 +38,34 @@ pub struct MessageWindow {
 
 impl MessageWindow {
     pub fn new(sid: StoredValue<String>, scroller: NodeRef<html::Div>) -> Self {
+        let history = RwSignal::new(LoadedHistory::default());
+        let drawing = StoredValue::new(false);
+        let error = RwSignal::new(None);
+        let older = Action::new_local(move |before: &i64| {
+            let (sid, before) = (sid.get_value(), *before);
+            async move {
+                let page = get_session_page(sid, MessagePage::before(before, BATCH)).await;
+                // The chat may have been left meanwhile.
+                if drawing.try_get_value().is_none() {
+                    return;
+                }
+                match page {
+                    Ok(session) => {
+                        let older = session.older.unwrap_or(0);
+                        draw_older(scroller, drawing, || {
+                            history.update(|h| h.take_older(session.messages, older))
+                        });
+                    }
+                    Err(ApiError { message, .. }) => error.set(Some(message)),
+                }
+            }
+        });
         Self {
-            sid,
-            history: RwSignal::new(LoadedHistory::default()),
-            busy: StoredValue::new(false),
-            error: RwSignal::new(None),
+            history,
+            older,
+            reading: older.pending(),
+            drawing,
+            error,
             scroller,
         }
     }
@@ -80,8 +104,7 @@ impl MessageWindow {
     }
 
     /// Reads the page before the first message read and draws it above,
-    /// keeping the entries on screen where they are (the distance to the
-    /// bottom is unchanged).
+    /// keeping the entries on screen where they are.
     fn read_older(self) {
         let next = self
             .history
@@ -89,44 +112,30 @@ impl MessageWindow {
         let Some(before) = next else {
             return;
         };
-        if self.busy.get_value() {
+        if self.reading.get_untracked() || self.drawing.get_value() {
             return;
         }
-        self.busy.set_value(true);
         self.error.set(None);
-        spawn_local(async move {
-            let page =
-                get_session_page(self.sid.get_value(), MessagePage::before(before, BATCH)).await;
-            // The chat may have been left meanwhile.
-            let Some(true) = self.busy.try_get_value() else {
-                return;
-            };
-            match page {
-                Ok(session) => self.draw_older(session.messages, session.older.unwrap_or(0)),
-                Err(ApiError { message, .. }) => {
-                    self.error.set(Some(message));
-                    self.busy.set_value(false);
-                }
-            }
-        });
+        self.older.dispatch(before);
     }
+}
 
-    fn draw_older(self, page: Vec<Message>, older: u64) {
-        let from_bottom = self
-            .scroller
-            .get_untracked()
-            .map(|el| el.scroll_height() - el.scroll_top());
-        self.history.update(|h| h.take_older(page, older));
-        let Some(from_bottom) = from_bottom else {
-            self.busy.set_value(false);
-            return;
-        };
-        // After the redraw, before the next paint.
-        request_animation_frame(move || {
-            if let Some(el) = self.scroller.get_untracked() {
-                el.set_scroll_top(el.scroll_height() - from_bottom);
-            }
-            self.busy.try_set_value(false);
-        });
-    }
+/// Draws an older page (`draw`) above the entries, keeping them where they
+/// are on screen: the distance to the bottom is unchanged.
+fn draw_older(scroller: NodeRef<html::Div>, drawing: StoredValue<bool>, draw: impl FnOnce()) {
+    let from_bottom = scroller
+        .get_untracked()
+        .map(|el| el.scroll_height() - el.scroll_top());
+    draw();
+    let Some(from_bottom) = from_bottom else {
+        return;
+    };
+    drawing.set_value(true);
+    // After the redraw, before the next paint.
+    request_animation_frame(move || {
+        if let Some(el) = scroller.get_untracked() {
+            el.set_scroll_top(el.scroll_height() - from_bottom);
+        }
+        drawing.try_set_value(false);
+    });
 }

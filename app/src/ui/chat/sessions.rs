@@ -2,15 +2,17 @@
 //! whose reply waits for an answer. A long list draws its most recent
 //! chats first and more as the user scrolls down. On a phone the list is a
 //! drawer under a "Chats" button.
+//!
+//! The list is a resource; a new chat, a rename and a delete are actions.
 
 use leptos::html;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::api::{create_session, delete_session, list_sessions, rename_session};
+use crate::api::{create_session, delete_session, list_sessions, rename_session, ApiError};
 use crate::io::dashboard_events::DashboardEvents;
-use crate::protocol::SessionSummary;
+use crate::protocol::{SessionList, SessionSummary};
 use crate::ui::focus::Disclosure;
+use crate::ui::read_errors::read_errors;
 use crate::ui::router::{use_navigate, A};
 
 /// Rows drawn when the list shows: more than a tall sidebar holds.
@@ -20,26 +22,39 @@ const MORE_ROWS: usize = 200;
 /// How close to the end (in pixels) a scroll draws more rows.
 const NEAR_END: i32 = 300;
 
+/// What a row changes: its chat's title, or the chat itself.
+#[derive(Clone, Copy)]
+struct RowActions {
+    rename: Action<(String, String), Result<SessionSummary, ApiError>>,
+    delete: Action<String, Result<(), ApiError>>,
+}
+
 #[component]
 pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
     let events: DashboardEvents = expect_context();
-    let refresh = RwSignal::new(0u64);
-    // The list, reloaded whenever it may have changed; the latest request
-    // wins. (A signal filled by tasks rather than a resource under
-    // Transition: the same page, without the async machinery in the wasm.)
-    let sessions = RwSignal::new(None);
-    let latest = StoredValue::new(0u64);
-    Effect::new(move |_| {
+    let navigate = use_navigate();
+    let create = Action::new_local(move |_: &()| {
+        let navigate = navigate.clone();
+        async move {
+            let session = create_session(None).await?;
+            navigate(&format!("/chat/{}", session.id));
+            Ok::<_, ApiError>(())
+        }
+    });
+    let actions = RowActions {
+        rename: Action::new_local(|(sid, title): &(String, String)| {
+            rename_session(sid.clone(), title.clone())
+        }),
+        delete: Action::new_local(|sid: &String| delete_session(sid.clone())),
+    };
+    // Read again whenever the list may have changed: an event (another
+    // window's change too), or a chat made, renamed or deleted here.
+    let sessions = LocalResource::new(move || {
         events.sessions_version.track();
-        refresh.track();
-        let request = latest.get_value() + 1;
-        latest.set_value(request);
-        spawn_local(async move {
-            let result = list_sessions().await;
-            if latest.try_get_value() == Some(request) {
-                sessions.try_set(Some(result));
-            }
-        });
+        create.version().track();
+        actions.rename.version().track();
+        actions.delete.version().track();
+        list_sessions()
     });
     // How many rows are drawn; drawing 600 at once held up the open chat.
     let shown = RwSignal::new(FIRST_ROWS);
@@ -69,26 +84,16 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
             _ => 0,
         })
     };
-    let navigate = use_navigate();
-    let error = RwSignal::new(None::<String>);
-    let create = move |_| {
-        let navigate = navigate.clone();
-        spawn_local(async move {
-            match create_session(None).await {
-                Ok(session) => {
-                    refresh.update(|n| *n += 1);
-                    navigate(&format!("/chat/{}", session.id));
-                }
-                Err(e) => error.set(Some(e.message)),
-            }
-        });
+    let error = move || match create.value().get() {
+        Some(Err(e)) => Some(e.message),
+        _ => None,
     };
     view! {
         <aside class="sessions" class:drawer-open=move || drawer.open.get() aria-label="Chats"
             node_ref=aside on:scroll=on_scroll>
           <div class="sessions-inner" node_ref=drawer.container>
             <div class="sessions-bar">
-                <button class="primary new-chat" data-testid="new-chat" on:click=create>"+ New chat"</button>
+                <button class="primary new-chat" data-testid="new-chat" on:click=move |_| { create.dispatch(()); }>"+ New chat"</button>
                 <button class="drawer-toggle" data-testid="chats-toggle" node_ref=drawer.opener
                     aria-controls="session-drawer" aria-expanded=move || drawer.open.get().to_string()
                     on:click=move |_| drawer.toggle()>
@@ -99,34 +104,53 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
                     })}
                 </button>
             </div>
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || error().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             <div class="session-drawer" id="session-drawer">
-            {move || match sessions.get() {
-                    None => view! { <p class="muted">"Loading chats…"</p> }.into_any(),
-                    Some(Ok(list)) if list.sessions.is_empty() => view! {
-                        <p class="muted">"No chats yet."</p>
-                    }.into_any(),
-                    Some(Ok(list)) => {
-                        let hidden = list.sessions.len().saturating_sub(shown.get());
-                        view! {
-                            <ul class="session-list" data-testid="session-list">
-                                {list.sessions.into_iter().take(shown.get()).map(|s| view! {
-                                    <SessionRow session=s current=current refresh=refresh/>
-                                }).collect_view()}
-                            </ul>
-                            {(hidden > 0).then(|| view! {
-                                <button class="more-chats" data-testid="more-chats" on:click=move |_| more()>
-                                    {format!("Show more chats ({hidden})")}
-                                </button>
-                            })}
-                        }.into_any()
-                    }
-                    Some(Err(e)) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
-            }}
+                <Transition fallback=|| view! { <p class="muted">"Loading chats…"</p> }>
+                    <ErrorBoundary fallback=read_errors>
+                        {move || Suspend::new(async move {
+                            sessions.await.map(|list| view! {
+                                <Sessions list shown current actions/>
+                            })
+                        })}
+                    </ErrorBoundary>
+                </Transition>
             </div>
           </div>
         </aside>
     }
+}
+
+/// The chats read, the first `shown` of them drawn.
+#[component]
+fn Sessions(
+    list: SessionList,
+    shown: RwSignal<usize>,
+    current: Memo<Option<String>>,
+    actions: RowActions,
+) -> impl IntoView {
+    if list.sessions.is_empty() {
+        return view! { <p class="muted">"No chats yet."</p> }.into_any();
+    }
+    let sessions = StoredValue::new(list.sessions);
+    let drawn = move || {
+        let count = shown.get();
+        let hidden = sessions.with_value(|s| s.len().saturating_sub(count));
+        view! {
+            <ul class="session-list" data-testid="session-list">
+                {sessions.with_value(|s| s.iter().take(count).cloned().map(|s| view! {
+                    <SessionRow session=s current=current actions=actions/>
+                }).collect_view())}
+            </ul>
+            {(hidden > 0).then(|| view! {
+                <button class="more-chats" data-testid="more-chats"
+                    on:click=move |_| shown.update(|n| *n += MORE_ROWS)>
+                    {format!("Show more chats ({hidden})")}
+                </button>
+            })}
+        }
+    };
+    drawn.into_any()
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -140,10 +164,12 @@ enum RowMode {
 fn SessionRow(
     session: SessionSummary,
     current: Memo<Option<String>>,
-    refresh: RwSignal<u64>,
+    actions: RowActions,
 ) -> impl IntoView {
     let id = StoredValue::new(session.id.clone());
-    let title = RwSignal::new(session.title.clone());
+    // Renamed here, the row shows the new title once the list is read
+    // again.
+    let title = StoredValue::new(session.title.clone());
     let mode = RwSignal::new(RowMode::Showing);
     let draft = RwSignal::new(session.title.clone());
     let navigate = use_navigate();
@@ -154,11 +180,7 @@ fn SessionRow(
             return;
         }
         mode.set(RowMode::Showing);
-        spawn_local(async move {
-            if let Ok(renamed) = rename_session(id.get_value(), new_title).await {
-                title.set(renamed.title);
-            }
-        });
+        actions.rename.dispatch((id.get_value(), new_title));
     };
     let remove = move |_| {
         // Leave the chat before it goes, so nothing tries to load it.
@@ -167,11 +189,7 @@ fn SessionRow(
         if is_current() {
             navigate("/chat");
         }
-        spawn_local(async move {
-            if delete_session(sid).await.is_ok() {
-                refresh.update(|n| *n += 1);
-            }
-        });
+        actions.delete.dispatch(sid);
     };
     view! {
         <li class="session-row" class:current=is_current data-testid="session-row" data-session-id=session.id.clone()>
@@ -190,7 +208,7 @@ fn SessionRow(
                 }.into_any(),
                 _ => view! {
                     <A href=format!("/chat/{}", id.get_value())>
-                        <span class="session-title">{move || title.get()}</span>
+                        <span class="session-title">{title.get_value()}</span>
                     </A>
                 }.into_any(),
             }}
@@ -205,7 +223,7 @@ fn SessionRow(
                     }.into_any(),
                     _ => view! {
                         <button class="icon" aria-label="Rename chat" title="Rename" data-testid="rename-chat"
-                            on:click=move |_| { draft.set(title.get_untracked()); mode.set(RowMode::Renaming) }>"✎"</button>
+                            on:click=move |_| { draft.set(title.get_value()); mode.set(RowMode::Renaming) }>"✎"</button>
                         <button class="icon" aria-label="Delete chat" title="Delete" data-testid="delete-chat"
                             on:click=move |_| mode.set(RowMode::ConfirmingDelete)>"×"</button>
                     }.into_any(),

@@ -295,6 +295,9 @@ impl Echo {
             self.connect(false);
         }
         let opening = microphone::open(move |frame, rms| self.frame(frame, rms));
+        // A task, not an action: opening the microphone (the permission
+        // prompt, then getUserMedia) starts a live stream, kept in
+        // `microphone` and dropped to stop it; nothing here is read data.
         spawn_local(async move {
             let opened = opening.await;
             if self.mic_turn.get_value() != turn {

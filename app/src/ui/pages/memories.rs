@@ -5,22 +5,25 @@
 //! JSON Lines go out and come in. Reminders are the page's second tab
 //! (`reminders.rs`). A link from a chat (`?memory=7`, `?reminder=7`) shows
 //! that row.
+//!
+//! What is shown is read by resources (the list, the projects, how search
+//! finds memories); what the page changes, it changes through actions, and
+//! the projects are read again after each.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use super::reminders::RemindersView;
 use crate::api::{
     create_memory, delete_memory, get_meaning_status, get_memory, list_memories, list_projects,
-    move_project, update_memory,
+    move_project, update_memory, ApiError,
 };
 use crate::io::dashboard_events::DashboardEvents;
 use crate::logic::records::{
-    day, focus, meaning_line, parse_tags, project_field, tags_text, Deleted, Focus, MemoryList,
-    UNDO_MS,
+    count_memories, day, focus, meaning_line, parse_tags, project_field, tags_text, Deleted, Focus,
+    MemoryList, UNDO_MS,
 };
 use crate::protocol::{
-    Memory, MemoryInput, MemoryListQuery, MemoryPatch, ProjectInfo, ProjectMove,
+    Memory, MemoryInput, MemoryListQuery, MemoryPatch, ProjectInfo, ProjectList, ProjectMove,
 };
 
 #[component]
@@ -57,104 +60,355 @@ pub fn MemoriesPage() -> impl IntoView {
     }
 }
 
-/// What the browser shares with its parts.
+/// A read of the list: its own list, which the page then changes in place
+/// (a page more, an add, an edit, a delete). A newer read replaces it
+/// whole, and a change to the older one goes with it.
+type Read = Result<ArcRwSignal<MemoryList>, ApiError>;
+
+/// What the browser shares with its parts: what it shows, and the changes
+/// it makes.
 #[derive(Clone, Copy)]
 struct Browser {
-    list: RwSignal<MemoryList>,
-    projects: RwSignal<Vec<ProjectInfo>>,
-    error: RwSignal<Option<String>>,
-    note: RwSignal<Option<String>>,
+    query: RwSignal<String>,
+    project: RwSignal<String>,
+    /// The memory a link asked for, shown alone.
+    only: RwSignal<Option<i64>>,
+    shown: LocalResource<Read>,
+    projects: LocalResource<Result<ProjectList, ApiError>>,
+    say: Messages,
     undo: RwSignal<Option<Deleted>>,
-    /// Bumped to load the first page again.
-    reload: RwSignal<u64>,
+    /// The new memory's text, cleared once it is added.
+    draft: RwSignal<String>,
+    /// The project a project is moved to, cleared once it is.
+    move_to: RwSignal<String>,
+    /// While an import runs: the share of the file sent, in percent.
+    progress: RwSignal<Option<u32>>,
+    changes: Changes,
 }
 
-impl Browser {
-    fn error(&self, text: String) {
+/// The changes the page makes, each an action.
+#[derive(Clone, Copy)]
+struct Changes {
+    add: Action<MemoryInput, ()>,
+    edit: Action<(i64, MemoryPatch), ()>,
+    delete: Action<i64, ()>,
+    put_back: Action<Deleted, ()>,
+    move_project: Action<ProjectMove, ()>,
+    import: Action<web_sys::File, ()>,
+    /// The next page of a read, appended to it.
+    more: Action<(ArcRwSignal<MemoryList>, MemoryListQuery), ()>,
+}
+
+/// The page's messages: an error, or a note (one replaces the other).
+#[derive(Clone, Copy)]
+struct Messages {
+    error: RwSignal<Option<String>>,
+    note: RwSignal<Option<String>>,
+}
+
+impl Messages {
+    fn error(self, text: String) {
         self.note.set(None);
         self.error.set(Some(text));
     }
-    fn note(&self, text: String) {
+    fn note(self, text: String) {
         self.error.set(None);
         self.note.set(Some(text));
     }
-    fn clear(&self) {
+    fn clear(self) {
         self.error.set(None);
         self.note.set(None);
     }
-    fn refresh_projects(&self) {
-        let projects = self.projects;
-        spawn_local(async move {
-            if let Ok(list) = list_projects().await {
-                projects.try_set(list.projects);
+}
+
+/// The list shown now, to change in place.
+fn current(shown: LocalResource<Read>) -> Option<ArcRwSignal<MemoryList>> {
+    shown
+        .try_with_untracked(|read| read.as_ref()?.as_ref().ok().cloned())
+        .flatten()
+}
+
+impl Browser {
+    fn new(only: Option<i64>) -> Self {
+        let say = Messages {
+            error: RwSignal::new(None),
+            note: RwSignal::new(None),
+        };
+        let move_to = RwSignal::new(String::new());
+        let progress = RwSignal::new(None);
+        let move_project = Action::new_local(move |change: &ProjectMove| {
+            let change = change.clone();
+            async move {
+                match self::move_project(change.clone()).await {
+                    Ok(moved) => {
+                        let (count, from, to) = (moved.moved, change.from, change.to);
+                        say.note(format!(
+                            "Moved {} from {from} to {to}.",
+                            count_memories(count)
+                        ));
+                        move_to.set(String::new());
+                    }
+                    Err(e) => say.error(e.message),
+                }
             }
         });
+        let import = Action::new_local(move |file: &web_sys::File| {
+            let file = file.clone();
+            async move {
+                let result = import_file(file, progress).await;
+                progress.try_set(None);
+                match result {
+                    Ok(count) => say.note(format!("Imported {}.", count_memories(count))),
+                    Err(message) => say.error(message),
+                }
+            }
+        });
+        let (query, project, only) = (
+            RwSignal::new(String::new()),
+            RwSignal::new(String::new()),
+            RwSignal::new(only),
+        );
+        // Read for each search, filter and link, and again after each move
+        // or import (they change what a read finds).
+        let shown = LocalResource::new(move || {
+            move_project.version().track();
+            import.version().track();
+            let only = only.get();
+            let ask = MemoryListQuery {
+                q: Some(query.get()).filter(|q| !q.trim().is_empty()),
+                project: project_field(&project.get()),
+                cursor: None,
+                limit: None,
+            };
+            async move {
+                let list = match only {
+                    Some(id) => get_memory(id).await.map(MemoryList::one),
+                    None => list_memories(ask).await.map(MemoryList::from),
+                };
+                list.map(ArcRwSignal::new)
+            }
+        });
+        let undo = RwSignal::new(None);
+        let draft = RwSignal::new(String::new());
+        let changes = Changes {
+            add: add(shown, say, draft),
+            edit: edit(shown, say),
+            delete: delete(shown, say, undo),
+            put_back: put_back(shown, say),
+            move_project,
+            import,
+            more: more(shown, say),
+        };
+        let projects = LocalResource::new(move || {
+            changes.add.version().track();
+            changes.edit.version().track();
+            changes.delete.version().track();
+            changes.put_back.version().track();
+            move_project.version().track();
+            import.version().track();
+            list_projects()
+        });
+        Self {
+            query,
+            project,
+            only,
+            shown,
+            projects,
+            say,
+            undo,
+            draft,
+            move_to,
+            progress,
+            changes,
+        }
     }
+
+    /// The list shown (tracked).
+    fn read(self) -> Option<ArcRwSignal<MemoryList>> {
+        self.shown
+            .with(|read| read.as_ref()?.as_ref().ok().cloned())
+    }
+
+    /// The memories shown.
+    fn memories(self) -> Vec<Memory> {
+        self.read()
+            .map(|list| list.with(|l| l.items.clone()))
+            .unwrap_or_default()
+    }
+
+    fn none_shown(self) -> bool {
+        self.read()
+            .is_none_or(|list| list.with(|l| l.items.is_empty()))
+    }
+
+    fn projects(self) -> Vec<ProjectInfo> {
+        match self.projects.get() {
+            Some(Ok(list)) => list.projects,
+            _ => Vec::new(),
+        }
+    }
+
+    /// What went wrong last: a change, else the read shown.
+    fn error(self) -> Option<String> {
+        self.say.error.get().or_else(|| match self.shown.get() {
+            Some(Err(e)) => Some(e.message),
+            _ => None,
+        })
+    }
+
+    /// Reads the page after the list shown.
+    fn read_more(self) {
+        let Some(list) = current(self.shown) else {
+            return;
+        };
+        let ask = MemoryListQuery {
+            q: Some(self.query.get_untracked()).filter(|q| !q.trim().is_empty()),
+            project: project_field(&self.project.get_untracked()),
+            cursor: list.with_untracked(|l| l.next_cursor.clone()),
+            limit: None,
+        };
+        self.changes.more.dispatch((list, ask));
+    }
+}
+
+/// Adds a memory at the top of the list; the text box empties.
+fn add(
+    shown: LocalResource<Read>,
+    say: Messages,
+    draft: RwSignal<String>,
+) -> Action<MemoryInput, ()> {
+    Action::new_local(move |input: &MemoryInput| {
+        let input = input.clone();
+        async move {
+            match create_memory(input).await {
+                Ok(memory) => {
+                    if let Some(list) = current(shown) {
+                        list.update(|l| l.add(memory));
+                    }
+                    draft.set(String::new());
+                    say.clear();
+                }
+                Err(e) => say.error(e.message),
+            }
+        }
+    })
+}
+
+/// Saves an edited memory, in its place.
+fn edit(shown: LocalResource<Read>, say: Messages) -> Action<(i64, MemoryPatch), ()> {
+    Action::new_local(move |(id, patch): &(i64, MemoryPatch)| {
+        let (id, patch) = (*id, patch.clone());
+        async move {
+            match update_memory(id, patch).await {
+                Ok(memory) => {
+                    if let Some(list) = current(shown) {
+                        list.update(|l| l.update(memory));
+                    }
+                    say.clear();
+                }
+                Err(e) => say.error(e.message),
+            }
+        }
+    })
+}
+
+/// Deletes a memory, offering to put it back for UNDO_MS.
+fn delete(
+    shown: LocalResource<Read>,
+    say: Messages,
+    undo: RwSignal<Option<Deleted>>,
+) -> Action<i64, ()> {
+    Action::new_local(move |id: &i64| {
+        let id = *id;
+        async move {
+            if let Err(e) = delete_memory(id).await {
+                return say.error(e.message);
+            }
+            let removed = current(shown).and_then(|list| list.try_update(|l| l.remove(id)));
+            let Some(deleted) = removed.flatten() else {
+                return;
+            };
+            undo.set(Some(deleted));
+            // After UNDO_MS this one is gone for good.
+            set_timeout(
+                move || {
+                    let offered = undo.try_with_untracked(|u| u.as_ref().map(|d| d.memory.id));
+                    if offered == Some(Some(id)) {
+                        undo.try_set(None);
+                    }
+                },
+                std::time::Duration::from_millis(UNDO_MS.into()),
+            );
+        }
+    })
+}
+
+/// Puts a deleted memory back as it was (the same id), where it stood.
+fn put_back(shown: LocalResource<Read>, say: Messages) -> Action<Deleted, ()> {
+    Action::new_local(move |deleted: &Deleted| {
+        let Deleted { memory: m, index } = deleted.clone();
+        let input = MemoryInput {
+            content: m.content,
+            project: m.project,
+            tags: m.tags,
+            id: Some(m.id),
+            created_at: Some(m.created_at),
+        };
+        async move {
+            match create_memory(input).await {
+                Ok(memory) => {
+                    if let Some(list) = current(shown) {
+                        list.update(|l| l.put_back(Deleted { memory, index }));
+                    }
+                }
+                Err(e) => say.error(e.message),
+            }
+        }
+    })
+}
+
+/// Reads the next page of a read and appends it there.
+fn more(
+    shown: LocalResource<Read>,
+    say: Messages,
+) -> Action<(ArcRwSignal<MemoryList>, MemoryListQuery), ()> {
+    Action::new_local(
+        move |(read, ask): &(ArcRwSignal<MemoryList>, MemoryListQuery)| {
+            let (read, ask) = (read.clone(), ask.clone());
+            async move {
+                match list_memories(ask).await {
+                    Ok(page) => read.update(|l| l.append(page)),
+                    // Said only while that read is still the one shown.
+                    Err(e) if current(shown) == Some(read) => say.error(e.message),
+                    Err(_) => {}
+                }
+            }
+        },
+    )
 }
 
 #[component]
 fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
-    let browser = Browser {
-        list: RwSignal::new(MemoryList::default()),
-        projects: RwSignal::new(Vec::new()),
-        error: RwSignal::new(None),
-        note: RwSignal::new(None),
-        undo: RwSignal::new(None),
-        reload: RwSignal::new(0),
-    };
+    let browser = Browser::new(only);
     provide_context(browser);
-    let query = RwSignal::new(String::new());
-    let project = RwSignal::new(String::new());
-    let only = RwSignal::new(only);
-    let loading = RwSignal::new(false);
-    // The latest request wins: a slow answer to an older query is dropped.
-    let latest = StoredValue::new(0u64);
-    let load = move |first: bool| {
-        let request = latest.get_value() + 1;
-        latest.set_value(request);
-        let cursor = if first {
-            None
-        } else {
-            browser.list.with_untracked(|l| l.next_cursor.clone())
-        };
-        let ask = MemoryListQuery {
-            q: Some(query.get_untracked()).filter(|q| !q.trim().is_empty()),
-            project: project_field(&project.get_untracked()),
-            cursor,
-            limit: None,
-        };
-        loading.set(true);
-        spawn_local(async move {
-            let result = list_memories(ask).await;
-            if latest.try_get_value() != Some(request) {
-                return;
-            }
-            loading.try_set(false);
-            match result {
-                Ok(page) if first => browser.list.update(|l| l.replace(page)),
-                Ok(page) => browser.list.update(|l| l.append(page)),
-                Err(e) => browser.error(e.message),
-            }
-        });
+    let Browser {
+        query,
+        project,
+        only,
+        ..
+    } = browser;
+    // A read under way, or a page more.
+    let reading = RwSignal::new(false);
+    let more_pending = browser.changes.more.pending();
+    let loading =
+        move || reading.get() || more_pending.get() || browser.shown.with(Option::is_none);
+    let note = move || {
+        browser
+            .error()
+            .is_none()
+            .then(|| browser.say.note.get())
+            .flatten()
     };
-    Effect::new(move |_| {
-        query.track();
-        project.track();
-        browser.reload.track();
-        match only.get() {
-            None => load(true),
-            Some(id) => spawn_local(async move {
-                match get_memory(id).await {
-                    Ok(memory) => browser.list.update(|l| {
-                        l.items = vec![memory];
-                        l.next_cursor = None;
-                    }),
-                    Err(e) => browser.error(e.message),
-                }
-            }),
-        }
-    });
-    browser.refresh_projects();
     view! {
         <div class="memory-browser">
             <div class="memory-toolbar">
@@ -165,7 +419,7 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
                 <select aria-label="Project" data-testid="project-filter"
                     on:change=move |ev| { only.set(None); project.set(event_target_value(&ev)); }>
                     <option value="">"All projects"</option>
-                    {move || browser.projects.get().into_iter().map(|p| {
+                    {move || browser.projects().into_iter().map(|p| {
                         let name = p.name.clone();
                         let selected = project.get() == name;
                         view! { <option value=name.clone() selected=selected>{format!("{} ({})", p.name, p.count)}</option> }
@@ -175,10 +429,10 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
                 <ImportButton/>
             </div>
             <MeaningLine/>
-            {move || browser.error.get().map(|text| view! {
+            {move || browser.error().map(|text| view! {
                 <p class="error" role="alert" data-testid="memories-message">{text}</p>
             })}
-            {move || browser.note.get().map(|text| view! {
+            {move || note().map(|text| view! {
                 <p class="note" role="status" data-testid="memories-message">{text}</p>
             })}
             {move || only.get().map(|id| view! {
@@ -188,18 +442,21 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
             <AddMemory/>
             <ProjectMover/>
             <UndoBar/>
-            <ul class="memory-list" data-testid="memory-list">
-                // Redrawn whole when the list changes: a page is short.
-                {move || browser.list.get().items.into_iter().map(|memory| view! {
-                    <MemoryRow memory=memory/>
-                }).collect_view()}
-            </ul>
-            {move || (!loading.get() && browser.list.with(|l| l.items.is_empty())).then(|| view! {
-                <p class="muted" data-testid="no-memories">"No memories here."</p>
-            })}
-            {move || browser.list.with(|l| l.next_cursor.is_some()).then(|| view! {
-                <button data-testid="load-more" disabled=move || loading.get() on:click=move |_| load(false)>"Load more"</button>
-            })}
+            // The list read last stays while the next is read.
+            <Transition set_pending=reading>
+                <ul class="memory-list" data-testid="memory-list">
+                    // Redrawn whole when the list changes: a page is short.
+                    {move || browser.memories().into_iter().map(|memory| view! {
+                        <MemoryRow memory=memory/>
+                    }).collect_view()}
+                </ul>
+                {move || (!loading() && browser.none_shown()).then(|| view! {
+                    <p class="muted" data-testid="no-memories">"No memories here."</p>
+                })}
+                {move || browser.read().is_some_and(|l| l.with(|l| l.next_cursor.is_some())).then(|| view! {
+                    <button data-testid="load-more" disabled=loading on:click=move |_| browser.read_more()>"Load more"</button>
+                })}
+            </Transition>
         </div>
     }
 }
@@ -230,31 +487,19 @@ fn MeaningLine() -> impl IntoView {
 #[component]
 fn AddMemory() -> impl IntoView {
     let browser: Browser = expect_context();
-    let content = RwSignal::new(String::new());
     let project = RwSignal::new(String::new());
     let tags = RwSignal::new(String::new());
     let add = Callback::new(move |()| {
-        let input = MemoryInput {
-            content: content.get_untracked(),
+        browser.changes.add.dispatch(MemoryInput {
+            content: browser.draft.get_untracked(),
             project: project_field(&project.get_untracked()),
             tags: parse_tags(&tags.get_untracked()),
             id: None,
             created_at: None,
-        };
-        spawn_local(async move {
-            match create_memory(input).await {
-                Ok(memory) => {
-                    browser.list.update(|l| l.add(memory));
-                    content.set(String::new());
-                    browser.clear();
-                    browser.refresh_projects();
-                }
-                Err(e) => browser.error(e.message),
-            }
         });
     });
     view! {
-        <MemoryForm content project tags prefix="new" action="Add" on_save=add on_cancel=None/>
+        <MemoryForm content=browser.draft project tags prefix="new" action="Add" on_save=add on_cancel=None/>
     }
 }
 
@@ -307,43 +552,10 @@ fn MemoryRow(memory: Memory) -> impl IntoView {
             project: Some(project_field(&project.get_untracked())),
             tags: Some(parse_tags(&tags.get_untracked())),
         };
-        spawn_local(async move {
-            match update_memory(id, patch).await {
-                Ok(memory) => {
-                    browser.list.update(|l| l.update(memory));
-                    browser.clear();
-                    browser.refresh_projects();
-                }
-                Err(e) => browser.error(e.message),
-            }
-        });
+        browser.changes.edit.dispatch((id, patch));
     });
     let remove = move |_| {
-        spawn_local(async move {
-            match delete_memory(id).await {
-                Ok(_) => {
-                    let Some(deleted) = browser.list.try_update(|l| l.remove(id)).flatten() else {
-                        return;
-                    };
-                    browser.undo.set(Some(deleted));
-                    browser.refresh_projects();
-                    // The undo is offered for UNDO_MS, then this one is gone.
-                    set_timeout(
-                        move || {
-                            if browser
-                                .undo
-                                .try_with_untracked(|u| u.as_ref().map(|d| d.memory.id))
-                                == Some(Some(id))
-                            {
-                                browser.undo.try_set(None);
-                            }
-                        },
-                        std::time::Duration::from_millis(UNDO_MS.into()),
-                    );
-                }
-                Err(e) => browser.error(e.message),
-            }
-        });
+        browser.changes.delete.dispatch(id);
     };
     let shown = memory.clone();
     view! {
@@ -381,28 +593,7 @@ fn UndoBar() -> impl IntoView {
             return;
         };
         browser.undo.set(None);
-        let m = deleted.memory.clone();
-        let input = MemoryInput {
-            content: m.content,
-            project: m.project,
-            tags: m.tags,
-            id: Some(m.id),
-            created_at: Some(m.created_at),
-        };
-        spawn_local(async move {
-            match create_memory(input).await {
-                Ok(memory) => {
-                    browser.list.update(|l| {
-                        l.put_back(Deleted {
-                            memory,
-                            index: deleted.index,
-                        })
-                    });
-                    browser.refresh_projects();
-                }
-                Err(e) => browser.error(e.message),
-            }
-        });
+        browser.changes.put_back.dispatch(deleted);
     };
     move || {
         browser.undo.get().map(|deleted| {
@@ -421,31 +612,12 @@ fn UndoBar() -> impl IntoView {
 fn ProjectMover() -> impl IntoView {
     let browser: Browser = expect_context();
     let from = RwSignal::new(String::new());
-    let to = RwSignal::new(String::new());
+    let to = browser.move_to;
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let change = ProjectMove {
+        browser.changes.move_project.dispatch(ProjectMove {
             from: from.get_untracked(),
             to: to.get_untracked(),
-        };
-        spawn_local(async move {
-            match move_project(change.clone()).await {
-                Ok(moved) => {
-                    let what = if moved.moved == 1 {
-                        "memory"
-                    } else {
-                        "memories"
-                    };
-                    browser.note(format!(
-                        "Moved {} {what} from {} to {}.",
-                        moved.moved, change.from, change.to
-                    ));
-                    to.set(String::new());
-                    browser.refresh_projects();
-                    browser.reload.update(|n| *n += 1);
-                }
-                Err(e) => browser.error(e.message),
-            }
         });
     };
     view! {
@@ -455,7 +627,7 @@ fn ProjectMover() -> impl IntoView {
                 <select aria-label="Project to move" data-testid="move-from"
                     on:change=move |ev| from.set(event_target_value(&ev))>
                     <option value="">"Project…"</option>
-                    {move || browser.projects.get().into_iter().map(|p| view! {
+                    {move || browser.projects().into_iter().map(|p| view! {
                         <option value=p.name.clone()>{p.name.clone()}</option>
                     }).collect_view()}
                 </select>
@@ -473,8 +645,7 @@ fn ProjectMover() -> impl IntoView {
 #[component]
 fn ImportButton() -> impl IntoView {
     let browser: Browser = expect_context();
-    // While an import runs: the share of the file sent, in percent.
-    let progress = RwSignal::new(None::<u32>);
+    let progress = browser.progress;
     let on_change = move |ev: leptos::ev::Event| {
         use wasm_bindgen::JsCast;
         let Some(input) = ev
@@ -488,19 +659,8 @@ fn ImportButton() -> impl IntoView {
         };
         input.set_value("");
         progress.set(Some(0));
-        spawn_local(async move {
-            let result = import_file(file, progress).await;
-            progress.try_set(None);
-            match result {
-                Ok(count) => {
-                    let what = if count == 1 { "memory" } else { "memories" };
-                    browser.note(format!("Imported {count} {what}."));
-                    browser.refresh_projects();
-                    browser.reload.update(|n| *n += 1);
-                }
-                Err(message) => browser.error(message),
-            }
-        });
+        // A file is no `Send` value: the import runs on this thread.
+        browser.changes.import.dispatch_local(file);
     };
     view! {
         <label class="button import" class:busy=move || progress.get().is_some()>

@@ -6,91 +6,247 @@
 
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::api::{choose_connection, forget_key, get_connections, list_models, test_connection};
+use crate::api::{
+    choose_connection, forget_key, get_connections, list_models, test_connection, ApiError,
+};
 use crate::logic::connections::{provider_label, test_summary, ModelForm, Setting};
 use crate::protocol::{
-    Connections, CurrentConnection, FoundServer, KeyRef, SettingSource, StoredKey, TestResult,
-    PROVIDERS, TOOL_FORMATS,
+    ConnectionChoice, Connections, CurrentConnection, FoundServer, KeyRef, SettingSource,
+    StoredKey, TestResult, PROVIDERS, TOOL_FORMATS,
 };
-use crate::ui::shell::StatusRefresh;
+use crate::ui::shell::HeaderStatus;
 
-/// What the page's parts share.
+/// What the page's parts share: what it read, the choice as typed, and
+/// what it does (test, save, list a server's models, remove a key), each
+/// an action.
 #[derive(Clone, Copy)]
 struct Page {
-    /// The last answer of `GET /api/connections`.
-    data: RwSignal<Option<Connections>>,
-    /// Probing the loopback ports.
+    /// `GET /api/connections` (the model in use, the servers found, the
+    /// saved keys): read when the page opens, on "Look again", and after
+    /// a save or a key removed.
+    data: LocalResource<Result<Connections, ApiError>>,
+    /// Probing the loopback ports: a read is under way.
     looking: RwSignal<bool>,
-    form: RwSignal<ModelForm>,
-    test: RwSignal<Option<TestResult>>,
+    /// The choice as changed on the page; until then, the model in use.
+    edited: RwSignal<Option<ModelForm>>,
+    test: Action<ConnectionChoice, Option<TestResult>>,
+    save: Action<ConnectionChoice, ()>,
+    /// The models a typed address listed, offered in the model field.
+    list: Action<ConnectionChoice, Option<Vec<String>>>,
+    forget: Action<KeyRef, ()>,
     /// A test, a save or a listing is under way.
-    busy: RwSignal<bool>,
-    note: RwSignal<String>,
-    error: RwSignal<Option<String>>,
-    /// Models a typed address listed, offered as the model field's options.
-    listed: RwSignal<Vec<String>>,
+    busy: Memo<bool>,
+    say: Messages,
 }
 
-impl Page {
-    /// Reads the model in use and probes for servers; `fill` puts the
-    /// model in use into the form (the first load).
-    fn load(self, fill: bool) {
-        self.looking.set(true);
-        spawn_local(async move {
-            let result = get_connections().await;
-            self.looking.try_set(false);
-            match result {
-                Ok(connections) => {
-                    if fill {
-                        self.form
-                            .try_set(ModelForm::from_current(&connections.current));
-                    }
-                    self.data.try_set(Some(connections));
-                }
-                Err(e) => {
-                    self.error.try_set(Some(e.message));
-                }
-            }
-        });
-    }
+/// The page's message line: a note, or an error (one replaces the other).
+#[derive(Clone, Copy)]
+struct Messages {
+    note: RwSignal<String>,
+    error: RwSignal<Option<String>>,
+}
 
-    fn current(self) -> Option<CurrentConnection> {
-        self.data.with(|d| d.as_ref().map(|d| d.current.clone()))
-    }
-
-    /// Whether a flag or the environment fixes `setting`.
-    fn fixed(self, setting: Setting) -> bool {
-        self.data
-            .with(|d| d.as_ref().is_some_and(|d| setting.fixed(&d.current)))
-    }
-
-    fn say(self, text: String) {
+impl Messages {
+    fn note(self, text: String) {
         self.error.set(None);
         self.note.set(text);
     }
 
-    fn fail(self, text: String) {
+    fn error(self, text: String) {
         self.note.set(String::new());
         self.error.set(Some(text));
     }
 }
 
+impl Page {
+    fn new() -> Self {
+        let say = Messages {
+            note: RwSignal::new(String::new()),
+            error: RwSignal::new(None),
+        };
+        let edited = RwSignal::new(None::<ModelForm>);
+        let forget = Action::new_local(move |key: &KeyRef| {
+            let key = key.clone();
+            async move {
+                match forget_key(key).await {
+                    Ok(()) => say.note("Key removed.".into()),
+                    Err(e) => say.error(e.message),
+                }
+            }
+        });
+        let header = use_context::<HeaderStatus>();
+        let save = Action::new_local(move |choice: &ConnectionChoice| {
+            let choice = choice.clone();
+            async move {
+                match choose_connection(choice).await {
+                    Ok(current) => {
+                        edited.update(|form| {
+                            if let Some(form) = form {
+                                form.api_key.clear();
+                            }
+                        });
+                        say.note(format!(
+                            "Saved. The next reply is written by {} ({}).",
+                            current.model,
+                            provider_label(&current.provider)
+                        ));
+                        // The header's status says the new model.
+                        if let Some(header) = header {
+                            header.0.refetch();
+                        }
+                    }
+                    Err(e) => say.error(e.message),
+                }
+            }
+        });
+        let data = LocalResource::new(move || {
+            save.version().track();
+            forget.version().track();
+            get_connections()
+        });
+        let test = Action::new_local(move |choice: &ConnectionChoice| {
+            let choice = choice.clone();
+            async move {
+                match test_connection(choice).await {
+                    Ok(result) => {
+                        // A test that passed finds the tool format.
+                        if result.ok && !untrack(|| fixed(data, Setting::ToolFormat)) {
+                            let format = result.tool_format.clone();
+                            edit(data, edited, |f| f.tool_format = format);
+                        }
+                        say.note(String::new());
+                        Some(result)
+                    }
+                    Err(e) => {
+                        say.error(e.message);
+                        None
+                    }
+                }
+            }
+        });
+        let list = Action::new_local(move |choice: &ConnectionChoice| {
+            let choice = choice.clone();
+            async move {
+                match list_models(choice).await {
+                    Ok(list) if list.ok => {
+                        let count = list.models.len();
+                        say.note(format!(
+                            "{count} models at {}: pick one in the Model field.",
+                            list.base_url
+                        ));
+                        Some(list.models)
+                    }
+                    Ok(list) => {
+                        say.error(list.error.unwrap_or_else(|| "No answer.".into()));
+                        None
+                    }
+                    Err(e) => {
+                        say.error(e.message);
+                        None
+                    }
+                }
+            }
+        });
+        let under_way = [test.pending(), save.pending(), list.pending()];
+        Self {
+            data,
+            looking: RwSignal::new(false),
+            edited,
+            test,
+            save,
+            list,
+            forget,
+            busy: Memo::new(move |_| under_way.iter().any(|pending| pending.get())),
+            say,
+        }
+    }
+
+    /// The connections read (tracked), once read.
+    fn connections(self) -> Option<Connections> {
+        self.data.get().and_then(Result::ok)
+    }
+
+    fn current(self) -> Option<CurrentConnection> {
+        self.data
+            .with(|d| Some(d.as_ref()?.as_ref().ok()?.current.clone()))
+    }
+
+    /// Whether a flag or the environment fixes `setting`.
+    fn fixed(self, setting: Setting) -> bool {
+        fixed(self.data, setting)
+    }
+
+    /// The form (tracked): as changed on the page, else the model in use.
+    fn form<T>(self, read: impl FnOnce(&ModelForm) -> T) -> T {
+        self.edited.with(|edited| match edited {
+            Some(form) => read(form),
+            None => read(&in_use(self.data)),
+        })
+    }
+
+    fn edit(self, change: impl FnOnce(&mut ModelForm)) {
+        edit(self.data, self.edited, change);
+    }
+
+    /// The choice the form makes now.
+    fn choice(self) -> ConnectionChoice {
+        untrack(|| self.form(ModelForm::choice))
+    }
+
+    /// What the last test found, unless the choice changed since.
+    fn tested(self) -> Option<TestResult> {
+        self.test.value().get().flatten()
+    }
+
+    /// The models the last listing found.
+    fn listed(self) -> Vec<String> {
+        self.list.value().get().flatten().unwrap_or_default()
+    }
+
+    /// The choice changed: the last test says nothing of it.
+    fn untested(self) {
+        self.test.clear();
+    }
+}
+
+/// Whether a flag or the environment fixes `setting` (tracked).
+fn fixed(data: LocalResource<Result<Connections, ApiError>>, setting: Setting) -> bool {
+    data.with(|d| matches!(d, Some(Ok(d)) if setting.fixed(&d.current)))
+}
+
+/// The form for the model in use (the default before it is read).
+fn in_use(data: LocalResource<Result<Connections, ApiError>>) -> ModelForm {
+    data.with(|d| match d {
+        Some(Ok(d)) => ModelForm::from_current(&d.current),
+        _ => ModelForm::default(),
+    })
+}
+
+/// Changes the form; the first change starts from the model in use.
+fn edit(
+    data: LocalResource<Result<Connections, ApiError>>,
+    edited: RwSignal<Option<ModelForm>>,
+    change: impl FnOnce(&mut ModelForm),
+) {
+    let mut form = edited
+        .get_untracked()
+        .unwrap_or_else(|| untrack(|| in_use(data)));
+    change(&mut form);
+    edited.set(Some(form));
+}
+
 #[component]
 pub fn ModelPage() -> impl IntoView {
-    let page = Page {
-        data: RwSignal::new(None),
-        looking: RwSignal::new(false),
-        form: RwSignal::new(ModelForm::default()),
-        test: RwSignal::new(None),
-        busy: RwSignal::new(false),
-        note: RwSignal::new(String::new()),
-        error: RwSignal::new(None),
-        listed: RwSignal::new(Vec::new()),
-    };
+    let page = Page::new();
     provide_context(page);
-    page.load(true);
+    // A read that failed says so, as a change that failed does.
+    let error = move || {
+        page.say.error.get().or_else(|| match page.data.get() {
+            Some(Err(e)) => Some(e.message),
+            _ => None,
+        })
+    };
     view! {
         <section class="model-page" data-testid="model-page" aria-labelledby="model-heading">
             <h1 id="model-heading">"Model"</h1>
@@ -98,10 +254,10 @@ pub fn ModelPage() -> impl IntoView {
                 "The model that writes Imprint's replies. A model saved here writes the next reply; "
                 "replies already running finish on theirs."
             </p>
-            {move || page.error.get().map(|text| view! {
+            {move || error().map(|text| view! {
                 <p class="error" role="alert" data-testid="model-error">{text}</p>
             })}
-            <p class="note" role="status" data-testid="model-message">{move || page.note.get()}</p>
+            <p class="note" role="status" data-testid="model-message">{move || page.say.note.get()}</p>
             <InUse/>
             <FoundServers/>
             <ChooseModel/>
@@ -125,8 +281,9 @@ fn InUse() -> impl IntoView {
     view! {
         <section class="model-section" aria-labelledby="in-use-heading" data-testid="in-use">
             <h2 id="in-use-heading">"In use"</h2>
-            {move || match page.data.get() {
-                None => view! { <p class="muted">"Reading the model in use…"</p> }.into_any(),
+            <Transition fallback=reading_in_use>
+            {move || match page.connections() {
+                None => reading_in_use().into_any(),
                 Some(Connections { current: c, keys, .. }) => {
                     let fixed = [Setting::Provider, Setting::BaseUrl, Setting::Model, Setting::ToolFormat]
                         .iter()
@@ -158,8 +315,13 @@ fn InUse() -> impl IntoView {
                     }.into_any()
                 }
             }}
+            </Transition>
         </section>
     }
+}
+
+fn reading_in_use() -> impl IntoView {
+    view! { <p class="muted">"Reading the model in use…"</p> }
 }
 
 /// Keys saved on this page, masked, each with its Remove button.
@@ -171,16 +333,7 @@ fn SavedKeys(keys: Vec<StoredKey>) -> impl IntoView {
             let name = format!("Remove the key for {}", key.base_url);
             let which = KeyRef { provider: key.provider.clone(), base_url: key.base_url.clone() };
             let remove = move |_| {
-                let which = which.clone();
-                spawn_local(async move {
-                    match forget_key(which).await {
-                        Ok(()) => {
-                            page.say("Key removed.".into());
-                            page.load(false);
-                        }
-                        Err(e) => page.fail(e.message),
-                    }
-                });
+                page.forget.dispatch(which.clone());
             };
             view! {
                 <li data-testid="saved-key">
@@ -209,14 +362,15 @@ fn FoundServers() -> impl IntoView {
             <div class="section-head">
                 <h2 id="found-heading">"Servers on this machine"</h2>
                 <button type="button" data-testid="look-again" disabled=move || page.looking.get()
-                    on:click=move |_| page.load(false)>"Look again"</button>
+                    on:click=move |_| page.data.refetch()>"Look again"</button>
             </div>
             <p class="muted">
                 "Imprint looks on this machine only: Ollama (port 11434), llama.cpp (8080), "
                 "LM Studio (1234), vLLM (8000) and the built-in model."
             </p>
-            {move || match page.data.get().map(|d| d.found) {
-                None => view! { <p class="muted">"Looking…"</p> }.into_any(),
+            <Transition fallback=looking set_pending=page.looking>
+            {move || match page.connections().map(|d| d.found) {
+                None => looking().into_any(),
                 Some(found) if found.is_empty() => view! {
                     <p class="muted" data-testid="found-none">"No model server answered on this machine."</p>
                 }.into_any(),
@@ -226,8 +380,13 @@ fn FoundServers() -> impl IntoView {
                     </ul>
                 }.into_any(),
             }}
+            </Transition>
         </section>
     }
+}
+
+fn looking() -> impl IntoView {
+    view! { <p class="muted">"Looking…"</p> }
 }
 
 #[component]
@@ -240,14 +399,14 @@ fn Found(server: FoundServer, locked: Signal<bool>) -> impl IntoView {
         let (picked_server, pick_server) = (server.clone(), server.clone());
         let (picked_model, pick_model) = (model.clone(), model.clone());
         let pressed = move || {
-            page.form
-                .with(|f| f.is_picked(&picked_server, &picked_model))
+            page.form(|f| f.is_picked(&picked_server, &picked_model))
                 .to_string()
         };
         let pick = move |_| {
-            page.form.update(|f| f.pick(&pick_server, &pick_model));
-            page.test.set(None);
-            page.say(format!("{pick_model} chosen: test it, then save it."));
+            page.edit(|f| f.pick(&pick_server, &pick_model));
+            page.untested();
+            page.say
+                .note(format!("{pick_model} chosen: test it, then save it."));
         };
         view! {
             <button type="button" data-testid="found-model" aria-pressed=pressed
@@ -268,51 +427,14 @@ fn Found(server: FoundServer, locked: Signal<bool>) -> impl IntoView {
 #[component]
 fn ChooseModel() -> impl IntoView {
     let page: Page = expect_context();
-    let refresh = use_context::<StatusRefresh>();
     let test = move |_| {
-        let choice = page.form.get_untracked().choice();
-        page.busy.set(true);
-        page.test.set(None);
-        page.say("Testing…".into());
-        spawn_local(async move {
-            let result = test_connection(choice).await;
-            page.busy.try_set(false);
-            match result {
-                Ok(result) => {
-                    if result.ok && !page.fixed(Setting::ToolFormat) {
-                        page.form
-                            .update(|f| f.tool_format = result.tool_format.clone());
-                    }
-                    page.say(String::new());
-                    page.test.set(Some(result));
-                }
-                Err(e) => page.fail(e.message),
-            }
-        });
+        page.untested();
+        page.say.note("Testing…".into());
+        page.test.dispatch(page.choice());
     };
     let save = move |ev: SubmitEvent| {
         ev.prevent_default();
-        let choice = page.form.get_untracked().choice();
-        page.busy.set(true);
-        spawn_local(async move {
-            let result = choose_connection(choice).await;
-            page.busy.try_set(false);
-            match result {
-                Ok(current) => {
-                    page.form.update(|f| f.api_key.clear());
-                    page.say(format!(
-                        "Saved. The next reply is written by {} ({}).",
-                        current.model,
-                        provider_label(&current.provider)
-                    ));
-                    if let Some(refresh) = refresh {
-                        refresh.bump();
-                    }
-                    page.load(false);
-                }
-                Err(e) => page.fail(e.message),
-            }
-        });
+        page.save.dispatch(page.choice());
     };
     view! {
         <section class="model-section" aria-labelledby="choose-heading">
@@ -331,8 +453,8 @@ fn ChooseModel() -> impl IntoView {
                 </div>
             </form>
             <div class="test-result" role="status" data-testid="test-result"
-                data-ok=move || page.test.get().map(|t| t.ok.to_string())>
-                {move || page.test.get().map(|t| test_summary(&t))}
+                data-ok=move || page.tested().map(|t| t.ok.to_string())>
+                {move || page.tested().map(|t| test_summary(&t))}
             </div>
         </section>
     }
@@ -352,11 +474,9 @@ fn ProviderField() -> impl IntoView {
     let page: Page = expect_context();
     let change = move |ev| {
         let provider = event_target_value(&ev);
-        let presets = page
-            .data
-            .with_untracked(|d| d.as_ref().map(|d| d.presets.clone()).unwrap_or_default());
-        page.form.update(|f| f.choose_provider(&provider, &presets));
-        page.test.set(None);
+        let presets = untrack(|| page.connections().map(|d| d.presets).unwrap_or_default());
+        page.edit(|f| f.choose_provider(&provider, &presets));
+        page.untested();
     };
     view! {
         <div class="field">
@@ -365,7 +485,7 @@ fn ProviderField() -> impl IntoView {
                 disabled=move || page.fixed(Setting::Provider)
                 aria-describedby=move || page.fixed(Setting::Provider).then_some("model-provider-note")>
                 {PROVIDERS.iter().map(|p| view! {
-                    <option value=*p selected=move || page.form.with(|f| f.provider == *p)>{provider_label(p)}</option>
+                    <option value=*p selected=move || page.form(|f| f.provider == *p)>{provider_label(p)}</option>
                 }).collect_view()}
             </select>
             {fixed_note(page, Setting::Provider, "model-provider-note")}
@@ -377,24 +497,7 @@ fn ProviderField() -> impl IntoView {
 fn AddressField() -> impl IntoView {
     let page: Page = expect_context();
     let list = move |_| {
-        let choice = page.form.get_untracked().choice();
-        page.busy.set(true);
-        spawn_local(async move {
-            let result = list_models(choice).await;
-            page.busy.try_set(false);
-            match result {
-                Ok(list) if list.ok => {
-                    let count = list.models.len();
-                    page.listed.set(list.models);
-                    page.say(format!(
-                        "{count} models at {}: pick one in the Model field.",
-                        list.base_url
-                    ));
-                }
-                Ok(list) => page.fail(list.error.unwrap_or_else(|| "No answer.".into())),
-                Err(e) => page.fail(e.message),
-            }
-        });
+        page.list.dispatch(page.choice());
     };
     view! {
         <div class="field">
@@ -403,8 +506,8 @@ fn AddressField() -> impl IntoView {
                 <input id="model-base-url" type="text" inputmode="url" spellcheck="false" data-testid="model-base-url"
                     aria-describedby=move || page.fixed(Setting::BaseUrl).then_some("model-base-url-note")
                     disabled=move || page.fixed(Setting::BaseUrl)
-                    prop:value=move || page.form.with(|f| f.base_url.clone())
-                    on:input=move |ev| page.form.update(|f| f.base_url = event_target_value(&ev))/>
+                    prop:value=move || page.form(|f| f.base_url.clone())
+                    on:input=move |ev| page.edit(|f| f.base_url = event_target_value(&ev))/>
                 <button type="button" data-testid="list-models" disabled=move || page.busy.get()
                     on:click=list>"List its models"</button>
             </div>
@@ -422,10 +525,10 @@ fn ModelField() -> impl IntoView {
             <input id="model-name" type="text" list="model-options" spellcheck="false" data-testid="model-name"
                 aria-describedby=move || page.fixed(Setting::Model).then_some("model-name-note")
                 disabled=move || page.fixed(Setting::Model)
-                prop:value=move || page.form.with(|f| f.model.clone())
-                on:input=move |ev| page.form.update(|f| f.model = event_target_value(&ev))/>
+                prop:value=move || page.form(|f| f.model.clone())
+                on:input=move |ev| page.edit(|f| f.model = event_target_value(&ev))/>
             <datalist id="model-options">
-                {move || page.listed.get().into_iter().map(|m| view! { <option value=m/> }).collect_view()}
+                {move || page.listed().into_iter().map(|m| view! { <option value=m/> }).collect_view()}
             </datalist>
             {fixed_note(page, Setting::Model, "model-name-note")}
         </div>
@@ -436,8 +539,8 @@ fn ModelField() -> impl IntoView {
 fn KeyField() -> impl IntoView {
     let page: Page = expect_context();
     let help = move || {
-        let form = page.form.get();
-        let data = page.data.get();
+        let form = page.form(ModelForm::clone);
+        let data = page.connections();
         let saved = data.as_ref().and_then(|d| form.saved_key(&d.keys).cloned());
         let current = data.as_ref().map(|d| d.current.clone());
         let same_server = current
@@ -473,8 +576,8 @@ fn KeyField() -> impl IntoView {
             <label for="model-key">"API key"</label>
             <input id="model-key" type="password" autocomplete="off" spellcheck="false" data-testid="model-key"
                 aria-describedby="model-key-help"
-                prop:value=move || page.form.with(|f| f.api_key.clone())
-                on:input=move |ev| page.form.update(|f| f.api_key = event_target_value(&ev))/>
+                prop:value=move || page.form(|f| f.api_key.clone())
+                on:input=move |ev| page.edit(|f| f.api_key = event_target_value(&ev))/>
             <p class="field-note" id="model-key-help">{help}</p>
         </div>
     }
@@ -483,18 +586,15 @@ fn KeyField() -> impl IntoView {
 #[component]
 fn ToolFormatField() -> impl IntoView {
     let page: Page = expect_context();
-    let change = move |ev| {
-        page.form
-            .update(|f| f.tool_format = event_target_value(&ev))
-    };
+    let change = move |ev| page.edit(|f| f.tool_format = event_target_value(&ev));
     view! {
         <div class="field">
             <label for="model-tool-format">"Tool format"</label>
             <select id="model-tool-format" data-testid="model-tool-format" on:change=change
                 disabled=move || page.fixed(Setting::ToolFormat) aria-describedby="model-tool-format-note">
-                <option value="" selected=move || page.form.with(|f| f.tool_format.is_empty())>"The provider's own"</option>
+                <option value="" selected=move || page.form(|f| f.tool_format.is_empty())>"The provider's own"</option>
                 {TOOL_FORMATS.iter().map(|t| view! {
-                    <option value=*t selected=move || page.form.with(|f| f.tool_format == *t)>{*t}</option>
+                    <option value=*t selected=move || page.form(|f| f.tool_format == *t)>{*t}</option>
                 }).collect_view()}
             </select>
             {move || match page.current().and_then(|c| Setting::ToolFormat.fixed_note(&c)) {

@@ -1,51 +1,76 @@
 //! The Memories page's Reminders tab: upcoming and done reminders, each
 //! edited in place (text, and the time in the grounding grammar: "tomorrow
 //! at 9"), marked done, deleted, and linked to the chat that set it.
+//!
+//! The list is a resource; every row's changes go through the tab's one
+//! action, after each change the server made the list is read again, and a
+//! row shows why a change of its own was refused.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::api::{delete_reminder, list_reminders, update_reminder};
+use crate::api::{delete_reminder, list_reminders, update_reminder, ApiError};
 use crate::io::dashboard_events::DashboardEvents;
 use crate::logic::activity::local_time;
 use crate::logic::records::repeat_label;
-use crate::protocol::{Reminder, ReminderPatch, ReminderStatus, UnreadableReminder};
+use crate::protocol::{Reminder, ReminderList, ReminderPatch, ReminderStatus, UnreadableReminder};
+use crate::ui::read_errors::read_errors;
+
+/// A change made from a row.
+#[derive(Clone)]
+enum Change {
+    Edit(i64, ReminderPatch),
+    Delete(i64),
+}
+
+/// A change's outcome, with the reminder it was about.
+type Outcome = (i64, Result<(), ApiError>);
+
+impl Change {
+    async fn make(self) -> Outcome {
+        match self {
+            Change::Edit(id, patch) => (id, update_reminder(id, patch).await.map(drop)),
+            Change::Delete(id) => (id, delete_reminder(id).await),
+        }
+    }
+}
+
+/// The tab's changes, one action for every row.
+type Changes = Action<Change, Outcome>;
+
+/// Why the latest change was refused, when it was `id`'s.
+fn refused(changes: Changes, id: i64) -> impl Fn() -> Option<String> + Copy {
+    move || {
+        changes.value().with(|latest| match latest {
+            Some((about, Err(e))) if *about == id => Some(e.message.clone()),
+            _ => None,
+        })
+    }
+}
 
 #[component]
 pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
     let events: DashboardEvents = expect_context();
     // The done ones are shown, else the upcoming ones.
     let done = RwSignal::new(false);
-    let reminders = RwSignal::new(None::<Vec<Reminder>>);
-    let unreadable = RwSignal::new(Vec::<UnreadableReminder>::new());
-    let error = RwSignal::new(None::<String>);
-    let reload = RwSignal::new(0u64);
-    let latest = StoredValue::new(0u64);
-    Effect::new(move |_| {
+    let changes: Changes = Action::new_local(|change: &Change| change.clone().make());
+    // How many changes the server made. A refused one leaves the list as
+    // it is: its row keeps the form open, with the reason.
+    let made = Memo::new(move |made: Option<&usize>| {
+        let took = changes
+            .value()
+            .with(|latest| matches!(latest, Some((_, Ok(())))));
+        made.copied().unwrap_or(0) + usize::from(took)
+    });
+    let list = LocalResource::new(move || {
         // A reminder that fires moves from upcoming to done.
         events.due_reminders.track();
-        reload.track();
+        made.track();
         let asked = if done.get() {
             ReminderStatus::Done
         } else {
             ReminderStatus::Upcoming
         };
-        let request = latest.get_value() + 1;
-        latest.set_value(request);
-        spawn_local(async move {
-            let result = list_reminders(Some(asked)).await;
-            if latest.try_get_value() == Some(request) {
-                match result {
-                    Ok(list) => {
-                        unreadable.try_set(list.unreadable);
-                        reminders.try_set(Some(list.reminders));
-                    }
-                    Err(e) => {
-                        error.try_set(Some(e.message));
-                    }
-                }
-            }
-        });
+        list_reminders(Some(asked))
     });
     let choice = move |which: bool, label: &'static str, testid: &'static str| {
         view! {
@@ -59,50 +84,54 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
                 {choice(false, "Upcoming", "upcoming-reminders")}
                 {choice(true, "Done", "done-reminders")}
             </div>
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            {move || {
-                let rows = unreadable.get();
-                (!rows.is_empty()).then(|| view! {
-                    <ul class="reminder-list unreadable" data-testid="unreadable-reminders"
-                        aria-label="Reminders that cannot be read">
-                        {rows.into_iter().map(|row| view! {
-                            <UnreadableRow row=row reload=reload/>
-                        }).collect_view()}
-                    </ul>
-                })
-            }}
-            {move || match reminders.get() {
-                None => view! { <p class="muted">"Loading reminders…"</p> }.into_any(),
-                Some(list) if list.is_empty() => view! {
-                    <p class="muted" data-testid="no-reminders">"No reminders here."</p>
-                }.into_any(),
-                Some(list) => view! {
-                    <ul class="reminder-list" data-testid="reminder-list">
-                        {list.into_iter().map(|r| view! {
-                            <ReminderRow focused=focus == Some(r.id) reminder=r reload=reload/>
-                        }).collect_view()}
-                    </ul>
-                }.into_any(),
-            }}
+            <Transition fallback=|| view! { <p class="muted">"Loading reminders…"</p> }>
+                <ErrorBoundary fallback=read_errors>
+                    {move || Suspend::new(async move {
+                        list.await.map(|list| view! { <Reminders list focus changes/> })
+                    })}
+                </ErrorBoundary>
+            </Transition>
         </div>
+    }
+}
+
+/// The reminders read: those that cannot be read first, then the list.
+#[component]
+fn Reminders(list: ReminderList, focus: Option<i64>, changes: Changes) -> impl IntoView {
+    let ReminderList {
+        reminders,
+        unreadable,
+    } = list;
+    view! {
+        {(!unreadable.is_empty()).then(|| view! {
+            <ul class="reminder-list unreadable" data-testid="unreadable-reminders"
+                aria-label="Reminders that cannot be read">
+                {unreadable.into_iter().map(|row| view! {
+                    <UnreadableRow row=row changes=changes/>
+                }).collect_view()}
+            </ul>
+        })}
+        {if reminders.is_empty() {
+            view! { <p class="muted" data-testid="no-reminders">"No reminders here."</p> }.into_any()
+        } else {
+            view! {
+                <ul class="reminder-list" data-testid="reminder-list">
+                    {reminders.into_iter().map(|r| view! {
+                        <ReminderRow focused=focus == Some(r.id) reminder=r changes=changes/>
+                    }).collect_view()}
+                </ul>
+            }.into_any()
+        }}
     }
 }
 
 /// A stored reminder that cannot be read: it never fires, and says so,
 /// with the one thing that can be done about it.
 #[component]
-fn UnreadableRow(row: UnreadableReminder, reload: RwSignal<u64>) -> impl IntoView {
+fn UnreadableRow(row: UnreadableReminder, changes: Changes) -> impl IntoView {
     let id = row.id;
-    let error = RwSignal::new(None::<String>);
     let remove = move |_| {
-        spawn_local(async move {
-            match delete_reminder(id).await {
-                Ok(()) => reload.update(|n| *n += 1),
-                Err(e) => {
-                    error.try_set(Some(e.message));
-                }
-            }
-        });
+        changes.dispatch(Change::Delete(id));
     };
     view! {
         <li class="reminder-row" data-testid="unreadable-reminder" data-reminder-id=id>
@@ -110,7 +139,7 @@ fn UnreadableRow(row: UnreadableReminder, reload: RwSignal<u64>) -> impl IntoVie
             <div class="row-actions">
                 <button data-testid="delete-unreadable-reminder" on:click=remove>"Delete it"</button>
             </div>
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || refused(changes, id)().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </li>
     }
 }
@@ -130,24 +159,14 @@ fn shown_time(due_at: &str) -> String {
 }
 
 #[component]
-fn ReminderRow(reminder: Reminder, focused: bool, reload: RwSignal<u64>) -> impl IntoView {
+fn ReminderRow(reminder: Reminder, focused: bool, changes: Changes) -> impl IntoView {
     let id = reminder.id;
     let editing = RwSignal::new(false);
     let text = RwSignal::new(reminder.text.clone());
     let when = RwSignal::new(String::new());
-    let error = RwSignal::new(None::<String>);
+    // A change the server made redraws the list, this row with it.
     let change = move |patch: ReminderPatch| {
-        spawn_local(async move {
-            match update_reminder(id, patch).await {
-                Ok(_) => {
-                    editing.try_set(false);
-                    reload.update(|n| *n += 1);
-                }
-                Err(e) => {
-                    error.try_set(Some(e.message));
-                }
-            }
-        });
+        changes.dispatch(Change::Edit(id, patch));
     };
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -165,14 +184,7 @@ fn ReminderRow(reminder: Reminder, focused: bool, reload: RwSignal<u64>) -> impl
         })
     };
     let remove = move |_| {
-        spawn_local(async move {
-            match delete_reminder(id).await {
-                Ok(()) => reload.update(|n| *n += 1),
-                Err(e) => {
-                    error.try_set(Some(e.message));
-                }
-            }
-        });
+        changes.dispatch(Change::Delete(id));
     };
     let shown = reminder.clone();
     view! {
@@ -208,7 +220,7 @@ fn ReminderRow(reminder: Reminder, focused: bool, reload: RwSignal<u64>) -> impl
                     </div>
                 }.into_any()
             }}
-            {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="reminder-error">{e}</p> })}
+            {move || refused(changes, id)().map(|e| view! { <p class="error" role="alert" data-testid="reminder-error">{e}</p> })}
         </li>
     }
 }

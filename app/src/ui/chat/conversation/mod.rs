@@ -13,13 +13,14 @@ use super::composer::Composer;
 use crate::io::dashboard_events::DashboardEvents;
 use crate::logic::reply::history_entries;
 use live::LiveReplyView;
-use state::OpenChat;
+use state::{ChatActions, OpenChat};
 
 #[component]
 pub fn Conversation(id: String) -> impl IntoView {
     // The scrolling list of messages.
     let scroller = NodeRef::<html::Div>::new();
     let chat = OpenChat::new(id.clone(), scroller);
+    let act = ChatActions::new(chat);
     Effect::new(move |_| {
         if let Some(id) = chat.ended.get() {
             chat.load(Some(id));
@@ -32,27 +33,26 @@ pub fn Conversation(id: String) -> impl IntoView {
 
     let waiting_question = Memo::new(move |_| chat.waiting_question());
     let mode = Signal::derive(move || chat.mode(waiting_question.with(Option::is_some)));
-    let answer = Callback::new(move |text: String| {
-        chat.answer(waiting_question.get_untracked(), Some(text))
-    });
-    let you_decide = Callback::new(move |()| chat.answer(waiting_question.get_untracked(), None));
+    let answer =
+        Callback::new(move |text: String| act.answer(waiting_question.get_untracked(), Some(text)));
+    let you_decide = Callback::new(move |()| act.answer(waiting_question.get_untracked(), None));
     let on_send = Callback::new(move |text: String| {
         chat.send_error.set(None);
         if waiting_question.get_untracked().is_some() {
             answer.run(text);
         } else {
-            chat.send(text);
+            act.send(text);
         }
     });
 
     view! {
         <div class="conversation" data-testid="conversation" data-session-id=id>
-            <ConversationHeader chat=chat/>
+            <ConversationHeader chat=chat act=act/>
             <div class="messages" node_ref=scroller on:scroll=on_scroll data-testid="messages">
                 <History chat=chat/>
                 <Show when=move || chat.retryable()>
                     <div class="retry-row">
-                        <button class="retry" data-testid="retry" on:click=move |_| chat.retry()>"↻ Retry"</button>
+                        <button class="retry" data-testid="retry" on:click=move |_| act.retry()>"↻ Retry"</button>
                     </div>
                 </Show>
                 <Show when=move || chat.live.with(Option::is_some)>
@@ -67,7 +67,7 @@ pub fn Conversation(id: String) -> impl IntoView {
 
 /// The chat's title, and Stop while a reply is written.
 #[component]
-fn ConversationHeader(chat: OpenChat) -> impl IntoView {
+fn ConversationHeader(chat: OpenChat, act: ChatActions) -> impl IntoView {
     let title = move || {
         chat.session.with(|s| match s {
             Some(Ok(s)) => s.title.clone(),
@@ -78,7 +78,7 @@ fn ConversationHeader(chat: OpenChat) -> impl IntoView {
         <header class="conversation-header">
             <h1 class="conversation-title">{title}</h1>
             <Show when=move || chat.writing()>
-                <button class="danger stop" data-testid="stop" on:click=move |_| chat.stop()>"■ Stop"</button>
+                <button class="danger stop" data-testid="stop" on:click=move |_| act.stop()>"■ Stop"</button>
             </Show>
         </header>
     }

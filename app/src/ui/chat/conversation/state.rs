@@ -1,11 +1,11 @@
 //! An open chat's state and what its actions do: the session as last
 //! read (its messages are the window's history), the reply being followed
-//! from its event stream, and sending, answering, stopping and retrying.
+//! from its event stream, and sending, answering, stopping and retrying
+//! (actions, [`ChatActions`]).
 
 use futures::future::AbortHandle;
 use leptos::html;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use super::super::composer::ComposerMode;
 use super::super::message_window::{MessageWindow, FIRST};
@@ -15,7 +15,7 @@ use crate::api::{
 use crate::io::reply_stream::follow_reply;
 use crate::logic::announce;
 use crate::logic::reply::{offers_retry, ReplyStatus, ReplyView};
-use crate::protocol::{Ended, MessagePage, Question, ReplyStarted, Role, Session};
+use crate::protocol::{Ended, MessagePage, Question, Role, Session};
 use crate::ui::announcer::Announcer;
 
 /// The reply being followed.
@@ -94,7 +94,11 @@ impl OpenChat {
     /// if one is being written and not followed yet. `finished` clears a
     /// reply that just ended.
     pub fn load(self, finished: Option<String>) {
-        spawn_local(async move {
+        // A task, not a resource: this read is the reply stream's other
+        // half. Its page is folded into the window's history (beside the
+        // older pages read), it settles how a followed reply ended, and it
+        // hands a reply still being written to the stream (`follow`).
+        leptos::task::spawn_local(async move {
             let mut result =
                 get_session_page(self.sid.get_value(), MessagePage::newest(FIRST)).await;
             let active = result
@@ -172,58 +176,96 @@ impl OpenChat {
         }
     }
 
-    /// Answers the question with `text`, or leaves it to Imprint.
-    pub fn answer(self, question: Option<Question>, text: Option<String>) {
-        let Some(question) = question else { return };
-        self.card_error.set(None);
-        let you_decide = text.is_none();
-        spawn_local(async move {
-            match answer_question(self.sid.get_value(), question.id, text, you_decide).await {
-                Ok(()) => {}
-                // Another window answered first: its answer arrives on the
-                // stream and closes the card.
-                Err(e) if e.status == 409 => {}
-                Err(e) => self.card_error.set(Some(e.message)),
-            }
-        });
-    }
-
-    /// Sends a message, which starts a reply.
-    pub fn send(self, text: String) {
-        self.send_error.set(None);
-        self.started(send_message(self.sid.get_value(), text));
-    }
-
-    /// The same request again, as a new reply.
-    pub fn retry(self) {
-        self.send_error.set(None);
-        self.started(retry_reply(self.sid.get_value()));
-    }
-
-    fn started(
-        self,
-        request: impl std::future::Future<Output = Result<ReplyStarted, ApiError>> + 'static,
-    ) {
-        spawn_local(async move {
-            match request.await {
-                Ok(started) => {
-                    self.follow(started.reply_id);
-                    self.load(None);
-                }
-                Err(e) => self.send_error.set(Some(e.message)),
-            }
-        });
-    }
-
-    pub fn stop(self) {
-        spawn_local(async move {
-            let _ = stop_reply(self.sid.get_value()).await;
-        });
-    }
-
     pub fn retryable(self) -> bool {
         self.live.with(Option::is_none)
             && self.session.with(|s| matches!(s, Some(Ok(_))))
             && self.window.history.with(|h| offers_retry(&h.messages))
+    }
+}
+
+/// How a reply is started: a message sent, or the same request again.
+#[derive(Clone)]
+enum Start {
+    Send(String),
+    Retry,
+}
+
+/// What the user does in an open chat, each an action.
+#[derive(Clone, Copy)]
+pub struct ChatActions {
+    chat: OpenChat,
+    answer: Action<(Question, Option<String>), ()>,
+    start: Action<Start, ()>,
+    stop: Action<(), ()>,
+}
+
+impl ChatActions {
+    pub fn new(chat: OpenChat) -> Self {
+        let sid = chat.sid;
+        let answer = Action::new_local(move |(question, text): &(Question, Option<String>)| {
+            let (qid, text) = (question.id.clone(), text.clone());
+            let you_decide = text.is_none();
+            let sid = sid.get_value();
+            async move {
+                match answer_question(sid, qid, text, you_decide).await {
+                    Ok(()) => {}
+                    // Another window answered first: its answer arrives on
+                    // the stream and closes the card.
+                    Err(e) if e.status == 409 => {}
+                    Err(e) => chat.card_error.set(Some(e.message)),
+                }
+            }
+        });
+        let start = Action::new_local(move |start: &Start| {
+            let (sid, start) = (sid.get_value(), start.clone());
+            async move {
+                let started = match start {
+                    Start::Send(text) => send_message(sid, text).await,
+                    Start::Retry => retry_reply(sid).await,
+                };
+                match started {
+                    Ok(started) => {
+                        chat.follow(started.reply_id);
+                        chat.load(None);
+                    }
+                    Err(e) => chat.send_error.set(Some(e.message)),
+                }
+            }
+        });
+        let stop = Action::new_local(move |_: &()| {
+            let sid = sid.get_value();
+            async move {
+                let _ = stop_reply(sid).await;
+            }
+        });
+        Self {
+            chat,
+            answer,
+            start,
+            stop,
+        }
+    }
+
+    /// Answers the question with `text`, or leaves it to Imprint.
+    pub fn answer(self, question: Option<Question>, text: Option<String>) {
+        let Some(question) = question else { return };
+        self.chat.card_error.set(None);
+        self.answer.dispatch((question, text));
+    }
+
+    /// Sends a message, which starts a reply.
+    pub fn send(self, text: String) {
+        self.chat.send_error.set(None);
+        self.start.dispatch(Start::Send(text));
+    }
+
+    /// The same request again, as a new reply.
+    pub fn retry(self) {
+        self.chat.send_error.set(None);
+        self.start.dispatch(Start::Retry);
+    }
+
+    pub fn stop(self) {
+        self.stop.dispatch(());
     }
 }
