@@ -461,14 +461,13 @@ pub fn distinct_candidates(hits: &[Memory]) -> Vec<Candidate> {
         .iter()
         .map(|m| m.content.split_whitespace().collect())
         .collect();
+    let labels: Vec<String> = hits.iter().map(label).collect();
     hits.iter()
         .enumerate()
         .map(|(i, hit)| {
-            let alike = hits
-                .iter()
-                .enumerate()
-                .filter(|(j, other)| *j != i && label(other).eq_ignore_ascii_case(&label(hit)))
-                .map(|(j, _)| {
+            let alike = (0..hits.len())
+                .filter(|&j| j != i && labels[j].eq_ignore_ascii_case(&labels[i]))
+                .map(|j| {
                     words[i]
                         .iter()
                         .zip(&words[j])
@@ -481,7 +480,7 @@ pub fn distinct_candidates(hits: &[Memory]) -> Vec<Candidate> {
                     content: words[i][shared..].join(" "),
                     ..hit.clone()
                 }),
-                _ => label(hit),
+                _ => labels[i].clone(),
             };
             Candidate {
                 label,

@@ -46,16 +46,9 @@ pub fn asks_for_reminder(text: &str) -> bool {
 /// must say when (not only "later"), and what follows must start with a
 /// verb of doing the shared lists know and ask nothing ("2pm - meeting
 /// moved to room 4" is a fact).
-pub fn time_then_task(text: &str) -> Option<&str> {
-    let text = text.trim();
-    // The first mark that is no clock's colon ("18:00 - …").
-    let bytes = text.as_bytes();
-    let (cut, mark) = text.char_indices().find(|&(i, c)| {
-        matches!(c, '-' | '–' | '—' | ',')
-            || (c == ':' && !bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
-    })?;
-    let (time, rest) = text.split_at(cut);
-    let task = rest[mark.len_utf8()..].trim();
+fn time_then_task(text: &str) -> Option<&str> {
+    let (time, task) = when::split_at_first_mark(text.trim())?;
+    let task = task.trim();
     let first = app::logic::words::plain(task).into_iter().next()?;
     (when::is_only_time(time.trim())
         && (says_a_time(time) || when::is_bare_span(time))

@@ -71,11 +71,21 @@ pub fn stated(text: &str, now: DateTime<Local>) -> Option<Stated> {
 /// opens a jotted reminder and is that long from now ("in 1 hr 20 min
 /// - …"); other text as it is.
 fn opening_span_from_now(text: &str) -> std::borrow::Cow<'_, str> {
-    let opening = text.find(['-', '–', '—', ':', ',']).map(|cut| &text[..cut]);
-    match opening {
-        Some(span) if span::is_bare_span(span) => format!("in {}", text.trim_start()).into(),
+    match split_at_first_mark(text) {
+        Some((span, _)) if span::is_bare_span(span) => format!("in {}", text.trim_start()).into(),
         _ => text.into(),
     }
+}
+
+/// `text` at its first mark (a dash, a comma, or a colon that is no
+/// clock's, "18:00 - …"): what opens it, and what follows the mark.
+pub(crate) fn split_at_first_mark(text: &str) -> Option<(&str, &str)> {
+    let bytes = text.as_bytes();
+    let (cut, mark) = text.char_indices().find(|&(i, c)| {
+        matches!(c, '-' | '–' | '—' | ',')
+            || (c == ':' && !bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })?;
+    Some((&text[..cut], &text[cut + mark.len_utf8()..]))
 }
 
 /// [`stated`], with dates such as "3/4" read in `order`.
