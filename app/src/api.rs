@@ -11,7 +11,7 @@ use server_fn::codec::{Json, JsonEncoding};
 use server_fn::error::{FromServerFnError, ServerFnErrorErr};
 
 use crate::protocol::{
-    ChatStatus, MessagePage, QuestionList, ReplyStarted, Session, SessionList, SessionSummary,
+    ChatStatus, MessagePage, QuestionList, ReplyStarted, Said, Session, SessionList, SessionSummary,
 };
 
 mod connections;
@@ -104,6 +104,10 @@ pub trait Dashboard: Records + ModelConnections + Send + Sync + 'static {
         answer: Option<String>,
         you_decide: bool,
     ) -> Result<(), ApiError>;
+    /// Text typed in the chat while the question `question_id` waits: its
+    /// answer, or a new request when it reads as one (the waiting reply
+    /// then stops and a new one starts with it).
+    async fn say(&self, sid: String, question_id: String, text: String) -> Result<Said, ApiError>;
     /// Every question waiting now, oldest first.
     async fn list_questions(&self) -> Result<QuestionList, ApiError>;
     async fn stop(&self, sid: String) -> Result<(), ApiError>;
@@ -168,6 +172,11 @@ pub async fn answer_question(
     dashboard()?
         .answer(sid, question_id, answer, you_decide)
         .await
+}
+
+#[server(endpoint = "dashboard/say", input = Json)]
+pub async fn say(sid: String, question_id: String, text: String) -> Result<Said, ApiError> {
+    dashboard()?.say(sid, question_id, text).await
 }
 
 #[server(endpoint = "dashboard/list_questions", input = Json)]

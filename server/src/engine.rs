@@ -10,8 +10,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use app::api::{ApiError, Dashboard};
 use app::protocol::{
-    ChatStatus, DashboardEvent, MessagePage, QuestionList, ReplyStarted, Role, Session,
-    SessionList, SessionSummary, WaitingQuestion,
+    ChatStatus, DashboardEvent, MessagePage, QuestionList, QuestionOrigin, ReplyStarted, Role,
+    Said, Session, SessionList, SessionSummary, WaitingQuestion,
 };
 use tokio::sync::{broadcast, Notify};
 use tokio_util::sync::CancellationToken;
@@ -311,6 +311,33 @@ impl Engine {
             .ok_or_else(|| ApiError::not_found("no reply is being written in this session"))
     }
 
+    /// True when `text`, typed while `reply` waits on `question_id`, is a
+    /// new request rather than its answer. Only Imprint's own questions
+    /// with options are judged: an open question, or the model's own,
+    /// takes whatever the user says. A chosen option, or words read as a
+    /// time under a question for a time, answer; the rest is judged by meaning
+    /// ([`crate::meaning::answers`]).
+    async fn is_new_request(&self, reply: &Reply, question_id: &str, text: &str) -> bool {
+        let text = text.trim();
+        let Some(question) = reply.waiters.current().filter(|q| {
+            q.id == question_id && q.origin == QuestionOrigin::Imprint && !q.options.is_empty()
+        }) else {
+            return false;
+        };
+        let now = self.clock.now();
+        let reads_as_time = |words: &str| crate::grounding::when::answered(words, now).is_some();
+        let asks_a_time = question.options.iter().all(|o| reads_as_time(o));
+        if question
+            .options
+            .iter()
+            .any(|o| o.eq_ignore_ascii_case(text))
+            || (asks_a_time && reads_as_time(text))
+        {
+            return false;
+        }
+        self.meaning.is_new_request(text, &question.options).await == Some(true)
+    }
+
     /// What to tell a user whose model does not answer.
     fn connect_hint(&self, base_url: &str) -> String {
         format!(
@@ -526,6 +553,24 @@ impl Dashboard for Engine {
             Err(AnswerError::Invalid(message)) => Err(ApiError::bad_request(message)),
             Err(error @ AnswerError::Unsaved) => Err(ApiError::internal(error.to_string())),
         }
+    }
+
+    async fn say(&self, sid: String, question_id: String, text: String) -> Result<Said, ApiError> {
+        let reply = self.reply(&sid)?;
+        if self.is_new_request(&reply, &question_id, &text).await {
+            tracing::info!(reply = %reply.id, "a reply typed under a question is a new request");
+            // The waiting reply ends (its question shows it was stopped)
+            // and leaves the session free before the new request starts.
+            let mut cursor = reply.log.follow(0);
+            reply.stop();
+            while cursor.next().await.is_some() {}
+            let started = self.start_reply(&sid, &text, Offer::CHAT).await?;
+            return Ok(Said::NewRequest {
+                reply_id: started.id.clone(),
+            });
+        }
+        self.answer(sid, question_id, Some(text), false).await?;
+        Ok(Said::Answer)
     }
 
     async fn list_questions(&self) -> Result<QuestionList, ApiError> {

@@ -143,6 +143,100 @@ async fn two_things_a_question_fits_equally_are_asked_about_and_the_chosen_one_a
     assert!(!text.contains("3pm"), "only the one chosen: {text}");
 }
 
+/// Text typed in the chat while Imprint's question waits, through the
+/// dashboard's `say`.
+async fn say_under(server: &TestServer, sid: &str, question: &Value, text: &str) -> Value {
+    let (status, body) = server
+        .send(
+            server
+                .http
+                .post(format!("{}/api/dashboard/say", server.url))
+                .json(&json!({"sid": sid, "question_id": question["id"], "text": text})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// Two appointments saved alike, so "the appointment on friday" is asked
+/// about; the question's events.
+async fn asked_which_appointment(server: &TestServer, sid: &str) -> (Events, Value) {
+    server
+        .remember("Dentist appointment Friday 3pm at Smile Clinic", None)
+        .await;
+    server
+        .remember("Vet appointment for Biscuit Friday 10am", None)
+        .await;
+    server.remember("Spare door code is 5521", None).await;
+    server.meaning_ready().await;
+    let reply_id = server
+        .say(sid, "what time is the appointment on friday?")
+        .await;
+    let mut events = server.watch_reply(sid, &reply_id).await;
+    let question = events.until("question").await.last().unwrap().clone();
+    (events, question)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_request_typed_under_a_question_stops_the_wait_and_is_answered() {
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "door code",
+        vec![step(
+            json!({"memory": 1, "answer": "The spare door code is 5521."}),
+        )],
+    )])
+    .await;
+    let sid = server.create_session().await;
+    let (mut events, question) = asked_which_appointment(&server, &sid).await;
+    let said = say_under(
+        &server,
+        &sid,
+        &question,
+        "what's the code for the door again?",
+    )
+    .await;
+    assert_eq!(said["taken_as"], "new_request", "{said}");
+    // The wait ended at once: the reply that asked stopped, unanswered.
+    let ended = events.until_done().await;
+    assert!(types(&ended).contains(&"stopped".to_string()), "{ended:?}");
+    // The new request is a turn of its own, answered.
+    let new_reply = said["reply_id"].as_str().unwrap();
+    let answered = server.watch_reply(&sid, new_reply).await.until_done().await;
+    assert!(assistant_text(&answered).contains("5521"), "{answered:?}");
+    let messages = server.session(&sid).await["messages"].clone();
+    let users: Vec<&str> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        users,
+        [
+            "what time is the appointment on friday?",
+            "what's the code for the door again?"
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_typed_under_a_question_answers_it() {
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "appointment",
+        vec![step(
+            json!({"memory": 1, "answer": "The vet appointment is on Friday at 10am."}),
+        )],
+    )])
+    .await;
+    let sid = server.create_session().await;
+    let (mut events, question) = asked_which_appointment(&server, &sid).await;
+    let said = say_under(&server, &sid, &question, "the one for Biscuit").await;
+    assert_eq!(said["taken_as"], "answer", "{said}");
+    let events = events.until_done().await;
+    assert!(assistant_text(&events).contains("10am"), "{events:?}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_question_that_names_one_of_two_is_not_asked_about() {
     let server = TestServer::start_planned_by_meaning(vec![scenario(

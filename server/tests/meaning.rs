@@ -225,3 +225,117 @@ async fn requests_are_routed_by_the_shipped_examples() {
     }
     assert!(wrong.is_empty(), "routed wrong: {wrong:?}");
 }
+
+/// Replies typed while Imprint's question waits, with the question's
+/// options, none of them in the shipped examples: true for a new request.
+const REPLIES: [(&str, &[&str], bool); 20] = [
+    (
+        "the one at the vet",
+        &[
+            "Pickle's booster at the vet, 9 March",
+            "Pickle's flea tablets",
+        ],
+        false,
+    ),
+    (
+        "Priya's",
+        &["Priya Nair, apprentice", "Priya Lund, piano teacher"],
+        false,
+    ),
+    (
+        "hmm the big one I think",
+        &["Big kiln booking 15 Dec", "Small kiln booking 19 Dec"],
+        false,
+    ),
+    ("4.30", &["9am", "12pm", "6pm"], false),
+    ("weds evening", &["9am", "12pm", "6pm"], false),
+    ("the first, thanks", &["Home Wi-Fi", "Studio Wi-Fi"], false),
+    (
+        "oh the insurance one",
+        &["Car insurance renews 2 March", "MOT due 14 Feb"],
+        false,
+    ),
+    (
+        "not that, the passport renewal",
+        &[
+            "Passport renewal appointment, 3 Feb",
+            "Driving licence renewal due June",
+        ],
+        false,
+    ),
+    (
+        "for the Oakfield project",
+        &["Oakfield extension", "Mill Lane loft"],
+        false,
+    ),
+    (
+        "the one I mentioned this morning",
+        &["Quote from Hollis, £4,200", "Quote from Barker, £3,900"],
+        false,
+    ),
+    (
+        "when is the big kiln booked?",
+        &["Big kiln booking 15 Dec", "Small kiln booking 19 Dec"],
+        false,
+    ),
+    (
+        "what's the door code?",
+        &["Big kiln booking 15 Dec", "Small kiln booking 19 Dec"],
+        true,
+    ),
+    (
+        "remind me to call the bank at 5",
+        &["Priya Nair, apprentice", "Priya Lund, piano teacher"],
+        true,
+    ),
+    (
+        "save that the plumber comes thursday",
+        &["Home Wi-Fi", "Studio Wi-Fi"],
+        true,
+    ),
+    (
+        "how tall is the Eiffel tower",
+        &["Oakfield extension", "Mill Lane loft"],
+        true,
+    ),
+    (
+        "when is Isla's recital?",
+        &["Car insurance renews 2 March", "MOT due 14 Feb"],
+        true,
+    ),
+    (
+        "what did I pay for the tyres",
+        &["Priya Nair, apprentice", "Priya Lund, piano teacher"],
+        true,
+    ),
+    (
+        "what projects do I have",
+        &["Home Wi-Fi", "Studio Wi-Fi"],
+        true,
+    ),
+    (
+        "who's our vet again?",
+        &["Big kiln booking 15 Dec", "Small kiln booking 19 Dec"],
+        true,
+    ),
+    (
+        "btw the van's MOT is due in May",
+        &["Quote from Hollis, £4,200", "Quote from Barker, £3,900"],
+        true,
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_to_a_question_is_told_from_a_new_request() {
+    let store = Store::open_in_memory().unwrap();
+    let meaning = ready(&store).await;
+    let mut wrong = Vec::new();
+    for (reply, options, new_request) in REPLIES {
+        let options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+        let judged = meaning.is_new_request(reply, &options).await;
+        if judged != Some(new_request) {
+            wrong.push((reply, judged));
+        }
+    }
+    assert!(wrong.is_empty(), "judged wrong: {wrong:?}");
+}

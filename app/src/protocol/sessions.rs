@@ -207,6 +207,17 @@ pub struct ReplyStarted {
     pub reply_id: String,
 }
 
+/// What came of text the user typed in a chat while a question waited.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "taken_as", rename_all = "snake_case")]
+pub enum Said {
+    /// It answered the question.
+    Answer,
+    /// It was a new request: the waiting reply stopped and this one
+    /// started with it.
+    NewRequest { reply_id: String },
+}
+
 /// The answer route's body: `{id, answer}`, or `{id, you_decide: true}`
 /// for "You decide" (then `answer` may be left out).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -13,6 +13,7 @@
 //! how far it has got ([`MeaningStatus`]). Without the weights, search is
 //! by words alone and says so; it never fails for want of them.
 
+pub mod answers;
 pub mod fusion;
 pub mod index;
 pub mod minilm;
@@ -26,6 +27,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use answers::{AnswerJudge, Reading};
 pub use app::protocol::{MeaningState, MeaningStatus};
 use index::{Near, Query, VectorIndex};
 use minilm::MiniLm;
@@ -79,6 +81,7 @@ struct Inner {
     jobs: Option<mpsc::Sender<Job>>,
     index: RwLock<VectorIndex>,
     router: OnceLock<Router>,
+    answers: OnceLock<AnswerJudge>,
     status: watch::Sender<MeaningStatus>,
 }
 
@@ -90,6 +93,7 @@ impl Meaning {
                 jobs: None,
                 index: RwLock::default(),
                 router: OnceLock::new(),
+                answers: OnceLock::new(),
                 status: watch::Sender::new(MeaningStatus {
                     state: MeaningState::Off,
                     model: None,
@@ -130,6 +134,7 @@ impl Meaning {
                 jobs: Some(jobs),
                 index: RwLock::default(),
                 router: OnceLock::new(),
+                answers: OnceLock::new(),
                 status: watch::Sender::new(MeaningStatus {
                     state: MeaningState::Loading,
                     model: Some(MODEL_NAME.into()),
@@ -239,6 +244,42 @@ impl Meaning {
         self.inner.router.get()?.nearest(vector)
     }
 
+    /// How near a reply typed while Imprint's question waits is to the
+    /// example answers and to the example requests (see [`answers`]);
+    /// `None` until they are embedded (or with finding by meaning off).
+    pub fn answer_or_request(&self, vector: &[f32]) -> Option<Reading> {
+        self.inner.answers.get()?.read(vector)
+    }
+
+    /// True when `reply`, typed while Imprint's question with `options`
+    /// waits, is a new request rather than the answer
+    /// ([`answers::is_new_request`]); `None` when it cannot be judged
+    /// (finding by meaning off, busy or still loading): then it is the
+    /// answer, as the user was asked for one.
+    pub async fn is_new_request(&self, reply: &str, options: &[String]) -> Option<bool> {
+        let judge = self.inner.answers.get()?;
+        let mut texts = vec![reply.to_string()];
+        texts.extend(options.iter().cloned());
+        let vectors = self.embed(texts).await.ok()?;
+        let (reply_vector, option_vectors) = vectors.split_first()?;
+        let reading = judge.read(reply_vector)?;
+        // Unit vectors: their dot product is their cosine.
+        let nearest_option = option_vectors
+            .iter()
+            .map(|option| option.iter().zip(reply_vector).map(|(a, b)| a * b).sum())
+            .reduce(f32::max);
+        let words = reply.split_whitespace().count();
+        let new_request = answers::is_new_request(reading, nearest_option, words);
+        tracing::debug!(
+            reply,
+            ?reading,
+            ?nearest_option,
+            new_request,
+            "a reply to a question judged"
+        );
+        Some(new_request)
+    }
+
     /// Loads the vectors kept, embeds the examples, then fills in the
     /// memories without a vector whenever the memories change.
     async fn fill(
@@ -264,8 +305,9 @@ impl Meaning {
         // The examples first: requests wait for them (judging), searches
         // do not need them.
         match self.examples(&store).await {
-            Ok(router) => {
+            Ok((router, answers)) => {
                 let _ = self.inner.router.set(router);
+                let _ = self.inner.answers.set(answers);
             }
             Err(error) => {
                 tracing::warn!(%error, "requests are routed by rules: the examples could not be embedded")
@@ -368,39 +410,52 @@ impl Meaning {
         }
     }
 
-    /// The router over the labelled examples, their vectors read from the
-    /// store when this model and file made them before.
-    async fn examples(&self, store: &Store) -> Result<Router, String> {
+    /// The router over the labelled examples, and the judge of replies
+    /// to a question, their vectors read from the store when this model
+    /// and file made them before.
+    async fn examples(&self, store: &Store) -> Result<(Router, AnswerJudge), String> {
         let examples = route::parse_examples(route::EXAMPLES)?;
-        let key = format!(
-            "{MODEL_NAME}:{:x}",
-            Sha256::digest(route::EXAMPLES.as_bytes())
-        );
+        let requests: Vec<&str> = examples.iter().map(|(_, r)| *r).collect();
+        let vectors = self.embed_kept(store, route::EXAMPLES, &requests).await?;
+        let answers = answers::parse_answers(answers::ANSWERS);
+        let answer_vectors = self.embed_kept(store, answers::ANSWERS, &answers).await?;
+        let labelled: Vec<(Routed, Vec<f32>)> = examples
+            .iter()
+            .map(|(kind, _)| *kind)
+            .zip(vectors.iter().cloned())
+            .collect();
+        Ok((
+            Router::new(&labelled),
+            AnswerJudge::new(&answer_vectors, &vectors),
+        ))
+    }
+
+    /// The vectors of `lines`, taken from `file`: kept in the store under
+    /// the model's name and the file's hash, embedded when not kept.
+    async fn embed_kept(
+        &self,
+        store: &Store,
+        file: &str,
+        lines: &[&str],
+    ) -> Result<Vec<Vec<f32>>, String> {
+        let key = format!("{MODEL_NAME}:{:x}", Sha256::digest(file.as_bytes()));
         let kept = store
             .example_vectors(&key)
             .await
             .map_err(|e| e.to_string())?;
-        let vectors = match kept.filter(|v| v.len() == examples.len()) {
-            Some(vectors) => vectors,
-            None => {
-                let mut vectors = Vec::with_capacity(examples.len());
-                for chunk in examples.chunks(FILL_BATCH) {
-                    let texts = chunk.iter().map(|(_, r)| r.to_string()).collect();
-                    let embedded = self.embed_waiting(texts, true).await;
-                    vectors.extend(embedded.map_err(|e| e.to_string())?);
-                }
-                if let Err(error) = store.keep_example_vectors(&key, &vectors).await {
-                    tracing::warn!(%error, "could not keep the examples' vectors");
-                }
-                vectors
-            }
-        };
-        let labelled: Vec<(Routed, Vec<f32>)> = examples
-            .iter()
-            .map(|(kind, _)| *kind)
-            .zip(vectors)
-            .collect();
-        Ok(Router::new(&labelled))
+        if let Some(vectors) = kept.filter(|v| v.len() == lines.len()) {
+            return Ok(vectors);
+        }
+        let mut vectors = Vec::with_capacity(lines.len());
+        for chunk in lines.chunks(FILL_BATCH) {
+            let texts = chunk.iter().map(|line| line.to_string()).collect();
+            let embedded = self.embed_waiting(texts, true).await;
+            vectors.extend(embedded.map_err(|e| e.to_string())?);
+        }
+        if let Err(error) = store.keep_example_vectors(&key, &vectors).await {
+            tracing::warn!(%error, "could not keep the examples' vectors");
+        }
+        Ok(vectors)
     }
 }
 

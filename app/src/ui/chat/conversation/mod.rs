@@ -38,10 +38,9 @@ pub fn Conversation(id: String) -> impl IntoView {
     let you_decide = Callback::new(move |()| act.answer(waiting_question.get_untracked(), None));
     let on_send = Callback::new(move |text: String| {
         chat.send_error.set(None);
-        if waiting_question.get_untracked().is_some() {
-            answer.run(text);
-        } else {
-            act.send(text);
+        match waiting_question.get_untracked() {
+            Some(question) => act.say(question, text),
+            None => act.send(text),
         }
     });
 

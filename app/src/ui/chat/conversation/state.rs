@@ -10,12 +10,12 @@ use leptos::prelude::*;
 use super::super::composer::ComposerMode;
 use super::super::message_window::{MessageWindow, FIRST};
 use crate::api::{
-    answer_question, get_session_page, retry_reply, send_message, stop_reply, ApiError,
+    answer_question, get_session_page, retry_reply, say, send_message, stop_reply, ApiError,
 };
 use crate::io::reply_stream::follow_reply;
 use crate::logic::announce;
 use crate::logic::reply::{offers_retry, ReplyStatus, ReplyView};
-use crate::protocol::{Ended, MessagePage, Question, Role, Session};
+use crate::protocol::{Ended, MessagePage, Question, Role, Said, Session};
 use crate::ui::announcer::Announcer;
 
 /// The reply being followed.
@@ -195,6 +195,7 @@ enum Start {
 pub struct ChatActions {
     chat: OpenChat,
     answer: Action<(Question, Option<String>), ()>,
+    say: Action<(Question, String), ()>,
     start: Action<Start, ()>,
     stop: Action<(), ()>,
 }
@@ -211,6 +212,23 @@ impl ChatActions {
                     Ok(()) => {}
                     // Another window answered first: its answer arrives on
                     // the stream and closes the card.
+                    Err(e) if e.status == 409 => {}
+                    Err(e) => chat.card_error.set(Some(e.message)),
+                }
+            }
+        });
+        // Typed in the message box while a question waits: the server
+        // tells an answer from a new request, which starts a reply.
+        let say = Action::new_local(move |(question, text): &(Question, String)| {
+            let (qid, text) = (question.id.clone(), text.clone());
+            let sid = sid.get_value();
+            async move {
+                match say(sid, qid, text).await {
+                    Ok(Said::Answer) => {}
+                    Ok(Said::NewRequest { reply_id }) => {
+                        chat.follow(reply_id);
+                        chat.load(None);
+                    }
                     Err(e) if e.status == 409 => {}
                     Err(e) => chat.card_error.set(Some(e.message)),
                 }
@@ -241,6 +259,7 @@ impl ChatActions {
         Self {
             chat,
             answer,
+            say,
             start,
             stop,
         }
@@ -251,6 +270,13 @@ impl ChatActions {
         let Some(question) = question else { return };
         self.chat.card_error.set(None);
         self.answer.dispatch((question, text));
+    }
+
+    /// Text typed in the message box while `question` waits: its answer,
+    /// or a new request.
+    pub fn say(self, question: Question, text: String) {
+        self.chat.card_error.set(None);
+        self.say.dispatch((question, text));
     }
 
     /// Sends a message, which starts a reply.
