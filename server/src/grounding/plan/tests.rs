@@ -304,9 +304,25 @@ fn a_long_message_is_about_what_its_question_asks() {
         asked_part("Anna's number is 0176 555, right?"),
         "Anna's number is 0176 555, right?"
     );
+    // "3.5" ends no sentence; a word after the question is no story.
     assert_eq!(
         asked_part("The flight is at 3.5? hmm"),
-        "The flight is at 3.5? hmm"
+        "The flight is at 3.5?"
+    );
+    // A story after the question is not what it asks about.
+    let told_after = "Could you remind me what dose of warfarin Dad's on? The pharmacist asked \
+        and my mind went completely blank.";
+    assert_eq!(
+        asked_part(told_after),
+        "Could you remind me what dose of warfarin Dad's on?"
+    );
+    let topic = Topic::of(told_after, &[]);
+    assert!(
+        !topic
+            .names
+            .iter()
+            .any(|n| n == "pharmacist" || n == "blank"),
+        "{topic:?}"
     );
 }
 
@@ -492,4 +508,28 @@ fn a_greeting_before_a_question_names_nothing() {
     );
     assert_eq!(topic.names, ["car", "insurance"]);
     assert!(topic.named_in("Car insurance: Aviva policy number AV-5583-2291-K"));
+}
+
+#[test]
+fn an_email_address_holds_the_email_asked_for() {
+    let topic = Topic::of("ben harrow's email pls", &[]);
+    let producer =
+        "Lumen Media commissioned subtitles. Producer: Ben Harrow, ben.harrow@lumenmedia.com.au.";
+    assert!(
+        topic.named_in(producer) && topic.asked_in(producer),
+        "{topic:?}"
+    );
+    // His phone number is not his email.
+    assert!(
+        !topic.asked_in("Ben Harrow's mobile is 0412 558 903"),
+        "{topic:?}"
+    );
+}
+
+#[test]
+fn a_noun_after_what_is_no_known_kind_of_detail() {
+    // "what dose": only a memory near in meaning may answer it unsaid.
+    assert!(Topic::of("what dose of warfarin is Dad on?", &[]).asks_no_known_detail());
+    assert!(!Topic::of("when is Tom's birthday?", &[]).asks_no_known_detail());
+    assert!(!Topic::of("what's the plumber's number?", &[]).asks_no_known_detail());
 }

@@ -12,6 +12,8 @@ enum Wanted {
     Day,
     /// Words: "the address", "the name".
     Words,
+    /// An email address: "ben's email" is answered by "ben@…".
+    Email,
 }
 
 /// The detail is one people keep about their own things ("the plumber's
@@ -31,7 +33,7 @@ const ASKED: &[(&str, Wanted, bool)] = &[
     ("code", Wanted::Number, KEPT), ("pin", Wanted::Number, KEPT),
     ("passcode", Wanted::Number, KEPT), ("birthday", Wanted::Day, KEPT),
     ("deadline", Wanted::Day, KEPT), ("pw", Wanted::Words, KEPT),
-    ("address", Wanted::Words, KEPT), ("email", Wanted::Words, KEPT),
+    ("address", Wanted::Words, KEPT), ("email", Wanted::Email, KEPT),
     ("password", Wanted::Words, KEPT), ("login", Wanted::Words, KEPT),
     ("username", Wanted::Words, KEPT), ("account", Wanted::Words, KEPT),
     ("booking", Wanted::Words, KEPT), ("confirmation", Wanted::Words, KEPT),
@@ -42,7 +44,7 @@ const ASKED: &[(&str, Wanted, bool)] = &[
     ("expire", Wanted::Day, !KEPT), ("renew", Wanted::Day, !KEPT),
     ("reg", Wanted::Words, !KEPT), ("registration", Wanted::Words, !KEPT),
     ("plate", Wanted::Words, !KEPT), ("pwd", Wanted::Words, !KEPT),
-    ("mail", Wanted::Words, !KEPT), ("name", Wanted::Words, !KEPT),
+    ("mail", Wanted::Email, !KEPT), ("name", Wanted::Words, !KEPT),
     ("time", Wanted::Words, !KEPT), ("day", Wanted::Words, !KEPT),
     ("when", Wanted::Words, !KEPT), ("where", Wanted::Words, !KEPT),
     ("plan", Wanted::Words, !KEPT), ("decision", Wanted::Words, !KEPT),
@@ -157,31 +159,36 @@ fn without_ordinal(word: &str) -> &str {
     }
 }
 
-/// The part of a long request that asks: its last clause that ends in a
-/// question mark, when it has several ("…the heating was clicking again.
-/// anyway sorry for the rant — do you know when the boiler needs servicing
-/// next?" asks "do you know when the boiler needs servicing next?"); the
+/// The part of a long request that asks: its last sentence that ends in
+/// a question mark, from the last sentence end or dash before it, when it
+/// has several ("…the heating was clicking again. anyway sorry for the
+/// rant — do you know when the boiler needs servicing next?" asks "do you
+/// know when the boiler needs servicing next?"), though a story may follow
+/// it ("what dose of warfarin is Dad on? The pharmacist asked…"); the
 /// whole request otherwise.
 pub fn asked_part(request: &str) -> &str {
     let trimmed = request.trim();
-    if !trimmed.ends_with('?') {
-        return trimmed;
-    }
-    let body = &trimmed[..trimmed.len() - 1];
-    // Where the last clause starts: after the last sentence end or dash.
-    let start = body
+    // A sentence ends at a mark followed by a space or the end ("3.5"
+    // does not); a dash ends a clause wherever it is.
+    let ends: Vec<(usize, &str)> = trimmed
         .match_indices(['.', '!', '?', ';', '—', '–'])
         .filter(|(i, mark)| {
-            // A sentence ends at a mark followed by a space ("3.5" does not).
-            let after = &body[i + mark.len()..];
-            after.starts_with(char::is_whitespace) || *mark == "—" || *mark == "–"
+            let after = &trimmed[i + mark.len()..];
+            after.is_empty()
+                || after.starts_with(char::is_whitespace)
+                || *mark == "—"
+                || *mark == "–"
         })
-        .map(|(i, mark)| i + mark.len())
-        .next_back()
-        .unwrap_or(0);
-    let clause = trimmed[start..].trim();
+        .collect();
+    let Some(asks) = ends.iter().rposition(|(_, mark)| *mark == "?") else {
+        return trimmed;
+    };
+    let (question_end, _) = ends[asks];
+    let start = ends[..asks].last().map_or(0, |(i, mark)| i + mark.len());
+    let clause = trimmed[start..=question_end].trim();
+    let whole = start == 0 && question_end + 1 == trimmed.len();
     // A clause of a word or two ("…, right?") asks nothing alone.
-    if start == 0 || app::logic::words::plain(clause).len() < 3 {
+    if whole || app::logic::words::plain(clause).len() < 3 {
         trimmed
     } else {
         clause
@@ -441,10 +448,23 @@ impl Topic {
             || self.asked.iter().any(|w| holds(&words, w))
             // "Plumber: Jan, 0176 555 1234" holds a number without saying so.
             || (is(Wanted::Number) && has_digit_run(content, 3))
+            // "Producer: Ben Harrow, ben.harrow@lumen.com.au" holds his email.
+            || (is(Wanted::Email)
+                && content
+                    .split_whitespace()
+                    .any(|w| w.contains('@') && w.contains('.')))
             // A day: a month's name, or a date in digits ("23/3", "2027-06-30").
             || (is(Wanted::Day)
                 && (words.iter().any(|w| crate::grounding::when::month(w).is_some())
                     || content.split_whitespace().any(is_date_in_digits)))
+    }
+
+    /// True when nothing asked is a detail of a known kind: only a noun
+    /// after "what" or "which" ("what dose", "which school"). A memory
+    /// near enough in meaning to vouch for answers it in its own words
+    /// ("Dad takes warfarin 3 mg" for "what dose of warfarin is Dad on").
+    pub fn asks_no_known_detail(&self) -> bool {
+        self.asked.iter().all(|w| !is_asked_of(w))
     }
 
     /// True when what is asked is a number, a code or a date ("the
@@ -532,7 +552,7 @@ fn one_word_names(text: &str) -> String {
 
 /// True for an asked word whose answer holds a digit: a number or a day.
 fn asks_digits(word: &str) -> bool {
-    asked(word).is_some_and(|(wanted, _)| wanted != Wanted::Words)
+    asked(word).is_some_and(|(wanted, _)| matches!(wanted, Wanted::Number | Wanted::Day))
 }
 
 /// True for a word that is a date in digits: "23/3", "2027-06-30",

@@ -179,12 +179,18 @@ impl Run {
 /// "Builder agreed £8,400" for "paying the builders"; found by meaning
 /// alone, one must be that near when nothing names it) and holds what is
 /// asked ("When's Tom's birthday?" is not answered by when Tom likes his
-/// calls, however near in meaning).
+/// calls, however near in meaning), or, that near, is asked only what no
+/// kind of detail names ("what dose").
 fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouched) -> bool {
-    let named = (vouched.ids.contains(&memory.id) && topic.heads_in(memory.content))
+    let vouched_for = vouched.ids.contains(&memory.id);
+    let named = (vouched_for && topic.heads_in(memory.content))
         || (topic.is_empty() && !vouched.meaning_only)
         || topic.named_in(memory.content);
-    chosen || (named && topic.asked_in(memory.content))
+    // What no kind of detail names ("what dose") is held in the words of
+    // a memory near enough in meaning ("3 mg").
+    let holds_asked =
+        topic.asked_in(memory.content) || (vouched_for && topic.asks_no_known_detail());
+    chosen || (named && holds_asked)
 }
 
 /// No memory found answers the question: said so, with the closest (those
@@ -206,4 +212,36 @@ fn none_answers(found: &[String], topic: &Topic, request: &str) -> String {
             1
         )
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: i64, content: &str) -> String {
+        format!("[{id}] (no project, 2026-12-02) {content}")
+    }
+
+    #[test]
+    fn a_memory_near_in_meaning_answers_what_no_kind_of_detail_names() {
+        let topic = Topic::of("what dose of warfarin is Dad on?", &[]);
+        let warfarin = line(3, "Dad takes warfarin 3 mg at 6pm every evening.");
+        let memory = MemoryLine::read(&warfarin).unwrap();
+        let vouched = Vouched {
+            ids: vec![3],
+            meaning_only: true,
+        };
+        assert!(stands(&memory, &topic, false, &vouched));
+        // Not near enough in meaning: "dose" is not in its words.
+        assert!(!stands(&memory, &topic, false, &Vouched::default()));
+        // A kind of detail must be held, however near: a day for a birthday.
+        let birthday = Topic::of("when is Tom's birthday?", &[]);
+        let calls = line(3, "Tom likes his calls after 6pm.");
+        assert!(!stands(
+            &MemoryLine::read(&calls).unwrap(),
+            &birthday,
+            false,
+            &vouched
+        ));
+    }
 }
