@@ -506,6 +506,48 @@ fn day_number(word: &str) -> Option<u32> {
     digits.parse().ok().filter(|d| (1..=31).contains(d))
 }
 
+/// The day of the month spelled out as an ordinal ending at `words[at]`:
+/// "first", "twelfth", "twentieth", "twenty-first", "twenty first".
+fn spelled_day(words: &[String], at: usize) -> Option<u32> {
+    if let Some((tens, ones)) = words.get(at)?.split_once('-') {
+        let pair = [tens.to_string(), ones.to_string()];
+        return spelled_day(&pair, 1).filter(|&day| day > 20);
+    }
+    const ORDINALS: [&str; 19] = [
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "eleventh",
+        "twelfth",
+        "thirteenth",
+        "fourteenth",
+        "fifteenth",
+        "sixteenth",
+        "seventeenth",
+        "eighteenth",
+        "nineteenth",
+    ];
+    let word = words.get(at)?.as_str();
+    let ones = match word {
+        "twentieth" => return Some(20),
+        "thirtieth" => return Some(30),
+        _ => ORDINALS.iter().position(|o| *o == word)? as u32 + 1,
+    };
+    let tens = match at.checked_sub(1).map(|j| words[j].as_str()) {
+        Some("twenty") if ones < 10 => 20,
+        Some("thirty") if ones < 2 => 30,
+        _ => 0,
+    };
+    Some(tens + ones)
+}
+
 /// A day the words name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum DaySaid {
@@ -638,14 +680,14 @@ fn day_of(words: &[String], today: NaiveDate, order: Option<DateOrder>) -> Optio
             // "December 3" / "3 December" / "3rd of December"
             let before = i
                 .checked_sub(1)
-                .and_then(|j| words.get(j))
-                .filter(|w| *w != "of")
-                .or_else(|| i.checked_sub(2).and_then(|j| words.get(j)));
+                .filter(|&j| words[j] != "of")
+                .or_else(|| i.checked_sub(2));
             // The day before the month first: in "the 20th of December,
             // 10 in the morning" the 10 after it is the hour.
             let day = before
-                .and_then(|w| day_number(w))
-                .or_else(|| next.and_then(day_number));
+                .and_then(|j| day_number(&words[j]).or_else(|| spelled_day(words, j)))
+                .or_else(|| next.and_then(day_number))
+                .or_else(|| spelled_day(words, i + 1));
             if let Some(day) = day {
                 return next_date(today, m, day).map(DaySaid::On);
             }

@@ -115,6 +115,18 @@ fn opens_a_question(word: &str) -> bool {
         )
 }
 
+/// True when a request reads as a question by its form: what it asks
+/// ends with a question mark, or opens with a question word or a verb
+/// that opens a yes/no question ("how many characters per line r we
+/// allowed", "quick one - what does SRT stand for").
+pub fn reads_as_a_question(request: &str) -> bool {
+    let asked = asked_part(request);
+    asked.ends_with('?')
+        || app::logic::words::plain(asked)
+            .first()
+            .is_some_and(|w| opens_a_question(w))
+}
+
 /// True for a verb of going, meeting or bringing ("take", "visiting").
 pub(crate) fn is_doing(word: &str) -> bool {
     topic::is_doing(word)

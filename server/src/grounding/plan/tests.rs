@@ -316,6 +316,17 @@ fn a_long_message_is_about_what_its_question_asks() {
         asked_part(told_after),
         "Could you remind me what dose of warfarin Dad's on?"
     );
+    // With no question mark, the clause that opens with a question word.
+    assert_eq!(
+        asked_part("dad worked in osaka for years but random q, whats the actual capital of japan"),
+        "whats the actual capital of japan"
+    );
+    assert_eq!(asked_part("hey, when's the bin day"), "when's the bin day");
+    // One that opens the request keeps all of it.
+    assert_eq!(
+        asked_part("what's ollie allergic to again, dana's sister is doing the food"),
+        "what's ollie allergic to again, dana's sister is doing the food"
+    );
     let topic = Topic::of(told_after, &[]);
     assert!(
         !topic
@@ -532,4 +543,20 @@ fn a_noun_after_what_is_no_known_kind_of_detail() {
     assert!(Topic::of("what dose of warfarin is Dad on?", &[]).asks_no_known_detail());
     assert!(!Topic::of("when is Tom's birthday?", &[]).asks_no_known_detail());
     assert!(!Topic::of("what's the plumber's number?", &[]).asks_no_known_detail());
+}
+
+#[test]
+fn a_request_reads_as_a_question_by_its_form() {
+    use crate::grounding::plan::reads_as_a_question;
+    assert!(reads_as_a_question(
+        "how many characters per line r we allowed on kaito"
+    ));
+    assert!(reads_as_a_question(
+        "quick one - what does SRT stand for, like the subtitle file"
+    ));
+    assert!(reads_as_a_question("the gate code is 4410?"));
+    assert!(!reads_as_a_question("fyi my gym number is CLB-00482-7"));
+    assert!(!reads_as_a_question(
+        "for the kaito job: ben wants burnt-in subs for the trailer"
+    ));
 }

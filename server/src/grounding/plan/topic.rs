@@ -181,7 +181,7 @@ pub fn asked_part(request: &str) -> &str {
         })
         .collect();
     let Some(asks) = ends.iter().rposition(|(_, mark)| *mark == "?") else {
-        return trimmed;
+        return clause_that_asks(trimmed);
     };
     let (question_end, _) = ends[asks];
     let start = ends[..asks].last().map_or(0, |(i, mark)| i + mark.len());
@@ -192,6 +192,33 @@ pub fn asked_part(request: &str) -> &str {
         trimmed
     } else {
         clause
+    }
+}
+
+/// With no question mark, the last clause that opens with a question
+/// word, to the end ("dad worked in osaka for years but random q, whats
+/// the actual capital of japan" asks "whats the actual capital of
+/// japan"); the whole request when none after the first does.
+fn clause_that_asks(request: &str) -> &str {
+    let start = request
+        .match_indices([',', '.', '!', ';', ':', '-', '—', '–'])
+        .map(|(i, mark)| i + mark.len())
+        .filter(|&start| {
+            let rest = &request[start..];
+            rest.starts_with(char::is_whitespace)
+                && rest.split_whitespace().next().is_some_and(|first| {
+                    let first = first
+                        .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                        .to_lowercase();
+                    crate::common_words::is_question_word(&first)
+                })
+        })
+        .next_back();
+    match start {
+        Some(start) if app::logic::words::plain(&request[start..]).len() >= 3 => {
+            request[start..].trim()
+        }
+        _ => request,
     }
 }
 

@@ -591,6 +591,13 @@ fn an_hour_said_with_its_part_of_the_day_and_a_day_before_its_month() {
             at((2027, 1, 14), 9, 0),
         ),
         ("on 2 March, 11 in the morning", at((2027, 3, 2), 11, 0)),
+        // The day spelled out, before or after its month.
+        (
+            "a reminder on the twenty-first of December at a quarter to five in the afternoon to collect the packs",
+            at((2026, 12, 21), 16, 45),
+        ),
+        ("on the third of January at 9", at((2027, 1, 3), 9, 0)),
+        ("January thirtieth at 8am", at((2027, 1, 30), 8, 0)),
         // The day after the month, when none is before it.
         ("on December 3 at 9", at((2026, 12, 3), 9, 0)),
     ];

@@ -54,6 +54,9 @@ impl Run {
                     })
                     .map(String::as_str)
                     .collect();
+                if standing.is_empty() && vouched.general_if_none {
+                    return self.general(true).await;
+                }
                 let text = if standing.is_empty() {
                     nothing_found(topic, &self.request)
                 } else {
@@ -75,7 +78,7 @@ impl Run {
             .and_then(|i| memories.get(i))
             .filter(|m| stands(m, topic, chosen, vouched));
         let Some(memory) = picked else {
-            if !personal {
+            if !personal || vouched.general_if_none {
                 return self.general(true).await;
             }
             if vouched.meaning_only {
@@ -230,6 +233,7 @@ mod tests {
         let vouched = Vouched {
             ids: vec![3],
             meaning_only: true,
+            general_if_none: false,
         };
         assert!(stands(&memory, &topic, false, &vouched));
         // Not near enough in meaning: "dose" is not in its words.

@@ -32,8 +32,9 @@ impl Run {
         let project = self.project_meant(&projects);
         // What the user said a reference means ("Anna" for "her") is what
         // to look up.
+        // Before the question, so what it asks stays whole.
         let words = match self.meant() {
-            Some(meant) => format!("{} {meant}", self.request),
+            Some(meant) => format!("{meant}: {}", plan::asked_part(&self.request)),
             None => self.request.clone(),
         };
         let mut topic = Topic::of(&words, &projects);
@@ -102,12 +103,20 @@ impl Run {
                         .is_some_and(|m| 2 * topic.score(m.content) > topic.runs.len())
                 });
             }
-            meaning_read = self.by_meaning(&words, project.clone(), follows).await;
+            // What it asks, not the story told around it ("dad worked in
+            // osaka…, whats the capital of japan").
+            meaning_read = self
+                .by_meaning(plan::asked_part(&words), project.clone(), follows)
+                .await;
             if let Some(meant) = &meaning_read {
                 vouched.ids = meant.strong_ids();
                 match meant.judge(found.is_empty(), personal) {
                     Judged::Found(lines) => {
                         tracing::info!(reply = %self.reply.id, "found by meaning");
+                        // "what does warfarin actually do in the body?"
+                        // with Dad's warfarin saved: if none of these
+                        // answers, it is general knowledge.
+                        vouched.general_if_none = !personal && meant.classified_general();
                         found = lines;
                         personal = true;
                         vouched.meaning_only = true;
@@ -363,6 +372,10 @@ pub(super) struct Vouched {
     /// model does not pick is no answer, and is not shown as the closest
     /// (a near miss in meaning is someone else's thing, not a hint).
     pub meaning_only: bool,
+    /// The request says nothing of the user's ("my", a name) and the
+    /// classifier reads it as general knowledge: when no memory found
+    /// answers, general knowledge does, not "I found nothing".
+    pub general_if_none: bool,
 }
 
 /// A question's memories found by meaning, and its route.
@@ -398,6 +411,14 @@ impl MeaningRead {
             .collect()
     }
 
+    /// True when the classifier over all the examples reads the request
+    /// as general knowledge.
+    fn classified_general(&self) -> bool {
+        self.classified
+            .as_ref()
+            .is_some_and(|r| r.kind == Routed::General)
+    }
+
     /// `words_found_none`: the words' search found nothing; `personal`:
     /// the request's words are about the user's life ("my", a name).
     fn judge(&self, words_found_none: bool, personal: bool) -> Judged {
@@ -422,10 +443,7 @@ impl MeaningRead {
             // The nearest examples reading it as the user's own speak
             // for it unless the classifier reads it as general ("what
             // were border terriers bred for?" with a terrier saved).
-            let classified_general = self
-                .classified
-                .as_ref()
-                .is_some_and(|r| r.kind == Routed::General);
+            let classified_general = self.classified_general();
             let about_the_user = personal
                 || best >= STRONG
                 || (self.route.as_ref().is_some_and(|r| r.kind == Routed::Read)

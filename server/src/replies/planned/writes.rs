@@ -85,6 +85,13 @@ impl Run {
                         let own = crate::grounding::without_lead_in(self.request.trim());
                         Some(capitalized(own)).filter(|own| !own.is_empty())
                     }
+                    // Judged a save, but shaped as a question, with no
+                    // fact of the user's to keep ("how many characters per
+                    // line r we allowed on kaito"): it is answered.
+                    None if plan::reads_as_a_question(&self.request) => {
+                        tracing::info!(reply = %self.reply.id, "no fact to keep, and it reads as a question: answered as one");
+                        return self.question().await;
+                    }
                     None if tools::is_offered(&self.tools, tools::ASK_USER) => {
                         let question = "What should I save?".to_string();
                         let reason = "I couldn't tell from your message what to keep".to_string();
