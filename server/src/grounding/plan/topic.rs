@@ -203,7 +203,7 @@ fn clause_that_asks(request: &str) -> &str {
     let start = request
         .match_indices([',', '.', '!', ';', ':', '-', '—', '–'])
         .map(|(i, mark)| i + mark.len())
-        .filter(|&start| {
+        .rfind(|&start| {
             let rest = &request[start..];
             rest.starts_with(char::is_whitespace)
                 && rest.split_whitespace().next().is_some_and(|first| {
@@ -212,8 +212,7 @@ fn clause_that_asks(request: &str) -> &str {
                         .to_lowercase();
                     crate::common_words::is_question_word(&first)
                 })
-        })
-        .next_back();
+        });
     match start {
         Some(start) if app::logic::words::plain(&request[start..]).len() >= 3 => {
             request[start..].trim()
