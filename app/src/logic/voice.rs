@@ -91,7 +91,8 @@ pub fn is_echo(utterance: &str, spoken: &[String], options: &[String]) -> bool {
     })
 }
 
-/// A spoken "stop".
+/// A spoken "stop", in so many words: said at any time, it is a stop and
+/// never a request.
 pub fn is_stop(text: &str) -> bool {
     matches!(
         normalized(text).as_str(),
@@ -103,6 +104,65 @@ pub fn is_stop(text: &str) -> bool {
             | "cancel"
             | "stop talking"
     )
+}
+
+/// A shaped-like-"stop" word ("star", "stahp") counts only when heard at
+/// least this sure. Chosen from measured confidences (`eval_speech`): the
+/// recogniser's "Stop." in the natural voice scores 0.8–0.95, while a
+/// misheard fragment of a longer request sits below 0.6.
+pub const STOP_CONFIDENCE: f64 = 0.6;
+
+/// Words said around a stop that change nothing ("please stop", "stop it
+/// now", "okay stop").
+const AROUND_STOP: &[&str] = &[
+    "please", "it", "now", "talking", "ok", "okay", "echo", "just", "oh",
+];
+
+/// Whether an utterance, heard while Echo speaks or a reply runs, is the
+/// word "stop" as a recogniser writes it in a real room: [`is_stop`], or
+/// one to three words of which at least one [`sounds_like_stop`] and the
+/// others only go around a stop, heard at least [`STOP_CONFIDENCE`] sure
+/// (`None`: the browser did not say; taken as sure). A request that holds
+/// "start" or "star" among other words is never a stop.
+pub fn heard_stop(text: &str, confidence: Option<f64>) -> bool {
+    if is_stop(text) {
+        return true;
+    }
+    if confidence.is_some_and(|c| c < STOP_CONFIDENCE) {
+        return false;
+    }
+    let words = words(text);
+    (1..=3).contains(&words.len())
+        && words.iter().any(|w| sounds_like_stop(w))
+        && words
+            .iter()
+            .all(|w| sounds_like_stop(w) || AROUND_STOP.contains(&w.as_str()))
+}
+
+/// Whether one word has the sound shape of "stop": the onset "st", one
+/// open vowel (o, a, ah, aw, au, oh, aa), then p or b, or nothing, or an
+/// r (a recogniser's ear for a clipped "stop" is often "star"); letters
+/// said twice count once ("stopp"). "start", "stay", "story", "stock" and
+/// "stuff" are other shapes.
+pub fn sounds_like_stop(word: &str) -> bool {
+    let mut letters: Vec<char> = Vec::new();
+    for c in word.chars().flat_map(char::to_lowercase) {
+        if !c.is_ascii_alphabetic() {
+            return false;
+        }
+        if letters.last() != Some(&c) {
+            letters.push(c);
+        }
+    }
+    let shape: String = letters.into_iter().collect();
+    let Some(rest) = shape.strip_prefix("st") else {
+        return false;
+    };
+    const VOWELS: &[&str] = &["ah", "aw", "au", "oh", "o", "a"];
+    let Some(coda) = VOWELS.iter().find_map(|v| rest.strip_prefix(v)) else {
+        return false;
+    };
+    matches!(coda, "" | "p" | "b" | "r" | "ph")
 }
 
 const ORDINALS: &[&[&str]] = &[
@@ -281,6 +341,52 @@ mod tests {
         assert!(is_echo("the garden shed is ready", &spoken, &[]));
         let heard: String = (0..300).map(|i| format!("other{i} ")).collect();
         assert!(!is_echo(&heard, &spoken, &[]));
+    }
+
+    #[test]
+    fn stop_is_heard_by_its_sound_shape() {
+        for heard in [
+            "stop",
+            "Stop.",
+            "star",
+            "Star.",
+            "stopp",
+            "stahp",
+            "Stop!",
+            "Stopp!",
+            "stob",
+            "Star, please.",
+            "okay stop",
+            "Stop it now.",
+            "Stop. Stop.",
+        ] {
+            assert!(heard_stop(heard, Some(0.9)), "{heard:?} is a stop");
+        }
+        assert!(
+            heard_stop("star", None),
+            "no confidence said: taken as sure"
+        );
+        // Below the floor only the plain word stops.
+        assert!(!heard_stop("star", Some(STOP_CONFIDENCE - 0.05)));
+        assert!(heard_stop("stop", Some(STOP_CONFIDENCE - 0.05)));
+        for heard in [
+            "start",
+            "Start a timer for ten minutes.",
+            "Star the message from Anna.",
+            "stay",
+            "story",
+            "stock",
+            "stuff",
+            "stare",
+            "the star",
+            "star wars tonight",
+            "bus stop",
+            "",
+            "st",
+            "stöp",
+        ] {
+            assert!(!heard_stop(heard, Some(0.99)), "{heard:?} is not a stop");
+        }
     }
 
     #[test]

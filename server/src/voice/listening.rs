@@ -289,6 +289,7 @@ impl Listening {
         let hint = Hint {
             options: self.conversation.waiting_options(),
             draft: true,
+            stop: self.conversation.stop_would_stop(),
         };
         // The recogniser is behind: this interim is skipped.
         let Some(job) = recogniser.try_hear(to_f32(speech), hint) else {
@@ -346,6 +347,7 @@ async fn hear_each(mut queue: mpsc::UnboundedReceiver<Finished>, ears: Ears) {
         let hint = Hint {
             options: ears.conversation.waiting_options(),
             draft: false,
+            stop: ears.conversation.stop_would_stop(),
         };
         let heard = ears.recogniser.hear(audio, hint).await;
         ears.backlog.fetch_sub(length, Ordering::SeqCst);

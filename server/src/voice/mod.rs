@@ -23,7 +23,8 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use app::api::ApiError;
-use app::logic::voice::{is_echo, is_noise, is_stop, match_option, question_speech};
+use app::logic::voice::{heard_stop, is_echo, is_noise, is_stop, match_option, question_speech};
+use app::logic::words::plain as words;
 use app::protocol::{
     IgnoredReason, ReplyEvent, VoiceClientMessage, VoiceQuestion, VoiceServerMessage, VoiceTurn,
 };
@@ -182,6 +183,14 @@ impl Conversation {
         question.map(|q| q.options.clone()).unwrap_or_default()
     }
 
+    /// Whether a spoken "stop" would stop something now: a reply runs, or
+    /// Echo is speaking. Then "stop" is in the recogniser's hint, and a
+    /// word shaped like it is heard as a stop.
+    pub fn stop_would_stop(&self) -> bool {
+        let state = self.lock();
+        state.turn.is_some() || !state.spoken.heard_over(HeardSpan::now()).is_empty()
+    }
+
     /// Handles one message from a window.
     pub async fn handle(self: &Arc<Self>, starter: &Starter, message: VoiceClientMessage) {
         match message {
@@ -238,7 +247,12 @@ impl Conversation {
                 reason: IgnoredReason::Echo,
             });
         }
-        if is_stop(&text) {
+        // A choice said back is an answer even if it sounds like "stop".
+        let is_choice =
+            match_option(&text, &self.waiting_options()).is_some_and(|o| words(&o) == words(&text));
+        if !is_choice
+            && (is_stop(&text) || (self.stop_would_stop() && heard_stop(&text, confidence)))
+        {
             return self.stop();
         }
         self.heard(starter, text.trim().to_string()).await;
