@@ -140,6 +140,31 @@ async fn speech_during_a_reply_is_queued_and_becomes_the_next_turn() {
 }
 
 #[tokio::test]
+async fn a_word_shaped_like_stop_stops_a_reply_but_a_request_holding_star_does_not() {
+    let mut slow = Turn::text("Thinking about it.");
+    slow.stall = true;
+    let server = TestServer::start(vec![scenario("long story", vec![slow])], &[]).await;
+    let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
+    echo.send(json!({"type": "utterance", "text": "tell me a long story", "confidence": 0.9}))
+        .await;
+    echo.until("token").await;
+    // A request that holds "star" (or "start") is queued, not a stop.
+    for request in ["Star the message from Anna.", "Start a timer."] {
+        echo.send(json!({"type": "utterance", "text": request, "confidence": 0.9}))
+            .await;
+        assert_eq!(echo.until("queued").await.pop().unwrap()["text"], request);
+    }
+    // Shaped like stop but unsure: not a stop (queued as speech).
+    echo.send(json!({"type": "utterance", "text": "Star.", "confidence": 0.52}))
+        .await;
+    assert_eq!(echo.until("queued").await.pop().unwrap()["text"], "Star.");
+    // Heard sure enough while the reply runs: it stops.
+    echo.send(json!({"type": "utterance", "text": "Star.", "confidence": 0.8}))
+        .await;
+    echo.until("stopped").await;
+}
+
+#[tokio::test]
 async fn the_stop_control_ends_the_wait() {
     let server = TestServer::start(vec![ask("stop the wait")], &[]).await;
     let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
