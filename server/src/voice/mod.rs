@@ -16,7 +16,8 @@
 //! Submodules: `hub` (every open conversation), [`spoken`] (what Echo
 //! said and when, for the self-hearing filter), [`listening`] (a socket's
 //! audio turned into utterances), [`segmenter`] (where speech starts and
-//! ends) and [`recogniser`] (the speech recogniser every socket shares).
+//! ends), [`detecting`] (the thread the segmenters run on, off the async
+//! runtime) and [`recogniser`] (the speech recogniser every socket shares).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, Weak};
@@ -37,6 +38,7 @@ use crate::replies::Reply;
 use crate::store::{Store, StoreError};
 use crate::tools::Offer;
 
+pub mod detecting;
 mod hub;
 pub mod listening;
 pub mod recogniser;
