@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The second command: every test. Unit and API tests (cargo), then the
 # built site and release binary in a real browser (Playwright) with the
-# scripted stand-in model, then the real-model tier: the real local model
+# scripted stand-in model, then the speech tier (the recogniser through the
+# browser, and its accuracy on a natural voice), then the real-model tier: the real local model
 # (llama-server + Qwen2.5-Coder-0.5B), after every build, never beside one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +49,10 @@ cargo build --release --quiet -p imprint --example standin_model
 step "speech tier: espeak-ng speech through Chromium's fake microphone to Imprint's recogniser"
 # One worker: each spoken utterance is a second of CPU for the recogniser.
 (cd end2end && npx playwright test --grep @speech --workers=1)
+# The natural voice (Piper, set up and spoken once; a no-op after) and
+# the recogniser's targets on it. No Piper, no pass: the set-up fails loudly.
+scripts/speech-samples.sh
+cargo run --release --quiet -p imprint --example eval_speech -- --check natural
 
 step "real-model tier: the local model (llama-server + Qwen2.5-Coder-0.5B-Instruct)"
 port=$(free_port)
