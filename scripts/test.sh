@@ -46,12 +46,13 @@ step "end-to-end tests (Playwright, headless Chromium)"
 cargo build --release --quiet -p imprint --example standin_model
 (cd end2end && npx playwright test --grep-invert "@real-model|@speech")
 
-step "speech tier: espeak-ng speech through Chromium's fake microphone to Imprint's recogniser"
+step "speech tier: espeak-ng and Piper speech through Chromium's fake microphone to Imprint's recogniser"
+# Piper (the natural voice) and the accuracy sets, set up and spoken once
+# (a no-op after). No Piper, no pass: the set-up fails loudly.
+scripts/speech-samples.sh
 # One worker: each spoken utterance is a second of CPU for the recogniser.
 (cd end2end && npx playwright test --grep @speech --workers=1)
-# The natural voice (Piper, set up and spoken once; a no-op after) and
-# the recogniser's targets on it. No Piper, no pass: the set-up fails loudly.
-scripts/speech-samples.sh
+# The recogniser's targets on the natural voice.
 cargo run --release --quiet -p imprint --example eval_speech -- --check natural
 
 step "real-model tier: the local model (llama-server + Qwen2.5-Coder-0.5B-Instruct)"
