@@ -34,6 +34,8 @@ command -v node >/dev/null && command -v npm >/dev/null || need_apt nodejs npm
 [ -x /usr/bin/chromium ] || need_apt chromium
 # Speech for the recogniser's tests: espeak-ng speaks, sox resamples to 16 kHz.
 command -v espeak-ng >/dev/null && command -v sox >/dev/null || need_apt espeak-ng sox
+# The natural test voice (scripts/piper-voice.sh) lives in a venv of its own.
+python3 -m venv --help >/dev/null 2>&1 || need_apt python3-venv
 
 # Playwright and binaryen (wasm-opt 132; Debian's 108 breaks the wasm).
 stamp=end2end/node_modules/.installed-from-lock

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The second command: every test. Unit and API tests (cargo), then the
 # built site and release binary in a real browser (Playwright) with the
-# scripted stand-in model, then the real-model tier: the real local model
+# scripted stand-in model, then the speech tier (the recogniser through the
+# browser, and its accuracy on a natural voice), then the real-model tier: the real local model
 # (llama-server + Qwen2.5-Coder-0.5B), after every build, never beside one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,9 +46,14 @@ step "end-to-end tests (Playwright, headless Chromium)"
 cargo build --release --quiet -p imprint --example standin_model
 (cd end2end && npx playwright test --grep-invert "@real-model|@speech")
 
-step "speech tier: espeak-ng speech through Chromium's fake microphone to Imprint's recogniser"
+step "speech tier: espeak-ng and Piper speech through Chromium's fake microphone to Imprint's recogniser"
+# Piper (the natural voice) and the accuracy sets, set up and spoken once
+# (a no-op after). No Piper, no pass: the set-up fails loudly.
+scripts/speech-samples.sh
 # One worker: each spoken utterance is a second of CPU for the recogniser.
 (cd end2end && npx playwright test --grep @speech --workers=1)
+# The recogniser's targets on the natural voice.
+cargo run --release --quiet -p imprint --example eval_speech -- --check natural
 
 step "real-model tier: the local model (llama-server + Qwen2.5-Coder-0.5B-Instruct)"
 port=$(free_port)

@@ -18,7 +18,12 @@ test.skip(!modelURL, 'needs the real local model: scripts/test.sh starts it and 
 // "at nine" as "I'll die" or "18" (docs/speech.md), and this case checks the
 // path, not the recogniser's accuracy.
 test.use({
-  launchOptions: withFakeMicrophone(spokenWavs(['Remind me to water the garden.', 'Tomorrow morning.'], 10)),
+  // "Tomorrow morning" is a time of its own, not one of the choices: Echo
+  // asks "Did you say Tomorrow morning?", and the "Yes." 4 s later (well
+  // within the 10 s a confirm waits) takes it.
+  launchOptions: withFakeMicrophone(
+    spokenWavs(['Remind me to water the garden.', 'Tomorrow morning.', 'Yes.'], [10, 4]),
+  ),
   useStandInModel: false,
   imprintEnv: {
     IMPRINT_CHAT_PROVIDER: 'local',

@@ -67,6 +67,34 @@ test.describe('Echo', () => {
     await expect(page.getByTestId('echo-turn')).toHaveCount(1);
   });
 
+  test('should confirm an unsure answer before using it', async ({ page, standin }) => {
+    const trigger = uniqueTrigger('unsure');
+    await standin!.script(askScenario(trigger));
+    await page.goto('/voice');
+    await page.getByTestId('mic').click();
+    await hear(page, `find notes ${trigger}`);
+    const card = page.getByTestId('question-card');
+    await expect(card).toHaveAttribute('data-state', 'waiting');
+
+    // Heard unsure: asked about, not used; a No drops it and the question waits.
+    await hear(page, 'Billing', 0.4);
+    const confirm = page.getByTestId('echo-confirm');
+    await expect(confirm).toContainText('Did you say Billing?');
+    await confirm.getByRole('button', { name: 'No' }).click();
+    await expect(confirm).toBeHidden();
+    await expect(card).toHaveAttribute('data-state', 'waiting');
+
+    // Background talk is not an answer.
+    await hear(page, 'Have you seen the man last night?', 0.8);
+    await expect(page.getByTestId('echo-notice')).toContainText('did not sound like an answer');
+    await expect(card).toHaveAttribute('data-state', 'waiting');
+
+    await hear(page, 'Imprint', 0.4);
+    await expect(confirm).toContainText('Did you say Imprint?');
+    await confirm.getByRole('button', { name: 'Yes' }).click();
+    await expect(card).toContainText('Answered: Imprint');
+  });
+
   test('should stop the reply when it hears "stop"', async ({ page, standin }) => {
     const trigger = uniqueTrigger('stop');
     await standin!.script({ trigger, turns: [{ chunks: ['A very long answer'], stall: true }] });

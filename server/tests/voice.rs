@@ -140,6 +140,73 @@ async fn speech_during_a_reply_is_queued_and_becomes_the_next_turn() {
 }
 
 #[tokio::test]
+async fn a_word_shaped_like_stop_stops_a_reply_but_a_request_holding_star_does_not() {
+    let mut slow = Turn::text("Thinking about it.");
+    slow.stall = true;
+    let server = TestServer::start(vec![scenario("long story", vec![slow])], &[]).await;
+    let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
+    echo.send(json!({"type": "utterance", "text": "tell me a long story", "confidence": 0.9}))
+        .await;
+    echo.until("token").await;
+    // A request that holds "star" (or "start") is queued, not a stop.
+    for request in ["Star the message from Anna.", "Start a timer."] {
+        echo.send(json!({"type": "utterance", "text": request, "confidence": 0.9}))
+            .await;
+        assert_eq!(echo.until("queued").await.pop().unwrap()["text"], request);
+    }
+    // Shaped like stop but unsure: not a stop (queued as speech).
+    echo.send(json!({"type": "utterance", "text": "Star.", "confidence": 0.52}))
+        .await;
+    assert_eq!(echo.until("queued").await.pop().unwrap()["text"], "Star.");
+    // Heard sure enough while the reply runs: it stops.
+    echo.send(json!({"type": "utterance", "text": "Star.", "confidence": 0.8}))
+        .await;
+    echo.until("stopped").await;
+}
+
+#[tokio::test]
+async fn an_unsure_answer_is_confirmed_and_background_talk_is_not_an_answer() {
+    let server = TestServer::start(vec![ask("which one unsure")], &[]).await;
+    let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
+    let question = waiting_question(&mut echo, "which one unsure").await;
+    // Background talk names no choice: ignored, the question waits.
+    echo.send(json!({"type": "utterance", "text": "Have you seen the man last night?", "confidence": 0.79}))
+        .await;
+    let ignored = echo.until("ignored").await.pop().unwrap();
+    assert_eq!(ignored["reason"], "not_an_answer");
+    // A choice heard unsure: "Did you say …?", and a no drops it.
+    echo.send(json!({"type": "utterance", "text": "Billing", "confidence": 0.4}))
+        .await;
+    let confirming = echo.until("confirming").await.pop().unwrap();
+    assert_eq!(
+        (
+            confirming["question_id"].clone(),
+            confirming["text"].as_str(),
+            confirming["speech"].as_str()
+        ),
+        (
+            question["id"].clone(),
+            Some("Billing"),
+            Some("Did you say Billing?")
+        )
+    );
+    echo.send(json!({"type": "utterance", "text": "No.", "confidence": 0.9}))
+        .await;
+    let dropped = echo.until("unconfirmed").await.pop().unwrap();
+    assert_eq!(dropped["text"], "Billing");
+    // Asked again, and a typed (or tapped) yes takes it.
+    echo.send(json!({"type": "utterance", "text": "Imprint", "confidence": 0.45}))
+        .await;
+    echo.until("confirming").await;
+    echo.send(json!({"type": "typed", "text": "yes"})).await;
+    let answered = echo.until("answered").await.pop().unwrap();
+    assert_eq!(
+        (answered["question_id"].clone(), answered["text"].as_str()),
+        (question["id"].clone(), Some("Imprint"))
+    );
+}
+
+#[tokio::test]
 async fn the_stop_control_ends_the_wait() {
     let server = TestServer::start(vec![ask("stop the wait")], &[]).await;
     let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
@@ -321,6 +388,11 @@ async fn a_voice_conversation_sets_a_reminder_only_when_the_user_lets_it() {
         "{question}"
     );
     echo.send(json!({"type": "utterance", "text": "Tomorrow at nine.", "confidence": 0.9}))
+        .await;
+    // A time of its own, not one of the choices: confirmed first.
+    let confirming = echo.until("confirming").await.pop().unwrap();
+    assert_eq!(confirming["speech"], "Did you say Tomorrow at nine?");
+    echo.send(json!({"type": "utterance", "text": "Yes.", "confidence": 0.9}))
         .await;
     let done = echo.until("assistant_message").await.pop().unwrap();
     let text = done["text"].as_str().unwrap();

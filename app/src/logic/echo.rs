@@ -36,6 +36,9 @@ pub struct EchoState {
     pub notice: Option<String>,
     /// What Imprint's recogniser is doing with this socket's audio.
     pub ear: Ear,
+    /// An unsure answer being confirmed: (question id, what was heard,
+    /// "Did you say …?"), shown with Yes and No.
+    pub confirming: Option<(String, String, String)>,
 }
 
 impl EchoState {
@@ -140,6 +143,7 @@ impl EchoState {
                 if self.conversation_id.as_deref() != Some(conversation_id.as_str()) {
                     self.turns.clear();
                 }
+                self.confirming = None;
                 self.conversation_id = Some(conversation_id);
                 self.saving = saving;
                 self.writes = !read_only;
@@ -175,9 +179,23 @@ impl EchoState {
                 });
             }
             VoiceServerMessage::Answering { text, .. } => {
+                self.confirming = None;
                 self.notice = Some(format!("Taking “{text}” as the answer."));
             }
+            VoiceServerMessage::Confirming {
+                question_id,
+                text,
+                speech,
+            } => {
+                self.confirming = Some((question_id, text, speech.clone()));
+                return vec![speech];
+            }
+            VoiceServerMessage::Unconfirmed { text, .. } => {
+                self.confirming = None;
+                self.notice = Some(format!("Not taking “{text}”; the question still waits."));
+            }
             VoiceServerMessage::Answered { question_id, text } => {
+                self.confirming = None;
                 for turn in &mut self.turns {
                     if let Some((q, state)) = turn.question.as_mut() {
                         if q.id == question_id {
@@ -240,6 +258,9 @@ fn ignored_notice(text: &str, reason: IgnoredReason) -> String {
         }
         IgnoredReason::Busy => {
             "Echo was still writing down what you said before; say it again.".into()
+        }
+        IgnoredReason::NotAnAnswer => {
+            format!("Ignored “{text}”: it did not sound like an answer to the question.")
         }
     }
 }
@@ -662,5 +683,34 @@ mod tests {
         let held = gate.open();
         assert!(held.iter().map(Vec::len).sum::<usize>() <= AudioGate::HELD_BYTES);
         assert_eq!(held.last().unwrap()[0], 99);
+    }
+
+    #[test]
+    fn a_confirm_is_shown_and_spoken_until_it_is_answered_or_dropped() {
+        let mut state = EchoState::default();
+        let speak = state.apply(&serde_json::json!({
+            "type": "confirming", "question_id": "q", "text": "Billing",
+            "speech": "Did you say Billing?"
+        }));
+        assert_eq!(speak, ["Did you say Billing?"]);
+        assert_eq!(
+            state.confirming,
+            Some(("q".into(), "Billing".into(), "Did you say Billing?".into()))
+        );
+        state.apply(
+            &serde_json::json!({"type": "unconfirmed", "question_id": "q", "text": "Billing"}),
+        );
+        assert_eq!(state.confirming, None);
+        assert!(state
+            .notice
+            .as_deref()
+            .unwrap_or_default()
+            .contains("still waits"));
+        state.apply(&serde_json::json!({
+            "type": "confirming", "question_id": "q", "text": "Garden", "speech": "Did you say Garden?"
+        }));
+        state
+            .apply(&serde_json::json!({"type": "answering", "question_id": "q", "text": "Garden"}));
+        assert_eq!(state.confirming, None);
     }
 }

@@ -224,6 +224,15 @@ pub fn voice_server_message(value: &Value) -> Option<VoiceServerMessage> {
             question_id: string(o, "question_id")?,
             text: string(o, "text")?,
         },
+        "confirming" => VoiceServerMessage::Confirming {
+            question_id: string(o, "question_id")?,
+            text: string(o, "text")?,
+            speech: string(o, "speech")?,
+        },
+        "unconfirmed" => VoiceServerMessage::Unconfirmed {
+            question_id: string(o, "question_id")?,
+            text: string(o, "text")?,
+        },
         "answer_rejected" => VoiceServerMessage::AnswerRejected {
             question_id: string(o, "question_id")?,
             text: string(o, "text")?,
@@ -402,6 +411,10 @@ mod tests {
             json!({"type": "turn_started", "turn_id": "t", "text": "find notes"}),
             json!({"type": "turn_started", "text": "find notes"}),
             json!({"type": "answering", "question_id": "q", "text": "A"}),
+            json!({"type": "confirming", "question_id": "q", "text": "A", "speech": "Did you say A?"}),
+            json!({"type": "confirming", "question_id": "q", "text": "A"}),
+            json!({"type": "unconfirmed", "question_id": "q", "text": "A"}),
+            json!({"type": "ignored", "text": "A", "reason": "not_an_answer"}),
             json!({"type": "answered", "question_id": "q", "text": "B"}),
             json!({"type": "answer_rejected", "question_id": "q", "text": "C", "error": "not a choice"}),
             json!({"type": "answer_rejected", "question_id": "q", "text": "C"}),

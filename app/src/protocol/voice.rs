@@ -34,6 +34,9 @@ pub enum IgnoredReason {
     AudioBacklog,
     /// The recogniser was still busy with the utterance before.
     Busy,
+    /// Speech while a question waits that names no choice and is not a
+    /// short answer of its own: background talk.
+    NotAnAnswer,
 }
 
 /// Client → server.
@@ -131,6 +134,20 @@ pub enum VoiceServerMessage {
         text: String,
     },
     Answered {
+        question_id: String,
+        text: String,
+    },
+    /// An unsure answer (low confidence, or naming no choice): the next
+    /// yes or no (spoken, typed or tapped) takes it or drops it.
+    Confirming {
+        question_id: String,
+        text: String,
+        /// The sentence to speak: "Did you say Billing?"
+        speech: String,
+    },
+    /// The answer being confirmed was dropped (a no, other words, or no
+    /// reply in time): the question keeps waiting.
+    Unconfirmed {
         question_id: String,
         text: String,
     },

@@ -218,7 +218,7 @@ async fn relay(
                     (Some(Ok(message)), _) => conversation.handle(starter, message).await,
                     (Some(Err(e)), _) if !send(socket, error_text(&e)).await => break,
                     (Some(Err(_)), _) => {}
-                    (None, Message::Binary(audio)) => listening.frame(&audio),
+                    (None, Message::Binary(audio)) => listening.frame(&audio).await,
                     (None, Message::Close(_)) => break,
                     (None, _) => {}
                 }

@@ -64,9 +64,18 @@ pub fn token_cap(seconds: f32, room: usize) -> usize {
     cap.min(224).min(room)
 }
 
-/// Whether `tokens` end in a loop: a group of up to 8 tokens said three
-/// times over (a single token four times). Returns how many tokens to
-/// drop to keep the group once.
+/// The shortest run of tokens whose second saying is a loop: about a
+/// short sentence ("Remind me to call" is 4–5 tokens; 6 leaves room for
+/// a phrase a person says twice on purpose).
+pub const SENTENCE_RUN: usize = 6;
+
+/// Whether `tokens` end in a loop, and how many tokens to drop to keep
+/// what was said before it: a group of up to 8 tokens said three times
+/// over (a single token four times), or the last [`SENTENCE_RUN`] tokens
+/// already written before, apart (the first words of a sentence said
+/// again, however long the sentence is). The second is found at the
+/// first repeat, so a sentence said again is cut as soon as it starts,
+/// not once it has been said three times.
 pub fn repeated_tail(tokens: &[u32]) -> Option<usize> {
     for size in 1..=8 {
         let times = if size == 1 { 4 } else { 3 };
@@ -80,15 +89,100 @@ pub fn repeated_tail(tokens: &[u32]) -> Option<usize> {
             return Some(span - size);
         }
     }
+    let run = SENTENCE_RUN;
+    if tokens.len() >= 2 * run {
+        let (before, tail) = tokens.split_at(tokens.len() - run);
+        if before.windows(run).any(|w| w == tail) {
+            return Some(run);
+        }
+    }
     None
 }
 
-/// `text` said once when it is the same words said two or more times
-/// over ("The second one. The second one.", "Tomorrow morning, Tomorrow
-/// morning"): a short answer heard with silence after it is written again
-/// by Whisper, twice being too few for [`repeated_tail`] to call it a
-/// loop. Any other text as it is.
+/// `text` with what it says again dropped, the first saying kept.
+///
+/// - The same words said two or more times over ("The second one. The
+///   second one.", "Tomorrow morning, Tomorrow morning"): a short answer
+///   heard with silence after it is written again by Whisper, twice being
+///   too few for [`repeated_tail`] to call it a loop.
+/// - A sentence that says an earlier one again — the same words, the
+///   start of them (a repeat cut short), or nearly the same words ("at
+///   nine" then "at 9", one word in five differing) — ends the text
+///   there: "A. B. A. B." is "A. B.", and a sentence said three times is
+///   heard once.
+///
+/// Any other text as it is.
 pub fn said_once(text: &str) -> &str {
+    let text = whole_repeats_once(text);
+    let ends = sentence_ends(text);
+    let start_of = |i: usize| if i == 0 { 0 } else { ends[i - 1] };
+    for i in 1..ends.len() {
+        let later = plain(&text[start_of(i)..ends[i]]);
+        if (0..i).any(|j| says_again(&plain(&text[start_of(j)..ends[j]]), &later)) {
+            return text[..start_of(i)].trim_end();
+        }
+    }
+    text
+}
+
+/// Where each sentence of `text` ends: after its `.`, `!` or `?` (one
+/// followed by a space or the end: "3.5" is one word), or at the end.
+fn sentence_ends(text: &str) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next_is_space = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
+        if matches!(c, '.' | '!' | '?') && next_is_space {
+            ends.push(i + c.len_utf8());
+        }
+    }
+    if ends
+        .last()
+        .is_none_or(|&end| !text[end..].trim().is_empty())
+    {
+        ends.push(text.len());
+    }
+    ends
+}
+
+/// Whether the sentence `later` says `earlier` again: the same words, the
+/// start of them, or (four words or more) at most one word in five
+/// different.
+fn says_again(earlier: &[String], later: &[String]) -> bool {
+    if later.is_empty() || earlier.is_empty() {
+        return false;
+    }
+    if earlier.starts_with(later) {
+        return true;
+    }
+    later.len() >= 4
+        && earlier.len() >= 4
+        && word_edits(earlier, later) * 5 <= earlier.len().max(later.len())
+}
+
+/// Word-level edit distance.
+fn word_edits(a: &[String], b: &[String]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, x) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, y) in b.iter().enumerate() {
+            let next = (row[j] + 1)
+                .min(row[j + 1] + 1)
+                .min(diagonal + usize::from(x != y));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+fn plain(text: &str) -> Vec<String> {
+    app::logic::words::plain(text)
+}
+
+/// `text` said once when it is the same words said over and over.
+fn whole_repeats_once(text: &str) -> &str {
     let spans: Vec<(usize, usize)> = text
         .split_whitespace()
         .map(|w| {
@@ -181,6 +275,45 @@ mod tests {
     }
 
     #[test]
+    fn a_sentence_said_again_is_cut_at_its_first_repeat() {
+        // A 10-token sentence, then its first six tokens again: cut there,
+        // the first saying kept whole.
+        let sentence: Vec<u32> = (10..20).collect();
+        let mut written = sentence.clone();
+        for (i, token) in sentence.iter().enumerate() {
+            written.push(*token);
+            let cut = repeated_tail(&written);
+            if i + 1 < SENTENCE_RUN {
+                assert_eq!(cut, None, "{} tokens of the repeat", i + 1);
+            } else {
+                assert_eq!(cut, Some(SENTENCE_RUN));
+                written.truncate(written.len() - SENTENCE_RUN);
+                break;
+            }
+        }
+        assert_eq!(written, sentence);
+        // Longer than the 8-token groups, and a repeat that differs at its
+        // end (only its start is said again): still cut.
+        let mut long: Vec<u32> = (100..130).collect();
+        long.extend(100..106);
+        assert_eq!(repeated_tail(&long), Some(SENTENCE_RUN));
+        // A run said again with other words between is a loop too.
+        let mut between: Vec<u32> = (1..=6).collect();
+        between.extend([40, 41, 42]);
+        between.extend(1..=6);
+        assert_eq!(repeated_tail(&between), Some(SENTENCE_RUN));
+        // Five tokens again is a phrase, not a sentence: kept.
+        let mut phrase: Vec<u32> = (1..=5).collect();
+        phrase.extend([40, 41, 42]);
+        phrase.extend(1..=5);
+        assert_eq!(repeated_tail(&phrase), None);
+        // Distinct tokens never loop, however many.
+        let distinct: Vec<u32> = (0..224).collect();
+        assert_eq!(repeated_tail(&distinct), None);
+        assert_eq!(repeated_tail(&[]), None);
+    }
+
+    #[test]
     fn a_text_said_twice_over_is_said_once() {
         assert_eq!(
             said_once("The second one. The second one."),
@@ -198,6 +331,45 @@ mod tests {
             "Remind me to call Anna."
         );
         assert_eq!(said_once(""), "");
+    }
+
+    #[test]
+    fn a_sentence_said_again_is_heard_once() {
+        let once = "Remind me to call Anna tomorrow at nine.";
+        assert_eq!(said_once(&format!("{once} {once} {once}")), once);
+        assert_eq!(
+            said_once(
+                "Remind me to call Anna tomorrow at nine. Remind me to call Anna tomorrow at 9."
+            ),
+            once,
+            "nearly the same words"
+        );
+        assert_eq!(
+            said_once("Remind me to call Anna tomorrow at nine. Remind me to"),
+            once,
+            "a repeat cut short"
+        );
+        assert_eq!(
+            said_once("Add milk. Add eggs. Add milk. Add eggs."),
+            "Add milk. Add eggs.",
+            "the first repeat ends it"
+        );
+        assert_eq!(
+            said_once("Billing. Billing, please."),
+            "Billing. Billing, please."
+        );
+        // Sentences that only share words are kept.
+        let two = "Remind me to call Anna. Remind me to water the garden on Sunday.";
+        assert_eq!(said_once(two), two);
+        assert_eq!(
+            said_once("No. No wait, the second."),
+            "No. No wait, the second."
+        );
+        assert_eq!(
+            said_once("It costs 3.5 dollars. Pay it."),
+            "It costs 3.5 dollars. Pay it."
+        );
+        assert_eq!(said_once("Stop! Stop? Stop."), "Stop!");
     }
 
     #[test]

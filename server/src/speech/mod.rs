@@ -36,6 +36,9 @@ pub struct Hint {
     /// An interim text while the user still speaks: a quick pass (one
     /// beam), since the final text comes soon after and replaces it.
     pub draft: bool,
+    /// Echo is speaking or a reply runs: "Stop" is said to the
+    /// recogniser with the options, as a word it may well hear.
+    pub stop: bool,
 }
 
 /// What was heard.

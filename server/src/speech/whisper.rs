@@ -213,12 +213,15 @@ impl Ears {
     /// `<|startofprev|>`, as if said just before), then the task.
     fn prompt(&self, hint: &Hint) -> Result<Vec<u32>, String> {
         let mut prompt = Vec::new();
-        let options: Vec<&str> = hint
+        let mut options: Vec<&str> = hint
             .options
             .iter()
             .map(|o| o.trim())
             .filter(|o| !o.is_empty())
             .collect();
+        if hint.stop && !options.iter().any(|o| o.eq_ignore_ascii_case("stop")) {
+            options.push("Stop");
+        }
         if !options.is_empty() {
             let text = format!(" {}.", options.join(", "));
             let encoded = self

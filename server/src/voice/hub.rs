@@ -105,6 +105,8 @@ impl VoiceHub {
                 spoken: Spoken::default(),
                 stored,
                 idle_since: Instant::now(),
+                confirming: None,
+                confirms: 0,
             }),
             out,
         });

@@ -1,7 +1,8 @@
 //! One socket's microphone: `audio_start`, binary frames and `audio_end`
 //! turned into utterances that take the conversation's utterance path.
 //!
-//! Frames are cut into utterances where they arrive ([`Segmenter`]); each
+//! Frames are cut into utterances as they arrive ([`Segmenter`], on the
+//! detector's thread: [`super::detecting`]); each
 //! finished utterance waits in this socket's queue for the recogniser, and
 //! a task of the socket's hears them one at a time, with the waiting
 //! question's choices as the hint. While speech lasts, about every second
@@ -182,7 +183,7 @@ impl Listening {
     }
 
     /// A binary frame: samples for the segmenter, or a refusal.
-    pub fn frame(&mut self, bytes: &[u8]) {
+    pub async fn frame(&mut self, bytes: &[u8]) {
         if bytes.len() > MAX_AUDIO_FRAME_BYTES {
             return self.ignore(IgnoredReason::FrameTooLarge);
         }
@@ -218,10 +219,24 @@ impl Listening {
             .chunks_exact(2)
             .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
             .collect();
-        let Microphone::On(segmenter) = &mut self.microphone else {
+        let Microphone::On(segmenter) = std::mem::replace(&mut self.microphone, Microphone::Off)
+        else {
             return;
         };
-        for segment in segmenter.push(&samples) {
+        // Off the runtime: the detector is CPU work a fast client could
+        // make endless (see `detecting`).
+        let Some(recogniser) = &self.recogniser else {
+            return;
+        };
+        let pushed = recogniser.detecting().push(segmenter, samples).await;
+        let Some((segmenter, segments)) = pushed else {
+            self.microphone = Microphone::Refused;
+            return self.say(VoiceServerMessage::AudioUnavailable {
+                error: "the voice-activity detector stopped; this audio is not heard".into(),
+            });
+        };
+        self.microphone = Microphone::On(segmenter);
+        for segment in segments {
             self.segment(segment);
         }
         self.interim();
@@ -289,6 +304,7 @@ impl Listening {
         let hint = Hint {
             options: self.conversation.waiting_options(),
             draft: true,
+            stop: self.conversation.stop_would_stop(),
         };
         // The recogniser is behind: this interim is skipped.
         let Some(job) = recogniser.try_hear(to_f32(speech), hint) else {
@@ -346,6 +362,7 @@ async fn hear_each(mut queue: mpsc::UnboundedReceiver<Finished>, ears: Ears) {
         let hint = Hint {
             options: ears.conversation.waiting_options(),
             draft: false,
+            stop: ears.conversation.stop_would_stop(),
         };
         let heard = ears.recogniser.hear(audio, hint).await;
         ears.backlog.fetch_sub(length, Ordering::SeqCst);
@@ -453,7 +470,7 @@ mod tests {
         for _ in 0..8 {
             for frame in burst.chunks(MAX_AUDIO_FRAME_BYTES / 2) {
                 let bytes: Vec<u8> = frame.iter().flat_map(|s| s.to_le_bytes()).collect();
-                listening.frame(&bytes);
+                listening.frame(&bytes).await;
                 most = most.max(listening.held_samples());
             }
         }

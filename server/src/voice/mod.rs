@@ -16,14 +16,19 @@
 //! Submodules: `hub` (every open conversation), [`spoken`] (what Echo
 //! said and when, for the self-hearing filter), [`listening`] (a socket's
 //! audio turned into utterances), [`segmenter`] (where speech starts and
-//! ends) and [`recogniser`] (the speech recogniser every socket shares).
+//! ends), [`detecting`] (the thread the segmenters run on, off the async
+//! runtime) and [`recogniser`] (the speech recogniser every socket shares).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use app::api::ApiError;
-use app::logic::voice::{is_echo, is_noise, is_stop, match_option, question_speech};
+use app::logic::voice::{
+    confirm_speech, heard_stop, is_echo, is_noise, is_stop, judge_spoken_answer, match_option,
+    question_speech, yes_or_no, SpokenAnswer, MIN_ANSWER_CONFIDENCE, MIN_CONFIDENCE,
+};
+use app::logic::words::plain as words;
 use app::protocol::{
     IgnoredReason, ReplyEvent, VoiceClientMessage, VoiceQuestion, VoiceServerMessage, VoiceTurn,
 };
@@ -36,6 +41,7 @@ use crate::replies::Reply;
 use crate::store::{Store, StoreError};
 use crate::tools::Offer;
 
+pub mod detecting;
 mod hub;
 pub mod listening;
 pub mod recogniser;
@@ -60,6 +66,9 @@ pub const MAX_SOCKETS: usize = 64;
 pub const MAX_CONVERSATIONS: usize = 256;
 /// Largest WebSocket frame and message.
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
+/// How long "Did you say …?" waits for a yes or a no before the unsure
+/// answer is dropped (the question keeps waiting).
+pub const CONFIRM_WAIT: Duration = Duration::from_secs(10);
 
 /// What voice needs from the server: a reply started in a session of
 /// `store`. The engine implements it; voice knows nothing else about it.
@@ -109,6 +118,18 @@ struct State {
     stored: bool,
     /// The last time a window left or a turn ended.
     idle_since: Instant,
+    /// An unsure answer waiting for a yes or a no.
+    confirming: Option<Confirm>,
+    /// Confirms asked so far: the one a timeout is for.
+    confirms: u64,
+}
+
+/// "Did you say Billing?": the question it answers, what was heard, and
+/// which confirm it is.
+struct Confirm {
+    question_id: String,
+    text: String,
+    serial: u64,
 }
 
 struct Turn {
@@ -182,6 +203,14 @@ impl Conversation {
         question.map(|q| q.options.clone()).unwrap_or_default()
     }
 
+    /// Whether a spoken "stop" would stop something now: a reply runs, or
+    /// Echo is speaking. Then "stop" is in the recogniser's hint, and a
+    /// word shaped like it is heard as a stop.
+    pub fn stop_would_stop(&self) -> bool {
+        let state = self.lock();
+        state.turn.is_some() || !state.spoken.heard_over(HeardSpan::now()).is_empty()
+    }
+
     /// Handles one message from a window.
     pub async fn handle(self: &Arc<Self>, starter: &Starter, message: VoiceClientMessage) {
         match message {
@@ -226,7 +255,16 @@ impl Conversation {
         if text.chars().count() > MAX_UTTERANCE_CHARS {
             return self.too_long();
         }
-        if is_noise(&text, confidence) {
+        let waiting = self.waiting_question();
+        // While a question waits, unsure speech that names a choice is
+        // confirmed rather than dropped: only the lowest is noise.
+        let noise = match &waiting {
+            Some(_) => {
+                is_noise(&text, None) || confidence.is_some_and(|c| c < MIN_ANSWER_CONFIDENCE)
+            }
+            None => is_noise(&text, confidence),
+        };
+        if noise {
             return self.send(VoiceServerMessage::Ignored {
                 text,
                 reason: IgnoredReason::Noise,
@@ -238,10 +276,126 @@ impl Conversation {
                 reason: IgnoredReason::Echo,
             });
         }
-        if is_stop(&text) {
+        // A choice said back is an answer even if it sounds like "stop".
+        let is_choice =
+            match_option(&text, &self.waiting_options()).is_some_and(|o| words(&o) == words(&text));
+        let sure = confidence.is_none_or(|c| c >= MIN_CONFIDENCE);
+        if !is_choice
+            && sure
+            && (is_stop(&text) || (self.stop_would_stop() && heard_stop(&text, confidence)))
+        {
             return self.stop();
         }
-        self.heard(starter, text.trim().to_string()).await;
+        let text = text.trim().to_string();
+        match waiting {
+            Some(question) => self.spoken_answer(question, text, confidence).await,
+            None => self.heard(starter, text).await,
+        }
+    }
+
+    fn waiting_question(&self) -> Option<VoiceQuestion> {
+        self.lock().turn.as_ref().and_then(|t| t.question.clone())
+    }
+
+    /// Speech while `question` waits: a yes or no settles a confirm; a
+    /// choice named sure enough is the answer; an unsure or free answer
+    /// is confirmed first; background talk is not an answer.
+    async fn spoken_answer(
+        self: &Arc<Self>,
+        question: VoiceQuestion,
+        text: String,
+        confidence: Option<f64>,
+    ) {
+        if self.settle_confirm(&question, &text).await {
+            return;
+        }
+        let judged = if crate::ask::leaves_it_to_imprint(&text) {
+            SpokenAnswer::Take(text.clone())
+        } else {
+            judge_spoken_answer(&text, confidence, &question.options, question.allow_other)
+        };
+        match judged {
+            SpokenAnswer::Take(answer) => {
+                self.send(VoiceServerMessage::Answering {
+                    question_id: question.id.clone(),
+                    text: answer.clone(),
+                });
+                self.answer(&question.id, &answer).await
+            }
+            SpokenAnswer::Confirm(answer) => self.confirm(question.id, answer),
+            SpokenAnswer::NotAnAnswer => self.send(VoiceServerMessage::Ignored {
+                text,
+                reason: IgnoredReason::NotAnAnswer,
+            }),
+        }
+    }
+
+    /// Asks "Did you say …?", and drops the answer if no yes or no comes
+    /// within [`CONFIRM_WAIT`].
+    fn confirm(self: &Arc<Self>, question_id: String, text: String) {
+        let serial = {
+            let mut state = self.lock();
+            state.confirms += 1;
+            let serial = state.confirms;
+            state.confirming = Some(Confirm {
+                question_id: question_id.clone(),
+                text: text.clone(),
+                serial,
+            });
+            serial
+        };
+        self.send(VoiceServerMessage::Confirming {
+            question_id,
+            speech: confirm_speech(&text),
+            text,
+        });
+        let conversation = Arc::downgrade(self);
+        tokio::spawn(async move {
+            tokio::time::sleep(CONFIRM_WAIT).await;
+            let Some(conversation) = conversation.upgrade() else {
+                return;
+            };
+            let expired = {
+                let mut state = conversation.lock();
+                match &state.confirming {
+                    Some(c) if c.serial == serial => state.confirming.take(),
+                    _ => None,
+                }
+            };
+            if let Some(c) = expired {
+                conversation.send(VoiceServerMessage::Unconfirmed {
+                    question_id: c.question_id,
+                    text: c.text,
+                });
+            }
+        });
+    }
+
+    /// A yes or no to the confirm waiting on `question`: the answer taken
+    /// or dropped (`true`: `text` is used up). Other words drop the
+    /// confirm and are heard afresh (`false`).
+    async fn settle_confirm(&self, question: &VoiceQuestion, text: &str) -> bool {
+        let pending = self.lock().confirming.take();
+        let Some(pending) = pending.filter(|c| c.question_id == question.id) else {
+            return false;
+        };
+        match yes_or_no(text) {
+            Some(true) => {
+                self.send(VoiceServerMessage::Answering {
+                    question_id: pending.question_id.clone(),
+                    text: pending.text.clone(),
+                });
+                self.answer(&pending.question_id, &pending.text).await;
+                true
+            }
+            answer => {
+                self.send(VoiceServerMessage::Unconfirmed {
+                    question_id: pending.question_id,
+                    text: pending.text,
+                });
+                answer.is_some()
+            }
+        }
     }
 
     fn too_long(&self) {
@@ -259,8 +413,13 @@ impl Conversation {
     /// Speech or typing: the answer to a waiting question, else the next
     /// question (queued while a reply is written).
     async fn heard(self: &Arc<Self>, starter: &Starter, text: String) {
-        let waiting = self.lock().turn.as_ref().and_then(|t| t.question.clone());
+        let waiting = self.waiting_question();
         if let Some(question) = waiting {
+            // Typed or tapped: a yes or no settles a confirm; anything else
+            // is the answer as it is.
+            if self.settle_confirm(&question, &text).await {
+                return;
+            }
             let answer = match_option(&text, &question.options).unwrap_or(text);
             self.send(VoiceServerMessage::Answering {
                 question_id: question.id.clone(),

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use tokio::sync::{oneshot, OnceCell, OwnedSemaphorePermit, Semaphore};
 
+use super::detecting::Detecting;
 use crate::speech::{Hint, Speech, SpeechError, Transcript, MAX_WAITING_JOBS};
 
 /// Loads the recogniser (blocking: reads and converts the weights).
@@ -28,6 +29,8 @@ pub struct Recogniser {
     speech: Arc<OnceCell<Result<Speech, String>>>,
     load: Load,
     places: Arc<Semaphore>,
+    /// Where every socket's audio is cut into utterances, off the runtime.
+    detecting: Detecting,
 }
 
 impl Recogniser {
@@ -48,6 +51,7 @@ impl Recogniser {
             speech: Arc::new(OnceCell::new()),
             load: Arc::new(load),
             places: Arc::new(Semaphore::new(MAX_WAITING_JOBS)),
+            detecting: Detecting::start(),
         }
     }
 
@@ -76,6 +80,11 @@ impl Recogniser {
             .await
             .clone()
             .map_err(SpeechError::Failed)
+    }
+
+    /// The voice-activity detector's thread the sockets share.
+    pub fn detecting(&self) -> &Detecting {
+        &self.detecting
     }
 
     /// The recogniser's name, as `audio_ready` says it.

@@ -81,6 +81,13 @@ pub fn EchoPanel() -> impl IntoView {
             {move || echo.state.with(|s| (!s.queue.is_empty()).then(|| view! {
                 <p class="muted" data-testid="echo-queue">{format!("Next: {}", s.queue.join(" · "))}</p>
             }))}
+            {move || echo.state.with(|s| s.confirming.clone()).map(|(_, _, speech)| view! {
+                <div class="echo-confirm" role="group" aria-label="Confirm the answer" data-testid="echo-confirm">
+                    <p>{speech}</p>
+                    <button class="primary" data-testid="echo-confirm-yes" on:click=move |_| echo.typed("yes".into())>"Yes"</button>
+                    <button data-testid="echo-confirm-no" on:click=move |_| echo.typed("no".into())>"No"</button>
+                </div>
+            })}
             {move || echo.state.with(|s| s.notice.clone()).map(|n| view! { <p class="muted" data-testid="echo-notice">{n}</p> })}
             <form class="composer" on:submit=move |ev| { ev.prevent_default(); send_typed(); }>
                 <input type="text" data-testid="echo-input" aria-label="Type to Echo"
