@@ -5,7 +5,7 @@
 //! Data, not rules: a reply judged wrong becomes another example.
 
 use super::index::{Query, VectorIndex};
-use super::route::NEIGHBOURS;
+use super::route::mean_of_nearest;
 
 /// Example replies to a question, one a line.
 pub const ANSWERS: &str = include_str!("answers.tsv");
@@ -42,7 +42,7 @@ pub fn parse_answers(text: &str) -> Vec<&str> {
 }
 
 /// How near a reply is to each side: the mean similarity of its
-/// [`NEIGHBOURS`] nearest answers and nearest requests.
+/// [`super::route::NEIGHBOURS`] nearest answers and nearest requests.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reading {
     pub answer: f32,
@@ -84,13 +84,9 @@ impl AnswerJudge {
             .index
             .nearest(&Query::new(reply), self.index.len(), None);
         let mean_of = |answer: bool| {
-            let near: Vec<f32> = nearest
-                .iter()
-                .filter(|n| self.is_answer.get(n.id as usize) == Some(&answer))
-                .take(NEIGHBOURS)
-                .map(|n| n.similarity)
-                .collect();
-            (!near.is_empty()).then(|| near.iter().sum::<f32>() / near.len() as f32)
+            mean_of_nearest(&nearest, |id| {
+                self.is_answer.get(id as usize) == Some(&answer)
+            })
         };
         Some(Reading {
             answer: mean_of(true)?,

@@ -13,7 +13,7 @@
 //! more of what a request is about than of what it asks; the classifier
 //! learns which directions tell the kinds apart.
 
-use super::index::{Query, VectorIndex};
+use super::index::{Near, Query, VectorIndex};
 
 /// The labelled examples, `kind<TAB>request` a line.
 pub const EXAMPLES: &str = include_str!("examples.tsv");
@@ -190,17 +190,25 @@ impl Router {
         let scores = Routed::ALL
             .into_iter()
             .filter_map(|kind| {
-                let near: Vec<f32> = nearest
-                    .iter()
-                    .filter(|n| self.kinds.get(n.id as usize) == Some(&kind))
-                    .take(NEIGHBOURS)
-                    .map(|n| n.similarity)
-                    .collect();
-                (!near.is_empty()).then(|| (kind, near.iter().sum::<f32>() / near.len() as f32))
+                let mean =
+                    mean_of_nearest(&nearest, |id| self.kinds.get(id as usize) == Some(&kind))?;
+                Some((kind, mean))
             })
             .collect();
         ranked(scores)
     }
+}
+
+/// The mean similarity of the [`NEIGHBOURS`] nearest of `nearest`
+/// (nearest first) whose id is one `counts`; `None` when none is.
+pub(super) fn mean_of_nearest(nearest: &[Near], counts: impl Fn(i64) -> bool) -> Option<f32> {
+    let near: Vec<f32> = nearest
+        .iter()
+        .filter(|n| counts(n.id))
+        .take(NEIGHBOURS)
+        .map(|n| n.similarity)
+        .collect();
+    (!near.is_empty()).then(|| near.iter().sum::<f32>() / near.len() as f32)
 }
 
 /// How a [`Classifier`] is trained.
