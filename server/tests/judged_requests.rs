@@ -75,6 +75,40 @@ async fn a_fact_given_without_a_verb_of_keeping_is_saved_in_the_users_words() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_question_judged_a_save_with_no_fact_to_keep_is_answered() {
+    // The model takes it for a statement and words a fact that is not the
+    // user's: shaped as a question, it is answered, and nothing is kept.
+    let server = TestServer::start_planned_by_meaning(vec![
+        once("rego", step(json!({"kind": "statement"}))),
+        once(
+            "rego",
+            step(json!({"fact": "The rego number is 1234567890."})),
+        ),
+        once(
+            "rego",
+            step(json!({"memory": 1, "answer": "The van's rego is S 482 KLD."})),
+        ),
+    ])
+    .await;
+    server.remember("Van rego is S 482 KLD", None).await;
+    server.meaning_ready().await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "what's the rego number").await;
+    assert!(tools_called(&events).is_empty(), "nothing kept: {events:?}");
+    assert!(
+        !events.iter().any(|e| e["type"] == "question"),
+        "{events:?}"
+    );
+    let text = assistant_text(&events);
+    assert!(text.contains("S 482 KLD"), "{text}");
+    assert_eq!(server.memories_about("rego").await.len(), 1);
+    // Judged (statement), worded (not the user's), then answered.
+    let requests = server.standin.requests_for("rego");
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert!(text.contains("The van's rego"), "the answer step's: {text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_fact_the_model_rewords_beyond_the_users_words_is_kept_in_theirs() {
     let server = TestServer::start_planned_by_meaning(vec![scenario(
         "locker",

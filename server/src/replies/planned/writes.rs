@@ -76,6 +76,14 @@ impl Run {
                 // the user's words; when it is not theirs, the user is asked.
                 None => match self.fact_from_the_model().await? {
                     Some(fact) => Some(fact),
+                    // Judged a save, but shaped as a question, with no
+                    // fact of the user's to keep ("how many characters per
+                    // line r we allowed on kaito", "what's the rego
+                    // number"): it is answered, not kept in its own words.
+                    None if plan::reads_as_a_question(&self.request) => {
+                        tracing::info!(reply = %self.reply.id, "no fact to keep, and it reads as a question: answered as one");
+                        return self.question().await;
+                    }
                     // Judged a statement whole (no verb of keeping), the
                     // message is the fact: in the user's own words, when the
                     // model's wording of it is not theirs.
@@ -84,13 +92,6 @@ impl Run {
                     {
                         let own = crate::grounding::without_lead_in(self.request.trim());
                         Some(capitalized(own)).filter(|own| !own.is_empty())
-                    }
-                    // Judged a save, but shaped as a question, with no
-                    // fact of the user's to keep ("how many characters per
-                    // line r we allowed on kaito"): it is answered.
-                    None if plan::reads_as_a_question(&self.request) => {
-                        tracing::info!(reply = %self.reply.id, "no fact to keep, and it reads as a question: answered as one");
-                        return self.question().await;
                     }
                     None if tools::is_offered(&self.tools, tools::ASK_USER) => {
                         let question = "What should I save?".to_string();
