@@ -557,7 +557,11 @@ impl Dashboard for Engine {
 
     async fn say(&self, sid: String, question_id: String, text: String) -> Result<Said, ApiError> {
         let reply = self.reply(&sid)?;
-        if self.is_new_request(&reply, &question_id, &text).await {
+        // Still waiting once judged: an answer from another window in the
+        // meantime is left to go on, and this text answers nothing (409).
+        let still_waiting =
+            |reply: &Reply| reply.waiters.current().is_some_and(|q| q.id == question_id);
+        if self.is_new_request(&reply, &question_id, &text).await && still_waiting(&reply) {
             tracing::info!(reply = %reply.id, "a reply typed under a question is a new request");
             // The waiting reply ends (its question shows it was stopped)
             // and leaves the session free before the new request starts.

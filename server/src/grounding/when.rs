@@ -684,10 +684,25 @@ fn day_of(words: &[String], today: NaiveDate, order: Option<DateOrder>) -> Optio
                 .or_else(|| i.checked_sub(2));
             // The day before the month first: in "the 20th of December,
             // 10 in the morning" the 10 after it is the hour.
+            // A day spelled out is read before "of" ("the twenty-first of
+            // December") or just after the month ("January thirtieth",
+            // "December twenty first"), never after "may", which is
+            // mostly a verb ("I may first need to…").
+            let spelled_before = (i >= 2 && words[i - 1] == "of")
+                .then(|| spelled_day(words, i - 2))
+                .flatten();
+            let spelled_after = (word != "may")
+                .then(|| {
+                    spelled_day(words, i + 2)
+                        .filter(|&day| day > 20)
+                        .or_else(|| spelled_day(words, i + 1))
+                })
+                .flatten();
             let day = before
-                .and_then(|j| day_number(&words[j]).or_else(|| spelled_day(words, j)))
+                .and_then(|j| day_number(&words[j]))
+                .or(spelled_before)
                 .or_else(|| next.and_then(day_number))
-                .or_else(|| spelled_day(words, i + 1));
+                .or(spelled_after);
             if let Some(day) = day {
                 return next_date(today, m, day).map(DaySaid::On);
             }

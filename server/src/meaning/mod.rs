@@ -305,9 +305,16 @@ impl Meaning {
         // The examples first: requests wait for them (judging), searches
         // do not need them.
         match self.examples(&store).await {
-            Ok((router, answers)) => {
+            Ok((router, request_vectors)) => {
                 let _ = self.inner.router.set(router);
-                let _ = self.inner.answers.set(answers);
+                match self.answer_judge(&store, &request_vectors).await {
+                    Ok(judge) => {
+                        let _ = self.inner.answers.set(judge);
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "what is typed under a question is its answer: the example answers could not be embedded")
+                    }
+                }
             }
             Err(error) => {
                 tracing::warn!(%error, "requests are routed by rules: the examples could not be embedded")
@@ -410,24 +417,30 @@ impl Meaning {
         }
     }
 
-    /// The router over the labelled examples, and the judge of replies
-    /// to a question, their vectors read from the store when this model
-    /// and file made them before.
-    async fn examples(&self, store: &Store) -> Result<(Router, AnswerJudge), String> {
+    /// The router over the labelled examples, and their vectors, read
+    /// from the store when this model and file made them before.
+    async fn examples(&self, store: &Store) -> Result<(Router, Vec<Vec<f32>>), String> {
         let examples = route::parse_examples(route::EXAMPLES)?;
         let requests: Vec<&str> = examples.iter().map(|(_, r)| *r).collect();
         let vectors = self.embed_kept(store, route::EXAMPLES, &requests).await?;
-        let answers = answers::parse_answers(answers::ANSWERS);
-        let answer_vectors = self.embed_kept(store, answers::ANSWERS, &answers).await?;
         let labelled: Vec<(Routed, Vec<f32>)> = examples
             .iter()
             .map(|(kind, _)| *kind)
             .zip(vectors.iter().cloned())
             .collect();
-        Ok((
-            Router::new(&labelled),
-            AnswerJudge::new(&answer_vectors, &vectors),
-        ))
+        Ok((Router::new(&labelled), vectors))
+    }
+
+    /// The judge of what is typed under a question: the example answers
+    /// against the example requests (`request_vectors`).
+    async fn answer_judge(
+        &self,
+        store: &Store,
+        request_vectors: &[Vec<f32>],
+    ) -> Result<AnswerJudge, String> {
+        let answers = answers::parse_answers(answers::ANSWERS);
+        let answer_vectors = self.embed_kept(store, answers::ANSWERS, &answers).await?;
+        Ok(AnswerJudge::new(&answer_vectors, request_vectors))
     }
 
     /// The vectors of `lines`, taken from `file`: kept in the store under

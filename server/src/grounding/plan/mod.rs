@@ -115,16 +115,29 @@ fn opens_a_question(word: &str) -> bool {
         )
 }
 
-/// True when a request reads as a question by its form: what it asks
-/// ends with a question mark, or opens with a question word or a verb
-/// that opens a yes/no question ("how many characters per line r we
-/// allowed", "quick one - what does SRT stand for").
-pub fn reads_as_a_question(request: &str) -> bool {
+/// True when a request is a question by its form: what it asks ends with
+/// a question mark, or the request opens with a question word ("how many
+/// characters per line r we allowed", "what's the rego number"). "Had the
+/// boiler serviced today, £90" is not.
+pub fn is_a_question(request: &str) -> bool {
+    asked_part(request).ends_with('?') || topic::opens_a_question_word(request.trim())
+}
+
+/// True when a clause after a short lead-in opens with a question word
+/// and ends the request ("quick one - what does SRT stand for, like the
+/// subtitle file"): a question too, though less surely than
+/// [`is_a_question`] ("fyi, when the alarm beeps the code is 4512" is a
+/// fact). Read only when the request gives no fact of its own.
+pub fn may_be_a_question(request: &str) -> bool {
+    let request = request.trim();
     let asked = asked_part(request);
-    asked.ends_with('?')
-        || app::logic::words::plain(asked)
-            .first()
-            .is_some_and(|w| opens_a_question(w))
+    // `asked` is a part of `request`: where it starts.
+    let start = asked.as_ptr() as usize - request.as_ptr() as usize;
+    is_a_question(request)
+        || (start > 0
+            && start + asked.len() == request.len()
+            && app::logic::words::plain(&request[..start]).len() <= 3
+            && topic::opens_a_question_word(asked))
 }
 
 /// True for a verb of going, meeting or bringing ("take", "visiting").

@@ -547,16 +547,42 @@ fn a_noun_after_what_is_no_known_kind_of_detail() {
 
 #[test]
 fn a_request_reads_as_a_question_by_its_form() {
-    use crate::grounding::plan::reads_as_a_question;
-    assert!(reads_as_a_question(
+    use crate::grounding::plan::{is_a_question, may_be_a_question};
+    assert!(is_a_question(
         "how many characters per line r we allowed on kaito"
     ));
-    assert!(reads_as_a_question(
-        "quick one - what does SRT stand for, like the subtitle file"
-    ));
-    assert!(reads_as_a_question("the gate code is 4410?"));
-    assert!(!reads_as_a_question("fyi my gym number is CLB-00482-7"));
-    assert!(!reads_as_a_question(
+    assert!(is_a_question("what's the rego number"));
+    assert!(is_a_question("the gate code is 4410?"));
+    assert!(!is_a_question("fyi my gym number is CLB-00482-7"));
+    assert!(!is_a_question(
         "for the kaito job: ben wants burnt-in subs for the trailer"
     ));
+    // Notes and facts that hold a question word or open with a verb.
+    assert!(!is_a_question(
+        "Had the boiler serviced today, £90 with British Gas"
+    ));
+    // (A fact with a relative clause, "Tom, who fixed the boiler, charges
+    // £80 an hour", is kept as a fact before this is read.)
+    assert!(!may_be_a_question(
+        "we talked for ages at the party, what a night that was for everyone there"
+    ));
+    // A short lead-in before the question.
+    assert!(may_be_a_question(
+        "quick one - what does SRT stand for, like the subtitle file"
+    ));
+    assert!(!is_a_question(
+        "quick one - what does SRT stand for, like the subtitle file"
+    ));
+}
+
+#[test]
+fn a_question_after_a_question_of_manners_is_what_is_asked() {
+    assert_eq!(
+        asked_part("Can I ask you something? whats the gate code"),
+        "Can I ask you something? whats the gate code"
+    );
+    assert_eq!(
+        asked_part("Sorry to bother you. How are you? what's the wifi password"),
+        "How are you? what's the wifi password"
+    );
 }

@@ -185,6 +185,12 @@ pub fn asked_part(request: &str) -> &str {
     };
     let (question_end, _) = ends[asks];
     let start = ends[..asks].last().map_or(0, |(i, mark)| i + mark.len());
+    // "Can I ask you something? whats the gate code", "do I have travel
+    // insurance for the trip? what's the policy no": what follows the
+    // question asks too, without its mark, so both are read.
+    if opens_a_question_word(&trimmed[question_end + 1..]) {
+        return trimmed[start..].trim();
+    }
     let clause = trimmed[start..=question_end].trim();
     let whole = start == 0 && question_end + 1 == trimmed.len();
     // A clause of a word or two ("…, right?") asks nothing alone.
@@ -205,13 +211,7 @@ fn clause_that_asks(request: &str) -> &str {
         .map(|(i, mark)| i + mark.len())
         .rfind(|&start| {
             let rest = &request[start..];
-            rest.starts_with(char::is_whitespace)
-                && rest.split_whitespace().next().is_some_and(|first| {
-                    let first = first
-                        .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-                        .to_lowercase();
-                    crate::common_words::is_question_word(&first)
-                })
+            rest.starts_with(char::is_whitespace) && opens_a_question_word(rest)
         });
     match start {
         Some(start) if app::logic::words::plain(&request[start..]).len() >= 3 => {
@@ -219,6 +219,16 @@ fn clause_that_asks(request: &str) -> &str {
         }
         _ => request,
     }
+}
+
+/// True when `text`'s first word is a question word ("what's", "how").
+pub(super) fn opens_a_question_word(text: &str) -> bool {
+    text.split_whitespace().next().is_some_and(|first| {
+        let first = first
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+            .to_lowercase();
+        crate::common_words::is_question_word(&first)
+    })
 }
 
 /// `word` without a verb's or plural's ending, for words of 6 letters or

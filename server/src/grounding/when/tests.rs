@@ -598,6 +598,7 @@ fn an_hour_said_with_its_part_of_the_day_and_a_day_before_its_month() {
         ),
         ("on the third of January at 9", at((2027, 1, 3), 9, 0)),
         ("January thirtieth at 8am", at((2027, 1, 30), 8, 0)),
+        ("December twenty first at 9", at((2026, 12, 21), 9, 0)),
         // The day after the month, when none is before it.
         ("on December 3 at 9", at((2026, 12, 3), 9, 0)),
     ];
@@ -615,4 +616,10 @@ fn an_hour_said_with_its_part_of_the_day_and_a_day_before_its_month() {
     );
     // A number with no part of the day after it stays no time.
     assert_eq!(stated("buy 10 in total", now()), None);
+}
+
+#[test]
+fn may_as_a_verb_says_no_day() {
+    assert_eq!(stated("I may first need to call the bank", now()), None);
+    assert_eq!(stated("the second may be late", now()), None);
 }

@@ -80,8 +80,8 @@ impl Run {
                     // fact of the user's to keep ("how many characters per
                     // line r we allowed on kaito", "what's the rego
                     // number"): it is answered, not kept in its own words.
-                    None if plan::reads_as_a_question(&self.request) => {
-                        tracing::info!(reply = %self.reply.id, "no fact to keep, and it reads as a question: answered as one");
+                    None if plan::is_a_question(&self.request) => {
+                        tracing::info!(reply = %self.reply.id, "no fact to keep, and it is a question: answered as one");
                         return self.question().await;
                     }
                     // Judged a statement whole (no verb of keeping), the
@@ -92,6 +92,12 @@ impl Run {
                     {
                         let own = crate::grounding::without_lead_in(self.request.trim());
                         Some(capitalized(own)).filter(|own| !own.is_empty())
+                    }
+                    // Less surely a question ("quick one - what does SRT
+                    // stand for"), and no fact given: answered too.
+                    None if plan::may_be_a_question(&self.request) => {
+                        tracing::info!(reply = %self.reply.id, "no fact to keep, and its last clause asks: answered as a question");
+                        return self.question().await;
                     }
                     None if tools::is_offered(&self.tools, tools::ASK_USER) => {
                         let question = "What should I save?".to_string();

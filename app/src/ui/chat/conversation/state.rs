@@ -229,8 +229,12 @@ impl ChatActions {
                         chat.follow(reply_id);
                         chat.load(None);
                     }
-                    Err(e) if e.status == 409 => {}
-                    Err(e) => chat.card_error.set(Some(e.message)),
+                    // Below the message box, which outlives the card: the
+                    // question may be gone (answered elsewhere, or its
+                    // reply stopped for a new request that then failed).
+                    Err(e) => chat
+                        .send_error
+                        .set(Some(format!("Your message was not sent: {}", e.message))),
                 }
             }
         });
