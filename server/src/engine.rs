@@ -508,9 +508,7 @@ impl Dashboard for Engine {
         if let Some(reply) = self.replies.get(&sid) {
             // Stop the reply first, and let it finish, so it writes nothing
             // into a session that is gone.
-            let mut cursor = reply.log.follow(0);
-            reply.end();
-            while cursor.next().await.is_some() {}
+            ended_by(&reply, Reply::end).await;
         }
         let deleted = self.store.delete_session(&sid).await.map_err(store_error)?;
         if !deleted {
@@ -565,9 +563,7 @@ impl Dashboard for Engine {
             tracing::info!(reply = %reply.id, "a reply typed under a question is a new request");
             // The waiting reply ends (its question shows it was stopped)
             // and leaves the session free before the new request starts.
-            let mut cursor = reply.log.follow(0);
-            reply.stop();
-            while cursor.next().await.is_some() {}
+            ended_by(&reply, Reply::stop).await;
             let started = self.start_reply(&sid, &text, Offer::CHAT).await?;
             return Ok(Said::NewRequest {
                 reply_id: started.id.clone(),
@@ -621,4 +617,13 @@ impl Dashboard for Engine {
             reply_id: reply.id.clone(),
         })
     }
+}
+
+/// Ends `reply` with `end` (stop or end) and waits for its last event, so
+/// its session is free and nothing more of it is written.
+async fn ended_by(reply: &Reply, end: fn(&Reply)) {
+    // Followed before it is ended: the end cannot be missed.
+    let mut cursor = reply.log.follow(0);
+    end(reply);
+    while cursor.next().await.is_some() {}
 }

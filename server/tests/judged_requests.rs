@@ -143,23 +143,8 @@ async fn two_things_a_question_fits_equally_are_asked_about_and_the_chosen_one_a
         )],
     )])
     .await;
-    server
-        .remember("Dentist appointment Friday 3pm at Smile Clinic", None)
-        .await;
-    server
-        .remember("Vet appointment for Biscuit Friday 10am", None)
-        .await;
-    server
-        .remember("Boiler service booked for Monday", None)
-        .await;
-    server.meaning_ready().await;
     let sid = server.create_session().await;
-    let reply_id = server
-        .say(&sid, "what time is the appointment on friday?")
-        .await;
-    let mut events = server.watch_reply(&sid, &reply_id).await;
-    let before = events.until("question").await;
-    let question = before.last().unwrap();
+    let (mut events, question) = asked_which_appointment(&server, &sid).await;
     let options: Vec<String> = question["options"]
         .as_array()
         .unwrap()
