@@ -136,6 +136,12 @@ pub struct Config {
     #[arg(long, env = "IMPRINT_VOICE_TURN_TIMEOUT_S", default_value_t = 120.0)]
     pub voice_turn_timeout_s: f64,
 
+    /// Seconds Echo waits for a yes or no after "Did you say …?" before
+    /// it drops the unsure answer and the question keeps waiting (at most
+    /// 300).
+    #[arg(long, env = "IMPRINT_VOICE_CONFIRM_TIMEOUT_S", default_value_t = 10.0)]
+    pub voice_confirm_timeout_s: f64,
+
     /// Seconds a voice conversation with no window open and no turn
     /// running is kept in memory (at most 86400).
     #[arg(long, env = "IMPRINT_VOICE_IDLE_S", default_value_t = 600.0)]
@@ -341,6 +347,10 @@ impl Config {
         secs(self.voice_turn_timeout_s)
     }
 
+    pub fn voice_confirm_timeout(&self) -> Duration {
+        secs(self.voice_confirm_timeout_s)
+    }
+
     pub fn answer_timeout(&self) -> Duration {
         secs(self.answer_timeout_s)
     }
@@ -427,6 +437,11 @@ impl Config {
                 MAX_VOICE_TURN_TIMEOUT_S,
             ),
             ("IMPRINT_VOICE_IDLE_S", self.voice_idle_s, MAX_VOICE_IDLE_S),
+            (
+                "IMPRINT_VOICE_CONFIRM_TIMEOUT_S",
+                self.voice_confirm_timeout_s,
+                MAX_VOICE_CONFIRM_TIMEOUT_S,
+            ),
         ] {
             if !(value.is_finite() && value > 0.0 && value <= max) {
                 return Err(ConfigError::Duration { name, max });
@@ -466,6 +481,8 @@ pub const MAX_MODEL_IDLE_TIMEOUT_S: f64 = 3_600.0;
 pub const MAX_VOICE_TURN_TIMEOUT_S: f64 = 3_600.0;
 /// The longest an idle voice conversation is kept: a day.
 pub const MAX_VOICE_IDLE_S: f64 = 86_400.0;
+/// The longest "Did you say …?" waits for a yes or no: five minutes.
+pub const MAX_VOICE_CONFIRM_TIMEOUT_S: f64 = 300.0;
 
 /// A configuration that cannot be used, with what to change.
 #[derive(Debug, thiserror::Error)]
@@ -684,6 +701,7 @@ mod tests {
             ("--model-idle-timeout-s", MAX_MODEL_IDLE_TIMEOUT_S),
             ("--voice-turn-timeout-s", MAX_VOICE_TURN_TIMEOUT_S),
             ("--voice-idle-s", MAX_VOICE_IDLE_S),
+            ("--voice-confirm-timeout-s", MAX_VOICE_CONFIRM_TIMEOUT_S),
         ] {
             assert!(
                 parse(&[flag, &max.to_string()]).validate().is_ok(),

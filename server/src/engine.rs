@@ -98,6 +98,7 @@ impl Engine {
             ephemeral.clone(),
             crate::voice::VoiceSettings {
                 turn_timeout: config.voice_turn_timeout(),
+                confirm_wait: config.voice_confirm_timeout(),
                 answer_wait: config.answer_timeout(),
                 idle: config.voice_idle(),
             },

@@ -207,6 +207,41 @@ async fn an_unsure_answer_is_confirmed_and_background_talk_is_not_an_answer() {
 }
 
 #[tokio::test]
+async fn an_unconfirmed_answer_is_dropped_after_the_confirm_timeout_and_the_question_waits() {
+    let server = TestServer::start(
+        vec![ask("which one unheard")],
+        &["--voice-confirm-timeout-s", "0.3"],
+    )
+    .await;
+    let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
+    let question = waiting_question(&mut echo, "which one unheard").await;
+    echo.send(json!({"type": "utterance", "text": "Billing", "confidence": 0.4}))
+        .await;
+    echo.until("confirming").await;
+    // Nobody says yes or no: dropped, not given to the reply.
+    let dropped = echo.until("unconfirmed").await;
+    assert!(
+        dropped.iter().all(|m| m["type"] != "answered"),
+        "{dropped:?}"
+    );
+    assert_eq!(
+        (
+            dropped.last().unwrap()["question_id"].clone(),
+            dropped.last().unwrap()["text"].as_str()
+        ),
+        (question["id"].clone(), Some("Billing"))
+    );
+    // The question still waits for its answer, and a sure one answers it.
+    echo.send(json!({"type": "utterance", "text": "Imprint", "confidence": 0.95}))
+        .await;
+    let answered = echo.until("answered").await.pop().unwrap();
+    assert_eq!(
+        (answered["question_id"].clone(), answered["text"].as_str()),
+        (question["id"].clone(), Some("Imprint"))
+    );
+}
+
+#[tokio::test]
 async fn the_stop_control_ends_the_wait() {
     let server = TestServer::start(vec![ask("stop the wait")], &[]).await;
     let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;

@@ -455,6 +455,7 @@ mod tests {
         let minute = Duration::from_secs(60);
         let settings = VoiceSettings {
             turn_timeout: minute,
+            confirm_wait: minute,
             answer_wait: minute,
             idle: minute,
         };

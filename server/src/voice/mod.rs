@@ -66,9 +66,6 @@ pub const MAX_SOCKETS: usize = 64;
 pub const MAX_CONVERSATIONS: usize = 256;
 /// Largest WebSocket frame and message.
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
-/// How long "Did you say …?" waits for a yes or a no before the unsure
-/// answer is dropped (the question keeps waiting).
-pub const CONFIRM_WAIT: Duration = Duration::from_secs(10);
 
 /// What voice needs from the server: a reply started in a session of
 /// `store`. The engine implements it; voice knows nothing else about it.
@@ -91,6 +88,8 @@ pub type Starter = Arc<dyn ReplyStarter>;
 pub struct VoiceSettings {
     /// A turn with no reply event for this long is stopped.
     pub turn_timeout: Duration,
+    /// How long "Did you say …?" waits for a yes or no.
+    pub confirm_wait: Duration,
     /// How long a question waits (added to the turn timeout meanwhile).
     pub answer_wait: Duration,
     /// A conversation with no window and no turn is dropped after this.
@@ -331,7 +330,7 @@ impl Conversation {
     }
 
     /// Asks "Did you say …?", and drops the answer if no yes or no comes
-    /// within [`CONFIRM_WAIT`].
+    /// within the settings' `confirm_wait`.
     fn confirm(self: &Arc<Self>, question_id: String, text: String) {
         let serial = {
             let mut state = self.lock();
@@ -350,8 +349,9 @@ impl Conversation {
             text,
         });
         let conversation = Arc::downgrade(self);
+        let wait = self.settings.confirm_wait;
         tokio::spawn(async move {
-            tokio::time::sleep(CONFIRM_WAIT).await;
+            tokio::time::sleep(wait).await;
             let Some(conversation) = conversation.upgrade() else {
                 return;
             };

@@ -8,6 +8,7 @@ fn hub(idle_s: u64) -> Arc<VoiceHub> {
         Store::open_in_memory().unwrap(),
         VoiceSettings {
             turn_timeout: Duration::from_secs(60),
+            confirm_wait: Duration::from_secs(10),
             answer_wait: Duration::from_secs(60),
             idle: Duration::from_secs(idle_s),
         },
