@@ -122,6 +122,12 @@ const AFTER_DEMONSTRATIVE: &[&str] = &[
 /// The pronouns that stand for a person.
 const PERSON_PRONOUNS: &[&str] = &["he", "she", "him", "her", "his", "hers", "them"];
 
+/// True for a pronoun of a person or a thing ("his", "her", "it",
+/// "their"): it points at something named before it.
+pub fn is_third_person_pronoun(word: &str) -> bool {
+    PERSON_PRONOUNS.contains(&word) || matches!(word, "it" | "its" | "they" | "their" | "theirs")
+}
+
 /// Function words, the verbs of asking, the words for what Imprint
 /// keeps, courtesy, and the words of a time other than a month's name:
 /// neither a topic to look up nor a thing a pronoun could stand for.

@@ -586,3 +586,57 @@ fn a_question_after_a_question_of_manners_is_what_is_asked() {
         "How are you? what's the wifi password"
     );
 }
+
+#[test]
+fn the_story_told_after_a_question_rules_no_memory_out_and_a_qualifier_does() {
+    let garage = "Garage keypad code: 5190.";
+    let story = Topic::of(
+        "whats the garage code again, my sister's waiting outside in the rain",
+        &[],
+    );
+    assert_eq!(story.names, ["garage"]);
+    assert!(story.named_in(garage), "{story:?}");
+    // The story still tells two fitting memories apart.
+    let sister = Topic::of("what's the door code, my sister is locked out", &[]);
+    assert!(
+        sister.score("Door code at my sister's flat: 2231.") > sister.score("Door code: 8812."),
+        "{sister:?}"
+    );
+    // A clause that qualifies the thing asked is part of the question.
+    let studio = Topic::of("whats the wifi password, the one for the studio", &[]);
+    assert!(studio.names.contains(&"studio".to_string()), "{studio:?}");
+    assert!(!studio.named_in("Home wifi password: fern-42."));
+    let garden = Topic::of("what's the gate code, for the allotment", &[]);
+    assert!(!garden.named_in("Front gate code: 7781."), "{garden:?}");
+    // A second question is asked too.
+    let both = Topic::of("what's the bike lock code, where did I leave the bike", &[]);
+    assert!(both.context.is_empty(), "{both:?}");
+}
+
+#[test]
+fn who_asks_before_the_question_is_story_unless_the_question_points_back_at_them() {
+    let party = Topic::of("my brother wants to know when the street party starts", &[]);
+    assert!(!party.names.contains(&"brother".to_string()), "{party:?}");
+    assert_eq!(party.context, ["brother"]);
+    assert!(party.named_in("Street party: Saturday from 2pm on Elm Road."));
+    let landlord = Topic::of("I need to call the landlord, what's his email?", &[]);
+    assert!(
+        landlord.names.contains(&"landlord".to_string()),
+        "{landlord:?}"
+    );
+}
+
+#[test]
+fn of_a_compound_detail_the_last_word_is_asked_and_the_words_before_name_the_thing() {
+    let passport = Topic::of("what's the passport number", &[]);
+    assert_eq!(
+        (passport.names.as_slice(), passport.asked.as_slice()),
+        (&["passport".to_string()][..], &["number".to_string()][..])
+    );
+    assert!(passport.named_in("Passport: 532 884 190, expires 2031."));
+    assert!(passport.asked_in("Passport: 532 884 190, expires 2031."));
+    assert!(!passport.named_in("Plumber: Jan, phone number 0176 555 1234."));
+    // "dig out", "pull up": the verb the request asks with names nothing.
+    let manual = Topic::of("dig out the boiler manual link for me", &[]);
+    assert!(!manual.names.contains(&"dig".to_string()), "{manual:?}");
+}

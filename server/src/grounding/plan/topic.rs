@@ -101,6 +101,11 @@ pub struct Topic {
     pub asked_runs: Vec<Vec<String>>,
     /// Naming words written as whose ("mum's", "Tom's").
     pub owners: Vec<String>,
+    /// Naming words of a clause told after the one that asks ("whats the
+    /// front door code again, declan's locked out"): the story around
+    /// the question. They tell two fitting memories apart and never rule
+    /// one out.
+    pub context: Vec<String>,
 }
 
 /// Words people write for the same thing: a memory holding one holds
@@ -201,6 +206,76 @@ pub fn asked_part(request: &str) -> &str {
     }
 }
 
+/// `asked` split where a clause told after the question begins: "whats
+/// the front door code again, declan's locked out lol" asks "whats the
+/// front door code again"; "declan's locked out lol" is the story. A
+/// clause that opens with a question word asks too, and one that opens
+/// as a qualifier of the thing asked ("…, the one for the basement",
+/// "…, for the green roof job") is part of it.
+fn split_told_after(asked: &str) -> (&str, String) {
+    let Some(question) = asked
+        .split_whitespace()
+        .find(|w| opens_a_question_word(w))
+        .map(|w| w.as_ptr() as usize - asked.as_ptr() as usize)
+    else {
+        return (asked, String::new());
+    };
+    let (clause, after) = split_after(asked, question);
+    // "Tomás is asking what time our train leaves": who asks, and why,
+    // is told before the question, unless the question points back at it
+    // ("I need to ring the accountant, what's his number").
+    let before = &asked[..question];
+    let points_back = app::logic::words::plain(&clause[question..])
+        .iter()
+        .any(|w| crate::grounding::reference::is_third_person_pronoun(w));
+    let asks_before = app::logic::words::plain(before)
+        .iter()
+        .any(|w| crate::common_words::is_asking_verb(w));
+    if asks_before && !points_back {
+        (clause[question..].trim(), format!("{before} {after}"))
+    } else {
+        (clause, after.to_string())
+    }
+}
+
+/// `asked` split after the clause its question word at `question` opens
+/// (see [`split_told_after`]).
+fn split_after(asked: &str, question: usize) -> (&str, &str) {
+    let boundary = asked[question..]
+        .match_indices([',', ';', '!', '.', '—', '–', '-'])
+        .map(|(i, mark)| (question + i, question + i + mark.len()))
+        .find(|&(at, after)| {
+            let spaced = asked[after..].starts_with(char::is_whitespace);
+            match &asked[at..after] {
+                // A hyphen inside a word ("wi-fi") joins; only " - " breaks.
+                "-" => spaced && asked[..at].ends_with(char::is_whitespace),
+                "—" | "–" => true,
+                _ => spaced,
+            }
+        });
+    let Some((at, after)) = boundary else {
+        return (asked, "");
+    };
+    let rest = asked[after..].trim();
+    let first_two: Vec<String> = app::logic::words::plain(rest).into_iter().take(2).collect();
+    let qualifies = match first_two.as_slice() {
+        [the, one] if the == "the" && matches!(one.as_str(), "one" | "ones") => true,
+        [first, ..] => QUALIFIER_OPENERS.contains(&first.as_str()),
+        [] => true,
+    };
+    if rest.is_empty() || qualifies || opens_a_question_word(rest) {
+        (asked, "")
+    } else {
+        (asked[..at].trim(), rest)
+    }
+}
+
+/// Class: the prepositions a clause qualifying the thing asked opens with
+/// ("…, for the green roof job", "…, at the cottage").
+const QUALIFIER_OPENERS: &[&str] = &[
+    "for", "at", "on", "in", "from", "of", "with", "about", "to", "near", "by",
+];
+
 /// With no question mark, the last clause that opens with a question
 /// word, to the end ("dad worked in osaka for years but random q, whats
 /// the actual capital of japan" asks "whats the actual capital of
@@ -294,7 +369,8 @@ impl Topic {
     /// The topic of `request` (see [`crate::grounding::reference::topic`]),
     /// split into naming and asked words.
     pub fn of(request: &str, projects: &[String]) -> Self {
-        let request = &one_word_names(asked_part(request));
+        let (asking, told_after) = split_told_after(asked_part(request));
+        let request = &one_word_names(asking);
         let words = crate::grounding::reference::topic(request, projects);
         // "Which hotel…", "what room…": the noun after the question word
         // is what is asked.
@@ -329,11 +405,20 @@ impl Topic {
         if way_back && !names.iter().any(|n| n == "back") {
             names.push("back".to_string());
         }
-        // "What's the number?": the asked word is all there is to find.
-        let (names, asked) = if names.is_empty() {
-            (asked, Vec::new())
-        } else {
-            (names, asked)
+        // "pull up the policy number", "dig out…": a request's first word
+        // with a particle after it is the verb it asks with.
+        if let [first, particle, ..] = lower.as_slice() {
+            if matches!(particle.as_str(), "up" | "out") {
+                names.retain(|n| n != first);
+            }
+        }
+        // "What's the number?": the asked word is all there is to find;
+        // of "the plate number", "the policy number" the last says what is
+        // asked and those before it name the thing.
+        let (names, asked) = match asked.as_slice() {
+            _ if !names.is_empty() => (names, asked),
+            [thing @ .., head] if !thing.is_empty() => (thing.to_vec(), vec![head.clone()]),
+            _ => (asked, Vec::new()),
         };
         let runs = runs_of(request, &names);
         let asked_runs = runs_of(from_last_question_word(request), &names);
@@ -344,30 +429,49 @@ impl Topic {
             .map(|w| w.trim_end_matches("'s").to_string())
             .filter(|w| names.contains(w))
             .collect();
+        let context = crate::grounding::reference::topic(&one_word_names(&told_after), projects)
+            .into_iter()
+            .filter(|w| {
+                !names.contains(w)
+                    && !courtesy::names_nothing(w)
+                    && !is_doing(w)
+                    && !crate::common_words::is_slipped_function_word(w)
+            })
+            .collect();
         Self {
             names,
             asked,
             runs,
             asked_runs,
             owners,
+            context,
         }
     }
 
     /// How well `content` answers: the number of naming runs it holds
     /// whole (a run of three or more may miss one word); 0 when it holds
     /// none, or holds part of a run and no whole one (a near miss).
+    /// The words of the story told after the question that it holds
+    /// count too, to tell two memories apart.
     pub fn score(&self, content: &str) -> usize {
+        let whole = self.whole_runs(content);
+        let words = app::logic::words::plain(&one_word_names(content));
+        let told = self.context.iter().filter(|w| holds(&words, w)).count();
+        whole + usize::from(whole > 0) * told
+    }
+
+    /// The naming runs of the asking clause `content` holds whole (see
+    /// [`Topic::score`]).
+    fn whole_runs(&self, content: &str) -> usize {
         let words = app::logic::words::plain(&one_word_names(content));
         if !self.owners.iter().all(|owner| holds(&words, owner)) {
             return 0;
         }
         let held = |run: &[String]| run.iter().filter(|w| holds(&words, w)).count();
-        let whole = self
-            .runs
+        self.runs
             .iter()
             .filter(|run| held(run) + usize::from(run.len() >= 3) >= run.len())
-            .count();
-        whole
+            .count()
     }
 
     /// The topic of a short follow-up that leans on the question before
@@ -407,6 +511,7 @@ impl Topic {
                 owners: previous.owners.clone(),
                 names,
                 asked: self.names.clone(),
+                context: Vec::new(),
             });
         }
         if more && !self.names.is_empty() && self.asked.is_empty() && !previous.asked.is_empty() {
@@ -446,7 +551,7 @@ impl Topic {
     pub fn named_in(&self, content: &str) -> bool {
         // Every run: the Lisbon flight's booking reference is no answer
         // for "the booking ref for my hotel in Lisbon".
-        self.score(content) >= self.runs.len().max(1)
+        self.whole_runs(content) >= self.runs.len().max(1)
     }
 
     /// True unless `content` is a near miss the request's words rule out:
