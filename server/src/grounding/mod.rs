@@ -358,6 +358,81 @@ pub fn named_project(request: &str, projects: &[String]) -> Option<String> {
         .map(|(_, p)| p.clone())
 }
 
+/// The project a save names, and the words that name it when they open
+/// the request before what is kept: by the project's whole name anywhere
+/// ([`named_project`]), or loosely in those opening words, by the first
+/// word of its name or two of its words in a row ("for harbourside - sam
+/// wants…", "add to birchwood: …", "save this to the green roof project:
+/// …" of "Harbourside Park", "Birchwood green roof"); one project only.
+pub fn project_of_a_save<'r>(
+    request: &'r str,
+    projects: &[String],
+) -> Option<(String, Option<&'r str>)> {
+    if let Some(project) = named_project(request, projects) {
+        return Some((project, None));
+    }
+    let lead_in = lead_in_before_content(request)?;
+    let words = app::logic::words::plain(lead_in);
+    let names_loosely = |project: &String| {
+        let name = app::logic::words::plain(project);
+        let first = name
+            .first()
+            .filter(|w| w.chars().count() >= 4 && !crate::common_words::is_function_word(w));
+        first.is_some_and(|first| words.contains(first))
+            || name
+                .windows(2)
+                .any(|pair| words.windows(2).any(|w| w == pair))
+    };
+    match projects
+        .iter()
+        .filter(|p| names_loosely(p))
+        .collect::<Vec<_>>()[..]
+    {
+        [project] => Some((project.clone(), Some(lead_in))),
+        _ => None,
+    }
+}
+
+/// `content` without the `lead_in` that named its project ("For
+/// harbourside - sam wants…" keeps "Sam wants…"); as it is otherwise.
+pub fn without_project_lead_in(content: String, lead_in: &str) -> String {
+    let lead_in = lead_in.trim();
+    let starts = content
+        .get(..lead_in.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(lead_in));
+    let rest = content
+        .get(lead_in.len()..)
+        .map(|rest| rest.trim_start_matches([':', '-', '–', '—', ' ']))
+        .filter(|rest| starts && !rest.is_empty());
+    match rest {
+        Some(rest) => keep::capitalized(rest),
+        None => content,
+    }
+}
+
+/// The words before what a request keeps, when a colon or a spaced dash
+/// sets them apart ("add to birchwood: …", "for harbourside - …"); a colon
+/// between digits is a clock time.
+fn lead_in_before_content(request: &str) -> Option<&str> {
+    let bytes = request.as_bytes();
+    let colon = request.char_indices().find(|&(i, c)| {
+        c == ':'
+            && !(i > 0
+                && bytes[i - 1].is_ascii_digit()
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+    });
+    let dash = [" - ", " – ", " — "]
+        .iter()
+        .filter_map(|d| request.find(d))
+        .min();
+    let end = match (colon.map(|(i, _)| i), dash) {
+        (Some(c), Some(d)) => c.min(d),
+        (c, d) => c.or(d)?,
+    };
+    // A lead-in is short: a long one is the fact itself.
+    Some(&request[..end]).filter(|lead| app::logic::words::plain(lead).len() <= 8)
+}
+
 fn check_time(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Verdict {
     match words.when(now) {
         Some(Stated::At(t)) => Verdict::Run(Resolved::Time(t).apply(args)),

@@ -1034,3 +1034,46 @@ fn a_slip_of_the_keys_in_a_long_verb_of_keeping_is_still_a_save() {
     assert!(slip_of("remnd", "remind") && slip_of("rember", "remember"));
     assert!(!slip_of("rewind", "remember") && !slip_of("remind", "remind"));
 }
+
+#[test]
+fn a_save_names_its_project_loosely_in_the_words_before_what_it_keeps() {
+    let projects = [
+        "Lakeside Clinic".to_string(),
+        "Orchard lane houses".to_string(),
+    ];
+    let of = |request: &str| project_of_a_save(request, &projects).map(|(p, _)| p);
+    assert_eq!(
+        of("for lakeside - the nurse wants two more sinks, save it").as_deref(),
+        Some("Lakeside Clinic")
+    );
+    assert_eq!(
+        of("note for the lane houses job: gutters are zinc").as_deref(),
+        Some("Orchard lane houses")
+    );
+    assert_eq!(
+        of("add to orchard: skip fits on the verge").as_deref(),
+        Some("Orchard lane houses")
+    );
+    // The whole name anywhere, as before.
+    assert_eq!(
+        of("Save: Lakeside Clinic opens in May").as_deref(),
+        Some("Lakeside Clinic")
+    );
+    // A word of a name in the fact itself names no project, nor does a
+    // lead-in that names two.
+    assert_eq!(of("remember that the lakeside path floods in March"), None);
+    assert_eq!(
+        of("for lakeside and orchard: invoices go out monthly"),
+        None
+    );
+    // What named it is not kept.
+    let (_, lead_in) =
+        project_of_a_save("for lakeside - the nurse wants two more sinks", &projects).unwrap();
+    assert_eq!(
+        without_project_lead_in(
+            "For lakeside - the nurse wants two more sinks".into(),
+            lead_in.unwrap()
+        ),
+        "The nurse wants two more sinks"
+    );
+}

@@ -506,6 +506,29 @@ fn day_number(word: &str) -> Option<u32> {
     digits.parse().ok().filter(|d| (1..=31).contains(d))
 }
 
+/// The day of the month written as an ordinal at `words[at]` ("9th",
+/// "21st") with no month after it ("the 9th of January" is read at the
+/// month).
+fn day_of_month_alone(words: &[String], at: usize) -> Option<u32> {
+    let word = words.get(at)?;
+    let ordinal = word.ends_with("st")
+        || word.ends_with("nd")
+        || word.ends_with("rd")
+        || word.ends_with("th");
+    let month_after = words[at + 1..].iter().take(2).any(|w| month(w).is_some());
+    day_number(word).filter(|_| ordinal && !month_after)
+}
+
+/// The next date from `today` on that falls on `day` of a month.
+fn next_day_of_month(today: NaiveDate, day: u32) -> Option<NaiveDate> {
+    (0..12).find_map(|ahead| {
+        let first = today
+            .with_day(1)?
+            .checked_add_months(chrono::Months::new(ahead))?;
+        first.with_day(day).filter(|date| *date >= today)
+    })
+}
+
 /// The day of the month spelled out as an ordinal ending at `words[at]`:
 /// "first", "twelfth", "twentieth", "twenty-first", "twenty first".
 fn spelled_day(words: &[String], at: usize) -> Option<u32> {
@@ -664,6 +687,21 @@ fn day_of(words: &[String], today: NaiveDate, order: Option<DateOrder>) -> Optio
             return today
                 .checked_add_signed(Duration::days(ahead))
                 .map(DaySaid::On);
+        }
+        // "on the 9th", "wed the 10th": a day of this month (or the next,
+        // once it has passed); the date over its weekday.
+        let ordinal_at = if word == "the" { i + 1 } else { i + 2 };
+        let weekday_and_date = says_a_day(word) && next == Some("the");
+        // "on the 9th", "the 9th at noon"; "the 3rd draft" is no day.
+        let day_after_the = word == "the"
+            && (led_to_a_day(words, i)
+                || words.get(i + 2).is_none_or(|after| {
+                    is_anchor(after) || after == "to" || time_of_day_follows(words, i + 1)
+                }));
+        if day_after_the || weekday_and_date {
+            if let Some(day) = day_of_month_alone(words, ordinal_at) {
+                return next_day_of_month(today, day).map(DaySaid::On);
+            }
         }
         // "on Mondays" is a Monday too (and a weekly one, see `recurrence`).
         let weekday = weekday_in_full(word)

@@ -43,7 +43,16 @@ pub(super) fn clock_at(words: &[String], i: usize, part: Option<Part>) -> Option
         Some((h, "")) if !h.is_empty() && word.ends_with('h') => {
             (h.parse::<u32>().ok()?, 0, Written::Colon)
         }
-        _ => (body.parse::<u32>().ok()?, 0, Written::Bare),
+        _ => match body.parse::<u32>() {
+            Ok(hour) => (hour, 0, Written::Bare),
+            // "at eight in the morning", "tomorrow at eleven": an hour
+            // spelled out, with what makes a number an hour after it, or
+            // "at" and nothing more of it ("at one point" is no time).
+            Err(_) => {
+                let hour = super::number(body).filter(|h| (1..=12).contains(h))? as u32;
+                (hour, 0, Written::Spelled)
+            }
+        },
     };
     let oclock = next == Some("o'clock") || next == Some("oclock");
     // "10 in the morning", "8 at night", "7 tonight": the part of the day
@@ -53,8 +62,16 @@ pub(super) fn clock_at(words: &[String], i: usize, part: Option<Part>) -> Option
         (Some("in"), Some("the")) | (Some("at"), Some("night")) | (Some("tonight"), _)
     ) && super::part_of_day(&words[(i + 1)..words.len().min(i + 4)]).is_some();
     let anchored = prev.is_some_and(is_anchor) || with_part;
+    let ends_the_time = next.is_none_or(|n| {
+        n == "to" || n == "and" || n == "on" || says_a_day(n) || n.starts_with(',')
+    });
     let plain = match written {
         Written::Colon => true,
+        Written::Spelled => {
+            return (suffix.is_some() || oclock || with_part || (anchored && ends_the_time))
+                .then(|| meridiem(hour, suffix, part))
+                .and_then(|hour| clock(hour, 0));
+        }
         // "12.50 an hour" is money: a dot makes a clock time with "am" or
         // "pm", after "at" or after a day ("tomorrow 18.45").
         Written::Dot => prev.is_some_and(says_a_day),
@@ -63,14 +80,19 @@ pub(super) fn clock_at(words: &[String], i: usize, part: Option<Part>) -> Option
     if !(plain || suffix.is_some() || oclock || anchored) || hour > 23 || minute > 59 {
         return None;
     }
-    let hour = match suffix {
+    clock(meridiem(hour, suffix, part), minute)
+}
+
+/// `hour` on the 24-hour clock: by "am" or "pm", else by the part of the
+/// day said.
+fn meridiem(hour: u32, suffix: Option<Meridiem>, part: Option<Part>) -> u32 {
+    match suffix {
         Some(Meridiem::Am) if hour == 12 => 0,
         Some(Meridiem::Pm) if hour < 12 => hour + 12,
         Some(_) => hour,
         None if (1..12).contains(&hour) && part.is_some_and(Part::is_pm) => hour + 12,
         None => hour,
-    };
-    clock(hour, minute)
+    }
 }
 
 /// "half past 7", "quarter to 6", "ten past 8", "twenty to 5pm": the word at
@@ -126,6 +148,8 @@ enum Written {
     Dot,
     /// "9", an hour only with more words.
     Bare,
+    /// "eight", an hour only with more words still.
+    Spelled,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -623,3 +623,31 @@ fn may_as_a_verb_says_no_day() {
     assert_eq!(stated("I may first need to call the bank", now()), None);
     assert_eq!(stated("the second may be late", now()), None);
 }
+
+#[test]
+fn an_hour_spelled_out_and_a_weekday_with_its_date() {
+    let cases = [
+        (
+            "remind me on monday at eight in the morning to put the bins out",
+            at((2026, 12, 7), 8, 0),
+        ),
+        ("at seven in the evening", at((2026, 11, 30), 19, 0)),
+        ("tomorrow at eleven", at((2026, 12, 1), 11, 0)),
+        (
+            "remind me wed the 9th at noon to pay the nursery",
+            at((2026, 12, 9), 12, 0),
+        ),
+        ("thurs the 10th at 5pm", at((2026, 12, 10), 17, 0)),
+        ("pay the deposit on the 3rd at 9am", at((2026, 12, 3), 9, 0)),
+        ("on the 29th at 9am", at((2026, 12, 29), 9, 0)),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(stated(text, now()), expected, "{text}");
+    }
+    // An ordinal of no day, and "at one" of no time.
+    assert_eq!(
+        stated("print the 3rd draft at 4pm", now()),
+        at((2026, 11, 30), 16, 0)
+    );
+    assert_eq!(stated("at one point we spoke", now()), None);
+}

@@ -52,8 +52,16 @@ impl Run {
     async fn save_the_users_words(&mut self) -> Result<(), Interrupt> {
         let projects = self.recent_projects().await;
         let mut arguments = json!({});
+        // The words that named the project loosely ("for harbourside - …")
+        // are no part of what is kept.
+        let mut named_by = None;
         if let Some(project) = self.project_meant(&projects) {
             arguments["project"] = json!(project);
+        } else if let Some((project, lead_in)) =
+            crate::grounding::project_of_a_save(&self.request, &projects)
+        {
+            arguments["project"] = json!(project);
+            named_by = lead_in.map(str::to_string);
         }
         let mut row = None;
         let content = match crate::grounding::what_to_save(&self.request) {
@@ -111,6 +119,10 @@ impl Run {
                 named => named,
             },
         };
+        let content = content.map(|content| match &named_by {
+            Some(lead_in) => crate::grounding::without_project_lead_in(content, lead_in),
+            None => content,
+        });
         match content {
             Some(content) => {
                 arguments["content"] = json!(content);
