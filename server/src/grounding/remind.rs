@@ -164,7 +164,7 @@ pub fn reminder_text_from_user(
     let mut args = args.clone();
     if let (Some(text), Some(map)) = (text.filter(|t| !t.is_empty()), args.as_object_mut()) {
         // A note, not a sentence: "Send the invoice", no full stop.
-        let text = when::without_the_time(&text);
+        let text = with_what_answers_add(&when::without_the_time(&text), words.answers);
         let text = text
             .strip_suffix('.')
             .filter(|t| !t.ends_with('.'))
@@ -172,6 +172,29 @@ pub fn reminder_text_from_user(
         map.insert("text".into(), Value::String(text.to_string()));
     }
     args
+}
+
+/// `text` with what the user's answers say beyond a time ("monday at
+/// 6pm, for Felix's appointment" to "What time should I remind you about
+/// the dentist?" keeps "The dentist, for Felix's appointment"), unless
+/// the text already holds it.
+fn with_what_answers_add(text: &str, answers: &[String]) -> String {
+    let held = reference::topic(text, &[]);
+    let mut text = text.trim_end().trim_end_matches('.').to_string();
+    for answer in answers {
+        let beyond = when::without_the_time(answer);
+        let beyond = beyond.trim_matches(|c: char| {
+            c.is_whitespace() || matches!(c, ',' | '.' | ';' | ':' | '-' | '–' | '—')
+        });
+        // Only an answer that gave a time: other answers (whom "him"
+        // means) are read where the question was asked.
+        let gave_a_time = beyond.len() < answer.trim().len();
+        let new = reference::topic(beyond, &[]);
+        if gave_a_time && !new.is_empty() && new.iter().any(|w| !held.contains(w)) {
+            text = format!("{text}, {beyond}");
+        }
+    }
+    text
 }
 
 /// The request's reference and the user's few words for what it means

@@ -1077,3 +1077,31 @@ fn a_save_names_its_project_loosely_in_the_words_before_what_it_keeps() {
         "The nurse wants two more sinks"
     );
 }
+
+#[test]
+fn what_an_answer_says_beyond_the_time_is_kept_in_the_reminder() {
+    let answers = vec!["thursday at 5pm, for the boiler service".to_string()];
+    let words = UserWords {
+        request: "set a reminder about the plumber",
+        answers: &answers,
+        judged: crate::tools::WritesAsked::NONE,
+    };
+    let args = json!({"text": "The plumber", "at": "2030-01-01T17:00"});
+    assert_eq!(
+        reminder_text_from_user(&args, &words, None, None)["text"],
+        "The plumber, for the boiler service"
+    );
+    // A time alone adds nothing, nor do words the text already holds.
+    for answer in ["thursday at 5pm", "thursday at 5pm for the plumber"] {
+        let answers = vec![answer.to_string()];
+        let words = UserWords {
+            answers: &answers,
+            ..words
+        };
+        assert_eq!(
+            reminder_text_from_user(&args, &words, None, None)["text"],
+            "The plumber",
+            "{answer}"
+        );
+    }
+}
