@@ -153,9 +153,10 @@ test.describe('keyboard', () => {
     await chat.say(trigger);
     await expect(chat.option('Red')).toBeFocused();
     await expect(chat.questionCard.locator('button.option[tabindex="0"]')).toHaveCount(1);
-    // The one Tab stop is a toolbar that says arrows move, to a screen
-    // reader (its description) and on the page while it has the focus.
-    const toolbar = chat.questionCard.getByRole('toolbar', { name: 'Choices' });
+    // The one Tab stop is a toolbar named by the question that says arrows
+    // move, to a screen reader (its description) and on the page while it
+    // has the focus.
+    const toolbar = chat.questionCard.getByRole('toolbar', { name: 'Which project?' });
     await expect(toolbar).toHaveAccessibleDescription('Arrow keys move between the choices; Enter picks one.');
     await expect(chat.questionCard.getByTestId('options-hint')).toBeVisible();
     await page.keyboard.press('ArrowDown');

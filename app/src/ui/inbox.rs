@@ -1,8 +1,8 @@
 //! "Waiting for you" in the browser: the header control with the number of
 //! questions waiting, its panel answering each in place, the tab title's
 //! count (also said in the page's live region when it changes), and a
-//! browser notification when a question waits unseen. Its panel's
-//! skeleton, [`DialogPanel`], is Echo's companion's too.
+//! browser notification when a question waits unseen. Its panel is a
+//! [`DialogPanel`], as Echo's companion is.
 //!
 //! Fed by one read at start (`list_questions`, a resource) and the
 //! dashboard events: `question_waiting` reads the list again,
@@ -15,6 +15,7 @@ use web_sys::{Notification, NotificationOptions, NotificationPermission, Visibil
 
 use super::announcer::Announcer;
 use super::chat::{local_time, QuestionCard};
+use super::dialog::DialogPanel;
 use super::focus::Disclosure;
 use super::router::{chat_id, navigate_with, Location, A};
 use crate::api::{answer_question, list_questions, ApiError};
@@ -194,65 +195,6 @@ pub fn InboxButton() -> impl IntoView {
                 </For>
             </DialogPanel>
         </div>
-    }
-}
-
-/// The panel a control opens, for "Waiting for you" and Echo's companion:
-/// a dialog named `title`, a title bar with its close button, then
-/// `children`, drawn while `panel` is open. An opened panel takes the
-/// focus: the element `focus` selects in it once its content is drawn,
-/// else the panel itself at once; Escape and the close button give the
-/// focus back to the opener ([`Disclosure`]).
-#[component]
-pub(crate) fn DialogPanel(
-    panel: Disclosure,
-    /// The dialog's name (`aria-label`) and its title bar's words.
-    title: &'static str,
-    /// The close button's `aria-label`.
-    close_label: &'static str,
-    class: &'static str,
-    header_class: &'static str,
-    testid: &'static str,
-    /// A selector for what in the panel takes the focus when it opens.
-    #[prop(optional)]
-    focus: Option<&'static str>,
-    children: ChildrenFn,
-) -> impl IntoView {
-    let panel_ref = NodeRef::<leptos::html::Div>::new();
-    Effect::new(move |_| {
-        let Some(el) = panel_ref.get() else { return };
-        let Some(selector) = focus else {
-            let _ = el.focus();
-            return;
-        };
-        // After the content inside is drawn.
-        request_animation_frame(move || {
-            let target = el
-                .query_selector(selector)
-                .ok()
-                .flatten()
-                .and_then(|found| found.dyn_into::<web_sys::HtmlElement>().ok());
-            match target {
-                Some(target) => {
-                    let _ = target.focus();
-                }
-                None => {
-                    let _ = el.focus();
-                }
-            }
-        });
-    });
-    view! {
-        <Show when=move || panel.open.get()>
-            <div class=class role="dialog" aria-label=title data-testid=testid
-                tabindex="-1" node_ref=panel_ref>
-                <div class=header_class>
-                    <strong>{title}</strong>
-                    <button aria-label=close_label on:click=move |_| panel.close()>"×"</button>
-                </div>
-                {children()}
-            </div>
-        </Show>
     }
 }
 

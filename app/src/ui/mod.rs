@@ -2,6 +2,7 @@
 
 mod announcer;
 mod chat;
+mod dialog;
 mod echo;
 mod focus;
 mod inbox;

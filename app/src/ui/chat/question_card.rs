@@ -1,8 +1,9 @@
 //! The question card: the question, a button per option, a box for the
 //! user's own words when allowed, and "You decide". It takes the focus
 //! while it waits (unless the user is typing elsewhere) and is announced
-//! once in the page's live region; Enter sends. The options are one Tab
-//! stop: arrow keys, Home and End move between them. An answered card is
+//! once in the page's live region; Enter sends. The options are a toolbar
+//! named by the question, one Tab stop: arrow keys, Home and End move
+//! between them and Tab leaves them. An answered card is
 //! disabled and shows the answer (or "Left to Imprint"); the focus then
 //! goes back to the message box.
 
@@ -95,6 +96,7 @@ pub fn QuestionCard(
     };
     let text_id = unique_id("question-text");
     let labelled_by = text_id.clone();
+    let options_labelled_by = text_id.clone();
     let hint_id = unique_id("options-hint");
     let described_by = hint_id.clone();
     let by_imprint = question.origin == QuestionOrigin::Imprint;
@@ -113,12 +115,13 @@ pub fn QuestionCard(
             <p class="question-label">{if by_imprint { "Imprint needs to know" } else { "Question" }}</p>
             <p class="question-text" id=text_id data-testid="question-text">{question.question.clone()}</p>
             {question.reason.clone().map(|reason| view! { <p class="question-reason" data-testid="question-reason">{reason}</p> })}
-            // One Tab stop for the choices, arrows between them: a toolbar,
-            // so a screen reader says arrows move, and a hint shown while
-            // the focus is on them says so to everyone.
+            // One Tab stop for the choices, arrows between them: a toolbar
+            // named by the question, so a screen reader entering it says
+            // what is asked and that arrows move; a hint shown while the
+            // focus is on them says so to everyone.
             {(!options.is_empty()).then(|| view! {
-                <div class="question-options" role="toolbar" aria-label="Choices"
-                    aria-describedby=described_by on:keydown=on_options_key>
+                <div class="question-options" role="toolbar" aria-labelledby=options_labelled_by
+                    aria-describedby=described_by data-testid="question-options" on:keydown=on_options_key>
                     {options.into_iter().enumerate().map(|(i, option)| {
                         let chosen = option.clone();
                         let is_answer = {

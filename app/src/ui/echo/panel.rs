@@ -12,8 +12,8 @@ use crate::logic::echo::Recogniser;
 use crate::logic::reply::CardState;
 use crate::protocol::{Question, QuestionOrigin};
 use crate::ui::chat::QuestionCard;
+use crate::ui::dialog::DialogPanel;
 use crate::ui::focus::Disclosure;
-use crate::ui::inbox::DialogPanel;
 
 #[component]
 pub fn EchoPanel() -> impl IntoView {
