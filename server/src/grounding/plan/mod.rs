@@ -17,7 +17,7 @@ pub mod compute;
 mod topic;
 
 use topic::is_kept_detail;
-pub use topic::{asked_part, Topic};
+pub use topic::{asked_part, asking_clause, Topic};
 
 use crate::grounding;
 use crate::grounding::courtesy;
@@ -204,7 +204,10 @@ fn opening_verb(words: &[String]) -> Option<String> {
 /// Australia?", "Say hello in French.") is general knowledge, unless the
 /// memories hold something about it.
 pub fn is_personal(request: &str) -> bool {
-    let words = app::logic::words::plain(request);
+    // Whose the story around the question is says nothing of whose the
+    // question is ("what kind of drug is meloxicam anyway? the vet said
+    // it's for moss's hips").
+    let words = app::logic::words::plain(asking_clause(request));
     let topic = Topic::of(request, &[]);
     words.iter().enumerate().any(|(i, w)| {
         // "tell me a story", "give me an example": "me" after a verb of

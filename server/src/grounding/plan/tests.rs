@@ -116,6 +116,16 @@ fn a_question_is_personal_when_it_says_my_or_we_or_names_someones_thing() {
     // A thing named and its number asked for.
     assert!(is_personal("whats the number of the plumber?"));
     assert!(!is_personal("What's the boiling point of water?"));
+    // Whose the story is says nothing of whose the question is.
+    assert!(!is_personal(
+        "how long do tomatoes take to ripen? my neighbour's plants are still green"
+    ));
+    assert!(!is_personal(
+        "my son wants to know how far away the moon is"
+    ));
+    assert!(is_personal(
+        "my son wants to know when his swimming lesson is"
+    ));
 }
 
 #[test]

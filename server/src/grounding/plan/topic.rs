@@ -206,6 +206,14 @@ pub fn asked_part(request: &str) -> &str {
     }
 }
 
+/// The clause of `request` that asks, without the story told before or
+/// after it (see [`split_told_after`]): "what kind of drug is meloxicam
+/// anyway? the vet just said it's for moss's hips" asks "what kind of
+/// drug is meloxicam anyway?".
+pub fn asking_clause(request: &str) -> &str {
+    split_told_after(asked_part(request)).0
+}
+
 /// `asked` split where a clause told after the question begins: "whats
 /// the front door code again, declan's locked out lol" asks "whats the
 /// front door code again"; "declan's locked out lol" is the story. A
