@@ -650,3 +650,18 @@ fn of_a_compound_detail_the_last_word_is_asked_and_the_words_before_name_the_thi
     let manual = Topic::of("dig out the boiler manual link for me", &[]);
     assert!(!manual.names.contains(&"dig".to_string()), "{manual:?}");
 }
+
+#[test]
+fn when_only_the_detail_asked_names_the_thing_a_memory_holding_it_by_its_shape_names_it() {
+    let email = Topic::of("whats her email?", &[]);
+    assert!(email.named_by_asking, "{email:?}");
+    assert!(email.named_in("Client: Ana Ruiz, ana.ruiz@example.org, prefers calls."));
+    assert!(!email.named_in("Ana Ruiz is the client at Ruiz Homes."));
+    let code = Topic::of("what's the code?", &[]);
+    assert!(code.named_in("Bike lock: 4711."));
+    assert!(!code.named_in("The bike is in the shed."));
+    // A thing named is held by its words, as ever.
+    let named = Topic::of("what's the bike lock code?", &[]);
+    assert!(!named.named_by_asking);
+    assert!(!named.named_in("Gate: 4711."));
+}

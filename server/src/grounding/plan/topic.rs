@@ -106,6 +106,10 @@ pub struct Topic {
     /// the question. They tell two fitting memories apart and never rule
     /// one out.
     pub context: Vec<String>,
+    /// Nothing but the detail asked names the thing ("whats her email?",
+    /// "what's the code?"): a memory holding such a detail by its shape
+    /// (an address with "@", a number) names it.
+    pub named_by_asking: bool,
 }
 
 /// Words people write for the same thing: a memory holding one holds
@@ -428,6 +432,7 @@ impl Topic {
             [thing @ .., head] if !thing.is_empty() => (thing.to_vec(), vec![head.clone()]),
             _ => (asked, Vec::new()),
         };
+        let named_by_asking = !names.is_empty() && names.iter().all(|w| is_asked_of(w));
         let runs = runs_of(request, &names);
         let asked_runs = runs_of(from_last_question_word(request), &names);
         // "mum's house", "Tom's birthday": whose it is must be held.
@@ -453,6 +458,7 @@ impl Topic {
             asked_runs,
             owners,
             context,
+            named_by_asking,
         }
     }
 
@@ -475,7 +481,11 @@ impl Topic {
         if !self.owners.iter().all(|owner| holds(&words, owner)) {
             return 0;
         }
-        let held = |run: &[String]| run.iter().filter(|w| holds(&words, w)).count();
+        let held = |run: &[String]| {
+            run.iter()
+                .filter(|w| holds(&words, w) || (self.named_by_asking && held_by_shape(w, content)))
+                .count()
+        };
         self.runs
             .iter()
             .filter(|run| held(run) + usize::from(run.len() >= 3) >= run.len())
@@ -520,6 +530,7 @@ impl Topic {
                 names,
                 asked: self.names.clone(),
                 context: Vec::new(),
+                named_by_asking: false,
             });
         }
         if more && !self.names.is_empty() && self.asked.is_empty() && !previous.asked.is_empty() {
@@ -675,6 +686,25 @@ impl Topic {
             // "due", "expires", "run out" say a day is asked, and are
             // nothing to tell; "the date" is.
             .filter(|w| *w == "date" || !matches!(asked(w), Some((Wanted::Day, false))))
+    }
+}
+
+/// True when `content` holds a detail of the kind `word` asks for by its
+/// shape: a number for "code", an address with "@" for "email", a month or
+/// a date for "birthday".
+fn held_by_shape(word: &str, content: &str) -> bool {
+    match asked(word) {
+        Some((Wanted::Number, _)) => has_digit_run(content, 3),
+        Some((Wanted::Email, _)) => content
+            .split_whitespace()
+            .any(|w| w.contains('@') && w.contains('.')),
+        Some((Wanted::Day, _)) => {
+            app::logic::words::plain(content)
+                .iter()
+                .any(|w| crate::grounding::when::month(w).is_some())
+                || content.split_whitespace().any(is_date_in_digits)
+        }
+        _ => false,
     }
 }
 
