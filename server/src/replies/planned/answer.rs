@@ -85,6 +85,17 @@ impl Run {
                 self.say(&nothing_found(topic, &self.request));
                 return Ok(());
             }
+            // The model's pick fell short, but one memory found stands
+            // as a pick of it would: it is the answer, in its own words.
+            let standing: Vec<&String> = found
+                .iter()
+                .filter(|l| MemoryLine::read(l).is_some_and(|m| stands(&m, topic, chosen, vouched)))
+                .collect();
+            if let [one] = standing.as_slice() {
+                tracing::info!(reply = %self.reply.id, "the pick fell short; the one memory that stands answers");
+                self.say(&own_answer::from_found(one));
+                return Ok(());
+            }
             let text = none_answers(found, topic, &self.request);
             self.say(text.trim_end());
             return Ok(());
