@@ -112,8 +112,11 @@ impl TestServer {
     /// (on the filler's own status changes).
     pub async fn meaning_ready(&self) {
         let mut status = self.running.engine.meaning.watch();
+        // A ceiling, not a wait: loading the model and embedding every
+        // labelled example takes seconds alone, minutes on a machine busy
+        // with builds.
         let ready = tokio::time::timeout(
-            std::time::Duration::from_secs(120),
+            std::time::Duration::from_secs(300),
             status.wait_for(|s| {
                 s.state == imprint::meaning::MeaningState::Off
                     || (s.state == imprint::meaning::MeaningState::Ready && s.embedded == s.total)
