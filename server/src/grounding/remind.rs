@@ -182,16 +182,20 @@ fn with_what_answers_add(text: &str, answers: &[String]) -> String {
     let held = reference::topic(text, &[]);
     let mut text = text.trim_end().trim_end_matches('.').to_string();
     for answer in answers {
-        let beyond = when::without_the_time(answer);
-        let beyond = beyond.trim_matches(|c: char| {
-            c.is_whitespace() || matches!(c, ',' | '.' | ';' | ':' | '-' | '–' | '—')
-        });
         // Only an answer that gave a time: other answers (whom "him"
         // means) are read where the question was asked.
-        let gave_a_time = beyond.len() < answer.trim().len();
-        let new = reference::topic(beyond, &[]);
-        if gave_a_time && !new.is_empty() && new.iter().any(|w| !held.contains(w)) {
-            text = format!("{text}, {beyond}");
+        if when::without_the_time(answer).trim().len() == answer.trim().len() {
+            continue;
+        }
+        // Its clauses that say no time ("on the 1st of February at 9am,
+        // for the car insurance").
+        for clause in answer.split([',', ';', '—', '–']) {
+            let clause = clause.trim().trim_end_matches('.');
+            let timeless = when::without_the_time(clause).trim().len() == clause.len();
+            let new = reference::topic(clause, &[]);
+            if timeless && !new.is_empty() && new.iter().any(|w| !held.contains(w)) {
+                text = format!("{text}, {clause}");
+            }
         }
     }
     text

@@ -1091,6 +1091,16 @@ fn what_an_answer_says_beyond_the_time_is_kept_in_the_reminder() {
         reminder_text_from_user(&args, &words, None, None)["text"],
         "The plumber, for the boiler service"
     );
+    // Of an answer, only its clauses that say no time.
+    let answers = vec!["on the 1st of March next year at 9am, for the boiler service".to_string()];
+    let words_said = UserWords {
+        answers: &answers,
+        ..words
+    };
+    assert_eq!(
+        reminder_text_from_user(&args, &words_said, None, None)["text"],
+        "The plumber, for the boiler service"
+    );
     // A time alone adds nothing, nor do words the text already holds.
     for answer in ["thursday at 5pm", "thursday at 5pm for the plumber"] {
         let answers = vec![answer.to_string()];

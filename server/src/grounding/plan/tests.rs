@@ -665,3 +665,13 @@ fn when_only_the_detail_asked_names_the_thing_a_memory_holding_it_by_its_shape_n
     assert!(!named.named_by_asking);
     assert!(!named.named_in("Gate: 4711."));
 }
+
+#[test]
+fn the_day_of_the_month_asked_about_tells_two_memories_apart() {
+    let ferry = Topic::of("what time does our ferry leave on the 14th?", &[]);
+    assert!(
+        ferry.score("Ferry out: Saturday 14 March at 8:10am.")
+            > ferry.score("Ferry back: Saturday 21 March at 6pm."),
+        "{ferry:?}"
+    );
+}

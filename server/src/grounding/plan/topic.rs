@@ -442,8 +442,15 @@ impl Topic {
             .map(|w| w.trim_end_matches("'s").to_string())
             .filter(|w| names.contains(w))
             .collect();
+        // "what time our train leaves on the 21st": the day of the month
+        // said tells the train out from the train home.
+        let days = lower
+            .iter()
+            .filter(|w| w.len() > 2 && without_ordinal(w).len() < w.len())
+            .cloned();
         let context = crate::grounding::reference::topic(&one_word_names(&told_after), projects)
             .into_iter()
+            .chain(days)
             .filter(|w| {
                 !names.contains(w)
                     && !courtesy::names_nothing(w)
