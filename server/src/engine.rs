@@ -201,7 +201,7 @@ impl Engine {
                 return Err(store_error(e));
             }
         };
-        self.run_reply(store, reply.clone(), offer, history);
+        self.run_reply(reply.clone(), offer, history);
         Ok(reply)
     }
 
@@ -228,11 +228,12 @@ impl Engine {
         // The same request: the conversation up to that message, without
         // what the earlier attempt wrote after it.
         let history = history_to_messages(&messages[..=last_user]);
-        self.run_reply(&self.store, reply.clone(), Offer::CHAT, history);
+        self.run_reply(reply.clone(), Offer::CHAT, history);
         Ok(reply)
     }
 
-    fn run_reply(&self, store: &Store, reply: Arc<Reply>, offer: Offer, history: Vec<ChatMessage>) {
+    /// Runs `reply` (which holds the store its history goes to).
+    fn run_reply(&self, reply: Arc<Reply>, offer: Offer, history: Vec<ChatMessage>) {
         let _ = self.dashboard.send(DashboardEvent::ReplyStarted {
             session_id: reply.session_id.clone(),
             reply_id: reply.id.clone(),
@@ -241,7 +242,6 @@ impl Engine {
             env: self.reply_env(),
             replies: Arc::clone(&self.replies),
             reply: Arc::clone(&reply),
-            store: store.clone(),
             offer,
             history,
         };
@@ -294,7 +294,6 @@ impl Engine {
             env: self.reply_env(),
             replies: Arc::clone(&self.replies),
             reply: Arc::clone(&reply),
-            store: self.store.clone(),
             offer: checkpoint.offer(),
             history: Vec::new(),
         };

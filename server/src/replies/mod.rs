@@ -17,15 +17,18 @@ mod own_answer;
 mod planned;
 mod policy;
 mod resume;
+mod run;
 mod slots;
 mod stream;
+mod talk;
 mod turn;
 
 pub use checkpoint::Checkpoint;
+pub use env::{ReplyEnv, ReplyJob, ToolSets};
 pub use history::history_to_messages;
 pub use log::{Cursor, EventLog, LoggedEvent};
 pub use slots::WritingSlots;
-pub use stream::{resume_reply, stream_reply, ReplyEnv, ReplyJob, ToolSets};
+pub use stream::{resume_reply, stream_reply};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
