@@ -8,8 +8,8 @@ use std::sync::Arc;
 use app::protocol::{DashboardEvent, Ended, ReplyEvent};
 
 use super::own_answer;
+use super::registry::Replies;
 use super::run::{Interrupt, Run};
-use super::Replies;
 use crate::models::shown_text::without_markup;
 use crate::store::{NewMessage, Store};
 

@@ -14,8 +14,8 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::registry::{Replies, Reply};
 use super::slots::WritingSlots;
-use super::{Replies, Reply};
 use crate::clock::Clock;
 use crate::config::{ModelSettings, Turns};
 use crate::models::{ChatMessage, ModelClient};

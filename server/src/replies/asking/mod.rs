@@ -24,8 +24,8 @@ use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use super::ending::append;
+use super::registry::Reply;
 use super::run::{Interrupt, Run};
-use super::Reply;
 use crate::ask::{UserAnswer, WaitOutcome};
 use crate::store::{NewMessage, ToolOutcome};
 use crate::tools::ASK_USER;
