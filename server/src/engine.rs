@@ -19,16 +19,14 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::Clock;
 use crate::config::{Config, ModelSettings};
 use crate::connections::Chooser;
-use crate::models::{ChatMessage, ModelClient};
-use crate::replies::{
-    history_to_messages, resume_reply, stream_reply, Checkpoint, Replies, Reply, ReplyEnv,
-    ReplyJob, ToolSets, WritingSlots,
-};
-use crate::store::{NewMessage, OpenReply, Store, StoreError};
+use crate::models::ModelClient;
+use crate::replies::{Replies, Reply, ReplyEnv, ToolSets, WritingSlots};
+use crate::store::{Store, StoreError};
 use crate::tools::Offer;
 
 mod connections;
 mod records;
+mod running;
 
 pub struct Engine {
     pub config: Config,
@@ -144,166 +142,38 @@ impl Engine {
         *env = Arc::new(env.on_model(settings));
     }
 
-    /// Starts a reply to `message` in a stored session, for a caller that
-    /// allows `offer`.
-    pub async fn start_reply(
-        &self,
-        session_id: &str,
-        message: &str,
-        offer: Offer,
-    ) -> Result<Arc<Reply>, ApiError> {
-        self.start_reply_in(&self.store, session_id, message, offer)
-            .await
-    }
-
-    /// Starts a reply in a session of `store`.
-    pub async fn start_reply_in(
-        &self,
-        store: &Store,
-        session_id: &str,
-        message: &str,
-        offer: Offer,
-    ) -> Result<Arc<Reply>, ApiError> {
-        let message = message.trim();
-        if message.is_empty() {
-            return Err(ApiError::bad_request("the message is empty"));
-        }
-        if message.len() > 32 * 1024 {
-            return Err(ApiError::bad_request("the message is longer than 32 KiB"));
-        }
-        if store
-            .get_session(session_id)
-            .await
-            .map_err(store_error)?
-            .is_none()
-        {
-            return Err(ApiError::not_found("no such session"));
-        }
-        let reply = self
-            .replies
-            .start(session_id, store)
-            .map_err(|_| ApiError::conflict("a reply is already being written in this session"))?;
-        let user = NewMessage::user(message);
-        // The user's message and the open reply are one write: a crash
-        // after it leaves a reply to mark, never a message with no trace.
-        let stored = async {
-            store.open_reply(session_id, &reply.id, Some(user)).await?;
-            store.get_session(session_id).await
-        }
-        .await;
-        let history = match stored {
-            Ok(Some((_, messages))) => history_to_messages(&messages),
-            Ok(None) => {
-                self.replies.abandon(&reply);
-                return Err(ApiError::not_found("no such session"));
-            }
-            Err(e) => {
-                self.replies.abandon(&reply);
-                return Err(store_error(e));
-            }
-        };
-        self.run_reply(store, reply.clone(), offer, history);
-        Ok(reply)
-    }
-
-    /// Answers the session's last user message again as a new reply,
-    /// whatever became of the last one (so it also regenerates).
-    pub async fn retry_reply(&self, session_id: &str) -> Result<Arc<Reply>, ApiError> {
-        let (_, messages) = self
-            .store
-            .get_session(session_id)
-            .await
-            .map_err(store_error)?
-            .ok_or_else(|| ApiError::not_found("no such session"))?;
-        let Some(last_user) = messages.iter().rposition(|m| m.role == Role::User) else {
-            return Err(ApiError::not_found("this chat has no message to answer"));
-        };
-        let reply = self
-            .replies
-            .start(session_id, &self.store)
-            .map_err(|_| ApiError::conflict("a reply is already being written in this session"))?;
-        if let Err(e) = self.store.open_reply(session_id, &reply.id, None).await {
-            self.replies.abandon(&reply);
-            return Err(store_error(e));
-        }
-        // The same request: the conversation up to that message, without
-        // what the earlier attempt wrote after it.
-        let history = history_to_messages(&messages[..=last_user]);
-        self.run_reply(&self.store, reply.clone(), Offer::CHAT, history);
-        Ok(reply)
-    }
-
-    fn run_reply(&self, store: &Store, reply: Arc<Reply>, offer: Offer, history: Vec<ChatMessage>) {
-        let _ = self.dashboard.send(DashboardEvent::ReplyStarted {
-            session_id: reply.session_id.clone(),
-            reply_id: reply.id.clone(),
-        });
-        let job = ReplyJob {
-            env: self.reply_env(),
-            replies: Arc::clone(&self.replies),
-            reply: Arc::clone(&reply),
-            store: store.clone(),
-            offer,
-            history,
-        };
-        crate::replies::spawn_guarded(
-            &self.replies,
-            &reply,
-            self.dashboard.clone(),
-            stream_reply(job),
-        );
-    }
-
-    /// At start, before serving: every reply that was open when Imprint
-    /// stopped either waits again for its question (resumed from its
-    /// stored state, answered at once if the answer was stored) or, if it
-    /// was writing, is kept with its text, marked interrupted.
-    pub async fn restore(&self) -> Result<Restored, StoreError> {
-        let open = self.store.open_replies().await?;
-        let mut restored = Restored::default();
-        let mut interrupted = Vec::new();
-        for row in open {
-            let checkpoint = row.checkpoint.as_deref().and_then(|json| {
-                serde_json::from_str::<Checkpoint>(json)
-                    .map_err(|e| tracing::warn!(reply = %row.reply_id, error = %e, "unreadable reply state"))
-                    .ok()
+    /// Every question waiting now, with its session's title (from either
+    /// store: a voice conversation with saving off lives only in the
+    /// in-memory one).
+    async fn waiting_questions(&self) -> Result<QuestionList, ApiError> {
+        let waiting = self.replies.waiting_questions();
+        if waiting.is_empty() {
+            return Ok(QuestionList {
+                questions: Vec::new(),
             });
-            match checkpoint.filter(Checkpoint::is_current) {
-                Some(checkpoint) => match self.resume(&row, checkpoint) {
-                    Ok(()) => restored.resumed += 1,
-                    Err(()) => interrupted.push(row),
-                },
-                None => interrupted.push(row),
-            }
         }
-        restored.interrupted = interrupted.len();
-        self.store.interrupt_replies(interrupted).await?;
-        Ok(restored)
-    }
-
-    fn resume(&self, row: &OpenReply, checkpoint: Checkpoint) -> Result<(), ()> {
-        let reply = self
-            .replies
-            .restore(
-                &row.session_id,
-                row.reply_id.clone(),
-                &self.store,
-                row.last_seq,
-            )
-            .map_err(|_| ())?;
-        let job = ReplyJob {
-            env: self.reply_env(),
-            replies: Arc::clone(&self.replies),
-            reply: Arc::clone(&reply),
-            store: self.store.clone(),
-            offer: checkpoint.offer(),
-            history: Vec::new(),
-        };
-        // Registers the question (or takes the stored answer) now, so the
-        // session shows it waiting from the first request on.
-        let task = resume_reply(job, checkpoint, row.answer.clone());
-        crate::replies::spawn_guarded(&self.replies, &reply, self.dashboard.clone(), task);
-        Ok(())
+        // Only the waiting sessions' titles, not every session's summary.
+        let ids: Vec<String> = waiting.iter().map(|(sid, _)| sid.clone()).collect();
+        let mut titles = std::collections::HashMap::new();
+        for store in [&self.ephemeral, &self.store] {
+            titles.extend(
+                store
+                    .session_titles(ids.clone())
+                    .await
+                    .map_err(store_error)?,
+            );
+        }
+        let questions = waiting
+            .into_iter()
+            .map(|(session_id, question)| {
+                let title = titles
+                    .get(&session_id)
+                    .cloned()
+                    .unwrap_or_else(|| "Echo".to_string());
+                WaitingQuestion::new(session_id, title, question)
+            })
+            .collect();
+        Ok(QuestionList { questions })
     }
 
     fn reply(&self, session_id: &str) -> Result<Arc<Reply>, ApiError> {
@@ -575,36 +445,7 @@ impl Dashboard for Engine {
     }
 
     async fn list_questions(&self) -> Result<QuestionList, ApiError> {
-        let waiting = self.replies.waiting_questions();
-        if waiting.is_empty() {
-            return Ok(QuestionList {
-                questions: Vec::new(),
-            });
-        }
-        // Titles from both stores: a voice conversation with saving off
-        // lives only in the in-memory one.
-        // Only the waiting sessions' titles, not every session's summary.
-        let ids: Vec<String> = waiting.iter().map(|(sid, _)| sid.clone()).collect();
-        let mut titles = std::collections::HashMap::new();
-        for store in [&self.ephemeral, &self.store] {
-            titles.extend(
-                store
-                    .session_titles(ids.clone())
-                    .await
-                    .map_err(store_error)?,
-            );
-        }
-        let questions = waiting
-            .into_iter()
-            .map(|(session_id, question)| {
-                let title = titles
-                    .get(&session_id)
-                    .cloned()
-                    .unwrap_or_else(|| "Echo".to_string());
-                WaitingQuestion::new(session_id, title, question)
-            })
-            .collect();
-        Ok(QuestionList { questions })
+        self.waiting_questions().await
     }
 
     async fn stop(&self, sid: String) -> Result<(), ApiError> {

@@ -8,20 +8,22 @@ use std::sync::Arc;
 use app::protocol::{DashboardEvent, Ended, ReplyEvent};
 
 use super::own_answer;
-use super::stream::{Interrupt, Run};
+use super::registry::Replies;
+use super::run::{Interrupt, Run};
 use crate::models::shown_text::without_markup;
 use crate::store::{NewMessage, Store};
 
-pub(super) async fn drive(mut run: Run) {
+/// Runs `run` to its end and ends the reply: its text kept, its final
+/// event, and `replies` (the registry) and the dashboard told.
+pub(super) async fn drive(mut run: Run, replies: Arc<Replies>) {
     let reply = Arc::clone(&run.reply);
-    let replies = Arc::clone(&run.replies);
     let env = Arc::clone(&run.env);
-    let store = run.store.clone();
+    let store = reply.store.clone();
     let outcome = run.run().await;
     run.release_slot();
     // Markup never reaches the user, even in the stored answer; nor do
     // Imprint's notes said back by a small model.
-    let text = own_answer::without_notes_said_back(&without_markup(&run.text));
+    let text = own_answer::without_notes_said_back(&without_markup(run.talk.shown()));
     let session = reply.session_id.clone();
     // A small model may write nothing readable after its tools ran (see
     // the policy): Imprint answers from what was done or found.
@@ -58,7 +60,7 @@ pub(super) async fn drive(mut run: Run) {
             ReplyEvent::Error { error }
         }
         Ok(()) => {
-            let ended = run.length_limited.then_some(Ended::Length);
+            let ended = run.turns.length_limited().then_some(Ended::Length);
             match close(Some(assistant(&text, ended, None))).await {
                 Ok(()) => ReplyEvent::AssistantMessage {
                     html: Some(crate::markdown::to_html(&text)),
@@ -71,7 +73,7 @@ pub(super) async fn drive(mut run: Run) {
             // A reply that can resume (it waits, or was answered and waits
             // for its turn) stays as stored; one being written is kept
             // with its text, marked interrupted.
-            if !run.checkpointed {
+            if !run.questions.is_stored() {
                 let kept = assistant(&text, Some(Ended::Interrupted), None);
                 if let Err(e) = close(Some(kept)).await {
                     tracing::warn!(error = %e, "could not keep the interrupted reply");

@@ -14,12 +14,11 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::registry::{Replies, Reply};
 use super::slots::WritingSlots;
-use super::{Replies, Reply};
 use crate::clock::Clock;
 use crate::config::{ModelSettings, Turns};
 use crate::models::{ChatMessage, ModelClient};
-use crate::store::Store;
 use crate::tools::{self, Offer, WritesAsked};
 
 /// What every reply needs from the server. Cheap to clone: all but the
@@ -102,10 +101,9 @@ impl ToolSets {
 pub struct ReplyJob {
     pub env: Arc<ReplyEnv>,
     pub replies: Arc<Replies>,
+    /// The reply, with where its history is written (an in-memory store
+    /// for a voice conversation that is not saved).
     pub reply: Arc<Reply>,
-    /// Where the reply's history is written (an in-memory store for a
-    /// voice conversation that is not saved).
-    pub store: Store,
     pub offer: Offer,
     /// The conversation so far, the new user message last.
     pub history: Vec<ChatMessage>,

@@ -2,33 +2,20 @@
 //! before its question was shown, stored again with each step while it
 //! waits, and dropped once it writes again.
 
-use std::time::Duration;
-
 use app::protocol::{Question, ReplyEvent, UnansweredReason};
 
+use super::asking::questions::{Questions, Resumed, ResumedWait};
 use super::asking::show_question;
 use super::checkpoint::{self, Checkpoint, Step};
+use super::env::ReplyJob;
+use super::grounded::settled::Settling;
 use super::policy::SmallModelPolicy;
-use super::stream::{Interrupt, ReplyJob, Run};
-use crate::ask::{Ticket, UserAnswer};
+use super::run::{Interrupt, Run};
+use super::stream::turns::Turns;
+use super::talk::Talk;
+use crate::ask::UserAnswer;
 use crate::research::Research;
 use crate::store::{NewMessage, SavedState};
-use crate::tools::{self, Offer, ASK_USER};
-
-/// A restored question and how its wait goes on.
-pub(super) struct Resumed {
-    pub(super) question: Question,
-    pub(super) wait: ResumedWait,
-}
-
-pub(super) enum ResumedWait {
-    /// Registered at restore; waits for the time it has left.
-    Waiting(Ticket, Duration),
-    /// The answer was stored before the restart.
-    Answered(UserAnswer),
-    /// It expired while Imprint was down.
-    Expired,
-}
 
 impl Run {
     /// A run rebuilt from its stored state. Registers the waiting question
@@ -72,56 +59,46 @@ impl Run {
             Step::Calls(pending) => (false, Some(pending)),
         };
         Self {
-            request: saved.request,
-            answers: saved.answers,
+            talk: Talk::restored(
+                saved.request,
+                saved.answers,
+                saved.messages,
+                tools,
+                saved.read_only,
+                saved.text,
+            ),
             policy,
-            read_only: saved.read_only,
-            asked: saved.asked,
-            settled: saved.settled,
-            imprint_chose: false,
-            overlong_turns: 0,
             research: Research::restore(saved.research),
-            replaying_call: pending.as_ref().is_some_and(|p| !p.calls.is_empty()),
+            turns: Turns::restored(saved.turns, pending),
+            questions: Questions::restored(saved.asked, saved.asking, resumed),
+            settling: Settling::restored(settling, saved.settled),
             env: job.env,
-            replies: job.replies,
-            store: job.store,
             reply: job.reply,
-            messages: saved.messages,
-            tools,
-            permit: None,
-            text: saved.text,
-            turns: saved.turns,
-            settling,
-            pending,
-            asking: saved.asking,
-            checkpointed: true,
-            resumed,
-            length_limited: false,
         }
     }
 
     /// The reply's state now, as stored to resume it; `question`: the one
     /// about to be posed.
     pub(super) fn saved_state(&self, question: Option<&Question>) -> SavedState {
-        let offer = self.offer();
+        let offer = self.talk.offer();
         let saved = Checkpoint {
             version: checkpoint::VERSION,
             read_only: offer.read_only,
             can_answer: offer.can_answer,
-            messages: self.messages.clone(),
+            messages: self.talk.messages().to_vec(),
             research: self.research.save(),
-            request: self.request.clone(),
-            answers: self.answers.clone(),
+            request: self.talk.request().to_string(),
+            answers: self.talk.answers().to_vec(),
             policy: serde_json::to_value(&self.policy).unwrap_or_default(),
-            asked: self.asked,
-            settled: self.settled.clone(),
-            turns: self.turns,
-            text: self.text.clone(),
-            step: match (&self.pending, self.settling) {
-                (Some(pending), _) => Step::Calls(pending.clone()),
-                _ => Step::Settle,
+            asked: self.questions.asked(),
+            settled: self.settling.all().to_vec(),
+            turns: self.turns.count(),
+            text: self.talk.shown().to_string(),
+            step: match self.turns.pending() {
+                Some(pending) => Step::Calls(pending.clone()),
+                None => Step::Settle,
             },
-            asking: self.asking.clone(),
+            asking: self.questions.own().cloned(),
             question: question.cloned(),
         };
         let last_seq = self.reply.log.last_seq() + u64::from(question.is_some());
@@ -132,25 +109,22 @@ impl Run {
         }
     }
 
-    /// Which tools this reply was offered (read back from its set).
-    pub(super) fn offer(&self) -> Offer {
-        Offer {
-            read_only: self.read_only,
-            can_answer: tools::is_offered(&self.tools, ASK_USER),
-        }
-    }
-
     /// Appends history rows of the current step; while the reply's state is
     /// stored, the state after the step is stored with them, in one write.
     pub(super) async fn append_step(&mut self, rows: Vec<NewMessage>) -> Result<(), Interrupt> {
         let session = self.reply.session_id.clone();
-        let result = if self.checkpointed {
+        let result = if self.questions.is_stored() {
             let state = self.saved_state(None);
-            self.store
+            self.reply
+                .store
                 .append_reply_step(&session, &self.reply.id, rows, Some(state))
                 .await
         } else {
-            self.store.append_messages(&session, rows).await.map(|_| ())
+            self.reply
+                .store
+                .append_messages(&session, rows)
+                .await
+                .map(|_| ())
         };
         result.map_err(|e| {
             tracing::error!(error = %e, "could not store a message");
@@ -161,7 +135,7 @@ impl Run {
     /// The reply writes again (a model request is on its way): its stored
     /// state is no longer how to resume it.
     pub(super) fn leave_checkpoint(&mut self) {
-        if let Some(resumed) = self.resumed.take() {
+        if let Some(resumed) = self.questions.take_resumed() {
             // The step that asked took another path after the restart.
             tracing::warn!(question = %resumed.question.id, "a restored question was not asked again");
             self.reply.log.publish(ReplyEvent::Unanswered {
@@ -170,9 +144,8 @@ impl Run {
                 chosen: None,
             });
         }
-        if self.checkpointed {
-            self.store.drop_reply_state(&self.reply.id);
-            self.checkpointed = false;
+        if self.questions.unstore() {
+            self.reply.store.drop_reply_state(&self.reply.id);
         }
     }
 }

@@ -7,8 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::policy;
-use super::slots::WritingSlot;
-use super::stream::{Interrupt, Run};
+use super::run::{Interrupt, Run};
 use crate::models::{ChatMessage, ModelEvent, ToolCallRequest, TurnRequest};
 
 /// One finished model turn.
@@ -28,7 +27,7 @@ impl Run {
     /// Streams one model turn; `allow_calls` false is the reserved answer
     /// (tools neither described nor run, markup still kept from the user).
     pub(super) async fn turn(&mut self, allow_calls: bool) -> Result<Turn, Interrupt> {
-        let (messages, tools) = (self.messages.clone(), Arc::clone(&self.tools));
+        let (messages, tools) = (self.talk.messages().to_vec(), Arc::clone(self.talk.tools()));
         self.turn_on(messages, tools, allow_calls).await
     }
 
@@ -41,16 +40,15 @@ impl Run {
     ) -> Result<Turn, Interrupt> {
         self.ensure_slot().await?;
         self.leave_checkpoint();
-        self.length_limited = false;
-        self.turns += 1;
-        tracing::debug!(reply = %self.reply.id, turn = self.turns, allow_calls, "model turn");
+        let number = self.turns.start();
+        tracing::debug!(reply = %self.reply.id, turn = number, allow_calls, "model turn");
         let research_turn = allow_calls && !tools.is_empty();
         let request = TurnRequest {
             messages,
             tools,
             allow_calls,
-            call_id_prefix: format!("t{}_", self.turns),
-            slot: self.permit.as_ref().map(WritingSlot::index),
+            call_id_prefix: format!("t{number}_"),
+            slot: self.turns.slot_index(),
         };
         // Dropped at the research deadline: a small model can write hidden
         // call markup until its token limit, minutes with nothing shown.
@@ -90,7 +88,7 @@ impl Run {
                         break;
                     }
                 }
-                Some(Ok(ModelEvent::LengthLimit)) => self.length_limited = true,
+                Some(Ok(ModelEvent::LengthLimit)) => self.turns.reached_length_limit(),
                 Some(Ok(ModelEvent::ToolCall(call))) if allow_calls => {
                     // A call the turn already wrote: a small model has
                     // begun to go round (search, list, ask, search…), and

@@ -13,17 +13,22 @@
 //! (`2024-05-01T09:30:00.000Z`), so that text order is time order.
 //!
 //! This file is the worker thread and its handle; the typed methods live
-//! beside the tables they own: `sessions` (sessions and messages),
-//! `memories` (memories and their FTS5 search), `reminders`,
-//! `open_replies` (what a reply being written or waiting keeps, so nothing
-//! is lost when Imprint stops); `schema` holds the migrations and `time`
-//! the stored form of a time.
+//! beside the tables they own: `sessions` (sessions and messages; appending
+//! in `messages`), `memories` (memories and their FTS5 search; `export`
+//! and `transfer` in bulk), `reminders` (as the timer reads them: `firing`), `open_replies` (what a reply being
+//! written or waiting keeps, so nothing is lost when Imprint stops; its
+//! resumable state in `reply_state`); `schema` holds the migrations and
+//! `time` the stored form of a time.
 
+mod export;
+mod firing;
 mod memories;
+mod messages;
 mod open_replies;
 pub mod private;
 mod projects;
 mod reminders;
+mod reply_state;
 mod schema;
 mod sessions;
 mod time;

@@ -5,9 +5,9 @@
 //! same wall-clock time of the user's zone.
 
 use app::protocol::{Reminder, ReminderStatus, Repeat, UnreadableReminder};
-use chrono::{DateTime, Datelike, Days, Local, NaiveDateTime, TimeZone, Utc, Weekday};
+use chrono::{DateTime, Datelike, Days, NaiveDateTime, TimeZone, Utc, Weekday};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
-use rusqlite::{params, Connection, Row, TransactionBehavior};
+use rusqlite::{params, Connection, Row};
 
 use super::sessions::session_exists;
 use super::time::{fmt_ts, next_now, parse_stored_ts};
@@ -23,7 +23,7 @@ pub struct ReminderChange {
     pub repeat: Option<Option<Repeat>>,
 }
 
-const COLUMNS: &str = "id, text, due_at, done, session_id, repeat";
+pub(super) const COLUMNS: &str = "id, text, due_at, done, session_id, repeat";
 
 impl Store {
     /// A reminder due at `due_at`, optionally tied to a session (an unknown
@@ -175,78 +175,6 @@ impl Store {
         })
         .await
     }
-
-    /// When the earliest reminder not yet done is due. A row whose time
-    /// cannot be read is skipped (and logged): it must not hold back the
-    /// ones after it.
-    pub async fn next_pending_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
-        self.call(|conn| {
-            let mut stmt = conn.prepare_cached(
-                "SELECT id, due_at FROM reminders WHERE done = 0 ORDER BY due_at, id",
-            )?;
-            let mut rows = stmt.query([])?;
-            while let Some(row) = rows.next()? {
-                let id: i64 = row.get(0)?;
-                let due = row.get_ref(1)?.as_str().ok().map(|d| parse_stored_ts(d, 1));
-                match due {
-                    Some(Ok(due)) => return Ok(Some(due)),
-                    _ => tracing::warn!(id, "a reminder's time cannot be read; it is skipped"),
-                }
-            }
-            Ok(None)
-        })
-        .await
-    }
-
-    /// Takes every pending reminder due at or before `now` and returns them
-    /// as they fired, soonest first. A one-off is marked done; a repeating
-    /// one moves to its next time after `now`. Each firing is returned once.
-    pub async fn take_due(&self, now: DateTime<Utc>) -> Result<Vec<Reminder>, StoreError> {
-        self.call(move |conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let mut taken = {
-                let mut stmt = tx.prepare_cached(&format!(
-                    "SELECT {COLUMNS} FROM reminders WHERE done = 0 AND due_at <= ?1"
-                ))?;
-                let rows = stmt.query_map([fmt_ts(now)], readable_reminder)?;
-                // A row that cannot be read (its time sorts before any
-                // real one) is never fired.
-                let mut taken = Vec::new();
-                for row in rows {
-                    match row? {
-                        Ok(reminder) => taken.push(reminder),
-                        Err(bad) => tracing::warn!(id = bad.id, problem = %bad.problem, "a reminder cannot be read; it is skipped"),
-                    }
-                }
-                taken
-            };
-            for reminder in &mut taken {
-                fire(&tx, reminder, now)?;
-            }
-            tx.commit()?;
-            taken.sort_by(|a, b| a.due_at.cmp(&b.due_at).then(a.id.cmp(&b.id)));
-            Ok(taken)
-        })
-        .await
-    }
-}
-
-/// Marks a fired one-off done, or moves a repeating one to its next time.
-fn fire(conn: &Connection, reminder: &mut Reminder, now: DateTime<Utc>) -> Result<(), StoreError> {
-    match reminder.repeat {
-        None => {
-            conn.prepare_cached("UPDATE reminders SET done = 1 WHERE id = ?1")?
-                .execute([reminder.id])?;
-            reminder.done = true;
-        }
-        Some(repeat) => {
-            let due = parse_stored_ts(&reminder.due_at, 2)?;
-            let next = next_time(due, repeat, now, &Local);
-            conn.prepare_cached("UPDATE reminders SET due_at = ?2 WHERE id = ?1")?
-                .execute(params![reminder.id, fmt_ts(next)])?;
-        }
-    }
-    Ok(())
 }
 
 /// The first time after `now` that a reminder due at `due` and repeating
@@ -336,7 +264,9 @@ fn reminder_by_id(conn: &Connection, id: i64) -> Result<Option<Reminder>, StoreE
 }
 
 /// A row as a reminder whose time can be read, or what is wrong with it.
-fn readable_reminder(row: &Row<'_>) -> rusqlite::Result<Result<Reminder, UnreadableReminder>> {
+pub(super) fn readable_reminder(
+    row: &Row<'_>,
+) -> rusqlite::Result<Result<Reminder, UnreadableReminder>> {
     let id: i64 = row.get(0)?;
     let read = reminder_from_row(row)
         .and_then(|reminder| parse_stored_ts(&reminder.due_at, 2).map(|_| reminder));

@@ -13,7 +13,9 @@
 //! `IMPRINT_VOICE_IDLE_S`. Voice needs one thing from the rest of the
 //! server, starting a reply: the [`ReplyStarter`] handle.
 //!
-//! Submodules: `hub` (every open conversation), [`spoken`] (what Echo
+//! Submodules: `hub` (every open conversation), `answering` (an answer
+//! to a waiting question, unsure ones confirmed), `turns` (turns started,
+//! queued, adopted and forwarded), [`spoken`] (what Echo
 //! said and when, for the self-hearing filter), [`listening`] (a socket's
 //! audio turned into utterances), [`segmenter`] (where speech starts and
 //! ends), [`detecting`] (the thread the segmenters run on, off the async
@@ -41,6 +43,7 @@ use crate::replies::Reply;
 use crate::store::{Store, StoreError};
 use crate::tools::Offer;
 
+mod answering;
 pub mod detecting;
 mod hub;
 pub mod listening;
@@ -49,6 +52,7 @@ pub mod segmenter;
 pub mod spoken;
 #[cfg(test)]
 mod tests;
+mod turns;
 
 pub use hub::{VoiceError, VoiceHub};
 pub use listening::Listening;
@@ -292,112 +296,6 @@ impl Conversation {
         }
     }
 
-    fn waiting_question(&self) -> Option<VoiceQuestion> {
-        self.lock().turn.as_ref().and_then(|t| t.question.clone())
-    }
-
-    /// Speech while `question` waits: a yes or no settles a confirm; a
-    /// choice named sure enough is the answer; an unsure or free answer
-    /// is confirmed first; background talk is not an answer.
-    async fn spoken_answer(
-        self: &Arc<Self>,
-        question: VoiceQuestion,
-        text: String,
-        confidence: Option<f64>,
-    ) {
-        if self.settle_confirm(&question, &text).await {
-            return;
-        }
-        let judged = if crate::ask::leaves_it_to_imprint(&text) {
-            SpokenAnswer::Take(text.clone())
-        } else {
-            judge_spoken_answer(&text, confidence, &question.options, question.allow_other)
-        };
-        match judged {
-            SpokenAnswer::Take(answer) => {
-                self.send(VoiceServerMessage::Answering {
-                    question_id: question.id.clone(),
-                    text: answer.clone(),
-                });
-                self.answer(&question.id, &answer).await
-            }
-            SpokenAnswer::Confirm(answer) => self.confirm(question.id, answer),
-            SpokenAnswer::NotAnAnswer => self.send(VoiceServerMessage::Ignored {
-                text,
-                reason: IgnoredReason::NotAnAnswer,
-            }),
-        }
-    }
-
-    /// Asks "Did you say …?", and drops the answer if no yes or no comes
-    /// within the settings' `confirm_wait`.
-    fn confirm(self: &Arc<Self>, question_id: String, text: String) {
-        let serial = {
-            let mut state = self.lock();
-            state.confirms += 1;
-            let serial = state.confirms;
-            state.confirming = Some(Confirm {
-                question_id: question_id.clone(),
-                text: text.clone(),
-                serial,
-            });
-            serial
-        };
-        self.send(VoiceServerMessage::Confirming {
-            question_id,
-            speech: confirm_speech(&text),
-            text,
-        });
-        let conversation = Arc::downgrade(self);
-        let wait = self.settings.confirm_wait;
-        tokio::spawn(async move {
-            tokio::time::sleep(wait).await;
-            let Some(conversation) = conversation.upgrade() else {
-                return;
-            };
-            let expired = {
-                let mut state = conversation.lock();
-                match &state.confirming {
-                    Some(c) if c.serial == serial => state.confirming.take(),
-                    _ => None,
-                }
-            };
-            if let Some(c) = expired {
-                conversation.send(VoiceServerMessage::Unconfirmed {
-                    question_id: c.question_id,
-                    text: c.text,
-                });
-            }
-        });
-    }
-
-    /// A yes or no to the confirm waiting on `question`: the answer taken
-    /// or dropped (`true`: `text` is used up). Other words drop the
-    /// confirm and are heard afresh (`false`).
-    async fn settle_confirm(&self, question: &VoiceQuestion, text: &str) -> bool {
-        let pending = self.lock().confirming.take();
-        let Some(pending) = pending.filter(|c| c.question_id == question.id) else {
-            return false;
-        };
-        match yes_or_no(text) {
-            Some(true) => {
-                self.send(VoiceServerMessage::Answering {
-                    question_id: pending.question_id.clone(),
-                    text: pending.text.clone(),
-                });
-                self.answer(&pending.question_id, &pending.text).await;
-                true
-            }
-            answer => {
-                self.send(VoiceServerMessage::Unconfirmed {
-                    question_id: pending.question_id,
-                    text: pending.text,
-                });
-                answer.is_some()
-            }
-        }
-    }
-
     fn too_long(&self) {
         self.send(VoiceServerMessage::Error {
             error: format!("what was said is longer than {MAX_UTTERANCE_CHARS} characters"),
@@ -407,215 +305,6 @@ impl Conversation {
     fn stop(&self) {
         if let Some(turn) = &self.lock().turn {
             turn.reply.stop();
-        }
-    }
-
-    /// Speech or typing: the answer to a waiting question, else the next
-    /// question (queued while a reply is written).
-    async fn heard(self: &Arc<Self>, starter: &Starter, text: String) {
-        let waiting = self.waiting_question();
-        if let Some(question) = waiting {
-            // Typed or tapped: a yes or no settles a confirm; anything else
-            // is the answer as it is.
-            if self.settle_confirm(&question, &text).await {
-                return;
-            }
-            let answer = match_option(&text, &question.options).unwrap_or(text);
-            self.send(VoiceServerMessage::Answering {
-                question_id: question.id.clone(),
-                text: answer.clone(),
-            });
-            return self.answer(&question.id, &answer).await;
-        }
-        enum Next {
-            Start,
-            Queued,
-            Full,
-        }
-        let next = {
-            let mut state = self.lock();
-            if state.turn.is_none() {
-                Next::Start
-            } else if state.queue.len() >= MAX_QUEUE {
-                Next::Full
-            } else {
-                state.queue.push_back(text.clone());
-                Next::Queued
-            }
-        };
-        match next {
-            Next::Start => self.start_turn(starter, text).await,
-            Next::Queued => self.send(VoiceServerMessage::Queued { text }),
-            Next::Full => self.send(VoiceServerMessage::Ignored {
-                text,
-                reason: IgnoredReason::QueueFull,
-            }),
-        }
-    }
-
-    async fn answer(&self, question_id: &str, text: &str) {
-        let reply = self.lock().turn.as_ref().map(|t| Arc::clone(&t.reply));
-        let result = match reply {
-            Some(reply) => reply.answer(question_id, Some(text)).await,
-            None => Err(AnswerError::NotWaiting),
-        };
-        match result {
-            Ok(answer) => self.send(VoiceServerMessage::Answered {
-                question_id: question_id.into(),
-                text: answer.shown(),
-            }),
-            Err(error) => self.send(VoiceServerMessage::AnswerRejected {
-                question_id: question_id.into(),
-                text: text.into(),
-                error: error.to_string(),
-            }),
-        }
-    }
-
-    /// Writes the session row with the reserved id, once.
-    async fn ensure_stored(&self) -> Result<(), StoreError> {
-        if self.lock().stored {
-            return Ok(());
-        }
-        self.store.create_voice_session(&self.id).await?;
-        self.lock().stored = true;
-        Ok(())
-    }
-
-    fn start_turn<'a>(
-        self: &'a Arc<Self>,
-        starter: &'a Starter,
-        text: String,
-    ) -> futures::future::BoxFuture<'a, ()> {
-        Box::pin(async move {
-            let offer = Offer {
-                read_only: self.read_only,
-                can_answer: true,
-            };
-            if let Err(e) = self.ensure_stored().await {
-                tracing::error!(error = %e, "could not store a voice conversation");
-                return self.send(VoiceServerMessage::Error {
-                    error: "the conversation could not be stored; see the server log".into(),
-                });
-            }
-            let reply = match starter
-                .start_reply_in(&self.store, &self.id, &text, offer)
-                .await
-            {
-                Ok(reply) => reply,
-                Err(e) => {
-                    return self.send(VoiceServerMessage::Error { error: e.message });
-                }
-            };
-            self.lock().turn = Some(Turn {
-                reply: Arc::clone(&reply),
-                text: text.clone(),
-                reply_text: String::new(),
-                question: None,
-            });
-            self.send(VoiceServerMessage::TurnStarted {
-                turn_id: reply.id.clone(),
-                text,
-            });
-            let conversation = Arc::clone(self);
-            let starter = Arc::clone(starter);
-            tokio::spawn(async move { conversation.forward(&starter, reply).await });
-        })
-    }
-
-    /// Takes on a reply that is already running in this conversation (one
-    /// restored after a restart), with its waiting question and speech.
-    pub fn adopt(self: &Arc<Self>, starter: &Starter, reply: Arc<Reply>) {
-        {
-            let mut state = self.lock();
-            if state.turn.is_some() {
-                return;
-            }
-            let question = reply.waiters.current().map(|q| VoiceQuestion {
-                speech: question_speech(&q.question, &q.options, q.allow_other),
-                id: q.id,
-                question: q.question,
-                options: q.options,
-                allow_other: q.allow_other,
-            });
-            state.turn = Some(Turn {
-                reply: Arc::clone(&reply),
-                text: String::new(),
-                reply_text: String::new(),
-                question,
-            });
-        }
-        let conversation = Arc::clone(self);
-        let starter = Arc::clone(starter);
-        tokio::spawn(async move { conversation.forward(&starter, reply).await });
-    }
-
-    /// Relays a turn's reply events to the windows, stops a turn that goes
-    /// quiet for too long (not counting the answer wait), and starts the
-    /// next queued turn when it ends.
-    async fn forward(self: Arc<Self>, starter: &Starter, reply: Arc<Reply>) {
-        let quiet_limit = self.settings.turn_timeout;
-        let answer_wait = self.settings.answer_wait;
-        let mut cursor = reply.log.follow(0);
-        let mut deadline = Instant::now() + quiet_limit;
-        loop {
-            let event = tokio::select! {
-                event = cursor.next() => event,
-                _ = tokio::time::sleep_until(deadline) => {
-                    tracing::info!(turn = %reply.id, "voice turn went quiet; stopping it");
-                    reply.stop();
-                    deadline = Instant::now() + quiet_limit;
-                    continue;
-                }
-            };
-            let Some(event) = event else { break };
-            deadline = Instant::now() + quiet_limit;
-            let mut value: Value = serde_json::from_str(event.json()).unwrap_or(Value::Null);
-            value["turn_id"] = Value::String(reply.id.clone());
-            match &event.event {
-                ReplyEvent::Token { text } => {
-                    if let Some(turn) = self.lock().turn.as_mut() {
-                        turn.reply_text.push_str(text);
-                    }
-                }
-                ReplyEvent::Question(q) => {
-                    let speech = question_speech(&q.question, &q.options, q.allow_other);
-                    value["speech"] = Value::String(speech.clone());
-                    self.remember_spoken(&speech);
-                    if let Some(turn) = self.lock().turn.as_mut() {
-                        turn.question = Some(VoiceQuestion {
-                            id: q.id.clone(),
-                            question: q.question.clone(),
-                            options: q.options.clone(),
-                            allow_other: q.allow_other,
-                            speech,
-                        });
-                    }
-                    // The turn may wait for the answer as long as the reply does.
-                    deadline = Instant::now() + quiet_limit + answer_wait;
-                }
-                ReplyEvent::Answer { .. } | ReplyEvent::Unanswered { .. } => {
-                    if let Some(turn) = self.lock().turn.as_mut() {
-                        turn.question = None;
-                    }
-                }
-                ReplyEvent::AssistantMessage { text, .. } => self.remember_spoken(text),
-                _ => {}
-            }
-            let _ = self.out.send(value.to_string().into());
-        }
-        let next = {
-            let mut state = self.lock();
-            state.turn = None;
-            state.queue.pop_front()
-        };
-        match next {
-            Some(text) => self.start_turn(starter, text).await,
-            None => {
-                if let Some(hub) = self.hub.upgrade() {
-                    hub.left(&self);
-                }
-            }
         }
     }
 }

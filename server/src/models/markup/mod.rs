@@ -33,6 +33,7 @@
 //! block's content (JSON or qwen-xml, cut short or slightly wrong); `params`
 //! types a qwen-xml parameter by its schema.
 
+mod json_text;
 mod lenient;
 mod params;
 mod parser;

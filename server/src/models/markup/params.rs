@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::lenient::parse_lenient;
+use super::json_text::parse_lenient;
 
 /// Types one qwen-xml parameter's text by its JSON schema (exposed for reuse and tests).
 ///

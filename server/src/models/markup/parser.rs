@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::lenient::{call_from_value, parse_block, parse_lenient};
+use super::json_text::parse_lenient;
+use super::lenient::{call_from_value, parse_block};
 use super::scan::{JsonScan, Scan};
 use super::{
     MarkupEvent, MarkupFormat, FENCE, FUNC_CLOSE, FUNC_OPEN, PARAM_CLOSE, RESPONSE_CLOSE,
@@ -64,6 +65,8 @@ pub struct MarkupParser {
     pending_ws: String,
 }
 
+// Over 200 lines on purpose: one streaming state machine whose states share
+// one buffer and position; split, each part would reach into the other.
 impl MarkupParser {
     /// `tools` is the list of tool schemas in OpenAI format:
     /// `[{"type":"function","function":{"name":"search","description":"…","parameters":{"type":"object","properties":{"query":{"type":"string"},"options":{"type":"array","items":{"type":"string"}}, …},"required":[…]}}}, …]`

@@ -10,7 +10,7 @@ use crate::ask;
 use crate::grounding;
 use crate::models::ToolCallRequest;
 use crate::replies::policy::ModelQuestion;
-use crate::replies::stream::{Interrupt, Run};
+use crate::replies::run::{Interrupt, Run};
 use crate::tools::{self, ToolOutput};
 
 /// What the model is told when the user left the choice to it.
@@ -92,25 +92,19 @@ impl Run {
     /// asked (see [`crate::replies::policy::SmallModelPolicy::refuse_question`]).
     fn refused_question(&self, call: &ToolCallRequest, question: &str) -> Option<ToolOutput> {
         // A reminder asked for whose time the user gave needs no question.
-        let time_given = grounding::asks_for_reminder(&self.request)
-            && tools::is_offered(&self.tools, tools::REMIND)
-            && grounding::UserWords {
-                request: &self.request,
-                answers: &self.answers,
-                judged: self.policy.judged_writes(),
-            }
-            .say_a_moment(self.env.clock.now());
+        let time_given = grounding::asks_for_reminder(self.talk.request())
+            && self.talk.offers(tools::REMIND)
+            && self
+                .talk
+                .user_words(self.policy.judged_writes())
+                .say_a_moment(self.env.clock.now());
         // What Imprint asked before the model started, answered usably.
-        let settled = self.settled.iter().any(|(_, resolved)| resolved.is_some());
-        let words = grounding::UserWords {
-            request: &self.request,
-            answers: &self.answers,
-            judged: self.policy.judged_writes(),
-        };
+        let settled = self.settling.any_answered();
+        let words = self.talk.user_words(self.policy.judged_writes());
         self.policy.refuse_question(&ModelQuestion {
             question,
-            request: &self.request,
-            asked: self.asked,
+            request: self.talk.request(),
+            asked: self.questions.asked(),
             time_given,
             settled,
             said: words.the_one_named(&ask::written_options(&call.arguments)),

@@ -9,9 +9,9 @@ use serde_json::json;
 use super::{question_args, Posed};
 use crate::grounding::{Need, NeedKind, Resolved};
 use crate::replies::checkpoint::Asking;
-use crate::replies::stream::{Interrupt, Run};
+use crate::replies::run::{Interrupt, Run};
 use crate::store::{NewMessage, ToolOutcome};
-use crate::tools::{self, ASK_USER};
+use crate::tools::ASK_USER;
 
 impl Run {
     /// Imprint's own question for a missing detail. An answer it cannot
@@ -21,13 +21,13 @@ impl Run {
         &mut self,
         need: &Need,
     ) -> Result<Option<Resolved>, Interrupt> {
-        if !tools::is_offered(&self.tools, ASK_USER) {
+        if !self.talk.offers(ASK_USER) {
             return Ok(None);
         }
         // One question per kind of detail in a reply: a model that calls
         // again gets the same answer (or the same lack of one).
         let kind = need.kind();
-        if let Some((_, settled)) = self.settled.iter().find(|(k, _)| *k == kind) {
+        if let Some(settled) = self.settling.of(kind) {
             return Ok(settled.clone());
         }
         self.ask_until_understood(need).await
@@ -38,16 +38,16 @@ impl Run {
     /// so a restored reply does not ask it again.
     async fn ask_until_understood(&mut self, need: &Need) -> Result<Option<Resolved>, Interrupt> {
         let kind = need.kind();
-        let (mut attempt, mut text) = match &self.asking {
+        let (mut attempt, mut text) = match self.questions.own() {
             Some(asking) if asking.kind == kind => (asking.attempt, asking.text.clone()),
             _ => (0, need.question()),
         };
         while attempt < 2 {
-            self.asking = Some(Asking {
+            self.questions.set_own(Some(Asking {
                 kind,
                 attempt,
                 text: text.clone(),
-            });
+            }));
             let question = Question {
                 reason: Some(need.reason()),
                 ..self.new_question(text.clone(), need.options(), true, QuestionOrigin::Imprint)
@@ -57,7 +57,7 @@ impl Run {
             if kind == NeedKind::Reference && matches!(posed, Posed::Answered(_)) {
                 // It names a memory ("Billing meeting (12 Nov)"): no words a
                 // reminder's time or a project may be read from.
-                self.answers.pop();
+                self.talk.drop_last_answer();
             }
             let (row, resolved) = self.read_answer(need, &posed, &question);
             let settled = match resolved {
@@ -71,23 +71,23 @@ impl Run {
             };
             match settled {
                 Some(resolved) => {
-                    self.asking = None;
-                    self.settled.push((kind, resolved.clone()));
+                    self.questions.set_own(None);
+                    self.settling.settle(kind, resolved.clone());
                     self.append_step(vec![row]).await?;
                     return Ok(resolved);
                 }
                 None => {
-                    self.asking = Some(Asking {
+                    self.questions.set_own(Some(Asking {
                         kind,
                         attempt,
                         text: text.clone(),
-                    });
+                    }));
                     self.append_step(vec![row]).await?;
                 }
             }
         }
-        self.asking = None;
-        self.settled.push((kind, None));
+        self.questions.set_own(None);
+        self.settling.settle(kind, None);
         Ok(None)
     }
 
@@ -123,7 +123,7 @@ impl Run {
                 });
                 match first {
                     Some((option, resolved)) => {
-                        self.imprint_chose = true;
+                        self.questions.imprint_chose_it();
                         stored_args["chosen"] = json!(option);
                         self.closed_left_to_imprint(question_id, Some(option.clone()));
                         (

@@ -12,6 +12,7 @@
 
 mod ask_user;
 mod details;
+pub(super) mod questions;
 
 use app::protocol::{
     DashboardEvent, Question, QuestionOrigin, QuestionOutcome, ReplyEvent, UnansweredReason,
@@ -23,12 +24,12 @@ use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use super::ending::append;
-use super::resume::ResumedWait;
-use super::stream::{Interrupt, Run};
-use super::Reply;
+use super::registry::Reply;
+use super::run::{Interrupt, Run};
 use crate::ask::{UserAnswer, WaitOutcome};
 use crate::store::{NewMessage, ToolOutcome};
 use crate::tools::ASK_USER;
+use questions::ResumedWait;
 
 /// How a question ended, short of a stop.
 enum Posed {
@@ -77,11 +78,11 @@ impl Run {
     /// stored, to wait again after the restart. Returns how it ended and
     /// the question actually posed.
     async fn pose(&mut self, question: Question) -> Result<(Posed, Question), Interrupt> {
-        let (question, wait) = match self.resumed.take() {
+        let (question, wait) = match self.questions.take_resumed() {
             Some(resumed) => (resumed.question, resumed.wait),
             None => self.post(question).await?,
         };
-        self.asked += 1;
+        self.questions.count_asked();
         // Not using the model while waiting: let other chats write.
         self.release_slot();
         let outcome = self.wait_for(wait).await;
@@ -101,11 +102,16 @@ impl Run {
     /// waiter is registered before the event goes out.
     async fn post(&mut self, question: Question) -> Result<(Question, ResumedWait), Interrupt> {
         let state = self.saved_state(Some(&question));
-        if let Err(error) = self.store.save_reply_state(&self.reply.id, state).await {
+        if let Err(error) = self
+            .reply
+            .store
+            .save_reply_state(&self.reply.id, state)
+            .await
+        {
             tracing::error!(%error, "could not store a waiting reply");
             return Err(Interrupt::failure("the question could not be saved".into()));
         }
-        self.checkpointed = true;
+        self.questions.mark_stored();
         let wait = show_question(
             &self.reply,
             &self.env.dashboard,
@@ -149,7 +155,7 @@ impl Run {
                     id: question_id,
                     text: text.clone(),
                 });
-                self.answers.push(text.clone());
+                self.talk.add_answer(text.clone());
                 Posed::Answered(text)
             }
             // Its `unanswered` event goes out once the caller knows what
@@ -176,7 +182,7 @@ impl Run {
                 let row =
                     NewMessage::tool(ASK_USER, stored_args, "No answer: the reply was stopped.")
                         .with_outcome(ToolOutcome::default());
-                if let Err(error) = append(&self.store, &self.reply.session_id, row).await {
+                if let Err(error) = append(&self.reply.store, &self.reply.session_id, row).await {
                     tracing::warn!(%error, "could not keep the unanswered question");
                 }
                 return Err(self.interrupted());

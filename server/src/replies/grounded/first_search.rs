@@ -5,7 +5,8 @@
 //! for the small-model policy.
 
 use crate::grounding::{self, reference};
-use crate::replies::stream::{cut_result, Run};
+use crate::replies::run::Run;
+use crate::replies::stream::cut_result;
 use crate::store::MemoryQuery;
 use crate::tools::{self, SEARCH};
 
@@ -22,7 +23,7 @@ impl Run {
     /// the capital of Japan?") is the model's own. A write's words are what
     /// to write, not what to look up.
     pub(super) async fn look_first(&mut self) -> Option<String> {
-        let request = self.request.clone();
+        let request = self.talk.request().to_string();
         let found = self.look_up(&request).await?;
         // A note, not a call: the model's own calls still run (its search
         // for the same too).
@@ -37,9 +38,9 @@ impl Run {
     /// `None` when the search is not Imprint's to make (no search offered,
     /// a write asked for) or found nothing about them.
     pub(super) async fn look_up(&mut self, words: &str) -> Option<String> {
-        if !tools::is_offered(&self.tools, SEARCH)
-            || grounding::asks_to_save(&self.request)
-            || grounding::asks_for_reminder(&self.request)
+        if !self.talk.offers(SEARCH)
+            || grounding::asks_to_save(self.talk.request())
+            || grounding::asks_for_reminder(self.talk.request())
         {
             return None;
         }
@@ -56,7 +57,7 @@ impl Run {
             limit: Some(reference::SEARCH_LIMIT),
             ..MemoryQuery::default()
         };
-        let hits = match self.store.search_memories(query).await {
+        let hits = match self.reply.store.search_memories(query).await {
             Ok(hits) => hits,
             Err(error) => {
                 tracing::warn!(%error, "could not search the memories first");
@@ -91,7 +92,7 @@ impl Run {
         let named = projects
             .iter()
             .filter(|p| {
-                grounding::named_project(&self.request, std::slice::from_ref(p)).is_some()
+                grounding::named_project(self.talk.request(), std::slice::from_ref(p)).is_some()
                     || grounding::named_project(words, std::slice::from_ref(p)).is_some()
             })
             .count();

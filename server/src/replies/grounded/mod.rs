@@ -7,62 +7,25 @@
 //! and searches the memories first for what the request is about
 //! (`first_search`).
 //!
-//! Here: what the reply knows so far of what the user means (the details
-//! settled, the project meant, the conversation a reference points back
-//! at) and the user's projects.
+//! Here: what the reply knows so far of what the user means (the project
+//! meant, the conversation a reference points back at) and the user's
+//! projects; the details settled are the part's own state (`settled`).
 
 mod first_search;
 mod run;
+pub(super) mod settled;
 mod settling;
 
-use super::stream::Run;
-use crate::grounding::{self, NeedKind, Resolved};
+use super::run::Run;
+use crate::grounding;
 use crate::models::{note, ChatMessage};
 
 impl Run {
-    /// What the user said, in their own words, a reference of the request
-    /// means ("Tom" for "him").
-    pub(in crate::replies) fn meant(&self) -> Option<&str> {
-        self.settled
-            .iter()
-            .find_map(|(kind, resolved)| match resolved {
-                Some(Resolved::Meant(words)) if *kind == NeedKind::Reference => {
-                    Some(words.as_str())
-                }
-                _ => None,
-            })
-    }
-
-    /// The label of the thing the user chose from Imprint's options for
-    /// a reference ("remind me about it" → "Billing meeting (12 Nov)").
-    pub(in crate::replies) fn chosen_label(&self) -> Option<&str> {
-        self.settled
-            .iter()
-            .find_map(|(kind, resolved)| match resolved {
-                Some(Resolved::Memory { label, .. }) if *kind == NeedKind::Reference => {
-                    Some(label.as_str())
-                }
-                _ => None,
-            })
-    }
-
-    /// Imprint asked what a reference means, and no answer said.
-    pub(in crate::replies) fn reference_unknown(&self) -> bool {
-        self.settled
-            .iter()
-            .any(|(kind, resolved)| *kind == NeedKind::Reference && resolved.is_none())
-    }
-
-    /// Imprint asked for a detail in this reply, and it never came.
-    pub(in crate::replies) fn details_asked(&self) -> bool {
-        self.settled.iter().any(|(_, r)| r.is_none())
-    }
-
     /// The conversation before this request, as words: what a pronoun or
     /// "the meeting" may point back at (Imprint's own notes left out).
     fn earlier_words(&self) -> String {
-        let before_request = self.messages.len().saturating_sub(1);
-        self.messages[..before_request]
+        let before_request = self.talk.messages().len().saturating_sub(1);
+        self.talk.messages()[..before_request]
             .iter()
             .filter_map(|m| match m {
                 ChatMessage::User(text) if !note::is_note(text) => Some(text.as_str()),
@@ -78,19 +41,13 @@ impl Run {
     pub(in crate::replies) fn project_meant(&self, projects: &[String]) -> Option<String> {
         // A long message's project is the one its question names, not one
         // named in the story before it.
-        grounding::named_project(grounding::plan::asked_part(&self.request), projects).or_else(
-            || {
-                self.settled.iter().find_map(|(_, r)| match r {
-                    Some(Resolved::Project(p)) => Some(p.clone()),
-                    _ => None,
-                })
-            },
-        )
+        grounding::named_project(grounding::plan::asked_part(self.talk.request()), projects)
+            .or_else(|| self.settling.project())
     }
 
     /// The user's projects, most recently used first.
     pub(in crate::replies) async fn recent_projects(&self) -> Vec<String> {
-        match self.store.list_projects().await {
+        match self.reply.store.list_projects().await {
             Ok(mut projects) => {
                 projects.sort_by(|a, b| b.last_at.cmp(&a.last_at));
                 projects.into_iter().map(|p| p.name).collect()

@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use crate::grounding::{self, Need, Resolved, Verdict};
 use crate::models::ToolCallRequest;
-use crate::replies::stream::{cut_result, Interrupt, Run};
-use crate::tools::{self, ToolOutput, LIST_PROJECTS, REMIND, SEARCH, STORE};
+use crate::replies::run::{Interrupt, Run};
+use crate::replies::stream::cut_result;
+use crate::tools::{ToolOutput, LIST_PROJECTS, REMIND, SEARCH, STORE};
 
 impl Run {
     /// Runs a call whose grounded arguments (see [`grounding`]) the user
@@ -21,12 +22,12 @@ impl Run {
         &mut self,
         call: &ToolCallRequest,
     ) -> Result<(ToolOutput, Value, String), Interrupt> {
-        if !tools::is_offered(&self.tools, &call.name) {
+        if !self.talk.offers(&call.name) {
             let output = self.not_offered(&call.name);
             let content = cut_result(&output.text);
             return Ok((output, call.arguments.clone(), content));
         }
-        if matches!(call.name.as_str(), STORE | REMIND) && self.reference_unknown() {
+        if matches!(call.name.as_str(), STORE | REMIND) && self.settling.reference_unknown() {
             // "Remind me about it" and nobody said what "it" is: a write
             // about it would be a guess.
             let output = ToolOutput::not_run(
@@ -42,11 +43,7 @@ impl Run {
         } else {
             Vec::new()
         };
-        let words = grounding::UserWords {
-            request: &self.request,
-            answers: &self.answers,
-            judged: self.policy.judged_writes(),
-        };
+        let words = self.talk.user_words(self.policy.judged_writes());
         let verdict = grounding::check(
             &call.name,
             &call.arguments,
@@ -88,7 +85,7 @@ impl Run {
     fn not_offered(&self, name: &str) -> ToolOutput {
         match grounding::Unasked::of_tool(name) {
             // Left out of the offer because the user did not ask for it.
-            Some(unasked) if !self.read_only => refused(unasked),
+            Some(unasked) if !self.talk.read_only() => refused(unasked),
             _ => ToolOutput::not_run(
                 ToolStatus::Failed,
                 format!("Error: the tool `{name}` is not available here"),
@@ -103,18 +100,14 @@ impl Run {
     /// search's date filters likewise, or it searches all. A memory keeps
     /// the user's own words (see [`grounding::memory_content_from_user`]).
     fn held_to_users_words(&self, name: &str, args: Value) -> Value {
-        let words = grounding::UserWords {
-            request: &self.request,
-            answers: &self.answers,
-            judged: self.policy.judged_writes(),
-        };
+        let words = self.talk.user_words(self.policy.judged_writes());
         match name {
             REMIND => grounding::recurring(
                 &grounding::reminder_text_from_user(
                     &args,
                     &words,
-                    self.meant(),
-                    self.chosen_label(),
+                    self.settling.meant(),
+                    self.settling.chosen_label(),
                 ),
                 &words,
                 self.env.clock.now(),
@@ -128,7 +121,7 @@ impl Run {
     /// Says with a call's result what the user chose when Imprint asked
     /// (or that they left it to Imprint): the model says so in turn.
     fn say_who_chose(&mut self, output: &mut ToolOutput, resolved: &Resolved) {
-        output.text = if std::mem::take(&mut self.imprint_chose) {
+        output.text = if self.questions.take_imprint_chose() {
             format!(
                 "The user left the choice to Imprint, which chose {}; say what was chosen. {}",
                 resolved.describe(),

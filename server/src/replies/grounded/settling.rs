@@ -6,11 +6,10 @@
 use crate::grounding::plan::{self, Topic};
 use crate::grounding::reference::{self, Lookup};
 use crate::grounding::{self, Need, Resolved};
-use crate::models::ChatMessage;
-use crate::replies::stream::{Interrupt, Run};
+use crate::replies::run::{Interrupt, Run};
 use crate::store::MemoryQuery;
 use crate::tools::run::MemoryLine;
-use crate::tools::{self, ASK_USER, REMIND, SEARCH};
+use crate::tools::{ASK_USER, REMIND, SEARCH};
 
 impl Run {
     /// Settles what the request leaves open before the model starts, in
@@ -30,30 +29,26 @@ impl Run {
         if !referred && !self.env.planned {
             notes.extend(self.look_first().await);
         }
-        if let Some(ChatMessage::User(text)) = self.messages.last_mut() {
-            for note in notes {
-                text.push_str(&format!("\n\n({note})"));
-            }
-        }
+        self.talk.note_on_request(notes);
         Ok(())
     }
 
     /// "The project" among several, unnamed: Imprint asks which.
     async fn settle_the_project(&mut self) -> Result<Option<String>, Interrupt> {
-        if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, SEARCH) {
+        if !self.talk.offers(ASK_USER) || !self.talk.offers(SEARCH) {
             return Ok(None);
         }
-        if !grounding::refers_to_a_project(&self.request) {
+        if !grounding::refers_to_a_project(self.talk.request()) {
             return Ok(None);
         }
         let projects = self.recent_projects().await;
-        let Some(need) = grounding::unnamed_project(&self.request, &projects) else {
+        let Some(need) = grounding::unnamed_project(self.talk.request(), &projects) else {
             return Ok(None);
         };
         let Some(Resolved::Project(project)) = self.ask_for(&need).await? else {
             return Ok(None);
         };
-        let note = if std::mem::take(&mut self.imprint_chose) {
+        let note = if self.questions.take_imprint_chose() {
             format!("the user left it to you, and Imprint took the project {project}; say so")
         } else {
             format!("the user means the project {project}")
@@ -66,16 +61,16 @@ impl Run {
     /// handed to the model; several become a question with the
     /// candidates as options; none, an open question saying so.
     async fn settle_the_reference(&mut self) -> Result<Option<String>, Interrupt> {
-        if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, SEARCH) {
+        if !self.talk.offers(ASK_USER) || !self.talk.offers(SEARCH) {
             return Ok(None);
         }
         let projects = self.recent_projects().await;
         // "ok what's his number then" after a question about the landlord:
         // the question before says whom.
         if let Some(before) = self.previous_request() {
-            let topic = Topic::of(&self.request, &projects);
+            let topic = Topic::of(self.talk.request(), &projects);
             if topic
-                .following(&self.request, &Topic::of(&before, &projects))
+                .following(self.talk.request(), &Topic::of(&before, &projects))
                 .is_some()
             {
                 return Ok(None);
@@ -83,7 +78,7 @@ impl Run {
         }
         // A long message is asked about in its question ("…sorry for the
         // rant — when is the boiler due?"), not in the story before it.
-        let asked = plan::asked_part(&self.request);
+        let asked = plan::asked_part(self.talk.request());
         let Some(found) = reference::find(asked, &self.earlier_words(), &projects) else {
             return Ok(None);
         };
@@ -98,7 +93,7 @@ impl Run {
                 limit: Some(reference::SEARCH_LIMIT),
                 ..MemoryQuery::default()
             };
-            match self.store.search_memories(query).await {
+            match self.reply.store.search_memories(query).await {
                 Ok(hits) => hits,
                 Err(error) => {
                     tracing::warn!(%error, "could not look up a reference");
@@ -129,7 +124,7 @@ impl Run {
         let note = match self.ask_for(need).await? {
             Some(Resolved::Memory { label, memories }) => {
                 self.settled_by(&memories);
-                let who = if std::mem::take(&mut self.imprint_chose) {
+                let who = if self.questions.take_imprint_chose() {
                     "the user left it to you, and Imprint took"
                 } else {
                     "the user chose"
@@ -175,27 +170,23 @@ impl Run {
     /// when before the model starts (the model's `remind` call then runs
     /// at the answer; see [`grounding::check`]).
     async fn settle_the_time(&mut self) -> Result<Option<String>, Interrupt> {
-        if !tools::is_offered(&self.tools, ASK_USER) || !tools::is_offered(&self.tools, REMIND) {
+        if !self.talk.offers(ASK_USER) || !self.talk.offers(REMIND) {
             return Ok(None);
         }
         // What to remind of never came: when is no question.
-        if self.reference_unknown() {
+        if self.settling.reference_unknown() {
             return Ok(None);
         }
         // A planned reply asks when only for a reminder: "remind me what
         // my national insurance number is" is a question.
         let remind = match self.policy.judged() {
             Some(kind) => kind == crate::meaning::route::Routed::Remind,
-            None => plan::classify(&self.request).kind == plan::Kind::Remind,
+            None => plan::classify(self.talk.request()).kind == plan::Kind::Remind,
         };
         if self.env.planned && !remind {
             return Ok(None);
         }
-        let words = grounding::UserWords {
-            request: &self.request,
-            answers: &self.answers,
-            judged: self.policy.judged_writes(),
-        };
+        let words = self.talk.user_words(self.policy.judged_writes());
         let Some(need) = grounding::unstated_time(&words, self.env.clock.now()) else {
             return Ok(None);
         };
@@ -203,7 +194,7 @@ impl Run {
             Some(time) => {
                 // Left for the `remind` call to take, so its result says
                 // who chose too.
-                let who = if self.imprint_chose {
+                let who = if self.questions.imprint_chose() {
                     "the user left it to you, and Imprint took"
                 } else {
                     "the user said"

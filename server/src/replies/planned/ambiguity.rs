@@ -9,7 +9,7 @@ use crate::grounding::plan::Topic;
 use crate::grounding::reference::{self, Candidate, MAX_OPTIONS};
 use crate::grounding::{Need, Resolved};
 use crate::meaning::search::Findings;
-use crate::replies::stream::{Interrupt, Run};
+use crate::replies::run::{Interrupt, Run};
 use crate::store::Memory;
 use crate::tools::run::MemoryLine;
 
@@ -37,7 +37,7 @@ impl Run {
         if candidates.len() < 2 {
             return Ok(None);
         }
-        let phrase = topic.phrase(&self.request);
+        let phrase = topic.phrase(self.talk.request());
         tracing::info!(reply = %self.reply.id, options = candidates.len(), %phrase, "several memories fit the question equally: asking which");
         let need = Need::Reference {
             question: "Which one do you mean?".to_string(),

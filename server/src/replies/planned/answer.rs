@@ -9,7 +9,7 @@ use super::reads::{nothing_found, Vouched};
 use crate::grounding::plan::{self, claims, Topic};
 use crate::models::{ChatMessage, ModelError, StepRequest};
 use crate::replies::own_answer;
-use crate::replies::stream::{Interrupt, Run};
+use crate::replies::run::{Interrupt, Run};
 use crate::tools::run::MemoryLine;
 
 /// What the answer step chose.
@@ -58,7 +58,7 @@ impl Run {
                     return self.general(true).await;
                 }
                 let text = if standing.is_empty() {
-                    nothing_found(topic, &self.request)
+                    nothing_found(topic, self.talk.request())
                 } else {
                     own_answer::from_found(&standing.join("\n"))
                 };
@@ -82,7 +82,7 @@ impl Run {
                 return self.general(true).await;
             }
             if vouched.meaning_only {
-                self.say(&nothing_found(topic, &self.request));
+                self.say(&nothing_found(topic, self.talk.request()));
                 return Ok(());
             }
             // The model's pick fell short, but one memory found stands
@@ -96,7 +96,7 @@ impl Run {
                 self.say(&own_answer::from_found(one));
                 return Ok(());
             }
-            let text = none_answers(found, topic, &self.request);
+            let text = none_answers(found, topic, self.talk.request());
             self.say(text.trim_end());
             return Ok(());
         };
@@ -112,8 +112,8 @@ impl Run {
         // The request's question backs what it says, not a story told
         // before it ("monday the car wouldn't start in the cold … when is
         // the boiler due?" backs no "Monday" in the answer).
-        let mut backing = vec![memory.content, plan::asked_part(&self.request)];
-        backing.extend(self.answers.iter().map(String::as_str));
+        let mut backing = vec![memory.content, plan::asked_part(self.talk.request())];
+        backing.extend(self.talk.answers().iter().map(String::as_str));
         let mut invented = claims::unbacked(answer, &backing);
         // A story of the model's own, with no number or name to catch.
         if invented.is_empty() && !claims::mostly_backed(answer, &backing) {
@@ -124,7 +124,7 @@ impl Run {
         // say it.
         let says_it = (!topic.wants_digits() || answer.chars().any(|c| c.is_ascii_digit()))
             // "you" for the wifi password says nothing the question did not.
-            && claims::tells_something(answer, memory.content, &self.request);
+            && claims::tells_something(answer, memory.content, self.talk.request());
         let content = memory.content.trim();
         let source = own_answer::kept(memory);
         let own = answer.is_empty() || !invented.is_empty() || !says_it;
@@ -163,11 +163,11 @@ impl Run {
         let step = StepRequest {
             messages: vec![
                 ChatMessage::System(system),
-                ChatMessage::User(self.request.clone()),
+                ChatMessage::User(self.talk.request().to_string()),
             ],
             schema,
             max_tokens: 160,
-            slot: self.slot_index(),
+            slot: self.turns.slot_index(),
         };
         let stop = self.reply.stop_token().child_token();
         let value = self.env.model.constrained(step, stop).await.map_err(|e| {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::grounding::plan;
 use crate::models::{note, ChatMessage};
-use crate::replies::stream::{Interrupt, Run};
+use crate::replies::run::{Interrupt, Run};
 
 /// What the model is told in a general answer: it knows nothing of the
 /// user's life.
@@ -17,15 +17,15 @@ impl Run {
     /// when `marked`), or a reply to small talk.
     pub(super) async fn general(&mut self, marked: bool) -> Result<(), Interrupt> {
         // A sum or a unit conversion is worked out, not guessed.
-        if let Some(worked_out) = plan::compute::answer(&self.request).filter(|_| marked) {
+        if let Some(worked_out) = plan::compute::answer(self.talk.request()).filter(|_| marked) {
             tracing::info!(reply = %self.reply.id, "worked out by Imprint");
             self.say(&worked_out);
             return Ok(());
         }
         let mut messages = vec![ChatMessage::System(GENERAL_PROMPT.into())];
         // The conversation's words, without tools and Imprint's notes.
-        let before = self.messages.len().saturating_sub(1);
-        for message in &self.messages[..before] {
+        let before = self.talk.messages().len().saturating_sub(1);
+        for message in &self.talk.messages()[..before] {
             match message {
                 ChatMessage::User(text) if !note::is_note(text) => {
                     messages.push(ChatMessage::User(text.clone()))
@@ -38,7 +38,7 @@ impl Run {
                 _ => {}
             }
         }
-        messages.push(ChatMessage::User(self.request.clone()));
+        messages.push(ChatMessage::User(self.talk.request().to_string()));
         let turn = self.turn_on(messages, Arc::new(Vec::new()), false).await?;
         if marked && !turn.text.trim().is_empty() {
             self.say("\n\n*General knowledge, from the model, not from your memories.*");

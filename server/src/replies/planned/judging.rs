@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use crate::grounding::plan::{self, Kind, Plan};
 use crate::meaning::route::{self, Routed};
 use crate::models::{ChatMessage, StepRequest};
-use crate::replies::stream::{Interrupt, Run};
+use crate::replies::run::{Interrupt, Run};
 
 /// How long a request waits for the examples' classifier at a first
 /// start, while the examples are embedded (about 10 s for 900 on one
@@ -34,7 +34,7 @@ impl Run {
     /// The request's plan: its judged kind when there is one, else the
     /// rules'. Judging offers the writes the kind asks for.
     pub(super) async fn judged_plan(&mut self) -> Result<Plan, Interrupt> {
-        let rules = plan::classify(&self.request);
+        let rules = plan::classify(self.talk.request());
         let judged = match self.policy.judged() {
             Some(kind) => Some(kind),
             None => self.judge_kind(&rules).await?,
@@ -43,9 +43,11 @@ impl Run {
             return Ok(rules);
         };
         self.policy.judge(kind);
-        let writes = crate::grounding::writes_asked(&self.request).or(self.policy.judged_writes());
-        if !self.read_only {
-            self.tools = self.env.tool_sets.get(self.offer(), writes);
+        let writes =
+            crate::grounding::writes_asked(self.talk.request()).or(self.policy.judged_writes());
+        if !self.talk.read_only() {
+            let tools = self.env.tool_sets.get(self.talk.offer(), writes);
+            self.talk.reoffer(tools);
         }
         Ok(plan_of(kind, rules))
     }
@@ -62,7 +64,7 @@ impl Run {
             return Ok(None);
         }
         meaning.settled(ROUTER_WAIT).await;
-        let route = match meaning.embed_one(&self.request).await {
+        let route = match meaning.embed_one(self.talk.request()).await {
             Ok(vector) => meaning.route(&vector),
             Err(error) => {
                 tracing::info!(%error, "the request's kind is the rules'");
@@ -77,7 +79,7 @@ impl Run {
         // word is enough when it is sure. Small talk says nothing of the
         // user's own ("What is my usual?" is asked about, not chatted to).
         let sure = route.score >= route::SURE;
-        let chat = route.kind == Routed::SmallTalk && !plan::is_personal(&self.request);
+        let chat = route.kind == Routed::SmallTalk && !plan::is_personal(self.talk.request());
         if sure && (chat || route.kind == Routed::Projects) {
             return Ok(Some(route.kind));
         }
@@ -85,14 +87,15 @@ impl Run {
         // model must agree. A request with a question mark asks
         // ("plumber's number? the boiler is banging again"); it keeps
         // nothing.
-        if self.request.contains('?') {
+        if self.talk.request().contains('?') {
             return Ok(None);
         }
         for kind in route.likely_writes() {
             // A reminder nobody asked for in words must at least say when:
             // "what time do I collect Maya" says none, and is a question.
             if kind == Routed::Remind
-                && crate::grounding::when::stated(&self.request, self.env.clock.now()).is_none()
+                && crate::grounding::when::stated(self.talk.request(), self.env.clock.now())
+                    .is_none()
             {
                 continue;
             }
@@ -137,11 +140,11 @@ impl Run {
         let step = StepRequest {
             messages: vec![
                 ChatMessage::System(system.to_string()),
-                ChatMessage::User(self.request.clone()),
+                ChatMessage::User(self.talk.request().to_string()),
             ],
             schema,
             max_tokens: 24,
-            slot: self.slot_index(),
+            slot: self.turns.slot_index(),
         };
         let stop = self.reply.stop_token().child_token();
         match self.env.model.constrained(step, stop).await {

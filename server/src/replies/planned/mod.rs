@@ -13,14 +13,17 @@
 //! (`reads`), the answer worded from the memories found (`answer`), and
 //! the model's own answer (`general`).
 
+mod acts;
 mod ambiguity;
 mod answer;
+mod finding;
 mod general;
 mod judging;
 mod reads;
+mod worded;
 mod writes;
 
-use super::stream::{Interrupt, Run};
+use super::run::{Interrupt, Run};
 use crate::grounding::plan::Kind;
 use crate::tools::{REMIND, STORE};
 
@@ -29,7 +32,7 @@ impl Run {
     pub(in crate::replies) async fn planned(&mut self) -> Result<(), Interrupt> {
         let plan = self.judged_plan().await?;
         tracing::info!(reply = %self.reply.id, kind = ?plan.kind, reason = %plan.reason, "planned");
-        if self.settling {
+        if self.settling.is_open() {
             // A read or a write settles its project, thing or time; so
             // does an act Imprint cannot do ("Move that to Friday": which
             // one?), to say what the memories hold about it.
@@ -39,7 +42,7 @@ impl Run {
             ) {
                 self.settle().await?;
             }
-            self.settling = false;
+            self.settling.close();
         }
         match plan.kind {
             Kind::Save => self.planned_write(STORE).await,

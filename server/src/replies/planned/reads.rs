@@ -1,30 +1,26 @@
-//! Planned reads of the user's memories: a question (answered from the
-//! memories about it, said to have none, or left to general knowledge),
-//! the project list, and an act Imprint has no tool for, said with what
-//! the memories hold about it.
-
-use serde_json::json;
+//! A planned question about the user's things: answered from the
+//! memories about it, said to have none, or left to general knowledge.
+//! How the memories are found is in `finding`; the project list and an
+//! act Imprint has no tool for are in `acts`.
 
 use crate::grounding::plan::claims::capitalized_names;
 use crate::grounding::plan::{self, Topic};
 use crate::meaning::route::{Route, Routed};
 use crate::meaning::search::{Findings, FOUND, STRONG, VOUCHED};
-use crate::models::{note, ChatMessage, ToolCallRequest};
+use crate::models::{note, ChatMessage};
 use crate::replies::own_answer;
-use crate::replies::stream::{Interrupt, Run};
-use crate::store::MemoryQuery;
+use crate::replies::run::{Interrupt, Run};
 use crate::tools::run::{memory_line, MemoryLine};
-use crate::tools::LIST_PROJECTS;
 
 /// Memories the answer step reads at most.
-const READ_LIMIT: usize = 5;
+pub(super) const READ_LIMIT: usize = 5;
 
 impl Run {
     /// A question: answered from the memories about it, or said to have
     /// none when it is about the user's own things, or else the model's
     /// general knowledge.
     pub(super) async fn question(&mut self) -> Result<(), Interrupt> {
-        if self.reference_unknown() {
+        if self.settling.reference_unknown() {
             self.say("I couldn't tell what you meant, so I looked nothing up. Tell me its name, and I'll look again.");
             return Ok(());
         }
@@ -33,16 +29,16 @@ impl Run {
         // What the user said a reference means ("Anna" for "her") is what
         // to look up.
         // Before the question, so what it asks stays whole.
-        let words = match self.meant() {
-            Some(meant) => format!("{meant}: {}", plan::asked_part(&self.request)),
-            None => self.request.clone(),
+        let words = match self.settling.meant() {
+            Some(meant) => format!("{meant}: {}", plan::asked_part(self.talk.request())),
+            None => self.talk.request().to_string(),
         };
         let mut topic = Topic::of(&words, &projects);
         // "and Dana's?", "what's his number then": a follow-up leans on
         // the question before it.
-        let carried = self
-            .previous_request()
-            .and_then(|before| topic.following(&self.request, &Topic::of(&before, &projects)));
+        let carried = self.previous_request().and_then(|before| {
+            topic.following(self.talk.request(), &Topic::of(&before, &projects))
+        });
         let follows = carried.is_some();
         if let Some(carried) = carried {
             tracing::info!(reply = %self.reply.id, ?carried, "a follow-up: the topic leans on the question before");
@@ -51,8 +47,10 @@ impl Run {
         // The memory the user chose from Imprint's options, or the one
         // match its lookup found, is what the request is about.
         let chosen = self.chosen_memories();
-        let mut personal =
-            plan::is_personal(&self.request) || follows || project.is_some() || !chosen.is_empty();
+        let mut personal = plan::is_personal(self.talk.request())
+            || follows
+            || project.is_some()
+            || !chosen.is_empty();
         // Memories near enough in meaning to answer when the model picks
         // one, though the request's words are not theirs.
         let mut vouched = Vouched::default();
@@ -73,7 +71,7 @@ impl Run {
             // "¿Cuál es el número de la escuela de Theo?": a name the
             // memories hold makes it the user's own, in any language.
             if found.is_empty() && !personal {
-                let names: Vec<String> = capitalized_names(&self.request, false)
+                let names: Vec<String> = capitalized_names(self.talk.request(), false)
                     .iter()
                     .map(|n| n.to_lowercase())
                     .collect();
@@ -89,7 +87,7 @@ impl Run {
             if !personal
                 && found
                     .iter()
-                    .any(|line| names_someone_in(&self.request, line))
+                    .any(|line| names_someone_in(self.talk.request(), line))
             {
                 tracing::info!(reply = %self.reply.id, "the request names someone the memories know");
                 personal = true;
@@ -147,7 +145,7 @@ impl Run {
         };
         if found.is_empty() {
             if personal {
-                self.say(&nothing_found(&topic, &self.request));
+                self.say(&nothing_found(&topic, self.talk.request()));
                 return Ok(());
             }
             return self.general(true).await;
@@ -170,78 +168,9 @@ impl Run {
             .await
     }
 
-    /// The memories found by meaning and what the labelled examples say
-    /// of the request; `None` with finding by meaning off (or busy), when
-    /// the words' search alone decides. A follow-up ("and Dana's?") is
-    /// too short to mean much alone, so it is left to the words.
-    async fn by_meaning(
-        &self,
-        words: &str,
-        project: Option<String>,
-        follows: bool,
-    ) -> Option<MeaningRead> {
-        let meaning = &self.env.meaning;
-        if follows || !meaning.is_on() {
-            return None;
-        }
-        let query = MemoryQuery {
-            query: words.to_string(),
-            project,
-            limit: Some(crate::grounding::reference::SEARCH_LIMIT),
-            ..MemoryQuery::default()
-        };
-        let findings = match meaning.search(&self.store, query).await {
-            Ok(findings) if findings.by_meaning => findings,
-            Ok(_) => return None,
-            Err(error) => {
-                tracing::warn!(%error, "could not search the memories by meaning");
-                return None;
-            }
-        };
-        let route = findings
-            .vector
-            .as_deref()
-            .and_then(|v| meaning.route_by_nearest(v));
-        let classified = findings.vector.as_deref().and_then(|v| meaning.route(v));
-        tracing::info!(reply = %self.reply.id, best = ?findings.best_similarity(), ?route, ?classified, "searched by meaning");
-        Some(MeaningRead {
-            findings,
-            route,
-            classified,
-        })
-    }
-
-    /// `words` with each naming word of `topic` the memories do not hold
-    /// written as the word they hold one slip from; `None` when none is.
-    async fn respelt(&self, words: &str, topic: &Topic) -> Option<String> {
-        let like = match self.store.words_like(topic.names.clone()).await {
-            Ok(like) => like,
-            Err(error) => {
-                tracing::warn!(%error, "could not read the memories' words");
-                return None;
-            }
-        };
-        let mut respelt = words.to_string();
-        let mut changed = false;
-        for (name, like) in topic.names.iter().zip(like) {
-            let Some(like) = like else { continue };
-            let lower = respelt.to_lowercase();
-            // Offsets in the lower-case text are the text's own only when
-            // lower-casing kept every length.
-            if lower.len() != respelt.len() {
-                break;
-            }
-            if let Some(at) = lower.find(name.as_str()) {
-                respelt.replace_range(at..at + name.len(), &like);
-                changed = true;
-            }
-        }
-        changed.then_some(respelt)
-    }
-
     /// The memories Imprint's lookup settled the request by: the one the
     /// user chose from its options, or the one match it found.
-    fn chosen_memories(&self) -> Vec<String> {
+    pub(super) fn chosen_memories(&self) -> Vec<String> {
         self.policy
             .settled_memories()
             .map(|text| {
@@ -253,110 +182,21 @@ impl Run {
             .unwrap_or_default()
     }
 
-    /// The memories about `topic` (all of its naming words), within
-    /// `project`; a project alone gives its newest memories.
-    async fn search(&mut self, topic: &Topic, project: Option<String>) -> Vec<String> {
-        if topic.is_empty() && project.is_none() {
-            return Vec::new();
-        }
-        let query = MemoryQuery {
-            query: topic.words().join(" "),
-            project,
-            limit: Some(crate::grounding::reference::SEARCH_LIMIT),
-            ..MemoryQuery::default()
-        };
-        let hits = match self.store.search_memories(query).await {
-            Ok(hits) => hits,
-            Err(error) => {
-                tracing::warn!(%error, "could not search the memories");
-                return Vec::new();
-            }
-        };
-        if topic.is_empty() {
-            return hits.iter().take(READ_LIMIT).map(memory_line).collect();
-        }
-        // The memories that hold the most of what the request names
-        // (the office wifi over the home one for "wifi pw at the office").
-        let best = hits.iter().map(|hit| topic.score(&hit.content)).max();
-        let best_hits: Vec<_> = hits
-            .iter()
-            .filter(|hit| best.is_some_and(|best| best > 0 && topic.score(&hit.content) == best))
-            .collect();
-        // Of those, the ones that say it as the request does: "my flight
-        // to Lisbon" is the memory "Flight to Lisbon: …", not "Flight back
-        // from Lisbon: …".
-        let said = |hit: &&crate::store::MemoryHit| shared_pairs(&self.request, &hit.content);
-        let most_said = best_hits.iter().map(said).max().unwrap_or(0);
-        best_hits
-            .into_iter()
-            .filter(|hit| most_said < 2 || said(hit) == most_said)
-            .take(READ_LIMIT)
-            .map(memory_line)
-            .collect()
-    }
-
     /// The user's request before this one in the conversation, if any
     /// (not an answer to a question, nor Imprint's notes).
     pub(in crate::replies) fn previous_request(&self) -> Option<String> {
-        let before = self.messages.len().checked_sub(1)?;
-        self.messages[..before]
+        let before = self.talk.messages().len().checked_sub(1)?;
+        self.talk.messages()[..before]
             .iter()
             .rev()
             .find_map(|message| match message {
-                ChatMessage::User(text) if !note::is_note(text) && !self.answers.contains(text) => {
+                ChatMessage::User(text)
+                    if !note::is_note(text) && !self.talk.answers().contains(text) =>
+                {
                     Some(text.clone())
                 }
                 _ => None,
             })
-    }
-
-    /// The project list, read by the tool (its line shows on the page).
-    pub(super) async fn list_projects(&mut self) -> Result<(), Interrupt> {
-        let call = ToolCallRequest {
-            id: "imprint_list_projects".into(),
-            name: LIST_PROJECTS.into(),
-            arguments: json!({}),
-        };
-        self.call_for_the_model(String::new(), call);
-        self.run_pending_calls().await?;
-        // What it found is said by `drive`'s fallback.
-        Ok(())
-    }
-
-    /// An act Imprint has no tool for: said in a sentence, with what the
-    /// memories hold about it.
-    pub(super) async fn cannot_do(&mut self, verb: &str) -> Result<(), Interrupt> {
-        let projects = self.recent_projects().await;
-        // The memory the user chose when Imprint asked what "that" is, or
-        // what their own words for it find, or the request's.
-        let chosen = self.chosen_memories();
-        let mut found = chosen;
-        if let Some(meant) = self
-            .meant()
-            .map(str::to_string)
-            .filter(|_| found.is_empty())
-        {
-            found = self.search(&Topic::of(&meant, &projects), None).await;
-        }
-        if found.is_empty() {
-            let topic = Topic::of(&self.request, &projects);
-            found = self.search(&topic, None).await;
-        }
-        // "I can't call anyone", "I can't book anything".
-        let whom = match verb {
-            "call" | "phone" | "text" | "email" | "e-mail" | "mail" | "message" | "invite"
-            | "reply" => "anyone",
-            _ => "anything",
-        };
-        let mut text = format!(
-            "I can't {verb} {whom} for you: I can keep your memories, look them up and set reminders."
-        );
-        if !found.is_empty() {
-            text.push_str("\n\n");
-            text.push_str(&own_answer::from_found(&found.join("\n")));
-        }
-        self.say(&text);
-        Ok(())
     }
 }
 
@@ -379,12 +219,12 @@ pub(super) struct Vouched {
 }
 
 /// A question's memories found by meaning, and its route.
-struct MeaningRead {
-    findings: Findings,
+pub(super) struct MeaningRead {
+    pub(super) findings: Findings,
     /// What the nearest examples say.
-    route: Option<Route>,
+    pub(super) route: Option<Route>,
     /// What the classifier over all the examples says.
-    classified: Option<Route>,
+    pub(super) classified: Option<Route>,
 }
 
 /// What finding by meaning makes of a question.
@@ -471,7 +311,7 @@ fn names_it_whole(line: &str, topic: &Topic) -> bool {
 
 /// How many pairs of neighbouring words `request` and `content` share
 /// ("flight to", "to lisbon").
-fn shared_pairs(request: &str, content: &str) -> usize {
+pub(super) fn shared_pairs(request: &str, content: &str) -> usize {
     let pairs = |text: &str| {
         let words = app::logic::words::plain(text);
         words

@@ -2,13 +2,13 @@
 //! words (asking for what a save names without saying), runs it, and says
 //! what was done, or plainly that nothing was written.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::grounding::{capitalized, plan};
 use crate::meaning::route::Routed;
-use crate::models::{ChatMessage, StepRequest, ToolCallRequest};
+use crate::models::ToolCallRequest;
 use crate::replies::own_answer;
-use crate::replies::stream::{Interrupt, Run};
+use crate::replies::run::{Interrupt, Run};
 use crate::tools::{self, REMIND, STORE};
 
 impl Run {
@@ -17,22 +17,27 @@ impl Run {
     /// was done.
     pub(super) async fn planned_write(&mut self, tool: &str) -> Result<(), Interrupt> {
         if !self.has_pending_calls() {
-            if !tools::is_offered(&self.tools, tool) {
+            if !self.talk.offers(tool) {
                 self.say("I can't change anything from here: this conversation only reads your memories. Use Chat to save or set reminders.");
                 return Ok(());
             }
-            let details_asked = self.details_asked();
+            let details_asked = self.settling.details_asked();
             let call = if tool == REMIND {
                 // A reminder with no "remind me …" to read its text from
                 // ("nudge me at 6 re the bins"): the model words it.
-                let worded =
-                    if crate::grounding::reminder_text(&self.request).is_none() && !details_asked {
-                        self.reminder_text_from_the_model().await?
-                    } else {
-                        None
-                    };
-                self.policy
-                    .reminder_at_the_end(&self.tools, &self.request, details_asked, worded)
+                let worded = if crate::grounding::reminder_text(self.talk.request()).is_none()
+                    && !details_asked
+                {
+                    self.reminder_text_from_the_model().await?
+                } else {
+                    None
+                };
+                self.policy.reminder_at_the_end(
+                    self.talk.tools(),
+                    self.talk.request(),
+                    details_asked,
+                    worded,
+                )
             } else if details_asked {
                 None
             } else {
@@ -58,18 +63,18 @@ impl Run {
         if let Some(project) = self.project_meant(&projects) {
             arguments["project"] = json!(project);
         } else if let Some((project, lead_in)) =
-            crate::grounding::project_of_a_save(&self.request, &projects)
+            crate::grounding::project_of_a_save(self.talk.request(), &projects)
         {
             arguments["project"] = json!(project);
             named_by = lead_in.map(str::to_string);
         }
         let mut row = None;
-        let content = match crate::grounding::what_to_save(&self.request) {
+        let content = match crate::grounding::what_to_save(self.talk.request()) {
             Some(content) => Some(content),
-            None => match crate::grounding::content_to_save(&self.request) {
+            None => match crate::grounding::content_to_save(self.talk.request()) {
                 Some(named)
-                    if tools::is_offered(&self.tools, tools::ASK_USER)
-                        && plan::names_a_detail_without_it(&self.request, &named) =>
+                    if self.talk.offers(tools::ASK_USER)
+                        && plan::names_a_detail_without_it(self.talk.request(), &named) =>
                 {
                     let label = named.trim_end_matches(['.', '!', '?']).to_string();
                     let question = format!("What is the {}?", lower_first(&label));
@@ -88,7 +93,7 @@ impl Run {
                     // fact of the user's to keep ("how many characters per
                     // line r we allowed on kaito", "what's the rego
                     // number"): it is answered, not kept in its own words.
-                    None if plan::is_a_question(&self.request) => {
+                    None if plan::is_a_question(self.talk.request()) => {
                         tracing::info!(reply = %self.reply.id, "no fact to keep, and it is a question: answered as one");
                         return self.question().await;
                     }
@@ -96,18 +101,18 @@ impl Run {
                     // message is the fact: in the user's own words, when the
                     // model's wording of it is not theirs.
                     None if self.policy.judged() == Some(Routed::Save)
-                        && gives_a_fact(&self.request) =>
+                        && gives_a_fact(self.talk.request()) =>
                     {
-                        let own = crate::grounding::without_lead_in(self.request.trim());
+                        let own = crate::grounding::without_lead_in(self.talk.request().trim());
                         Some(capitalized(own)).filter(|own| !own.is_empty())
                     }
                     // Less surely a question ("quick one - what does SRT
                     // stand for"), and no fact given: answered too.
-                    None if plan::may_be_a_question(&self.request) => {
+                    None if plan::may_be_a_question(self.talk.request()) => {
                         tracing::info!(reply = %self.reply.id, "no fact to keep, and its last clause asks: answered as a question");
                         return self.question().await;
                     }
-                    None if tools::is_offered(&self.tools, tools::ASK_USER) => {
+                    None if self.talk.offers(tools::ASK_USER) => {
                         let question = "What should I save?".to_string();
                         let reason = "I couldn't tell from your message what to keep".to_string();
                         let (answer, asked) = self.ask_open(question, reason).await?;
@@ -149,87 +154,6 @@ impl Run {
         self.finish_write(STORE).await
     }
 
-    /// The fact a request judged a save asks to keep, worded by the model;
-    /// `None` unless it is the user's own words (see [`in_the_users_words`]):
-    /// a request judged a save wrongly ("nhs no. pls") has no fact of
-    /// theirs to keep, and nothing is written unasked.
-    async fn fact_from_the_model(&mut self) -> Result<Option<String>, Interrupt> {
-        let fact = self.worded_by_the_model(KEEP_PROMPT, "fact").await?;
-        // The built-in model may run on past the fact ("… is G4K 99120.
-        // This is a common serial number …"): its first sentence may
-        // still be the user's words.
-        let kept = fact.and_then(|fact| {
-            let first = fact.split_inclusive(". ").next().unwrap_or(&fact).trim();
-            [fact.as_str(), first]
-                .into_iter()
-                .find(|f| in_the_users_words(f, &self.request, Digits::AllKept))
-                .map(str::to_string)
-        });
-        if kept.is_none() {
-            tracing::info!(reply = %self.reply.id, "the model's fact is not the user's words: nothing is kept unasked");
-        }
-        Ok(kept)
-    }
-
-    /// What a reminder request, with no "remind me" to read it
-    /// from ("nudge me at half six re the bins"), asks to be reminded of:
-    /// worded by the model, in the user's words (its time is read by the
-    /// time grammar, not here); else the request without its time.
-    async fn reminder_text_from_the_model(&mut self) -> Result<Option<String>, Interrupt> {
-        let text = self.worded_by_the_model(REMIND_PROMPT, "text").await?;
-        let now = self.env.clock.now();
-        let text = text
-            .filter(|t| in_the_users_words(t, &self.request, Digits::Theirs))
-            .or_else(|| after_a_colon_closing_the_time(&self.request, now).map(str::to_string))
-            .unwrap_or_else(|| crate::grounding::when::without_the_time(self.request.trim()));
-        // A note, as the rules' texts are: "Putting the bins out".
-        Ok(Some(capitalized(text.trim())).filter(|t| !t.is_empty()))
-    }
-
-    /// One constrained step: the string `field` of the model's answer to
-    /// the request under `prompt`; `None` when the model could not say.
-    async fn worded_by_the_model(
-        &mut self,
-        prompt: &str,
-        field: &str,
-    ) -> Result<Option<String>, Interrupt> {
-        if self.ensure_slot().await.is_err() {
-            return Ok(None);
-        }
-        let schema = json!({
-            "type": "object",
-            "properties": {field: {"type": "string", "maxLength": 400}},
-            "required": [field],
-            "additionalProperties": false,
-        });
-        let step = StepRequest {
-            messages: vec![
-                ChatMessage::System(prompt.into()),
-                ChatMessage::User(self.request.clone()),
-            ],
-            schema,
-            max_tokens: 160,
-            slot: self.slot_index(),
-        };
-        let stop = self.reply.stop_token().child_token();
-        match self.env.model.constrained(step, stop).await {
-            Ok(value) => {
-                let worded = value
-                    .get(field)
-                    .and_then(Value::as_str)
-                    .map(|f| f.trim().to_string())
-                    .filter(|f| !f.is_empty());
-                tracing::info!(reply = %self.reply.id, ?worded, field, "worded by the model");
-                Ok(worded)
-            }
-            Err(_) if self.reply.stop_token().is_cancelled() => Err(Interrupt::Stopped),
-            Err(error) => {
-                tracing::warn!(%error, field, "the model could not word it; the user's words are kept");
-                Ok(None)
-            }
-        }
-    }
-
     /// Runs the write made and says what was done.
     async fn finish_write(&mut self, tool: &str) -> Result<(), Interrupt> {
         self.run_pending_calls().await?;
@@ -242,7 +166,7 @@ impl Run {
     }
 
     fn nothing_written(&self, tool: &str) -> String {
-        match (tool, self.details_asked()) {
+        match (tool, self.settling.details_asked()) {
             (REMIND, true) => "I set no reminder, since I don't know when. Tell me when, and I'll set it.".into(),
             (REMIND, false) => "I set no reminder: I couldn't tell what to remind you of. Say it like “Remind me tomorrow at 9 to call the bank.”".into(),
             (_, true) => "I saved nothing, since I couldn't tell where it goes. Tell me again with the project's name.".into(),
@@ -251,25 +175,19 @@ impl Run {
     }
 }
 
-/// What the model is told when it words a fact to keep.
-const KEEP_PROMPT: &str = "The user's message gives a fact for their personal memory notes. Reply in JSON. \"fact\": that fact as a short note, in the user's own words, with every name, number and code exactly as written, and without the words said to the assistant (asking it to save or note, greetings, \"fyi\", \"btw\").";
-
 /// What the model's words must do with the user's numbers and codes.
 #[derive(Clone, Copy, PartialEq)]
-enum Digits {
+pub(super) enum Digits {
     /// Keep every one (a note's codes and numbers are its point).
     AllKept,
     /// Say only theirs (a reminder's time stays out of its text).
     Theirs,
 }
 
-/// What the model is told when it words what to remind of.
-const REMIND_PROMPT: &str = "The user's message asks to be reminded of something. Reply in JSON. \"text\": what to remind them of, as a short note in the user's own words, without the date or time, and without the words said to the assistant (\"remind me\", \"nudge me\", \"set a reminder\", \"please\").";
-
 /// True when `fact` is the user's own words: every word with a digit is
 /// theirs (and with [`Digits::AllKept`], every one of theirs is kept),
 /// and it has words of substance, most of them theirs.
-fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> bool {
+pub(super) fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> bool {
     let tokens = |text: &str| -> Vec<String> {
         text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
             .map(|w| w.trim_matches(['-', '\'']).to_lowercase())
@@ -325,7 +243,7 @@ fn gives_a_fact(request: &str) -> bool {
 
 /// What follows a colon that closes the request's time: "set a reminder
 /// for tmrw at half past 7: defrost the salmon" → "defrost the salmon".
-fn after_a_colon_closing_the_time(
+pub(super) fn after_a_colon_closing_the_time(
     request: &str,
     now: chrono::DateTime<chrono::Local>,
 ) -> Option<&str> {

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use app::protocol::{ReplyEvent, ToolStatus};
 use serde_json::Value;
 
-use super::{Interrupt, Run};
 use crate::grounding::reference;
 use crate::models::{ChatMessage, ToolCallRequest};
+use crate::replies::run::{Interrupt, Run};
 use crate::store::{NewMessage, ToolOutcome};
 use crate::tools::{self, run::MemoryLine, run::ToolEnv, ToolOutput, ASK_USER, MAX_RESULT_CHARS};
 
@@ -17,7 +17,7 @@ impl Run {
     /// result, and hands it to the model, and notes it in the turn's
     /// pending calls (its progress and what became of it).
     pub(super) async fn call(&mut self, call: ToolCallRequest) -> Result<(), Interrupt> {
-        if !std::mem::take(&mut self.replaying_call) {
+        if !self.turns.take_replaying() {
             self.reply.log.publish(ReplyEvent::ToolCall {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -36,7 +36,7 @@ impl Run {
         let listing_again = browsing && self.policy.first_search_settled();
         let searched = call.name == tools::SEARCH;
         let (output, stored_args, stored_content) =
-            if call.name == ASK_USER && tools::is_offered(&self.tools, ASK_USER) {
+            if call.name == ASK_USER && self.talk.offers(ASK_USER) {
                 self.ask(&call).await?
             } else {
                 self.grounded_run(&call).await?
@@ -65,7 +65,7 @@ impl Run {
         });
         let row =
             NewMessage::tool(call.name.clone(), stored_args, stored_content).with_outcome(outcome);
-        self.messages.push(ChatMessage::Tool {
+        self.talk.push(ChatMessage::Tool {
             call_id: call.id,
             name: call.name,
             content: result,
@@ -77,11 +77,7 @@ impl Run {
         let progress = status == ToolStatus::Done
             && (output.wrote || self.learn(searched, &output))
             && !listing_again;
-        if let Some(pending) = self.pending.as_mut() {
-            pending.calls.remove(0);
-            pending.progress |= progress;
-            pending.statuses.push(status);
-        }
+        self.turns.call_done(progress, status);
         self.append_step(vec![row]).await
     }
 
@@ -109,7 +105,7 @@ impl Run {
     pub(in crate::replies) async fn run_tool(&self, name: &str, args: &Value) -> ToolOutput {
         let reminder_added = Arc::clone(&self.env.reminder_added);
         let env = ToolEnv {
-            store: &self.store,
+            store: &self.reply.store,
             session_id: Some(&self.reply.session_id),
             reminder_added: &*reminder_added,
             now: self.env.clock.now(),

@@ -3,11 +3,11 @@
 //! and judged once they have run. They are part of the reply's stored
 //! state, so a restart resumes mid-turn.
 
-use super::{Interrupt, Run};
 use crate::models::note::{Note, StopReason};
 use crate::models::{ChatMessage, ToolCallRequest};
 use crate::replies::checkpoint::PendingCalls;
 use crate::replies::policy::{self, SmallModelPolicy};
+use crate::replies::run::{Interrupt, Run};
 use crate::replies::turn::Turn;
 
 impl Run {
@@ -15,14 +15,14 @@ impl Run {
     pub(super) fn take_calls(&mut self, mut turn: Turn) {
         let cap_note = SmallModelPolicy::cap_calls(&mut turn.calls);
         if !turn.calls.is_empty() {
-            self.messages.push(ChatMessage::Assistant {
+            self.talk.push(ChatMessage::Assistant {
                 content: turn.text,
                 tool_calls: turn.calls.clone(),
             });
         }
         // The turn's calls run from here; its state goes with a
         // question's stored state, so a restart resumes mid-turn.
-        self.pending = Some(PendingCalls {
+        self.turns.run_calls(PendingCalls {
             in_turn: turn.calls.len(),
             calls: turn.calls,
             statuses: Vec::new(),
@@ -50,16 +50,21 @@ impl Run {
         let projects = self.recent_projects().await;
         let project = self.project_meant(&projects);
         // A detail asked for that never came: no write on a guess.
-        let details_asked = self.details_asked();
+        let details_asked = self.settling.details_asked();
         let call = self
             .policy
-            .memory_for_the_model(&self.tools, &self.request, project, details_asked)
+            .memory_for_the_model(
+                self.talk.tools(),
+                self.talk.request(),
+                project,
+                details_asked,
+            )
             .or_else(|| {
                 reminder
                     .then(|| {
                         self.policy.reminder_at_the_end(
-                            &self.tools,
-                            &self.request,
+                            self.talk.tools(),
+                            self.talk.request(),
                             details_asked,
                             None,
                         )
@@ -77,11 +82,11 @@ impl Run {
     /// run as a turn's pending call, so a question its grounding asks
     /// resumes it after a restart.
     pub(in crate::replies) fn call_for_the_model(&mut self, text: String, call: ToolCallRequest) {
-        self.messages.push(ChatMessage::Assistant {
+        self.talk.push(ChatMessage::Assistant {
             content: text,
             tool_calls: vec![call.clone()],
         });
-        self.pending = Some(PendingCalls {
+        self.turns.run_calls(PendingCalls {
             calls: vec![call],
             in_turn: 1,
             statuses: Vec::new(),
@@ -95,14 +100,15 @@ impl Run {
     /// Runs the turn's calls still pending, then closes the turn. True
     /// when the reply has answered (a small model repeating itself).
     pub(super) async fn run_pending(&mut self) -> Result<bool, Interrupt> {
-        while let Some(call) = self.pending.as_ref().and_then(|p| p.calls.first().cloned()) {
+        while let Some(call) = self.turns.next_call() {
             self.call(call).await?;
         }
-        let Some(pending) = self.pending.take() else {
+        let Some(pending) = self.turns.finish_calls() else {
             return Ok(false);
         };
-        let asked = crate::grounding::writes_asked(&self.request).or(self.policy.judged_writes());
-        let job_done = self.policy.job_done(&self.request);
+        let asked =
+            crate::grounding::writes_asked(self.talk.request()).or(self.policy.judged_writes());
+        let job_done = self.policy.job_done(self.talk.request());
         // Every write the request asked for is made: research is over (a
         // small model goes on listing and searching after it). Or the job
         // is done and the model only repeats, asks or writes what was not
@@ -119,9 +125,9 @@ impl Run {
             self.reserved_answer(StopReason::Done).await?;
             return Ok(true);
         }
-        self.messages.extend(pending.cap_note);
+        self.talk.extend(pending.cap_note);
         if pending.malformed > 0 {
-            self.messages.push(Note::UnreadableCall.message());
+            self.talk.push(Note::UnreadableCall.message());
         }
         self.research.finish_turn(pending.progress);
         // A memory asked to be saved, and a turn that got nowhere: Imprint
@@ -136,16 +142,16 @@ impl Run {
     /// True while a call Imprint made (or the model's turn wrote) has not
     /// run yet, as after a restart mid-call.
     pub(in crate::replies) fn has_pending_calls(&self) -> bool {
-        self.pending.is_some()
+        self.turns.has_pending()
     }
 
     /// Runs the pending calls to their end, without the model loop's
     /// judgement of the turn (planned turns have none).
     pub(in crate::replies) async fn run_pending_calls(&mut self) -> Result<(), Interrupt> {
-        while let Some(call) = self.pending.as_ref().and_then(|p| p.calls.first().cloned()) {
+        while let Some(call) = self.turns.next_call() {
             self.call(call).await?;
         }
-        self.pending = None;
+        self.turns.finish_calls();
         Ok(())
     }
 }

@@ -4,13 +4,12 @@
 
 use std::sync::Arc;
 
-use super::{Interrupt, Run};
-use crate::replies::slots::WritingSlot;
+use crate::replies::run::{Interrupt, Run};
 
 impl Run {
     /// Takes a writing slot, waiting in line (FIFO) behind other replies.
     pub(in crate::replies) async fn ensure_slot(&mut self) -> Result<(), Interrupt> {
-        if self.permit.is_some() {
+        if self.turns.holds_slot() {
             return Ok(());
         }
         let slots = Arc::clone(&self.env.slots);
@@ -21,7 +20,7 @@ impl Run {
         };
         match permit {
             Ok(permit) => {
-                self.permit = Some(permit);
+                self.turns.hold(permit);
                 Ok(())
             }
             Err(_) => Err(Interrupt::Ended),
@@ -29,12 +28,6 @@ impl Run {
     }
 
     pub(in crate::replies) fn release_slot(&mut self) {
-        self.permit = None;
-    }
-
-    /// The model server's slot this reply writes on (see
-    /// [`crate::models::TurnRequest::slot`]).
-    pub(in crate::replies) fn slot_index(&self) -> Option<usize> {
-        self.permit.as_ref().map(WritingSlot::index)
+        self.turns.release();
     }
 }

@@ -1,0 +1,110 @@
+//! The settling part's own state ([`Settling`]): whether the reply is
+//! still before its first model turn (Imprint may ask which project,
+//! which thing, or when), and the details Imprint asked for in this reply
+//! with what came of each. Changed only here.
+
+use crate::grounding::{NeedKind, Resolved};
+
+pub(in crate::replies) struct Settling {
+    /// Before the first model turn.
+    open: bool,
+    /// The details Imprint asked for in this reply, and what came of it.
+    settled: Vec<(NeedKind, Option<Resolved>)>,
+}
+
+impl Default for Settling {
+    fn default() -> Self {
+        Self {
+            open: true,
+            settled: Vec::new(),
+        }
+    }
+}
+
+impl Settling {
+    /// As stored with the reply's state.
+    pub(in crate::replies) fn restored(
+        open: bool,
+        settled: Vec<(NeedKind, Option<Resolved>)>,
+    ) -> Self {
+        Self { open, settled }
+    }
+
+    /// Still before the first model turn.
+    pub(in crate::replies) fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// Settling is over: the model turns start.
+    pub(in crate::replies) fn close(&mut self) {
+        self.open = false;
+    }
+
+    /// What came of a detail of `kind` asked for before, if it was.
+    pub(in crate::replies) fn of(&self, kind: NeedKind) -> Option<&Option<Resolved>> {
+        self.settled
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, r)| r)
+    }
+
+    /// A detail asked for, and what came of it (`None`: nothing usable).
+    pub(in crate::replies) fn settle(&mut self, kind: NeedKind, resolved: Option<Resolved>) {
+        self.settled.push((kind, resolved));
+    }
+
+    pub(in crate::replies) fn all(&self) -> &[(NeedKind, Option<Resolved>)] {
+        &self.settled
+    }
+
+    /// What the user said, in their own words, a reference of the request
+    /// means ("Tom" for "him").
+    pub(in crate::replies) fn meant(&self) -> Option<&str> {
+        self.settled
+            .iter()
+            .find_map(|(kind, resolved)| match resolved {
+                Some(Resolved::Meant(words)) if *kind == NeedKind::Reference => {
+                    Some(words.as_str())
+                }
+                _ => None,
+            })
+    }
+
+    /// The label of the thing the user chose from Imprint's options for
+    /// a reference ("remind me about it" → "Billing meeting (12 Nov)").
+    pub(in crate::replies) fn chosen_label(&self) -> Option<&str> {
+        self.settled
+            .iter()
+            .find_map(|(kind, resolved)| match resolved {
+                Some(Resolved::Memory { label, .. }) if *kind == NeedKind::Reference => {
+                    Some(label.as_str())
+                }
+                _ => None,
+            })
+    }
+
+    /// Imprint asked what a reference means, and no answer said.
+    pub(in crate::replies) fn reference_unknown(&self) -> bool {
+        self.settled
+            .iter()
+            .any(|(kind, resolved)| *kind == NeedKind::Reference && resolved.is_none())
+    }
+
+    /// Imprint asked for a detail in this reply, and it never came.
+    pub(in crate::replies) fn details_asked(&self) -> bool {
+        self.settled.iter().any(|(_, r)| r.is_none())
+    }
+
+    /// Some detail Imprint asked for was answered usably.
+    pub(in crate::replies) fn any_answered(&self) -> bool {
+        self.settled.iter().any(|(_, r)| r.is_some())
+    }
+
+    /// The project Imprint's question settled, if it asked.
+    pub(in crate::replies) fn project(&self) -> Option<String> {
+        self.settled.iter().find_map(|(_, r)| match r {
+            Some(Resolved::Project(p)) => Some(p.clone()),
+            _ => None,
+        })
+    }
+}
