@@ -97,6 +97,21 @@ fn without_keeping_words(text: &str) -> (&str, bool) {
     (rest, verb || (write && down))
 }
 
+/// Where the colon that sets what to keep apart is ("Save to the Website
+/// project: …"); a colon between digits is a clock time ("16:40").
+pub(crate) fn colon_before_content(request: &str) -> Option<usize> {
+    let bytes = request.as_bytes();
+    request
+        .char_indices()
+        .find(|&(i, c)| {
+            c == ':'
+                && !(i > 0
+                    && bytes[i - 1].is_ascii_digit()
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+        })
+        .map(|(i, _)| i)
+}
+
 /// What to keep, in the user's words: [`what_to_save`], or else the
 /// request past its verb of keeping ("Save the new PIN 4321 for my bank
 /// account." keeps "New PIN 4321 for my bank account.").
@@ -123,16 +138,7 @@ pub fn what_to_save(request: &str) -> Option<String> {
     if let Some(before) = before_trailing_keep(request) {
         return Some(capitalized(before));
     }
-    // A colon between digits is a clock time ("16:40"), not where what to
-    // keep begins.
-    let bytes = request.as_bytes();
-    let colon = request.char_indices().find(|&(i, c)| {
-        c == ':'
-            && !(i > 0
-                && bytes[i - 1].is_ascii_digit()
-                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
-    });
-    let said = match colon.map(|(i, _)| (&request[..i], &request[i + 1..])) {
+    let said = match colon_before_content(request).map(|i| (&request[..i], &request[i + 1..])) {
         Some((before, after)) => {
             let after = after.trim();
             if after.is_empty() {

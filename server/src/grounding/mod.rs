@@ -414,18 +414,12 @@ pub fn without_project_lead_in(content: String, lead_in: &str) -> String {
 /// sets them apart ("add to birchwood: …", "for harbourside - …"); a colon
 /// between digits is a clock time.
 fn lead_in_before_content(request: &str) -> Option<&str> {
-    let bytes = request.as_bytes();
-    let colon = request.char_indices().find(|&(i, c)| {
-        c == ':'
-            && !(i > 0
-                && bytes[i - 1].is_ascii_digit()
-                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
-    });
+    let colon = keep::colon_before_content(request);
     let dash = [" - ", " – ", " — "]
         .iter()
         .filter_map(|d| request.find(d))
         .min();
-    let end = match (colon.map(|(i, _)| i), dash) {
+    let end = match (colon, dash) {
         (Some(c), Some(d)) => c.min(d),
         (c, d) => c.or(d)?,
     };
@@ -510,9 +504,15 @@ fn check_project(tool: &str, args: &Value, words: &UserWords<'_>, projects: &[St
         let known = |p: &str| projects.iter().any(|k| k.eq_ignore_ascii_case(p));
         // A new project only when the user called it one ("the Bakery
         // project"): "my bike lock code" does not make a project "Bike".
+        // A save may name its project loosely before what it keeps ("for
+        // harbourside - …").
+        let loosely = |p: &str| {
+            tool == STORE
+                && project_of_a_save(text, projects).is_some_and(|(q, _)| q.eq_ignore_ascii_case(p))
+        };
         let said = |p: &&str| {
             if known(p) {
-                mentions(text, p)
+                mentions(text, p) || loosely(p)
             } else {
                 named_as_project(text, p)
             }

@@ -1066,6 +1066,13 @@ fn a_save_names_its_project_loosely_in_the_words_before_what_it_keeps() {
         of("for lakeside and orchard: invoices go out monthly"),
         None
     );
+    // The save's call keeps the project so named.
+    let request = "for lakeside - the nurse wants two more sinks, save it";
+    let args = json!({"content": "The nurse wants two more sinks", "project": "Lakeside Clinic"});
+    let Verdict::Run(checked) = check(STORE, &args, &words(request), &projects, now()) else {
+        panic!("the save runs");
+    };
+    assert_eq!(checked["project"], "Lakeside Clinic");
     // What named it is not kept.
     let (_, lead_in) =
         project_of_a_save("for lakeside - the nurse wants two more sinks", &projects).unwrap();
