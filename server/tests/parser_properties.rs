@@ -809,6 +809,7 @@ const CONFIG_KEYS: &[&str] = &[
     "answer_timeout_s",
     "writing_slots",
     "voice_turn_timeout_s",
+    "voice_confirm_timeout_s",
     "voice_idle_s",
     "model_idle_timeout_s",
     "local_model_url",
@@ -846,6 +847,7 @@ mod written {
         pub answer_timeout_s: Option<f64>,
         pub writing_slots: Option<usize>,
         pub voice_turn_timeout_s: Option<f64>,
+        pub voice_confirm_timeout_s: Option<f64>,
         pub voice_idle_s: Option<f64>,
         pub model_idle_timeout_s: Option<f64>,
         pub local_model_url: Option<String>,
@@ -913,6 +915,10 @@ mod written {
             set(
                 "voice_turn_timeout_s",
                 self.voice_turn_timeout_s.map(T::Float),
+            );
+            set(
+                "voice_confirm_timeout_s",
+                self.voice_confirm_timeout_s.map(T::Float),
             );
             set("voice_idle_s", self.voice_idle_s.map(T::Float));
             set(
@@ -1003,6 +1009,7 @@ fn any_file_config() -> impl Strategy<Value = written::FileConfig> {
         seconds(),
         seconds(),
         seconds(),
+        seconds(),
     );
     let built_in = (
         text(),
@@ -1030,6 +1037,7 @@ fn any_file_config() -> impl Strategy<Value = written::FileConfig> {
             answer_timeout_s,
             writing_slots,
             voice_turn_timeout_s,
+            voice_confirm_timeout_s,
             voice_idle_s,
             model_idle_timeout_s,
         ) = limits;
@@ -1054,6 +1062,7 @@ fn any_file_config() -> impl Strategy<Value = written::FileConfig> {
             answer_timeout_s,
             writing_slots,
             voice_turn_timeout_s,
+            voice_confirm_timeout_s,
             voice_idle_s,
             model_idle_timeout_s,
             local_model_url,
