@@ -85,13 +85,16 @@ impl Run {
                 self.say(&nothing_found(topic, self.talk.request()));
                 return Ok(());
             }
-            // The model's pick fell short, but one memory found stands
-            // as a pick of it would: it is the answer, in its own words.
+            // The model's pick fell short, but one memory found holds the
+            // kind of detail asked ("the coach's number") and stands as a
+            // pick of it would: it is the answer, in its own words. When
+            // nothing of a known kind is asked ("what did we agree on"),
+            // the model's "none" stands.
             let standing: Vec<&String> = found
                 .iter()
                 .filter(|l| MemoryLine::read(l).is_some_and(|m| stands(&m, topic, chosen, vouched)))
                 .collect();
-            if let [one] = standing.as_slice() {
+            if let ([one], false) = (standing.as_slice(), topic.asked.is_empty()) {
                 tracing::info!(reply = %self.reply.id, "the pick fell short; the one memory that stands answers");
                 self.say(&own_answer::from_found(one));
                 return Ok(());
