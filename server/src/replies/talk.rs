@@ -33,14 +33,14 @@ impl Talk {
         tools: Arc<Vec<Value>>,
         read_only: bool,
     ) -> Self {
-        Self {
+        Self::restored(
             request,
-            answers: Vec::new(),
+            Vec::new(),
             messages,
             tools,
             read_only,
-            text: String::new(),
-        }
+            String::new(),
+        )
     }
 
     /// As stored with the reply's state; the text shown so far goes on.
