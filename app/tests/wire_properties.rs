@@ -25,8 +25,8 @@ use serde_json::{Map, Value};
 
 use app::logic::wire;
 use app::protocol::{
-    DashboardEvent, IgnoredReason, Question, QuestionOrigin, ReplyEvent, ToolStatus,
-    UnansweredReason, VoiceQuestion, VoiceServerMessage, VoiceTurn,
+    CallReason, DashboardEvent, IgnoredReason, Question, QuestionOrigin, QuestionReason,
+    ReplyEvent, ToolStatus, UnansweredReason, VoiceQuestion, VoiceServerMessage, VoiceTurn,
 };
 
 /// Modest case counts: the suite runs on two cores. `PROPTEST_CASES=N`
@@ -91,6 +91,14 @@ const FIELDS: &[&str] = &[
     "expires_at",
     "origin",
     "reason",
+    "why",
+    "no_time",
+    "memories_match",
+    "phrase",
+    "count",
+    "repeated_write",
+    "already_said",
+    "option",
     "chosen",
     "html",
     "error",
@@ -178,9 +186,10 @@ fn question() -> BoxedStrategy<Question> {
         prop::option::of(text()),
         select(&[QuestionOrigin::Model, QuestionOrigin::Imprint][..]),
         prop::option::of(text()),
+        prop::option::of(question_reason()),
     )
         .prop_map(
-            |(id, question, options, allow_other, expires_at, origin, reason)| Question {
+            |(id, question, options, allow_other, expires_at, origin, reason, why)| Question {
                 id,
                 question,
                 options,
@@ -188,9 +197,38 @@ fn question() -> BoxedStrategy<Question> {
                 expires_at,
                 origin,
                 reason,
+                why,
             },
         )
         .boxed()
+}
+
+fn question_reason() -> BoxedStrategy<QuestionReason> {
+    prop_oneof![
+        Just(QuestionReason::NoTime),
+        text().prop_map(|day| QuestionReason::NoTimeOfDay { day }),
+        any::<usize>().prop_map(|count| QuestionReason::ProjectsUnnamed { count }),
+        (text(), any::<usize>())
+            .prop_map(|(phrase, count)| QuestionReason::MemoriesMatch { phrase, count }),
+    ]
+    .boxed()
+}
+
+fn call_reason() -> BoxedStrategy<CallReason> {
+    prop_oneof![
+        Just(CallReason::RepeatedWrite),
+        Just(CallReason::SaveUnasked),
+        text().prop_map(|option| CallReason::AlreadySaid { option }),
+        any::<usize>().prop_map(|count| CallReason::QuestionsAnswered { count }),
+        // Words read back as words unless they spell a code's name.
+        text()
+            .prop_filter("not a code's name", |words| {
+                serde_json::from_value::<CallReason>(Value::String(words.clone()))
+                    .is_ok_and(|read| read == CallReason::Words(words.clone()))
+            })
+            .prop_map(CallReason::Words),
+    ]
+    .boxed()
 }
 
 fn ignored_reason() -> BoxedStrategy<IgnoredReason> {
@@ -247,19 +285,22 @@ fn reply_event() -> BoxedStrategy<ReplyEvent> {
             // `None` (by serde too): the two are one on the wire.
             prop::option::of(json().prop_filter("not null", |v| !v.is_null())),
             prop::option::of(any::<u64>()),
+            prop::option::of(call_reason()),
         )
-            .prop_map(|((id, name, result, status), row_id, args, found)| {
-                ReplyEvent::ToolResult {
-                    id,
-                    name,
-                    result,
-                    status,
-                    row_id,
-                    args,
-                    found,
-                    reason: None,
+            .prop_map(
+                |((id, name, result, status), row_id, args, found, reason)| {
+                    ReplyEvent::ToolResult {
+                        id,
+                        name,
+                        result,
+                        status,
+                        row_id,
+                        args,
+                        found,
+                        reason,
+                    }
                 }
-            }),
+            ),
         question().prop_map(ReplyEvent::Question),
         (text(), text()).prop_map(|(id, text)| ReplyEvent::Answer { id, text }),
         (text(), unanswered_reason(), prop::option::of(text()))

@@ -396,6 +396,7 @@ mod tests {
             expires_at: None,
             origin: QuestionOrigin::Model,
             reason: None,
+            why: None,
         }
     }
 

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
-use crate::protocol::ToolStatus;
+use crate::protocol::{CallReason, ToolStatus};
 
 /// One activity line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,10 +49,10 @@ impl Activity {
     fn because(mut self, outcome: &Outcome) -> Self {
         self.why = outcome
             .reason
-            .as_deref()
-            .map(str::trim)
-            .filter(|why| !why.is_empty())
-            .map(str::to_owned);
+            .as_ref()
+            .map(CallReason::words)
+            .map(|why| why.trim().to_owned())
+            .filter(|why| !why.is_empty());
         self
     }
 }
@@ -68,7 +68,7 @@ pub struct Outcome {
     /// The memory or reminder a write made.
     pub row_id: Option<i64>,
     /// Why the call did nothing, as the server said.
-    pub reason: Option<String>,
+    pub reason: Option<CallReason>,
 }
 
 fn arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
@@ -226,7 +226,7 @@ mod tests {
     fn a_call_that_did_nothing_says_why_and_a_done_one_needs_no_reason() {
         let with = |status, reason: &str| {
             let outcome = Outcome {
-                reason: Some(reason.into()),
+                reason: Some(CallReason::Words(reason.into())),
                 ..outcome(status, json!({"content": "x"}), None)
             };
             finished(STORE, &outcome).and_then(|a| a.why)
@@ -239,6 +239,14 @@ mod tests {
         );
         assert_eq!(with(ToolStatus::Refused, "  "), None);
         assert_eq!(with(ToolStatus::Done, why), None);
+        let typed = Outcome {
+            reason: Some(CallReason::SaveUnasked),
+            ..outcome(ToolStatus::Refused, json!({"content": "x"}), None)
+        };
+        assert_eq!(
+            finished(STORE, &typed).and_then(|a| a.why),
+            Some(CallReason::SaveUnasked.words())
+        );
         assert_eq!(
             finished(STORE, &outcome(ToolStatus::Refused, json!({}), None)).and_then(|a| a.why),
             None

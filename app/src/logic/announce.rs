@@ -72,6 +72,7 @@ mod tests {
             expires_at: None,
             origin: Default::default(),
             reason: None,
+            why: None,
         }
     }
 

@@ -96,6 +96,7 @@ mod tests {
                 expires_at: None,
                 origin: QuestionOrigin::Model,
                 reason: None,
+                why: None,
             },
         )
     }

@@ -7,13 +7,14 @@
 //! streams, and the answer's HTML arrives with `assistant_message` and with
 //! stored assistant messages.
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::logic::activity::{self, Activity, Outcome};
 use crate::protocol::tool_names::ASK_USER;
 use crate::protocol::{
-    Ended, Message, Question, QuestionOrigin, QuestionOutcome, ReplyEvent, Role, ToolStatus,
-    UnansweredReason,
+    Ended, Message, Question, QuestionOrigin, QuestionOutcome, QuestionReason, ReplyEvent, Role,
+    ToolStatus, UnansweredReason,
 };
 
 /// The state of a question card.
@@ -393,6 +394,9 @@ fn tool_item(m: &Message) -> ReplyItem {
             .get("reason")
             .and_then(Value::as_str)
             .map(str::to_string),
+        why: args
+            .get("why")
+            .and_then(|why| QuestionReason::deserialize(why).ok()),
     };
     // A row with no outcome it can read was closed by a stop.
     let state = match QuestionOutcome::read(args.get("outcome")) {
@@ -422,6 +426,7 @@ mod tests {
             expires_at: None,
             origin: QuestionOrigin::Model,
             reason: None,
+            why: None,
         }
     }
 

@@ -9,11 +9,12 @@
 //! [`crate::protocol`], defined there once.
 
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::protocol::{
-    DashboardEvent, Question, QuestionOrigin, ReplyEvent, ToolStatus, VoiceQuestion,
-    VoiceServerMessage, VoiceTurn,
+    CallReason, DashboardEvent, Question, QuestionOrigin, QuestionReason, ReplyEvent, ToolStatus,
+    VoiceQuestion, VoiceServerMessage, VoiceTurn,
 };
 
 type Object = Map<String, Value>;
@@ -88,6 +89,7 @@ fn question(o: &Object) -> Option<Question> {
         })
         .ok()?,
         reason: optional(o, "reason", |v| v.as_str().map(str::to_owned)).ok()?,
+        why: optional(o, "why", |v| QuestionReason::deserialize(v).ok()).ok()?,
     })
 }
 
@@ -114,7 +116,7 @@ pub fn reply_event(value: &Value) -> Option<ReplyEvent> {
             row_id: optional(o, "row_id", Value::as_i64).ok()?,
             args: optional(o, "args", |v| Some(v.clone())).ok()?,
             found: optional(o, "found", Value::as_u64).ok()?,
-            reason: optional(o, "reason", |v| v.as_str().map(str::to_owned)).ok()?,
+            reason: optional(o, "reason", |v| CallReason::deserialize(v).ok()).ok()?,
         },
         "question" => ReplyEvent::Question(question(o)?),
         "answer" => ReplyEvent::Answer {
@@ -313,7 +315,19 @@ mod tests {
                 "status": "refused", "reason": "You didn't ask to save anything."}),
             json!({"type": "tool_result", "id": "c1", "name": "store", "result": "Not done",
                 "status": "refused", "reason": 3}),
+            json!({"type": "tool_result", "id": "c1", "name": "store", "result": "Not done",
+                "status": "refused", "reason": "save_unasked"}),
+            json!({"type": "tool_result", "id": "c1", "name": "ask_user", "result": "Not asked",
+                "status": "not_asked", "reason": {"already_said": {"option": "Friday"}}}),
+            json!({"type": "tool_result", "id": "c1", "name": "ask_user", "result": "Not asked",
+                "status": "not_asked", "reason": {"already_said": {}}}),
             json!({"type": "question", "id": "q", "question": "When?"}),
+            json!({"type": "question", "id": "q", "question": "When?", "reason": "Your request says no time",
+                "why": "no_time"}),
+            json!({"type": "question", "id": "q", "question": "Which?",
+                "why": {"memories_match": {"phrase": "the meeting", "count": 3}}}),
+            json!({"type": "question", "id": "q", "question": "Which?", "why": "because"}),
+            json!({"type": "question", "id": "q", "question": "Which?", "why": null}),
             json!({"type": "question", "id": "q", "question": "Which?", "options": ["A", "B"],
                 "allow_other": false, "expires_at": "2026-11-30T10:00:00Z", "origin": "imprint"}),
             json!({"type": "question", "id": "q", "question": "Which?", "expires_at": null, "origin": "model"}),

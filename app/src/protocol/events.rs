@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::{CallReason, QuestionReason};
+
 /// Who wrote a question: the model through `ask_user`, or Imprint itself
 /// when a tool needed a detail the user never gave.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,9 +31,35 @@ pub struct Question {
     #[serde(default)]
     pub origin: QuestionOrigin,
     /// Why this is asked, in a few words the card shows ("3 memories
-    /// match “the meeting”").
+    /// match “the meeting”"): SPEC §4's `reason?`, written from `why` when
+    /// there is one (and all a question stored before reasons were typed
+    /// has).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Why this is asked, as a code the page writes the words from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<QuestionReason>,
+}
+
+impl Question {
+    /// Sets why the question is asked: the code, and SPEC §4's words
+    /// written from it.
+    pub fn because(self, why: QuestionReason) -> Self {
+        Self {
+            reason: Some(why.words()),
+            why: Some(why),
+            ..self
+        }
+    }
+
+    /// The words the card shows for why it is asked: written from `why`,
+    /// else (a question stored before reasons were typed) its `reason`.
+    pub fn reason_words(&self) -> Option<String> {
+        self.why
+            .as_ref()
+            .map(QuestionReason::words)
+            .or_else(|| self.reason.clone())
+    }
 }
 
 fn default_true() -> bool {
@@ -157,7 +185,7 @@ pub enum ReplyEvent {
         /// Why a call did nothing (refused, repeated, not asked, failed),
         /// said to the user when its activity line is opened.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
+        reason: Option<CallReason>,
     },
     Question(Question),
     Answer {
@@ -435,6 +463,7 @@ mod tests {
             expires_at: Some("2026-11-30T10:00:00Z".into()),
             origin: QuestionOrigin::Model,
             reason: None,
+            why: None,
         });
         round_trip(
             &event,
@@ -443,6 +472,77 @@ mod tests {
                 "options": ["Imprint", "Billing"], "allow_other": true,
                 "expires_at": "2026-11-30T10:00:00Z", "origin": "model"
             }),
+        );
+    }
+
+    #[test]
+    fn a_question_says_why_as_a_code_and_as_the_spec_words() {
+        let asked = Question {
+            id: "q1".into(),
+            question: "Which meeting?".into(),
+            options: Vec::new(),
+            allow_other: true,
+            expires_at: None,
+            origin: QuestionOrigin::Imprint,
+            reason: None,
+            why: None,
+        }
+        .because(QuestionReason::MemoriesMatch {
+            phrase: "the meeting".into(),
+            count: 3,
+        });
+        round_trip(
+            &ReplyEvent::Question(asked.clone()),
+            json!({
+                "type": "question", "id": "q1", "question": "Which meeting?",
+                "options": [], "allow_other": true, "origin": "imprint",
+                "reason": "3 memories match “the meeting”",
+                "why": {"memories_match": {"phrase": "the meeting", "count": 3}}
+            }),
+        );
+        assert_eq!(
+            asked.reason_words().as_deref(),
+            Some("3 memories match “the meeting”")
+        );
+        // Stored before reasons were typed: the words are all there is.
+        let old: Question = serde_json::from_value(json!({
+            "id": "q1", "question": "When?", "reason": "Your request says no time"
+        }))
+        .unwrap();
+        assert_eq!(old.why, None);
+        assert_eq!(
+            old.reason_words().as_deref(),
+            Some("Your request says no time")
+        );
+    }
+
+    #[test]
+    fn a_tool_result_stored_with_words_for_its_reason_still_reads() {
+        let old: ReplyEvent = serde_json::from_value(json!({
+            "type": "tool_result", "id": "c1", "name": "store", "result": "Not done",
+            "status": "refused", "reason": "You didn't say what “it” was, so nothing was written."
+        }))
+        .unwrap();
+        let ReplyEvent::ToolResult { reason, .. } = old else {
+            panic!("a tool result");
+        };
+        assert_eq!(
+            reason.map(|r| r.words()).as_deref(),
+            Some(CallReason::ReferenceUnknown.words().as_str())
+        );
+        round_trip(
+            &ReplyEvent::ToolResult {
+                id: "c1".into(),
+                name: "store".into(),
+                result: "Not done".into(),
+                status: ToolStatus::Refused,
+                row_id: None,
+                args: None,
+                found: None,
+                reason: Some(CallReason::SaveUnasked),
+            },
+            json!({"type": "tool_result", "id": "c1", "name": "store", "result": "Not done",
+                "status": "refused", "reason": "save_unasked"}),
         );
     }
 

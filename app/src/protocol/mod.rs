@@ -5,6 +5,7 @@
 
 mod connections;
 mod events;
+mod reasons;
 mod records;
 mod sessions;
 pub mod tool_names;
@@ -12,6 +13,7 @@ mod voice;
 
 pub use connections::*;
 pub use events::*;
+pub use reasons::*;
 pub use records::*;
 pub use sessions::*;
 pub use voice::*;

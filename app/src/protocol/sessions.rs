@@ -74,7 +74,7 @@ pub struct Message {
     pub found: Option<u64>,
     /// Why a tool row's call did nothing, as its `tool_result` said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<super::CallReason>,
 }
 
 /// How a reply that did not finish normally ended (SPEC §4). Whatever
@@ -243,6 +243,8 @@ pub struct WaitingQuestion {
     pub expires_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<super::QuestionReason>,
 }
 
 impl WaitingQuestion {
@@ -257,6 +259,7 @@ impl WaitingQuestion {
             origin: question.origin,
             expires_at: question.expires_at,
             reason: question.reason,
+            why: question.why,
         }
     }
 
@@ -270,6 +273,7 @@ impl WaitingQuestion {
             expires_at: self.expires_at.clone(),
             origin: self.origin,
             reason: self.reason.clone(),
+            why: self.why.clone(),
         }
     }
 }
@@ -397,6 +401,7 @@ mod tests {
             expires_at: Some("2026-11-30T10:00:00Z".into()),
             origin: super::super::QuestionOrigin::Imprint,
             reason: None,
+            why: None,
         };
         let waiting = WaitingQuestion::new("s".into(), "Plans".into(), question.clone());
         assert_eq!(waiting.to_question(), question);

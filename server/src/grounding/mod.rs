@@ -44,6 +44,7 @@ use chrono::{DateTime, Local, NaiveDate};
 use serde_json::Value;
 
 use app::protocol::tool_names::{LIST_PROJECTS, REMIND, SEARCH, STORE};
+use app::protocol::CallReason;
 use when::Stated;
 
 pub use crate::tools::WritesAsked;
@@ -185,10 +186,10 @@ impl Unasked {
     }
 
     /// Why it was not made, as the page says it when the line is opened.
-    pub fn for_the_user(self) -> &'static str {
+    pub fn for_the_user(self) -> CallReason {
         match self {
-            Unasked::Reminder => "The model tried to set a reminder, but you didn't ask for one, so none was set.",
-            Unasked::Save => "The model tried to save a memory, but you didn't ask to save anything, so nothing was saved.",
+            Unasked::Reminder => CallReason::ReminderUnasked,
+            Unasked::Save => CallReason::SaveUnasked,
         }
     }
 }

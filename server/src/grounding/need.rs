@@ -2,6 +2,7 @@
 //! a reference means): the question Imprint asks for it, why, its options,
 //! and how an answer is read.
 
+use app::protocol::QuestionReason;
 use chrono::{DateTime, Local, NaiveDate};
 use serde_json::Value;
 
@@ -80,39 +81,33 @@ impl Need {
         }
     }
 
-    /// Why the question is asked, in a few words the card shows ("3
-    /// memories match “the meeting”").
-    pub fn reason(&self) -> String {
+    /// Why the question is asked: the card shows its words ("3 memories
+    /// match “the meeting”").
+    pub fn reason(&self) -> QuestionReason {
         match self {
             Need::Time {
                 two_way: Some(written),
                 ..
-            } => format!("“{written}” could have the day or the month first"),
+            } => QuestionReason::DayOrMonthFirst {
+                written: written.clone(),
+            },
             Need::Time {
                 unread_zone: Some(why),
                 ..
-            } => format!("{why}: say the time as your own clock shows it"),
-            Need::Time { day: None, .. } => "Your request says no time".to_string(),
-            Need::Time { day: Some(day), .. } => {
-                format!(
-                    "Your request says {}, but no time of day",
-                    day.format("%A %-d %B")
-                )
-            }
-            Need::Project { options } => format!(
-                "{} projects could be meant, and the request names none",
-                options.len()
-            ),
+            } => QuestionReason::ZoneUnread { why: why.clone() },
+            Need::Time { day: None, .. } => QuestionReason::NoTime,
+            Need::Time { day: Some(day), .. } => QuestionReason::NoTimeOfDay {
+                day: day.format("%Y-%m-%d").to_string(),
+            },
+            Need::Project { options } => QuestionReason::ProjectsUnnamed {
+                count: options.len(),
+            },
             Need::Reference {
                 phrase, candidates, ..
-            } => {
-                let memories: usize = candidates.iter().map(|c| c.memories.len().max(1)).sum();
-                match memories {
-                    0 => format!("No memory matches “{phrase}”"),
-                    1 => format!("1 memory matches “{phrase}”"),
-                    n => format!("{n} memories match “{phrase}”"),
-                }
-            }
+            } => QuestionReason::MemoriesMatch {
+                phrase: phrase.clone(),
+                count: candidates.iter().map(|c| c.memories.len().max(1)).sum(),
+            },
         }
     }
 

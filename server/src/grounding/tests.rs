@@ -2,6 +2,7 @@
 
 use super::when::tests::now;
 use super::*;
+use app::protocol::QuestionReason;
 
 #[test]
 fn a_request_asks_for_the_writes_its_words_ask_for() {
@@ -517,7 +518,10 @@ fn a_date_that_reads_two_ways_is_asked_with_both_readings() {
         need.question(),
         "Which day is “3/4”: when should I remind you to pay the rent?"
     );
-    assert_eq!(need.reason(), "“3/4” could have the day or the month first");
+    assert_eq!(
+        need.reason().words(),
+        "“3/4” could have the day or the month first"
+    );
     assert_eq!(need.options(), ["4 Mar (Thu), 09:00", "3 Apr (Sat), 09:00"]);
 }
 
@@ -925,7 +929,7 @@ fn a_time_in_a_zone_that_means_several_offsets_is_asked_again_naming_it() {
         judged: crate::tools::WritesAsked::NONE,
     };
     let need = unstated_time(&words, now()).expect("the time is asked again");
-    let reason = need.reason();
+    let reason = need.reason().words();
     assert!(reason.contains("IST"), "{reason}");
     assert!(reason.contains("+05:30"), "{reason}");
     // Without a zone, the usual reason.
@@ -936,7 +940,7 @@ fn a_time_in_a_zone_that_means_several_offsets_is_asked_again_naming_it() {
     };
     assert_eq!(
         unstated_time(&words, now()).expect("asked").reason(),
-        "Your request says no time"
+        QuestionReason::NoTime
     );
 }
 
@@ -947,6 +951,12 @@ fn a_day_without_a_time_of_day_asks_what_time_on_that_day() {
     let need = unstated_time(&words(request), now()).expect("a time is asked for");
     assert_eq!(
         need.reason(),
+        QuestionReason::NoTimeOfDay {
+            day: "2026-12-05".into()
+        }
+    );
+    assert_eq!(
+        need.reason().words(),
         "Your request says Saturday 5 December, but no time of day"
     );
     assert_eq!(

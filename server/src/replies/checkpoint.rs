@@ -184,6 +184,7 @@ mod tests {
                 expires_at: Some("2026-11-30T18:00:00.000Z".into()),
                 origin: QuestionOrigin::Model,
                 reason: None,
+                why: None,
             }),
         };
         let text = serde_json::to_string(&saved).unwrap();

@@ -424,6 +424,7 @@ mod tests {
             expires_at: None,
             origin: Default::default(),
             reason: None,
+            why: None,
         };
         let b = replies.start("b", &store()).unwrap();
         let a = replies.start("a", &store()).unwrap();

@@ -2,7 +2,7 @@
 //! sessions, and appending messages (all or nothing, in order; the first
 //! user message names an untitled session).
 
-use app::protocol::{Ended, Message, Role, SessionSummary, ToolStatus};
+use app::protocol::{CallReason, Ended, Message, Role, SessionSummary, ToolStatus};
 use rusqlite::types::Type;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
@@ -43,8 +43,9 @@ pub struct ToolOutcome {
     pub row_id: Option<i64>,
     /// How many memories or projects a read found.
     pub found: Option<u64>,
-    /// Why the call did nothing, in the user's terms.
-    pub reason: Option<String>,
+    /// Why the call did nothing (the `reason` column holds its JSON; a
+    /// row stored before reasons were typed, its words).
+    pub reason: Option<CallReason>,
 }
 
 impl NewMessage {
@@ -379,7 +380,9 @@ fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         found: row
             .get::<_, Option<i64>>(11)?
             .and_then(|n| u64::try_from(n).ok()),
-        reason: row.get(12)?,
+        reason: row
+            .get::<_, Option<String>>(12)?
+            .map(|reason| CallReason::from_stored(&reason)),
     })
 }
 
@@ -448,7 +451,11 @@ pub(super) fn append_in(
                 .as_ref()
                 .and_then(|o| o.found)
                 .and_then(|n| i64::try_from(n).ok()),
-            message.outcome.as_ref().and_then(|o| o.reason.as_deref()),
+            message
+                .outcome
+                .as_ref()
+                .and_then(|o| o.reason.as_ref())
+                .map(CallReason::to_stored),
         ])?;
         if may_name && message.role == Role::User {
             if let Some(title) = clean_title(&message.content) {

@@ -315,7 +315,7 @@ async fn a_tool_rows_outcome_round_trips() {
             status: app::protocol::ToolStatus::Refused,
             row_id: None,
             found: None,
-            reason: Some("You didn't ask to save anything.".into()),
+            reason: Some(app::protocol::CallReason::SaveUnasked),
         });
     let read =
         NewMessage::tool("search", json!({"query": "tea"}), "3 found").with_outcome(ToolOutcome {
@@ -332,7 +332,7 @@ async fn a_tool_rows_outcome_round_trips() {
     assert_eq!(messages, appended);
     let outcomes: Vec<_> = messages
         .iter()
-        .map(|m| (m.status, m.row_id, m.found, m.reason.as_deref()))
+        .map(|m| (m.status, m.row_id, m.found, m.reason.clone()))
         .collect();
     assert_eq!(
         outcomes,
@@ -342,12 +342,48 @@ async fn a_tool_rows_outcome_round_trips() {
                 Some(app::protocol::ToolStatus::Refused),
                 None,
                 None,
-                Some("You didn't ask to save anything.")
+                Some(app::protocol::CallReason::SaveUnasked)
             ),
             (Some(app::protocol::ToolStatus::Done), None, Some(3), None),
             (None, None, None, None),
         ]
     );
+    let stored: String = store
+        .call(|c| {
+            Ok(c.query_row(
+                "SELECT reason FROM messages WHERE reason IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+        .await
+        .unwrap();
+    assert_eq!(stored, "\"save_unasked\"", "one spelling in the row");
+}
+
+/// A tool row stored before reasons were typed holds the reason's words:
+/// it reads back as those words, shown as they were.
+#[tokio::test]
+async fn a_tool_row_with_an_old_worded_reason_reads_as_its_words() {
+    let store = mem();
+    let s = store.create_session(None, "chat").await.unwrap();
+    let refused =
+        NewMessage::tool("store", json!({"content": "x"}), "Not done").with_outcome(ToolOutcome {
+            status: app::protocol::ToolStatus::Refused,
+            row_id: None,
+            found: None,
+            reason: Some(app::protocol::CallReason::SaveUnasked),
+        });
+    store.append_messages(&s.id, vec![refused]).await.unwrap();
+    let old = "You didn't ask to save anything.";
+    store
+        .call(move |c| Ok(c.execute("UPDATE messages SET reason = ?1", [old])?))
+        .await
+        .unwrap();
+    let (_, messages) = store.get_session(&s.id).await.unwrap().unwrap();
+    let reason = messages[0].reason.clone().expect("a reason");
+    assert_eq!(reason, app::protocol::CallReason::Words(old.into()));
+    assert_eq!(reason.words(), old);
 }
 
 /// Question rows stored before the outcome's spelling was settled say

@@ -1,6 +1,6 @@
 //! The tools' implementations over the store.
 
-use app::protocol::ToolStatus;
+use app::protocol::{CallReason, ToolStatus};
 use chrono::{DateTime, Local, Utc};
 use serde_json::Value;
 
@@ -31,7 +31,7 @@ pub struct ToolOutput {
     /// Why a call did nothing (refused, repeated, not asked, failed), in
     /// the user's terms: stored with the step and shown when its activity
     /// line is opened.
-    pub reason: Option<String>,
+    pub reason: Option<CallReason>,
 }
 
 impl ToolOutput {
@@ -41,18 +41,18 @@ impl ToolOutput {
             text: format!("Error: {message}"),
             error: true,
             status: ToolStatus::Failed,
-            reason: Some(format!("The call could not run: {message}.")),
+            reason: Some(CallReason::CouldNotRun { error: message }),
             ..Self::default()
         }
     }
 
     /// A call that did nothing: `text` for the model, `reason` for the user.
-    pub fn not_run(status: ToolStatus, text: impl Into<String>, reason: impl Into<String>) -> Self {
+    pub fn not_run(status: ToolStatus, text: impl Into<String>, reason: CallReason) -> Self {
         Self {
             text: text.into(),
             status,
             error: status == ToolStatus::Failed,
-            reason: Some(reason.into()),
+            reason: Some(reason),
             ..Self::default()
         }
     }

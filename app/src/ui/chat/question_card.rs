@@ -114,7 +114,7 @@ pub fn QuestionCard(
             data-testid="question-card" data-state=state_name>
             <p class="question-label">{if by_imprint { "Imprint needs to know" } else { "Question" }}</p>
             <p class="question-text" id=text_id data-testid="question-text">{question.question.clone()}</p>
-            {question.reason.clone().map(|reason| view! { <p class="question-reason" data-testid="question-reason">{reason}</p> })}
+            {question.reason_words().map(|reason| view! { <p class="question-reason" data-testid="question-reason">{reason}</p> })}
             // One Tab stop for the choices, arrows between them: a toolbar
             // named by the question, so a screen reader entering it says
             // what is asked and that arrows move; a hint shown while the

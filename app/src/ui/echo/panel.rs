@@ -147,6 +147,7 @@ fn EchoTurnView(id: String) -> impl IntoView {
                     expires_at: None,
                     origin: QuestionOrigin::Model,
                     reason: None,
+                    why: None,
                 };
                 let decide_id = qid.clone();
                 // Said or typed, "you decide" is taken the same way.

@@ -2,7 +2,7 @@
 //! what the user already said), then posed, and its outcome told to the
 //! model.
 
-use app::protocol::{QuestionOrigin, QuestionOutcome, ToolStatus};
+use app::protocol::{CallReason, QuestionOrigin, QuestionOutcome, ToolStatus};
 use serde_json::{json, Value};
 
 use super::{question_args, Posed};
@@ -30,7 +30,7 @@ impl Run {
                 let output = ToolOutput::not_run(
                     ToolStatus::Failed,
                     format!("Error: {message}"),
-                    format!("The model's question could not be asked: {message}."),
+                    CallReason::QuestionUnreadable { error: message },
                 );
                 let content = output.text.clone();
                 return Ok((output, call.arguments.clone(), content));

@@ -48,11 +48,10 @@ impl Run {
                 attempt,
                 text: text.clone(),
             }));
-            let question = Question {
-                reason: Some(need.reason()),
-                ..self.new_question(text.clone(), need.options(), true, QuestionOrigin::Imprint)
-            };
-            tracing::info!(reply = %self.reply.id, reason = ?question.reason, "Imprint asks");
+            let question = self
+                .new_question(text.clone(), need.options(), true, QuestionOrigin::Imprint)
+                .because(need.reason());
+            tracing::info!(reply = %self.reply.id, why = ?question.why, "Imprint asks");
             let (posed, question) = self.pose(question).await?;
             if kind == NeedKind::Reference && matches!(posed, Posed::Answered(_)) {
                 // It names a memory ("Billing meeting (12 Nov)"): no words a
@@ -161,7 +160,9 @@ impl Run {
     /// Imprint's open question (no options): the user's words, or `None`
     /// when none came (left to Imprint, or no answer in time), with the
     /// question's history row for the caller to store once what follows
-    /// from the answer is in the reply's state.
+    /// from the answer is in the reply's state. Its `reason` is words
+    /// only (the card shows them as they are): its callers, in
+    /// `replies::planned`, have no `QuestionReason` of their own yet.
     pub(in crate::replies) async fn ask_open(
         &mut self,
         text: String,

@@ -66,6 +66,7 @@ impl Run {
                 .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
             origin,
             reason: None,
+            why: None,
         }
     }
 
@@ -239,6 +240,9 @@ fn question_args(question: &Question) -> Value {
     }
     if let Some(reason) = &question.reason {
         args["reason"] = json!(reason);
+    }
+    if let Some(why) = &question.why {
+        args["why"] = json!(why);
     }
     args
 }

@@ -4,7 +4,7 @@
 //! usable answer came); a repeat not redone; and what the user chose, or
 //! left to Imprint, said with its result.
 
-use app::protocol::ToolStatus;
+use app::protocol::{CallReason, ToolStatus};
 use serde_json::Value;
 
 use crate::grounding::{self, Need, Resolved, Verdict};
@@ -33,7 +33,7 @@ impl Run {
             let output = ToolOutput::not_run(
                 ToolStatus::Refused,
                 "Not done: the user did not say what they meant, so nothing was written. Do not call it again; tell the user, and that they can say what they mean.",
-                "You didn't say what “it” was, so nothing was written.",
+                CallReason::ReferenceUnknown,
             );
             let content = output.text.clone();
             return Ok((output, call.arguments.clone(), content));
@@ -89,7 +89,9 @@ impl Run {
             _ => ToolOutput::not_run(
                 ToolStatus::Failed,
                 format!("Error: the tool `{name}` is not available here"),
-                format!("The model called `{name}`, which this conversation does not offer."),
+                CallReason::NotOffered {
+                    tool: name.to_string(),
+                },
             ),
         }
     }
@@ -159,12 +161,12 @@ impl Run {
             (_, Need::Time { .. }) => ToolOutput::not_run(
                 ToolStatus::Failed,
                 "No reminder was set: the user did not say when. Tell the user you did not set it, and that they can tell you when.",
-                "No time came for the reminder, so none was set.",
+                CallReason::NoTimeCame,
             ),
             _ => ToolOutput::not_run(
                 ToolStatus::Failed,
                 "Nothing was stored: the user did not say which project. Tell the user you did not store it, and that they can tell you the project.",
-                "No project came for the memory, so nothing was saved.",
+                CallReason::NoProjectCame,
             ),
         };
         let content = output.text.clone();

@@ -2,7 +2,7 @@
 //! user already said or answered, what is already done, and how many
 //! questions the reply has put; a question that is noise is not asked.
 
-use app::protocol::ToolStatus;
+use app::protocol::{CallReason, ToolStatus};
 
 use super::SmallModelPolicy;
 use crate::tools::ToolOutput;
@@ -43,50 +43,52 @@ impl SmallModelPolicy {
     /// the user already answered enough questions in this reply.
     pub fn refuse_question(&self, ask: &ModelQuestion<'_>) -> Option<ToolOutput> {
         let asked = ask.asked;
-        let (text, why): (String, String) = if self.reminder_set() {
+        let (text, why): (String, CallReason) = if self.reminder_set() {
             (
                 "Not asked: what the user asked for is done. Do not ask; answer the user now."
                     .into(),
-                "What you asked for was already done.".into(),
+                CallReason::AlreadyDone,
             )
         } else if ask.time_given {
             (
                 "Not asked: the user already said when. Do not ask; call remind now with the text and that time.".into(),
-                "You already said when.".into(),
+                CallReason::TimeGiven,
             )
         } else if same_words(ask.question, ask.request) {
             (
                 "Not asked: that is the user's own request, not a question for them. Do not ask it back; do what it asks.".into(),
-                "The model's question was your own request said back.".into(),
+                CallReason::OwnRequest,
             )
         } else if self.questions.iter().any(|q| same_words(q, ask.question)) {
             (
                 "Not asked: you already asked this, and the user answered. Do not ask again; go on with their answer.".into(),
-                "You already answered that question.".into(),
+                CallReason::AskedBefore,
             )
         } else if let Some(option) = ask.said {
             (
                 format!(
                     "Not asked: the user already said \"{option}\". Do not ask; go on with it."
                 ),
-                format!("You already said “{option}”."),
+                CallReason::AlreadySaid {
+                    option: option.to_string(),
+                },
             )
         } else if self.first_search_settled() {
             (
                 "Not asked: Imprint's search already found what the user asks about (see the note with their message). Do not ask; answer from it.".into(),
-                "Imprint's search already found what you asked about.".into(),
+                CallReason::SearchFound,
             )
         } else if ask.settled {
             (
                 "Not asked: the user already answered Imprint's question about this request. Do not ask again; go on with what they said.".into(),
-                "You already answered Imprint's question about this.".into(),
+                CallReason::Settled,
             )
         } else if asked >= MAX_MODEL_QUESTION_AFTER {
             (
                 format!(
                     "Not asked: the user already answered {asked} questions in this reply. Do not ask again; go on with what they said, and say what you assumed."
                 ),
-                format!("You already answered {asked} questions in this reply."),
+                CallReason::QuestionsAnswered { count: asked },
             )
         } else {
             return None;

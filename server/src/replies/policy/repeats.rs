@@ -2,7 +2,7 @@
 //! so that a repeat is not redone: a write made again is "already done",
 //! and a read with the same arguments gives its result again.
 
-use app::protocol::ToolStatus;
+use app::protocol::{CallReason, ToolStatus};
 use chrono::{DateTime, Local};
 use serde_json::Value;
 
@@ -26,7 +26,7 @@ impl SmallModelPolicy {
         Some(ToolOutput::not_run(
             ToolStatus::Repeated,
             format!("Already done, do not repeat it: {result}"),
-            "The same write was already made in this reply, so it was not made twice.",
+            CallReason::RepeatedWrite,
         ))
     }
 
@@ -40,7 +40,7 @@ impl SmallModelPolicy {
         Some(ToolOutput::not_run(
             ToolStatus::Repeated,
             format!("Already done with the same arguments; do not repeat it. Its result: {result}"),
-            "The same call already ran in this reply; its result was used again.",
+            CallReason::RepeatedRead,
         ))
     }
 

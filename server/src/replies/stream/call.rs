@@ -50,7 +50,7 @@ impl Run {
             reason: output.reason.clone(),
         };
         if let Some(reason) = &outcome.reason {
-            tracing::info!(reply = %self.reply.id, tool = %call.name, status = outcome.status.as_str(), %reason, "call did nothing");
+            tracing::info!(reply = %self.reply.id, tool = %call.name, status = outcome.status.as_str(), ?reason, "call did nothing");
         }
         let status = outcome.status;
         self.reply.log.publish(ReplyEvent::ToolResult {
