@@ -7,8 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-use app::logic::voice::is_echo;
 use imprint::voice::{MAX_SPOKEN_CHARS, MAX_SPOKEN_ENTRIES, MAX_UTTERANCE_CHARS};
+use imprint_text::voice::is_echo;
 
 /// Text of about `chars` characters made of distinct words, so neither the
 /// phrase test nor the word test finds a match early.

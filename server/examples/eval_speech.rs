@@ -37,8 +37,8 @@ mod speech_support;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use app::logic::voice::{heard_stop, is_noise, match_option};
 use imprint::speech::{Engine, Hint, Tuning, Whisper};
+use imprint_text::voice::{heard_stop, is_noise, match_option};
 
 const NUMBERS: [&str; 21] = [
     "zero",

@@ -82,7 +82,7 @@ pub fn written_options(args: &Value) -> Vec<String> {
 /// more of its words, "short choices") or a placeholder ("option 1",
 /// "choice A", "…") rather than a choice.
 fn repeats_the_schema(option: &str) -> bool {
-    let option = app::logic::words::plain(option);
+    let option = imprint_text::words::plain(option);
     match option.as_slice() {
         [] => return true,
         [first, rest @ ..]
@@ -102,7 +102,7 @@ fn repeats_the_schema(option: &str) -> bool {
         ]
         .iter()
         .any(|description| {
-            app::logic::words::plain(description)
+            imprint_text::words::plain(description)
                 .windows(option.len())
                 .any(|run| run == option.as_slice())
         })

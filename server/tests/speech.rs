@@ -7,8 +7,8 @@
 #[path = "../examples/speech_support/mod.rs"]
 mod speech_support;
 
-use app::logic::voice::match_option;
 use imprint::speech::{self, Hint};
+use imprint_text::voice::match_option;
 
 fn words(text: &str) -> String {
     text.to_lowercase()

@@ -7,6 +7,7 @@
 //! arguments it ran with, what it found. Refused and failed calls get one
 //! muted line; repeats and questions that were not asked get none.
 
+use imprint_text::days::local_time;
 use serde_json::Value;
 
 use crate::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
@@ -159,52 +160,6 @@ fn done(name: &str, args: &Value, found: Option<u64>) -> Option<Activity> {
         other => format!("Ran {other}"),
     };
     Some(Activity::plain(text))
-}
-
-/// "Tue 1 Dec 09:00" from an ISO 8601 date-time, read as the wall-clock
-/// time it names (the server writes times in the user's zone).
-pub fn local_time(iso: &str) -> Option<String> {
-    let number = |range: std::ops::Range<usize>| -> Option<i64> {
-        let part = iso.get(range)?;
-        part.bytes()
-            .all(|b| b.is_ascii_digit())
-            .then(|| part.parse().ok())?
-    };
-    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
-    let (hour, minute) = (number(11..13)?, number(14..16)?);
-    let separators = [(4, b'-'), (7, b'-'), (13, b':')];
-    if separators
-        .iter()
-        .any(|&(i, c)| iso.as_bytes().get(i) != Some(&c))
-        || !matches!(iso.as_bytes().get(10), Some(b'T' | b't' | b' '))
-        || !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-    {
-        return None;
-    }
-    const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let weekday = WEEKDAYS[(days_from_civil(year, month, day) + 3).rem_euclid(7) as usize];
-    Some(format!(
-        "{weekday} {day} {} {hour:02}:{minute:02}",
-        MONTHS[(month - 1) as usize]
-    ))
-}
-
-/// Days since 1970-01-01 (a Thursday) of a proleptic Gregorian date
-/// (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_from_march = (month + 9) % 12;
-    let day_of_year = (153 * month_from_march + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
 }
 
 #[cfg(test)]
@@ -409,30 +364,5 @@ mod tests {
             line("mystery", ToolStatus::Done, json!({}), None).unwrap(),
             "Ran mystery"
         );
-    }
-
-    #[test]
-    fn local_times_read_the_wall_clock_and_refuse_what_is_not_a_time() {
-        assert_eq!(
-            local_time("2026-12-01T09:00").as_deref(),
-            Some("Tue 1 Dec 09:00")
-        );
-        assert_eq!(
-            local_time("2027-02-28 18:30:00Z").as_deref(),
-            Some("Sun 28 Feb 18:30")
-        );
-        assert_eq!(
-            local_time("2000-01-01T00:00").as_deref(),
-            Some("Sat 1 Jan 00:00")
-        );
-        for bad in [
-            "tomorrow",
-            "2026-13-01T09:00",
-            "2026-12-01",
-            "2026-12-01T25:00",
-            "é",
-        ] {
-            assert_eq!(local_time(bad), None, "{bad}");
-        }
     }
 }

@@ -8,6 +8,7 @@
 //! reason with no data is its name (`"repeated_write"`), one with data an
 //! object under its name (`{"already_said": {"option": "Friday"}}`).
 
+use imprint_text::days::day_words;
 use serde::{Deserialize, Serialize};
 
 /// Why Imprint asks a question (a `question`'s `why`; SPEC §4's `reason?`
@@ -165,51 +166,6 @@ impl CallReason {
     }
 }
 
-const WEEKDAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
-/// A calendar day (YYYY-MM-DD) as people say it: "Saturday 8 June" (the
-/// server's `%A %-d %B`). `None` for a text that is no such day.
-pub fn day_words(day: &str) -> Option<String> {
-    let mut parts = day.splitn(3, '-');
-    let year: i64 = parts.next()?.parse().ok()?;
-    let month: usize = parts.next()?.parse().ok()?;
-    let date: i64 = parts.next()?.parse().ok()?;
-    if !(1..=12).contains(&month) || !(1..=31).contains(&date) {
-        return None;
-    }
-    // Sakamoto's weekday: 0 is Sunday.
-    const OFFSETS: [i64; 12] = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
-    let y = if month < 3 { year - 1 } else { year };
-    let weekday =
-        (y + y.div_euclid(4) - y.div_euclid(100) + y.div_euclid(400) + OFFSETS[month - 1] + date)
-            .rem_euclid(7);
-    let weekday = WEEKDAYS[usize::try_from(weekday).ok()?];
-    Some(format!("{weekday} {date} {}", MONTHS[month - 1]))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,21 +240,5 @@ mod tests {
             CallReason::QuestionsAnswered { count: 2 }.words(),
             "You already answered 2 questions in this reply."
         );
-    }
-
-    #[test]
-    fn days_are_said_with_their_weekday() {
-        assert_eq!(day_words("2024-06-08").as_deref(), Some("Saturday 8 June"));
-        assert_eq!(
-            day_words("2000-02-29").as_deref(),
-            Some("Tuesday 29 February")
-        );
-        assert_eq!(
-            day_words("2026-01-01").as_deref(),
-            Some("Thursday 1 January")
-        );
-        assert_eq!(day_words("2026-13-01"), None);
-        assert_eq!(day_words("soon"), None);
-        assert_eq!(day_words(""), None);
     }
 }

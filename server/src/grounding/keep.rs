@@ -12,7 +12,7 @@ use super::{courtesy, reference, slip_of, UserWords};
 /// start with a slip of a long verb of keeping ("rember my …").
 pub fn asks_to_save(text: &str) -> bool {
     let lower = text.to_lowercase();
-    app::logic::words::plain(text)
+    imprint_text::words::plain(text)
         .iter()
         .any(|w| KEEPING_VERBS.contains(&w.as_str()))
         || without_keeping_words(text).1
@@ -210,14 +210,14 @@ fn before_trailing_keep(request: &str) -> Option<&str> {
     }
     let before = before.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.".contains(c));
     let before = without_lead_in(before);
-    (app::logic::words::plain(before).len() >= 2).then_some(before)
+    (imprint_text::words::plain(before).len() >= 2).then_some(before)
 }
 
 /// True for a clause of a verb of keeping and words naming nothing:
 /// "save that", "make a note of it", "keep that somewhere safe for me"
 /// ("save a note about her move" names what to keep).
 fn only_asks_to_keep(clause: &str) -> bool {
-    let words = app::logic::words::plain(clause);
+    let words = imprint_text::words::plain(clause);
     words.iter().any(|w| is_keeping_verb(w))
         && words.iter().all(|w| {
             is_keeping_verb(w)
@@ -270,7 +270,7 @@ pub fn without_lead_in(text: &str) -> &str {
 /// ("Save to the Website project", "Note this").
 fn saved_under(before: &str) -> Option<String> {
     let lower = before.to_lowercase();
-    if app::logic::words::plain(&lower)
+    if imprint_text::words::plain(&lower)
         .iter()
         .any(|w| w == "project" || w == "projects")
     {

@@ -2,7 +2,7 @@
 //! ([`plan`]: its kind, a question's topic, the answer guard, sums), and
 //! the details of a tool call that must come from the user's own words,
 //! never from the model's guess (this module). The one tokenizer they all
-//! read is `app::logic::words`, shared with Echo.
+//! read is `imprint_text::words`, shared with Echo.
 //!
 //! Small models fill in what the user never said (a reminder "at 10:00", a
 //! search "in project Notes"). Before a call runs, [`check`] compares its
@@ -258,7 +258,7 @@ pub fn unstated_time(words: &UserWords<'_>, now: DateTime<Local>) -> Option<Need
         } else {
             about
         };
-        let next_week = app::logic::words::plain(words.request)
+        let next_week = imprint_text::words::plain(words.request)
             .windows(2)
             .any(|w| w[0] == "next" && w[1] == "week");
         if let Some((written, options)) = two_way_options(words, now, when::date_order()) {
@@ -373,9 +373,9 @@ pub fn project_of_a_save<'r>(
         return Some((project, None));
     }
     let lead_in = lead_in_before_content(request)?;
-    let words = app::logic::words::plain(lead_in);
+    let words = imprint_text::words::plain(lead_in);
     let names_loosely = |project: &String| {
-        let name = app::logic::words::plain(project);
+        let name = imprint_text::words::plain(project);
         let first = name
             .first()
             .filter(|w| w.chars().count() >= 4 && !crate::common_words::is_function_word(w));
@@ -425,7 +425,7 @@ fn lead_in_before_content(request: &str) -> Option<&str> {
         (c, d) => c.or(d)?,
     };
     // A lead-in is short: a long one is the fact itself.
-    Some(&request[..end]).filter(|lead| app::logic::words::plain(lead).len() <= 8)
+    Some(&request[..end]).filter(|lead| imprint_text::words::plain(lead).len() <= 8)
 }
 
 fn check_time(args: &Value, words: &UserWords<'_>, now: DateTime<Local>) -> Verdict {
@@ -564,7 +564,7 @@ pub fn unnamed_project(request: &str, projects: &[String]) -> Option<Need> {
 /// True when the words point at one project without naming it: "the
 /// project", "my project", "this project's notes".
 pub fn refers_to_a_project(text: &str) -> bool {
-    app::logic::words::plain(text).windows(2).any(|pair| {
+    imprint_text::words::plain(text).windows(2).any(|pair| {
         matches!(
             pair[0].as_str(),
             "the" | "my" | "our" | "this" | "that" | "current"
@@ -595,8 +595,8 @@ fn position_of(text: &str, name: &str) -> Option<usize> {
 /// True when the words call `name` a project: "the Bakery project",
 /// "project Bakery", "project: Bakery".
 fn named_as_project(text: &str, name: &str) -> bool {
-    let words = app::logic::words::plain(text);
-    let name = app::logic::words::plain(name);
+    let words = imprint_text::words::plain(text);
+    let name = imprint_text::words::plain(name);
     if name.is_empty() {
         return false;
     }

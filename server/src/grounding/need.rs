@@ -180,7 +180,7 @@ fn pointed_at<'a>(
     const VAGUE: [&str; 8] = [
         "the", "one", "that", "this", "meeting", "first", "about", "with",
     ];
-    let said: Vec<String> = app::logic::words::plain(answer)
+    let said: Vec<String> = imprint_text::words::plain(answer)
         .into_iter()
         .filter(|w| w.len() >= 3 && !VAGUE.contains(&w.as_str()))
         .collect();
@@ -188,7 +188,7 @@ fn pointed_at<'a>(
     let plain = |w: &String| w.trim_end_matches("'s").to_string();
     let said: Vec<String> = said.iter().map(plain).collect();
     let mut matching = candidates.iter().filter(|c| {
-        let label: Vec<String> = app::logic::words::plain(&c.label)
+        let label: Vec<String> = imprint_text::words::plain(&c.label)
             .iter()
             .map(plain)
             .collect();

@@ -152,8 +152,8 @@ pub fn find(request: &str, earlier: &str, projects: &[String]) -> Option<Referen
     } else {
         request
     };
-    let words = app::logic::words::plain(scope);
-    let earlier_words = app::logic::words::plain(earlier);
+    let words = imprint_text::words::plain(scope);
+    let earlier_words = imprint_text::words::plain(earlier);
     let topic = |skip: &[&str]| topic_of(&words, skip, projects);
     if let Some((at, group, called)) = thing_reference(&words) {
         let said_before = earlier_words.iter().any(|w| group.contains(&w.as_str()));
@@ -204,13 +204,13 @@ pub fn find(request: &str, earlier: &str, projects: &[String]) -> Option<Referen
 /// function word, a verb of asking, nor a project's name ("What's Marta's
 /// phone number?" → marta, phone, number). Empty when it names nothing.
 pub fn topic(request: &str, projects: &[String]) -> Vec<String> {
-    topic_of(&app::logic::words::plain(request), &[], projects)
+    topic_of(&imprint_text::words::plain(request), &[], projects)
 }
 
 fn topic_of(words: &[String], skip: &[&str], projects: &[String]) -> Vec<String> {
     let project_words: Vec<String> = projects
         .iter()
-        .flat_map(|p| app::logic::words::plain(p))
+        .flat_map(|p| imprint_text::words::plain(p))
         .collect();
     let mut topic: Vec<String> = Vec::new();
     for word in words {
@@ -252,7 +252,7 @@ pub fn words_held(memory: &Memory, topic: &[String]) -> usize {
 }
 
 pub fn content_words_held(content: &str, topic: &[String]) -> usize {
-    let words = app::logic::words::plain(content);
+    let words = imprint_text::words::plain(content);
     topic
         .iter()
         .filter(|t| {

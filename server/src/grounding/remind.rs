@@ -22,7 +22,7 @@ const TIME_LEADS: &[&str] = &["for ", "on ", "at "];
 /// "wake me", "don't let me forget".
 pub fn asks_for_reminder(text: &str) -> bool {
     let lower = text.to_lowercase();
-    let words = app::logic::words::plain(text);
+    let words = imprint_text::words::plain(text);
     words
         .iter()
         // "which reminded me …", "it reminds me of …" tell, not ask.
@@ -49,7 +49,7 @@ pub fn asks_for_reminder(text: &str) -> bool {
 fn time_then_task(text: &str) -> Option<&str> {
     let (time, task) = when::split_at_first_mark(text.trim())?;
     let task = task.trim();
-    let first = app::logic::words::plain(task).into_iter().next()?;
+    let first = imprint_text::words::plain(task).into_iter().next()?;
     (when::is_only_time(time.trim())
         && (says_a_time(time) || when::is_bare_span(time))
         && !task.ends_with('?')
@@ -93,7 +93,7 @@ fn after_the_time(rest: &str) -> Option<String> {
         .find_map(|lead| time.strip_prefix(lead))
         .unwrap_or(time);
     let what = what.trim();
-    (when::is_only_time(time) && app::logic::words::plain(what).len() >= 2)
+    (when::is_only_time(time) && imprint_text::words::plain(what).len() >= 2)
         .then(|| format!("to {what}"))
 }
 
@@ -296,7 +296,7 @@ fn after_remind_me(source: &str) -> Option<String> {
         || when::is_only_time(before)
         || when::is_only_time(time)
         // "next week", "later", "again": words of a time, however vague.
-        || app::logic::words::plain(before)
+        || imprint_text::words::plain(before)
             .iter()
             .all(|w| when::is_time_word(w) || w == "again");
     only_when.then(|| rest[start..].trim().to_string())
@@ -311,7 +311,7 @@ fn after_an_event(request: &str) -> Option<String> {
         .find_map(|p| lower.find(p).map(|i| i + p.len()))?;
     let to = lower[at..].find(" to ")? + at;
     let what = clean_end(&request[to..]);
-    (app::logic::words::plain(&what).len() >= 2).then_some(what)
+    (imprint_text::words::plain(&what).len() >= 2).then_some(what)
 }
 
 /// What to remind of, in the user's own words: "Remind me to call Anna."

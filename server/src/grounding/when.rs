@@ -298,7 +298,7 @@ pub fn recurrence(text: &str) -> Option<Recurrence> {
     None
 }
 
-/// The text's terms ([`app::logic::words::terms`]), "a.m." as "am". A
+/// The text's terms ([`imprint_text::words::terms`]), "a.m." as "am". A
 /// time written with a dot ("8.05pm") stays as written: whether it is a
 /// clock time or a sum of money depends on the words around it
 /// ([`clock_at`]).
@@ -307,7 +307,7 @@ fn words(text: &str) -> Vec<String> {
         .to_lowercase()
         .replace("a.m.", "am")
         .replace("p.m.", "pm");
-    app::logic::words::terms(&lower)
+    imprint_text::words::terms(&lower)
 }
 
 /// Words that soften a time without changing it.

@@ -178,7 +178,7 @@ fn word_edits(a: &[String], b: &[String]) -> usize {
 }
 
 fn plain(text: &str) -> Vec<String> {
-    app::logic::words::plain(text)
+    imprint_text::words::plain(text)
 }
 
 /// `text` said once when it is the same words said over and over.

@@ -26,14 +26,14 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use app::api::ApiError;
-use app::logic::voice::{
-    confirm_speech, heard_stop, is_echo, is_noise, is_stop, judge_spoken_answer, match_option,
-    question_speech, yes_or_no, SpokenAnswer, MIN_ANSWER_CONFIDENCE, MIN_CONFIDENCE,
-};
-use app::logic::words::plain as words;
 use app::protocol::{
     IgnoredReason, ReplyEvent, VoiceClientMessage, VoiceQuestion, VoiceServerMessage, VoiceTurn,
 };
+use imprint_text::voice::{
+    confirm_speech, heard_stop, is_echo, is_noise, is_stop, judge_spoken_answer, match_option,
+    question_speech, yes_or_no, SpokenAnswer, MIN_ANSWER_CONFIDENCE, MIN_CONFIDENCE,
+};
+use imprint_text::words::plain as words;
 use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio::time::Instant;

@@ -1,7 +1,7 @@
 //! What Echo said, and when: the self-hearing filter's memory. A text
 //! counts against an utterance only if Echo was saying it while the
 //! utterance was heard, or had stopped less than [`ECHO_TAIL`] before; the
-//! words are then compared by `app::logic::voice::is_echo`.
+//! words are then compared by `imprint_text::voice::is_echo`.
 //!
 //! Echo's speech ends when the client says `spoke` (finished, cancelled or
 //! failed: a browser without speech output says it at once). A text the
@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use app::logic::words::plain as words;
+use imprint_text::words::plain as words;
 use tokio::time::Instant;
 
 /// How long after Echo stops speaking its words may still come back: the

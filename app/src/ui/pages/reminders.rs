@@ -10,10 +10,10 @@ use leptos::prelude::*;
 
 use crate::api::{delete_reminder, list_reminders, update_reminder, ApiError};
 use crate::io::dashboard_events::DashboardEvents;
-use crate::logic::activity::local_time;
 use crate::logic::records::repeat_label;
 use crate::protocol::{Reminder, ReminderList, ReminderPatch, ReminderStatus, UnreadableReminder};
 use crate::ui::read_errors::read_errors;
+use imprint_text::days::local_time;
 
 /// A change made from a row.
 #[derive(Clone)]

@@ -49,7 +49,7 @@ pub(super) fn span_from_now(words: &[String]) -> Option<Duration> {
 /// True when `text` is a span alone, as a jotted reminder opens ("1 hr
 /// 20 min", "45 mins"): span words with a unit among them.
 pub(crate) fn is_bare_span(text: &str) -> bool {
-    let words = app::logic::words::plain(text);
+    let words = imprint_text::words::plain(text);
     !words.is_empty()
         && words.iter().all(|w| is_span_word(w))
         && words

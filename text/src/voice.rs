@@ -1,4 +1,4 @@
-//! Echo's speech logic, shared by the server (which decides) and the page:
+//! Echo's speech logic (the server decides what Echo heard and says):
 //! the sentence that speaks a question, matching a spoken answer to the
 //! choices, and the noise and self-hearing filters.
 
@@ -10,7 +10,7 @@ const FILLERS: &[&str] = &[
 /// Recognition below this confidence is noise.
 pub const MIN_CONFIDENCE: f64 = 0.5;
 
-use super::words::plain as words;
+use crate::words::plain as words;
 
 fn normalized(text: &str) -> String {
     words(text).join(" ")
