@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Counts the English word lists in server/src and app/src (tests left out):
+"""Counts the English word lists in server/src, app/src and text/src (tests left out):
 `const`/`static` arrays of string literals, and inline arrays or `matches!`
 of three or more string literals. Prints one line a list, then the totals.
 
@@ -9,7 +9,7 @@ import pathlib
 import re
 import sys
 
-ROOTS = ["server/src", "app/src"]
+ROOTS = ["server/src", "app/src", "text/src"]
 STRING = r'"(?:[^"\\]|\\.)*"'
 
 

@@ -13,8 +13,3 @@ pub mod records;
 pub mod reply;
 pub mod route;
 pub mod wire;
-
-/// The tokenizer, now `imprint_text::words`: named here still only for the
-/// server's `grounding::plan` and `replies::planned`, which are being
-/// rewritten elsewhere and switch to `imprint_text::words` when that lands.
-pub use imprint_text::words;

@@ -29,6 +29,10 @@ pub enum QuestionReason {
     ProjectsUnnamed { count: usize },
     /// How many memories match the phrase the request refers by.
     MemoriesMatch { phrase: String, count: usize },
+    /// A save names a detail ("the gate code") without giving it.
+    DetailNotGiven,
+    /// A save whose message says nothing Imprint could tell to keep.
+    NothingToKeep,
 }
 
 impl QuestionReason {
@@ -54,6 +58,12 @@ impl QuestionReason {
                 1 => format!("1 memory matches “{phrase}”"),
                 n => format!("{n} memories match “{phrase}”"),
             },
+            QuestionReason::DetailNotGiven => {
+                "Your request names it, but does not say it".to_string()
+            }
+            QuestionReason::NothingToKeep => {
+                "I couldn't tell from your message what to keep".to_string()
+            }
         }
     }
 }

@@ -39,7 +39,7 @@ pub fn unbacked(answer: &str, backing: &[&str]) -> Vec<String> {
     let digits: Vec<String> = backing.iter().map(|text| digits_in(text)).collect();
     let backing: Vec<String> = backing
         .iter()
-        .flat_map(|text| app::logic::words::spans(text))
+        .flat_map(|text| imprint_text::words::spans(text))
         .collect();
     let backed = |token: &str| {
         let plain = normalize(token);
@@ -115,10 +115,10 @@ fn starts_with_capital(word: &str) -> bool {
 pub fn mostly_backed(answer: &str, backing: &[&str]) -> bool {
     let held: Vec<String> = backing
         .iter()
-        .flat_map(|text| app::logic::words::plain(text))
+        .flat_map(|text| imprint_text::words::plain(text))
         .map(|w| normalize(&w))
         .collect();
-    let substance: Vec<String> = app::logic::words::plain(answer)
+    let substance: Vec<String> = imprint_text::words::plain(answer)
         .iter()
         .map(|w| normalize(w))
         .filter(|w| w.chars().count() >= 3 && !says_nothing(w))
@@ -141,15 +141,15 @@ pub fn mostly_backed(answer: &str, backing: &[&str]) -> bool {
 /// (a name, a number, a place): it tells the user something. "you" for
 /// "wifi pw at my parents place??" tells nothing.
 pub fn tells_something(answer: &str, memory: &str, question: &str) -> bool {
-    let asked: Vec<String> = app::logic::words::spans(question)
+    let asked: Vec<String> = imprint_text::words::spans(question)
         .iter()
         .map(|t| normalize(t))
         .collect();
-    let held: Vec<String> = app::logic::words::spans(memory)
+    let held: Vec<String> = imprint_text::words::spans(memory)
         .iter()
         .map(|t| normalize(t))
         .collect();
-    app::logic::words::spans(answer)
+    imprint_text::words::spans(answer)
         .iter()
         .map(|t| normalize(t))
         .any(|t| {

@@ -57,7 +57,7 @@ fn is_small_word(word: &str) -> bool {
 /// and "km", "1,000" is "1000".
 fn tokens(request: &str) -> Vec<String> {
     let mut tokens = Vec::new();
-    for term in app::logic::words::terms(request) {
+    for term in imprint_text::words::terms(request) {
         match number_then_rest(&term) {
             Some(split) => tokens.extend(split),
             None => tokens.push(term),

@@ -3,7 +3,7 @@
 //! cannot be read, and settled so it is not asked twice; and its open
 //! question for what a save names without saying.
 
-use app::protocol::{Question, QuestionOrigin, QuestionOutcome};
+use app::protocol::{Question, QuestionOrigin, QuestionOutcome, QuestionReason};
 use serde_json::json;
 
 use super::{question_args, Posed};
@@ -160,18 +160,15 @@ impl Run {
     /// Imprint's open question (no options): the user's words, or `None`
     /// when none came (left to Imprint, or no answer in time), with the
     /// question's history row for the caller to store once what follows
-    /// from the answer is in the reply's state. Its `reason` is words
-    /// only (the card shows them as they are): its callers, in
-    /// `replies::planned`, have no `QuestionReason` of their own yet.
+    /// from the answer is in the reply's state.
     pub(in crate::replies) async fn ask_open(
         &mut self,
         text: String,
-        reason: String,
+        why: QuestionReason,
     ) -> Result<(Option<String>, NewMessage), Interrupt> {
-        let question = Question {
-            reason: Some(reason),
-            ..self.new_question(text, Vec::new(), true, QuestionOrigin::Imprint)
-        };
+        let question = self
+            .new_question(text, Vec::new(), true, QuestionOrigin::Imprint)
+            .because(why);
         let (posed, question) = self.pose(question).await?;
         let mut stored_args = question_args(&question);
         let (outcome, content, answer) = match posed {

@@ -313,7 +313,7 @@ fn names_it_whole(line: &str, topic: &Topic) -> bool {
 /// ("flight to", "to lisbon").
 pub(super) fn shared_pairs(request: &str, content: &str) -> usize {
     let pairs = |text: &str| {
-        let words = app::logic::words::plain(text);
+        let words = imprint_text::words::plain(text);
         words
             .windows(2)
             .map(|w| format!("{} {}", w[0], w[1]))
