@@ -456,3 +456,51 @@ async fn a_voice_conversation_sets_a_reminder_only_when_the_user_lets_it() {
     let (_, reminders) = server.get("/api/reminders").await;
     assert_eq!(reminders["reminders"].as_array().unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn a_spoken_read_is_the_one_memory_that_answers_with_no_model_step() {
+    // Planned turns (the built-in model's path). Said aloud, the answer
+    // comes without the model's wording step, which costs seconds; typed
+    // in Chat, the model words it.
+    let worded = json!({"memory": 1, "answer": "Jan's number is 0176 555 1234."});
+    let server = TestServer::start_planned(vec![scenario(
+        "plumber",
+        vec![Turn::text(&worded.to_string())],
+    )])
+    .await;
+    server
+        .remember("Plumber: Jan Kowalski, 0176 555 1234", None)
+        .await;
+    server
+        .remember("Electrician: Piotr, 0176 999 000", None)
+        .await;
+    let (mut echo, _) = Echo::connect(&server, json!({"type": "hello"})).await;
+    echo.send(json!({"type": "typed", "text": "What's the plumber's number?"}))
+        .await;
+    let done = echo.until("assistant_message").await.pop().unwrap();
+    let text = done["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("From your memories: Plumber: Jan Kowalski, 0176 555 1234"),
+        "{text}"
+    );
+    assert!(!text.contains("Piotr"), "{text}");
+    assert!(
+        server.standin.requests_for("plumber").is_empty(),
+        "no model step for a spoken read"
+    );
+
+    // Two memories that would both answer: the model picks, as in Chat.
+    server
+        .remember("Plumber (backup): Ewa Nowak, 0176 555 9876", None)
+        .await;
+    echo.send(json!({"type": "typed", "text": "What's the plumber's number?"}))
+        .await;
+    echo.until("assistant_message").await;
+    assert_eq!(server.standin.requests_for("plumber").len(), 1);
+
+    // Typed in Chat, the model words the answer.
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "What's the plumber's number?").await;
+    assert_eq!(server.standin.requests_for("plumber").len(), 2);
+    assert!(assistant_text(&events).contains("0176 555"), "{events:?}");
+}

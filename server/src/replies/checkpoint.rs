@@ -27,6 +27,9 @@ pub struct Checkpoint {
     pub version: u32,
     pub read_only: bool,
     pub can_answer: bool,
+    /// Spoken aloud by Echo (absent from states written before it: no).
+    #[serde(default)]
+    pub spoken: bool,
     /// Every message sent to the model so far (the system prompt first).
     pub messages: Vec<ChatMessage>,
     pub research: SavedResearch,
@@ -60,6 +63,7 @@ impl Checkpoint {
         Offer {
             read_only: self.read_only,
             can_answer: self.can_answer,
+            spoken: self.spoken,
         }
     }
 }
@@ -121,6 +125,7 @@ mod tests {
             version: VERSION,
             read_only: false,
             can_answer: true,
+            spoken: true,
             messages: vec![
                 ChatMessage::System("You are Imprint.".into()),
                 ChatMessage::User("plans?".into()),

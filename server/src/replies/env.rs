@@ -75,6 +75,8 @@ impl ToolSets {
                 let offer = Offer {
                     read_only: bit(3),
                     can_answer: bit(2),
+                    // Which tools are offered does not depend on it.
+                    spoken: false,
                 };
                 let writes = WritesAsked {
                     save: bit(1),

@@ -95,7 +95,7 @@ impl Run {
             .get(job.offer, grounding::writes_asked(&request));
         let messages = tools::reply_messages(&tools, job.history, job.env.clock.now());
         Self {
-            talk: Talk::new(request, messages, tools, job.offer.read_only),
+            talk: Talk::new(request, messages, tools, job.offer),
             policy: SmallModelPolicy::default(),
             research: Research::new(job.env.research_budget, job.env.max_tool_iters),
             turns: Turns::default(),

@@ -22,6 +22,8 @@ pub(super) struct Talk {
     tools: Arc<Vec<Value>>,
     /// The caller allows no writes (writes are then not offered at all).
     read_only: bool,
+    /// Echo says the reply aloud.
+    spoken: bool,
     /// Everything the user has been shown, across turns.
     text: String,
 }
@@ -31,16 +33,9 @@ impl Talk {
         request: String,
         messages: Vec<ChatMessage>,
         tools: Arc<Vec<Value>>,
-        read_only: bool,
+        offer: Offer,
     ) -> Self {
-        Self::restored(
-            request,
-            Vec::new(),
-            messages,
-            tools,
-            read_only,
-            String::new(),
-        )
+        Self::restored(request, Vec::new(), messages, tools, offer, String::new())
     }
 
     /// As stored with the reply's state; the text shown so far goes on.
@@ -49,7 +44,7 @@ impl Talk {
         answers: Vec<String>,
         messages: Vec<ChatMessage>,
         tools: Arc<Vec<Value>>,
-        read_only: bool,
+        offer: Offer,
         text: String,
     ) -> Self {
         Self {
@@ -57,7 +52,8 @@ impl Talk {
             answers,
             messages,
             tools,
-            read_only,
+            read_only: offer.read_only,
+            spoken: offer.spoken,
             text,
         }
     }
@@ -129,11 +125,17 @@ impl Talk {
         self.read_only
     }
 
+    /// True when Echo says the reply aloud.
+    pub(super) fn spoken(&self) -> bool {
+        self.spoken
+    }
+
     /// Which tools this reply was offered (read back from its set).
     pub(super) fn offer(&self) -> Offer {
         Offer {
             read_only: self.read_only,
             can_answer: self.offers(ASK_USER),
+            spoken: self.spoken,
         }
     }
 

@@ -33,12 +33,17 @@ pub struct Offer {
     pub read_only: bool,
     /// The caller can deliver an answer to `ask_user` (Chat API, Echo).
     pub can_answer: bool,
+    /// The reply is spoken aloud (Echo): its first word should come soon
+    /// after the user stops talking, so a memory that plainly answers is
+    /// said as it is kept, without the model wording it first.
+    pub spoken: bool,
 }
 
 impl Offer {
     pub const CHAT: Offer = Offer {
         read_only: false,
         can_answer: true,
+        spoken: false,
     };
 }
 
@@ -262,6 +267,7 @@ mod tests {
             Offer {
                 read_only: true,
                 can_answer: true,
+                spoken: false,
             },
         );
         assert_eq!(names(&tools), vec![SEARCH, LIST_PROJECTS, ASK_USER]);
@@ -274,6 +280,7 @@ mod tests {
             Offer {
                 read_only: false,
                 can_answer: false,
+                spoken: false,
             },
         );
         assert_eq!(names(&tools), vec![SEARCH, LIST_PROJECTS, STORE, REMIND]);
@@ -306,6 +313,7 @@ mod tests {
         let read_only = Offer {
             read_only: true,
             can_answer: true,
+            spoken: false,
         };
         assert_eq!(
             names(&offered_for(
@@ -363,6 +371,7 @@ mod tests {
             Offer {
                 read_only: false,
                 can_answer: false,
+                spoken: false,
             },
         ));
         assert!(!without.contains("ask_user"));

@@ -68,6 +68,7 @@ impl Conversation {
             let offer = Offer {
                 read_only: self.read_only,
                 can_answer: true,
+                spoken: true,
             };
             if let Err(e) = self.ensure_stored().await {
                 tracing::error!(error = %e, "could not store a voice conversation");

@@ -39,6 +39,21 @@ impl Run {
     ) -> Result<(), Interrupt> {
         let memories: Vec<MemoryLine<'_>> =
             found.iter().filter_map(|l| MemoryLine::read(l)).collect();
+        // Said aloud, the first word should come soon after the user
+        // stops talking: the one memory that stands as a pick of it would,
+        // holding a kind of detail asked, is said as it is kept, without
+        // the model's wording (seconds on the built-in model).
+        if self.talk.spoken() && !topic.asked.is_empty() {
+            let one = match standing(found, topic, chosen, vouched).as_slice() {
+                [one] => MemoryLine::read(one),
+                _ => None,
+            };
+            if let Some(one) = one {
+                tracing::info!(reply = %self.reply.id, "spoken: the one memory that stands answers as it is kept");
+                self.say(&in_its_own_words(&one));
+                return Ok(());
+            }
+        }
         let pick = match self.pick(&memories).await {
             Ok(pick) => pick,
             Err(PickError::Stopped) => return Err(self.interrupted()),
@@ -47,13 +62,7 @@ impl Run {
                 // model only as a pick of it would have to: named (or
                 // near enough to vouch for) and holding what is asked.
                 tracing::warn!(%error, "the answer step failed; answering from the memories found by meaning that would stand as a pick");
-                let standing: Vec<&str> = found
-                    .iter()
-                    .filter(|l| {
-                        MemoryLine::read(l).is_some_and(|m| stands(&m, topic, chosen, vouched))
-                    })
-                    .map(String::as_str)
-                    .collect();
+                let standing = standing(found, topic, chosen, vouched);
                 if standing.is_empty() && vouched.general_if_none {
                     return self.general(true).await;
                 }
@@ -90,11 +99,10 @@ impl Run {
             // pick of it would: it is the answer, in its own words. When
             // nothing of a known kind is asked ("what did we agree on"),
             // the model's "none" stands.
-            let standing: Vec<&String> = found
-                .iter()
-                .filter(|l| MemoryLine::read(l).is_some_and(|m| stands(&m, topic, chosen, vouched)))
-                .collect();
-            if let ([one], false) = (standing.as_slice(), topic.asked.is_empty()) {
+            if let ([one], false) = (
+                standing(found, topic, chosen, vouched).as_slice(),
+                topic.asked.is_empty(),
+            ) {
                 tracing::info!(reply = %self.reply.id, "the pick fell short; the one memory that stands answers");
                 self.say(&own_answer::from_found(one));
                 return Ok(());
@@ -129,14 +137,14 @@ impl Run {
             // "you" for the wifi password says nothing the question did not.
             && claims::tells_something(answer, memory.content, self.talk.request());
         let content = memory.content.trim();
-        let source = own_answer::kept(memory);
         let own = answer.is_empty() || !invented.is_empty() || !says_it;
         if !invented.is_empty() {
             tracing::info!(reply = %self.reply.id, ?invented, "the answer named what no memory holds; Imprint answers from the memory");
         }
         if own || content.contains(answer.trim_end_matches('.')) {
-            format!("From your memories: {content} ({source})")
+            in_its_own_words(memory)
         } else {
+            let source = own_answer::kept(memory);
             format!("{answer}\n\n*From your memory “{content}” ({source}).*")
         }
     }
@@ -189,6 +197,29 @@ impl Run {
                 .to_string(),
         })
     }
+}
+
+/// The memories found that would stand as a pick ([`stands`]).
+fn standing<'a>(
+    found: &'a [String],
+    topic: &Topic,
+    chosen: bool,
+    vouched: &Vouched,
+) -> Vec<&'a str> {
+    found
+        .iter()
+        .filter(|l| MemoryLine::read(l).is_some_and(|m| stands(&m, topic, chosen, vouched)))
+        .map(String::as_str)
+        .collect()
+}
+
+/// The answer that is `memory` as it was kept, and where and when.
+fn in_its_own_words(memory: &MemoryLine<'_>) -> String {
+    format!(
+        "From your memories: {} ({})",
+        memory.content.trim(),
+        own_answer::kept(memory)
+    )
 }
 
 /// True when `memory`, picked, answers: the user chose it, or it names
