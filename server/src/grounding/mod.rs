@@ -361,10 +361,12 @@ pub fn named_project(request: &str, projects: &[String]) -> Option<String> {
 
 /// The project a save names, and the words that name it when they open
 /// the request before what is kept: by the project's whole name anywhere
-/// ([`named_project`]), or loosely in those opening words, by the first
-/// word of its name or two of its words in a row ("for harbourside - sam
-/// wants…", "add to birchwood: …", "save this to the green roof project:
-/// …" of "Harbourside Park", "Birchwood green roof"); one project only.
+/// ([`named_project`]), or loosely in those opening words, by a word of
+/// its name no other project's name holds or two of its words in a row
+/// ("for harbourside - sam wants…", "add to birchwood: …", "save this to
+/// the green roof project: …" of "Harbourside Park", "Birchwood green
+/// roof"; "the wedding project: …" of "Van Zyl wedding"); one project
+/// only.
 pub fn project_of_a_save<'r>(
     request: &'r str,
     projects: &[String],
@@ -374,23 +376,42 @@ pub fn project_of_a_save<'r>(
     }
     let lead_in = lead_in_before_content(request)?;
     let words = imprint_text::words::plain(lead_in);
-    let names_loosely = |project: &String| {
-        let name = imprint_text::words::plain(project);
-        let first = name
-            .first()
-            .filter(|w| w.chars().count() >= 4 && !crate::common_words::is_function_word(w));
-        first.is_some_and(|first| words.contains(first))
+    let names: Vec<Vec<String>> = projects
+        .iter()
+        .map(|p| imprint_text::words::plain(p))
+        .collect();
+    let names_loosely = |index: usize| {
+        let name = &names[index];
+        let own = |word: &String| {
+            word.chars().count() >= 4
+                && !crate::common_words::is_function_word(word)
+                && !names
+                    .iter()
+                    .enumerate()
+                    .any(|(other, n)| other != index && n.contains(word))
+        };
+        name.iter().any(|w| own(w) && words.contains(w))
             || name
                 .windows(2)
                 .any(|pair| words.windows(2).any(|w| w == pair))
     };
-    match projects
-        .iter()
-        .filter(|p| names_loosely(p))
+    match (0..projects.len())
+        .filter(|&i| names_loosely(i))
         .collect::<Vec<_>>()[..]
     {
-        [project] => Some((project.clone(), Some(lead_in))),
+        [index] => Some((projects[index].clone(), Some(lead_in))),
         _ => None,
+    }
+}
+
+/// The short lead-in of a note filed under a project: one that names a
+/// project loosely ([`project_of_a_save`]) or points at one without
+/// naming it ("put this under the project pls: …"), set apart from what
+/// follows by a colon or a spaced dash.
+pub fn note_lead_in<'r>(request: &'r str, projects: &[String]) -> Option<&'r str> {
+    match project_of_a_save(request, projects) {
+        Some((_, Some(lead_in))) => Some(lead_in),
+        _ => lead_in_before_content(request).filter(|lead_in| refers_to_a_project(lead_in)),
     }
 }
 

@@ -208,9 +208,18 @@ pub fn topic(request: &str, projects: &[String]) -> Vec<String> {
 }
 
 fn topic_of(words: &[String], skip: &[&str], projects: &[String]) -> Vec<String> {
+    // The words of a project the request names (whole, or by two of its
+    // words: "the van zyl job") say where to look, not what; one word of
+    // a longer name said alone names a thing ("the van's registration"
+    // with a "Van Zyl wedding" project).
     let project_words: Vec<String> = projects
         .iter()
-        .flat_map(|p| imprint_text::words::plain(p))
+        .map(|p| imprint_text::words::plain(p))
+        .filter(|name| {
+            let said = name.iter().filter(|w| words.contains(w)).count();
+            said == name.len() || said >= 2
+        })
+        .flatten()
         .collect();
     let mut topic: Vec<String> = Vec::new();
     for word in words {

@@ -1064,6 +1064,15 @@ fn a_save_names_its_project_loosely_in_the_words_before_what_it_keeps() {
         of("add to orchard: skip fits on the verge").as_deref(),
         Some("Orchard lane houses")
     );
+    // A word of one name only, wherever it stands in it.
+    assert_eq!(
+        of("clinic job - the lift is booked for the 3rd").as_deref(),
+        Some("Lakeside Clinic")
+    );
+    assert_eq!(
+        of("the houses one: skip fits on the verge").as_deref(),
+        Some("Orchard lane houses")
+    );
     // The whole name anywhere, as before.
     assert_eq!(
         of("Save: Lakeside Clinic opens in May").as_deref(),
@@ -1076,6 +1085,19 @@ fn a_save_names_its_project_loosely_in_the_words_before_what_it_keeps() {
         of("for lakeside and orchard: invoices go out monthly"),
         None
     );
+    // A note's lead-in names a project loosely, or points at one.
+    assert_eq!(
+        note_lead_in("clinic job - the lift is booked", &projects),
+        Some("clinic job")
+    );
+    assert_eq!(
+        note_lead_in(
+            "put this under the project pls: gutters are zinc",
+            &projects
+        ),
+        Some("put this under the project pls")
+    );
+    assert_eq!(note_lead_in("fyi - gutters are zinc", &projects), None);
     // The save's call keeps the project so named.
     let request = "for lakeside - the nurse wants two more sinks, save it";
     let args = json!({"content": "The nurse wants two more sinks", "project": "Lakeside Clinic"});

@@ -123,6 +123,26 @@ pub fn is_a_question(request: &str) -> bool {
     asked_part(request).ends_with('?') || topic::opens_a_question_word(request.trim())
 }
 
+/// True when the request's last clause opens with a question word and
+/// gives no number ("what did we agree with the hotel per week for the
+/// flowers", "the form wants lerato's car registration, what is it"): it
+/// asks, and keeps nothing, however much its words sound like a note.
+/// "what a night that was" exclaims; "when the alarm beeps the code is
+/// 4512" tells.
+pub fn closes_with_a_question(request: &str) -> bool {
+    let last = request
+        .split([',', ';', '.', '!', '—', '–'])
+        .flat_map(|clause| clause.split(" - "))
+        .map(str::trim)
+        .filter(|clause| !clause.is_empty())
+        .last()
+        .unwrap_or_default();
+    let words = imprint_text::words::plain(last);
+    let exclaims = words.first().is_some_and(|w| w == "what")
+        && words.get(1).is_some_and(|w| w == "a" || w == "an");
+    topic::opens_a_question_word(last) && !exclaims && !last.chars().any(|c| c.is_ascii_digit())
+}
+
 /// True when a clause after a short lead-in opens with a question word
 /// and ends the request ("quick one - what does SRT stand for, like the
 /// subtitle file"): a question too, though less surely than
@@ -136,7 +156,7 @@ pub fn may_be_a_question(request: &str) -> bool {
     is_a_question(request)
         || (start > 0
             && start + asked.len() == request.len()
-            && app::logic::words::plain(&request[..start]).len() <= 3
+            && imprint_text::words::plain(&request[..start]).len() <= 3
             && topic::opens_a_question_word(asked))
 }
 
@@ -152,7 +172,7 @@ pub(crate) fn is_act_it_cannot_do(word: &str) -> bool {
 
 /// Judges what a request asks for.
 pub fn classify(request: &str) -> Plan {
-    let words = app::logic::words::plain(request);
+    let words = imprint_text::words::plain(request);
     let plan = |kind, reason: &str| Plan {
         kind,
         reason: reason.to_string(),
@@ -207,7 +227,7 @@ pub fn is_personal(request: &str) -> bool {
     // Whose the story around the question is says nothing of whose the
     // question is ("what kind of drug is meloxicam anyway? the vet said
     // it's for moss's hips").
-    let words = app::logic::words::plain(asking_clause(request));
+    let words = imprint_text::words::plain(asking_clause(request));
     let topic = Topic::of(request, &[]);
     words.iter().enumerate().any(|(i, w)| {
         // "tell me a story", "give me an example": "me" after a verb of
@@ -230,7 +250,7 @@ pub fn is_personal(request: &str) -> bool {
 /// (`named`: what the request says to keep). A digit, an "is", a colon or
 /// an address gives it ("the PIN 4321", "Anna's email is …").
 pub fn names_a_detail_without_it(request: &str, named: &str) -> bool {
-    let words = app::logic::words::plain(named);
+    let words = imprint_text::words::plain(named);
     let gives = named
         .chars()
         .any(|c| c.is_ascii_digit() || c == '@' || c == ':')

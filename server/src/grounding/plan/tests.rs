@@ -305,6 +305,15 @@ fn a_long_message_is_about_what_its_question_asks() {
         "{topic:?}"
     );
     assert!(!topic.names.iter().any(|n| n == "standup" || n == "sock"));
+    // A question that names nothing asks of what the words before it
+    // name.
+    assert_eq!(
+        asked_part("the school portal wants dad's id number, what is it"),
+        "the school portal wants dad's id number, what is it"
+    );
+    assert!(crate::grounding::plan::is_personal(
+        "the school portal wants dad's id number, what is it"
+    ));
     // One sentence, or a tag too short to ask alone, is the whole request.
     assert_eq!(
         asked_part("What's the plumber's number?"),
@@ -583,6 +592,38 @@ fn a_request_reads_as_a_question_by_its_form() {
     assert!(!is_a_question(
         "quick one - what does SRT stand for, like the subtitle file"
     ));
+}
+
+#[test]
+fn one_word_of_a_longer_project_name_said_alone_names_a_thing() {
+    let projects = ["Harbour Lane kitchen".to_string()];
+    let names = |request: &str| Topic::of(request, &projects).names;
+    assert!(names("where's the kitchen's spare key?").contains(&"kitchen".to_string()));
+    // Two of its words name the project: where to look, not what.
+    assert_eq!(names("harbour lane: when do the tiles arrive?"), ["tiles"]);
+}
+
+#[test]
+fn a_request_whose_last_clause_asks_keeps_nothing() {
+    use crate::grounding::plan::closes_with_a_question;
+    assert!(closes_with_a_question(
+        "what did we settle with the caterer per head for the canapes"
+    ));
+    assert!(closes_with_a_question(
+        "the school portal wants dad's id number, what is it"
+    ));
+    assert!(closes_with_a_question("ok so - who fitted the blinds"));
+    // Exclaims, tells a number, or asks in its first clause only.
+    assert!(!closes_with_a_question(
+        "we talked for ages at the party, what a night that was"
+    ));
+    assert!(!closes_with_a_question(
+        "fyi, when the alarm beeps the code is 4512"
+    ));
+    assert!(!closes_with_a_question(
+        "what a week, the boiler's finally fixed"
+    ));
+    assert!(!closes_with_a_question("the gym locker is number 12"));
 }
 
 #[test]

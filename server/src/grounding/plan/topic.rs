@@ -203,7 +203,7 @@ pub fn asked_part(request: &str) -> &str {
     let clause = trimmed[start..=question_end].trim();
     let whole = start == 0 && question_end + 1 == trimmed.len();
     // A clause of a word or two ("…, right?") asks nothing alone.
-    if whole || app::logic::words::plain(clause).len() < 3 {
+    if whole || imprint_text::words::plain(clause).len() < 3 {
         trimmed
     } else {
         clause
@@ -237,10 +237,10 @@ fn split_told_after(asked: &str) -> (&str, String) {
     // is told before the question, unless the question points back at it
     // ("I need to ring the accountant, what's his number").
     let before = &asked[..question];
-    let points_back = app::logic::words::plain(&clause[question..])
+    let points_back = imprint_text::words::plain(&clause[question..])
         .iter()
         .any(|w| crate::grounding::reference::is_third_person_pronoun(w));
-    let asks_before = app::logic::words::plain(before)
+    let asks_before = imprint_text::words::plain(before)
         .iter()
         .any(|w| crate::common_words::is_asking_verb(w));
     if asks_before && !points_back {
@@ -269,7 +269,10 @@ fn split_after(asked: &str, question: usize) -> (&str, &str) {
         return (asked, "");
     };
     let rest = asked[after..].trim();
-    let first_two: Vec<String> = app::logic::words::plain(rest).into_iter().take(2).collect();
+    let first_two: Vec<String> = imprint_text::words::plain(rest)
+        .into_iter()
+        .take(2)
+        .collect();
     let qualifies = match first_two.as_slice() {
         [the, one] if the == "the" && matches!(one.as_str(), "one" | "ones") => true,
         [first, ..] => QUALIFIER_OPENERS.contains(&first.as_str()),
@@ -300,8 +303,18 @@ fn clause_that_asks(request: &str) -> &str {
             let rest = &request[start..];
             rest.starts_with(char::is_whitespace) && opens_a_question_word(rest)
         });
+    // A clause that names nothing ("…lerato's car registration, what is
+    // it") asks of what the words before it name.
+    let names_something = |clause: &str| {
+        imprint_text::words::plain(clause)
+            .iter()
+            .any(|w| !crate::common_words::names_nothing_kept(w))
+    };
     match start {
-        Some(start) if app::logic::words::plain(&request[start..]).len() >= 3 => {
+        Some(start)
+            if imprint_text::words::plain(&request[start..]).len() >= 3
+                && names_something(&request[start..]) =>
+        {
             request[start..].trim()
         }
         _ => request,
@@ -386,7 +399,7 @@ impl Topic {
         let words = crate::grounding::reference::topic(request, projects);
         // "Which hotel…", "what room…": the noun after the question word
         // is what is asked.
-        let lower = app::logic::words::plain(request);
+        let lower = imprint_text::words::plain(request);
         let asked_noun: Vec<&String> = lower
             .windows(2)
             .filter(|w| matches!(w[0].as_str(), "which" | "what"))
@@ -476,7 +489,7 @@ impl Topic {
     /// count too, to tell two memories apart.
     pub fn score(&self, content: &str) -> usize {
         let whole = self.whole_runs(content);
-        let words = app::logic::words::plain(&one_word_names(content));
+        let words = imprint_text::words::plain(&one_word_names(content));
         let told = self.context.iter().filter(|w| holds(&words, w)).count();
         whole + usize::from(whole > 0) * told
     }
@@ -484,7 +497,7 @@ impl Topic {
     /// The naming runs of the asking clause `content` holds whole (see
     /// [`Topic::score`]).
     fn whole_runs(&self, content: &str) -> usize {
-        let words = app::logic::words::plain(&one_word_names(content));
+        let words = imprint_text::words::plain(&one_word_names(content));
         if !self.owners.iter().all(|owner| holds(&words, owner)) {
             return 0;
         }
@@ -508,7 +521,7 @@ impl Topic {
     ///
     /// `None` for a request that stands alone.
     pub fn following(&self, request: &str, previous: &Topic) -> Option<Topic> {
-        let words = app::logic::words::plain(request);
+        let words = imprint_text::words::plain(request);
         if words.len() > 7 || previous.is_empty() {
             return None;
         }
@@ -588,7 +601,7 @@ impl Topic {
     /// ("Painter agreed £2,350" for "paying the painter"; "Alan paid a
     /// deposit" for "how much deposit did Alan pay").
     pub fn heads_in(&self, content: &str) -> bool {
-        let words = app::logic::words::plain(&one_word_names(content));
+        let words = imprint_text::words::plain(&one_word_names(content));
         let held = |word: &String| holds(&words, word);
         self.owners.iter().all(held)
             && self.asked_runs.iter().all(|run| match run.split_last() {
@@ -605,7 +618,7 @@ impl Topic {
     /// True when `content` holds what is asked ("the number": a phone, a
     /// landline, a "tel"); true when nothing in particular is asked.
     pub fn asked_in(&self, content: &str) -> bool {
-        let words = app::logic::words::plain(&one_word_names(content));
+        let words = imprint_text::words::plain(&one_word_names(content));
         let is = |wanted: Wanted| {
             self.asked
                 .iter()
@@ -706,7 +719,7 @@ fn held_by_shape(word: &str, content: &str) -> bool {
             .split_whitespace()
             .any(|w| w.contains('@') && w.contains('.')),
         Some((Wanted::Day, _)) => {
-            app::logic::words::plain(content)
+            imprint_text::words::plain(content)
                 .iter()
                 .any(|w| crate::grounding::when::month(w).is_some())
                 || content.split_whitespace().any(is_date_in_digits)
@@ -776,7 +789,7 @@ fn runs_of(request: &str, names: &[String]) -> Vec<Vec<String>> {
     let mut runs: Vec<Vec<String>> = Vec::new();
     for clause in request.split([',', '.', '?', '!', ';', ':', '(', ')']) {
         let mut run: Vec<String> = Vec::new();
-        for word in app::logic::words::plain(clause) {
+        for word in imprint_text::words::plain(clause) {
             let plain = word.trim_end_matches("'s").to_string();
             if names.contains(&plain) {
                 if !run.contains(&plain) {

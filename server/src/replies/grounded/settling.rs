@@ -79,9 +79,17 @@ impl Run {
         // A long message is asked about in its question ("…sorry for the
         // rant — when is the boiler due?"), not in the story before it.
         let asked = plan::asked_part(self.talk.request());
-        let Some(found) = reference::find(asked, &self.earlier_words(), &projects) else {
+        let earlier = self.earlier_words();
+        let Some(found) = reference::find(asked, &earlier, &projects) else {
             return Ok(None);
         };
+        // "biltong's meds - what's he on": what the question points back
+        // at is named in the story before it.
+        if asked.len() < self.talk.request().len()
+            && reference::find(self.talk.request(), &earlier, &projects).is_none()
+        {
+            return Ok(None);
+        }
         // Within the project the request names, or the one just settled.
         let project = self.project_meant(&projects);
         let hits = if found.search.is_empty() {

@@ -59,6 +59,13 @@ impl Run {
         if rules.kind != Kind::Question {
             return Ok(None);
         }
+        let request = self.talk.request().to_string();
+        if request.contains('?') || plan::closes_with_a_question(&request) {
+            // It asks, whatever the examples say: see below.
+        } else if self.files_a_note_under_a_project(&request).await {
+            tracing::info!(reply = %self.reply.id, "a note filed under a project its lead-in names: a save");
+            return Ok(Some(Routed::Save));
+        }
         let meaning = self.env.meaning.clone();
         if !meaning.is_on() {
             return Ok(None);
@@ -85,9 +92,11 @@ impl Run {
         }
         // The examples' classifier must find a write likely, and then the
         // model must agree. A request with a question mark asks
-        // ("plumber's number? the boiler is banging again"); it keeps
-        // nothing.
-        if self.talk.request().contains('?') {
+        // ("plumber's number? the boiler is banging again"), as one whose
+        // last clause opens with a question word does: it keeps nothing.
+        // (Sentence vectors tell what a request is about far better than
+        // whether it tells or asks.)
+        if request.contains('?') || plan::closes_with_a_question(&request) {
             return Ok(None);
         }
         for kind in route.likely_writes() {
@@ -118,6 +127,28 @@ impl Run {
             return Ok(agrees.then_some(kind));
         }
         Ok(None)
+    }
+
+    /// True when `request` tells something under a project its short
+    /// lead-in names or points at ("for the van zyl thing - the bride
+    /// moved the ceremony", "hotel project: they want the urn refilled on
+    /// thursdays", "put this under the project: …"): a note for that
+    /// project. What follows the lead-in must tell (four words or more,
+    /// not opening with a question word or a verb of asking: "hotel
+    /// project - show me everything" asks).
+    async fn files_a_note_under_a_project(&self, request: &str) -> bool {
+        if plan::is_a_question(request) {
+            return false;
+        }
+        let projects = self.recent_projects().await;
+        let Some(lead_in) = crate::grounding::note_lead_in(request, &projects) else {
+            return false;
+        };
+        let told = imprint_text::words::plain(&request[lead_in.len()..]);
+        told.len() >= 4
+            && !told.first().is_some_and(|w| {
+                crate::common_words::is_question_word(w) || crate::common_words::is_asking_verb(w)
+            })
     }
 
     /// The model's pick among `labels`, under a schema that allows only

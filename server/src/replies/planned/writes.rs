@@ -2,6 +2,7 @@
 //! words (asking for what a save names without saying), runs it, and says
 //! what was done, or plainly that nothing was written.
 
+use app::protocol::QuestionReason;
 use serde_json::json;
 
 use crate::grounding::{capitalized, plan};
@@ -59,18 +60,27 @@ impl Run {
         let mut arguments = json!({});
         // The words that named the project loosely ("for harbourside - …")
         // are no part of what is kept.
-        let mut named_by = None;
         if let Some(project) = self.project_meant(&projects) {
             arguments["project"] = json!(project);
-        } else if let Some((project, lead_in)) =
+        } else if let Some((project, _)) =
             crate::grounding::project_of_a_save(self.talk.request(), &projects)
         {
             arguments["project"] = json!(project);
-            named_by = lead_in.map(str::to_string);
         }
+        let named_by =
+            crate::grounding::note_lead_in(self.talk.request(), &projects).map(str::to_string);
         let mut row = None;
         let content = match crate::grounding::what_to_save(self.talk.request()) {
             Some(content) => Some(content),
+            // "for the van zyl thing - the bride moved the ceremony to
+            // 4:30pm": what follows a note's lead-in is the note, in the
+            // user's words.
+            None if named_by.is_some() => named_by.as_deref().map(|lead_in| {
+                crate::grounding::without_project_lead_in(
+                    self.talk.request().trim().to_string(),
+                    lead_in,
+                )
+            }),
             None => match crate::grounding::content_to_save(self.talk.request()) {
                 Some(named)
                     if self.talk.offers(tools::ASK_USER)
@@ -78,8 +88,9 @@ impl Run {
                 {
                     let label = named.trim_end_matches(['.', '!', '?']).to_string();
                     let question = format!("What is the {}?", lower_first(&label));
-                    let reason = "Your request names it, but does not say it".to_string();
-                    let (answer, asked) = self.ask_open(question, reason).await?;
+                    let (answer, asked) = self
+                        .ask_open(question, QuestionReason::DetailNotGiven)
+                        .await?;
                     row = Some(asked);
                     answer.map(|answer| format!("{label}: {}", the_value(&answer)))
                 }
@@ -114,8 +125,9 @@ impl Run {
                     }
                     None if self.talk.offers(tools::ASK_USER) => {
                         let question = "What should I save?".to_string();
-                        let reason = "I couldn't tell from your message what to keep".to_string();
-                        let (answer, asked) = self.ask_open(question, reason).await?;
+                        let (answer, asked) = self
+                            .ask_open(question, QuestionReason::NothingToKeep)
+                            .await?;
                         row = Some(asked);
                         answer.map(|a| capitalized(a.trim()))
                     }
@@ -233,7 +245,7 @@ pub(super) fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> b
 fn gives_a_fact(request: &str) -> bool {
     request.chars().any(|c| c.is_ascii_digit())
         || request.contains(": ")
-        || app::logic::words::plain(request).iter().any(|w| {
+        || imprint_text::words::plain(request).iter().any(|w| {
             matches!(
                 w.trim_end_matches("'s"),
                 "is" | "are" | "was" | "were" | "has" | "have" | "had"
