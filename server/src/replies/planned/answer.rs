@@ -40,10 +40,10 @@ impl Run {
         let memories: Vec<MemoryLine<'_>> =
             found.iter().filter_map(|l| MemoryLine::read(l)).collect();
         // Said aloud, the first word should come soon after the user
-        // stops talking: the one memory that stands as a pick of it would,
-        // holding a kind of detail asked, is said as it is kept, without
-        // the model's wording (seconds on the built-in model).
-        if self.talk.spoken() && !topic.asked.is_empty() {
+        // stops talking: the one memory that stands as a pick of it would
+        // (naming the thing, holding what is asked) is said as it is kept,
+        // without the model's wording (seconds on the built-in model).
+        if self.talk.spoken() && !topic.is_empty() {
             let one = match standing(found, topic, chosen, vouched).as_slice() {
                 [one] => MemoryLine::read(one),
                 _ => None,
