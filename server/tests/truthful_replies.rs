@@ -302,10 +302,17 @@ async fn a_write_that_was_not_asked_for_is_refused_and_reads_as_refused() {
     assert_eq!(result["status"], "refused", "{result}");
     assert!(result["row_id"].is_null());
     assert_eq!(memory_count(&server).await, 0);
-    // Why, for the page: in the event, and kept with the history row.
-    let why = "you didn't ask to save anything, so nothing was saved";
+    // Why, for the page: a code in the event, kept with the history row,
+    // that the page words.
     let reason = result["reason"].as_str().unwrap_or_default();
-    assert!(reason.contains(why), "{result}");
+    assert_eq!(reason, "save_unasked", "{result}");
+    let words = serde_json::from_value::<app::protocol::CallReason>(result["reason"].clone())
+        .unwrap()
+        .words();
+    assert!(
+        words.contains("you didn't ask to save anything, so nothing was saved"),
+        "{words}"
+    );
     let history = server.session(&sid).await;
     let rows = history["messages"].as_array().unwrap();
     let row = rows.iter().find(|m| m["tool_name"] == "store").unwrap();

@@ -242,11 +242,14 @@ fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouche
 }
 
 /// No memory found answers the question: said so, with the closest (those
-/// about what it asks), or what to do.
+/// that hold what it asks and the compound names of the thing), or what
+/// to do. A memory holding one of two things named is another thing's ("the
+/// booking ref for our car hire in durban" and the Durban flight's ref),
+/// and shown beside "closest" it reads as the answer.
 fn none_answers(found: &[String], topic: &Topic, request: &str) -> String {
     let closest: Vec<&String> = found
         .iter()
-        .filter(|line| MemoryLine::read(line).is_some_and(|m| topic.asked_in(m.content)))
+        .filter(|line| MemoryLine::read(line).is_some_and(|m| is_closest(&m, topic)))
         .collect();
     if closest.is_empty() {
         return nothing_found(topic, request);
@@ -262,9 +265,30 @@ fn none_answers(found: &[String], topic: &Topic, request: &str) -> String {
     )
 }
 
+/// True when `memory` holds what `topic` asks and every naming run of
+/// two words or more (see [`none_answers`]).
+fn is_closest(memory: &MemoryLine<'_>, topic: &Topic) -> bool {
+    topic.asked_in(memory.content) && topic.holds_every_compound(memory.content)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_closest_hold_most_of_what_names_the_thing() {
+        let topic = Topic::of("whats the booking ref for our car hire in lisbon", &[]);
+        let flight = line(4, "Flight to Lisbon on 3 May, booking ref QX7RTA.");
+        let hire = line(5, "Car hire in Lisbon with Sixt, booking ref SX-4410.");
+        assert!(!is_closest(&MemoryLine::read(&flight).unwrap(), &topic));
+        assert!(is_closest(&MemoryLine::read(&hire).unwrap(), &topic));
+        let text = none_answers(
+            &[flight],
+            &topic,
+            "whats the booking ref for our car hire in lisbon",
+        );
+        assert!(!text.contains("QX7RTA"), "{text}");
+    }
 
     fn line(id: i64, content: &str) -> String {
         format!("[{id}] (no project, 2026-12-02) {content}")
