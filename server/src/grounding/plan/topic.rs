@@ -584,15 +584,19 @@ impl Topic {
     }
 
     /// True when `content` holds every naming run of two words or more
-    /// ("car hire" of "the booking ref for our car hire in lisbon"): the
-    /// name of the thing, beside which a place or a detail held is
-    /// another thing's.
+    /// from the question word on ("car hire" of "the booking ref for our
+    /// car hire in lisbon"; not "Mama Zodwa" of "Mama Zodwa wants to know
+    /// when we fly out"): the name of the thing, beside which a place or
+    /// a detail held is another thing's.
     pub fn holds_every_compound(&self, content: &str) -> bool {
         let words = imprint_text::words::plain(&one_word_names(content));
-        self.runs.iter().filter(|run| run.len() >= 2).all(|run| {
-            let held = run.iter().filter(|w| holds(&words, w)).count();
-            held + usize::from(run.len() >= 3) >= run.len()
-        })
+        self.asked_runs
+            .iter()
+            .filter(|run| run.len() >= 2)
+            .all(|run| {
+                let held = run.iter().filter(|w| holds(&words, w)).count();
+                held + usize::from(run.len() >= 3) >= run.len()
+            })
     }
 
     /// True when `content` holds every naming word, or all but one of

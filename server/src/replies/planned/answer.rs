@@ -283,11 +283,17 @@ mod tests {
         assert!(!is_closest(&MemoryLine::read(&flight).unwrap(), &topic));
         assert!(is_closest(&MemoryLine::read(&hire).unwrap(), &topic));
         let text = none_answers(
-            &[flight],
+            &[flight.clone()],
             &topic,
             "whats the booking ref for our car hire in lisbon",
         );
         assert!(!text.contains("QX7RTA"), "{text}");
+        // Who asks, before the question, is no name of the thing.
+        let topic = Topic::of(
+            "Mama Ines wants to know when we fly out to lisbon so she can track it",
+            &[],
+        );
+        assert!(is_closest(&MemoryLine::read(&flight).unwrap(), &topic));
     }
 
     fn line(id: i64, content: &str) -> String {
