@@ -583,20 +583,19 @@ impl Topic {
         words
     }
 
-    /// True when `content` holds every naming run of two words or more
-    /// from the question word on ("car hire" of "the booking ref for our
-    /// car hire in lisbon"; not "Mama Zodwa" of "Mama Zodwa wants to know
-    /// when we fly out"): the name of the thing, beside which a place or
-    /// a detail held is another thing's.
-    pub fn holds_every_compound(&self, content: &str) -> bool {
+    /// True when `content` holds a word of every naming run of two words
+    /// or more from the question word on ("car hire" of "the booking ref
+    /// for our car hire in lisbon"; not "Mama Zodwa" of "Mama Zodwa wants
+    /// to know when we fly out"): a memory that holds none of the thing's
+    /// name is another thing's, whatever place or detail it shares
+    /// ("Electricity account" is near "the electricity company", the
+    /// Lisbon flight is not near the car hire).
+    pub fn touches_every_compound(&self, content: &str) -> bool {
         let words = imprint_text::words::plain(&one_word_names(content));
         self.asked_runs
             .iter()
             .filter(|run| run.len() >= 2)
-            .all(|run| {
-                let held = run.iter().filter(|w| holds(&words, w)).count();
-                held + usize::from(run.len() >= 3) >= run.len()
-            })
+            .all(|run| run.iter().any(|w| holds(&words, w)))
     }
 
     /// True when `content` holds every naming word, or all but one of
