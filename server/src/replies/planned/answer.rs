@@ -286,7 +286,7 @@ mod tests {
         let hire_desk = line(6, "Lisbon airport hire desk opens at 6am, ref LX-22.");
         assert!(is_closest(&MemoryLine::read(&hire_desk).unwrap(), &topic));
         let text = none_answers(
-            &[flight.clone()],
+            std::slice::from_ref(&flight),
             &topic,
             "whats the booking ref for our car hire in lisbon",
         );
