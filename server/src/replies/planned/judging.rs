@@ -60,9 +60,13 @@ impl Run {
             return Ok(None);
         }
         let request = self.talk.request().to_string();
-        if request.contains('?') || plan::closes_with_a_question(&request) {
-            // It asks, whatever the examples say: see below.
-        } else if self.files_a_note_under_a_project(&request).await {
+        // A request with a question mark asks ("plumber's number? the
+        // boiler is banging again"), as one whose last clause opens with a
+        // question word does: it keeps nothing, whatever the examples say.
+        // (Sentence vectors tell what a request is about far better than
+        // whether it tells or asks.)
+        let asks = request.contains('?') || plan::closes_with_a_question(&request);
+        if !asks && self.files_a_note_under_a_project(&request).await {
             tracing::info!(reply = %self.reply.id, "a note filed under a project its lead-in names: a save");
             return Ok(Some(Routed::Save));
         }
@@ -91,12 +95,8 @@ impl Run {
             return Ok(Some(route.kind));
         }
         // The examples' classifier must find a write likely, and then the
-        // model must agree. A request with a question mark asks
-        // ("plumber's number? the boiler is banging again"), as one whose
-        // last clause opens with a question word does: it keeps nothing.
-        // (Sentence vectors tell what a request is about far better than
-        // whether it tells or asks.)
-        if request.contains('?') || plan::closes_with_a_question(&request) {
+        // model must agree; a request that asks keeps nothing.
+        if asks {
             return Ok(None);
         }
         for kind in route.likely_writes() {
