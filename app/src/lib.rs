@@ -14,10 +14,9 @@ mod ui;
 #[cfg(feature = "csr")]
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn mount() {
-    // Only debug builds: the hook's message formatting costs the release
-    // Wasm kilobytes, and a release panic still shows in the console as an
-    // uncaught `unreachable` error.
-    #[cfg(debug_assertions)]
+    // A panic's message in the console, release builds too: without it a
+    // release panic is only an uncaught `unreachable`, which says nothing
+    // about where or why.
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(ui::App);
 }

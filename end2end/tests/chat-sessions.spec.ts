@@ -109,6 +109,37 @@ test.describe('chat sessions', () => {
     expect(await page.evaluate(() => (window as unknown as { hacked?: number }).hacked)).toBeUndefined();
   });
 
+  test('should let the user leave a chat while its history is read after a reply ends', async ({ chat, standin, page }) => {
+    const trigger = uniqueTrigger('leave');
+    await standin!.script({ trigger, turns: [{ chunks: ['Here it is.'], delay_ms: 300 }] });
+    await chat.startNewChat();
+    // Hold the history read that follows the end of the reply.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reading!: () => void;
+    const read = new Promise<void>((resolve) => (reading = resolve));
+    await page.route('**/api/dashboard/get_session_page', async (route) => {
+      reading();
+      await held;
+      await route.continue();
+    });
+    await chat.say(trigger);
+    await read;
+    // The reply has ended (its history read is held with any other).
+    await expect(page.getByTestId('live-reply')).toContainText('Here it is.');
+    await expect(chat.streamingText).toHaveCount(0);
+    // The user goes to another page, and the read then ends.
+    await page.getByRole('link', { name: 'Memories' }).click();
+    await expect(page.getByTestId('memories-page')).toBeVisible();
+    const answered = page.waitForResponse('**/api/dashboard/get_session_page');
+    release();
+    await answered;
+    await page.unroute('**/api/dashboard/get_session_page');
+    // The dashboard still works: back in the chat, the reply is in history.
+    await page.goBack();
+    await expect(chat.assistantMessages.last()).toContainText('Here it is.');
+  });
+
   test('should show tool activity compactly', async ({ chat, standin }) => {
     const trigger = uniqueTrigger('tools');
     await standin!.script({

@@ -300,7 +300,7 @@ impl Echo {
         // `microphone` and dropped to stop it; nothing here is read data.
         spawn_local(async move {
             let opened = opening.await;
-            if self.mic_turn.get_value() != turn {
+            if self.mic_turn.try_get_value() != Some(turn) {
                 return; // turned off meanwhile: dropping it stops it
             }
             match opened {

@@ -101,6 +101,11 @@ impl OpenChat {
         leptos::task::spawn_local(async move {
             let mut result =
                 get_session_page(self.sid.get_value(), MessagePage::newest(FIRST)).await;
+            // The chat was closed while the page was read (the user went
+            // to another page): its state is gone, and so is the need.
+            if self.live.is_disposed() {
+                return;
+            }
             let active = result
                 .as_ref()
                 .ok()
