@@ -59,13 +59,18 @@ impl OpenChat {
 
     /// Stops following the reply (the chat is closed).
     pub fn close(self) {
-        if let Some(handle) = self.stream.get_value() {
+        if let Some(handle) = self.stream.try_get_value().flatten() {
             handle.abort();
         }
     }
 
     /// Follows a reply's events (instead of any other).
     pub fn follow(self, reply_id: String) {
+        // Called after a request's answer came back: the chat may have
+        // been left meanwhile.
+        if self.live.is_disposed() {
+            return;
+        }
         self.close();
         self.card_error.set(None);
         self.live.set(Some(LiveReply {
@@ -94,6 +99,9 @@ impl OpenChat {
     /// if one is being written and not followed yet. `finished` clears a
     /// reply that just ended.
     pub fn load(self, finished: Option<String>) {
+        if self.live.is_disposed() {
+            return;
+        }
         // A task, not a resource: this read is the reply stream's other
         // half. Its page is folded into the window's history (beside the
         // older pages read), it settles how a followed reply ended, and it
