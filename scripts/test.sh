@@ -52,8 +52,9 @@ step "speech tier: espeak-ng and Piper speech through Chromium's fake microphone
 scripts/speech-samples.sh
 # One worker: each spoken utterance is a second of CPU for the recogniser.
 (cd end2end && npx playwright test --grep @speech --workers=1)
-# The recogniser's targets on the natural voice.
-cargo run --release --quiet -p imprint --example eval_speech -- --check natural
+# The recogniser's targets on the natural voice, quiet, under noise and
+# under other people's talk.
+cargo run --release --quiet -p imprint --example eval_speech -- --check natural snr10 snr5 babble
 
 step "real-model tier: the local model (llama-server + Qwen2.5-Coder-0.5B-Instruct)"
 port=$(free_port)
