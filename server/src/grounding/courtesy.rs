@@ -16,8 +16,11 @@ const ASKING: &[&str] = &["can", "could", "would", "will", "you", "u"];
 /// Words that open a request said aloud or typed as to a person.
 const OPENERS: &[&str] = &["hey", "hi", "hello", "ok", "okay", "imprint"];
 
-/// The sounds of speech between words.
-const FILLERS: &[&str] = &["uh", "um", "erm", "hmm"];
+/// Class: the sounds of speech between words, and the words that only
+/// lead into what is said ("ok so the code is…", "fyi he's allergic…").
+const FILLERS: &[&str] = &[
+    "uh", "um", "erm", "hmm", "so", "right", "alright", "oh", "well", "fyi", "btw",
+];
 
 /// True for a plain (lower-case) word that only makes a request polite.
 fn is_polite(word: &str) -> bool {
@@ -34,6 +37,12 @@ pub fn is_courtesy(word: &str) -> bool {
 /// speech.
 pub fn names_nothing(word: &str) -> bool {
     is_courtesy(word) || FILLERS.contains(&word)
+}
+
+/// True for a word that leads into a request and says nothing of it:
+/// an opener ("ok", "hey") or a filler ("so", "fyi", "um").
+pub fn leads_in(word: &str) -> bool {
+    OPENERS.contains(&word) || FILLERS.contains(&word)
 }
 
 /// `text` without the politeness that closes it (and the marks around

@@ -243,20 +243,7 @@ pub fn without_lead_in(text: &str) -> &str {
         let plain = word
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase();
-        let lead_in = matches!(
-            plain.as_str(),
-            "ok" | "okay"
-                | "so"
-                | "right"
-                | "alright"
-                | "um"
-                | "uh"
-                | "hey"
-                | "oh"
-                | "well"
-                | "fyi"
-                | "btw"
-        );
+        let lead_in = courtesy::leads_in(&plain);
         if !lead_in || after.trim().is_empty() {
             return rest;
         }

@@ -83,6 +83,31 @@ pub fn capitalized_names(text: &str, openings: bool) -> Vec<String> {
         .collect()
 }
 
+/// The names `text` writes alone with a capital inside a sentence, in
+/// lower case: "Ciarán" in "Ciarán's mam lives…" or "me, Ciarán and Finn",
+/// "Edinburgh" in "Flight to Edinburgh on Sunday"; not a word of a longer
+/// name ("Ashgrove Primary School"), whose words are often common ones.
+/// How a request typed in lower case ("what shoe size is ciarán") still
+/// names someone the memories know.
+pub fn lone_names(text: &str) -> Vec<String> {
+    let words: Vec<(&str, bool)> = sentence_words(text).collect();
+    let capital = |i: usize| {
+        words
+            .get(i)
+            .is_some_and(|(word, _)| starts_with_capital(word))
+    };
+    words
+        .iter()
+        .enumerate()
+        .filter(|&(i, &(_, opens))| {
+            !opens && capital(i) && !(i > 0 && capital(i - 1)) && !capital(i + 1)
+        })
+        .map(|(_, (word, _))| word.strip_suffix("'s").unwrap_or(word))
+        .filter(|word| word.chars().skip(1).all(|c| !c.is_uppercase()) && word.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect()
+}
+
 /// The words of `text`, split at white space with the punctuation around
 /// them trimmed, each with whether it opens a sentence: the first, and any
 /// after a '.', '!', '?' or ':' that ends what stood before it (a lone

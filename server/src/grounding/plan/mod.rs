@@ -115,6 +115,25 @@ fn opens_a_question(word: &str) -> bool {
         )
 }
 
+/// True when the request's last sentence ends with a question mark and
+/// opens with a question word, past one word before it ("…I'm a bit
+/// worried. And where does he keep his EpiPen?"): a question, however its
+/// words speak of keeping. "Would you mind making a note that Ciarán is
+/// on nights?" asks to keep.
+fn ends_asking(request: &str) -> bool {
+    let Some(body) = request.trim_end().strip_suffix('?') else {
+        return false;
+    };
+    let body = body.trim_end_matches('?');
+    let last = body
+        .rmatch_indices(['.', '!', '?', ';', '—', '–'])
+        .next()
+        .map_or(body, |(at, mark)| &body[at + mark.len()..]);
+    let last = last.rsplit(" - ").next().unwrap_or(last);
+    let words = imprint_text::words::plain(last);
+    words.iter().take(2).any(|w| opens_a_question(w))
+}
+
 /// True when a request is a question by its form: what it asks ends with
 /// a question mark, or the request opens with a question word ("how many
 /// characters per line r we allowed", "what's the rego number"). "Had the
@@ -179,7 +198,7 @@ pub fn classify(request: &str) -> Plan {
     };
     // "What did I note about hosting?" asks what was kept; "Can you
     // remind me…" asks for a reminder.
-    let asks_what = words.first().is_some_and(|w| opens_a_question(w));
+    let asks_what = words.first().is_some_and(|w| opens_a_question(w)) || ends_asking(request);
     // "Remind me what my national insurance number is" asks what was
     // kept, not for a reminder.
     let recall = words

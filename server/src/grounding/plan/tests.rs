@@ -604,6 +604,24 @@ fn one_word_of_a_longer_project_name_said_alone_names_a_thing() {
 }
 
 #[test]
+fn a_story_that_ends_asking_is_a_question_whatever_its_verbs() {
+    assert_eq!(
+        kind("Mum's flying in tonight. Is it Gatwick she lands at? And where do we keep the car seat?"),
+        Kind::Question
+    );
+    assert_eq!(
+        kind("so where did I note the boiler's serial number?"),
+        Kind::Question
+    );
+    // A polite request to keep, with its question mark, keeps.
+    assert_eq!(
+        kind("Hello, would you mind making a note that the bins go out on Tuesdays?"),
+        Kind::Save
+    );
+    assert_eq!(kind("keep this safe: the gate code is 4410"), Kind::Save);
+}
+
+#[test]
 fn a_request_whose_last_clause_asks_keeps_nothing() {
     use crate::grounding::plan::closes_with_a_question;
     assert!(closes_with_a_question(

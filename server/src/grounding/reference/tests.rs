@@ -121,6 +121,10 @@ fn pronouns_with_and_without_something_before_them() {
     for request in ["What time is it?", "Is it raining?"] {
         assert_eq!(find_new(request), None, "{request}");
     }
+    // Contracted with its verb, in a note to keep: who is meant?
+    let hes = find_new("fyi he's allergic to penicillin too").unwrap();
+    assert_eq!(hes.pointer, Pointer::Pronoun { person: true });
+    assert_eq!(hes.phrase, "he's");
     let that = find_new("Move that to Friday").unwrap();
     assert_eq!(that.phrase, "that");
     // With turns before it, the conversation says what it is.

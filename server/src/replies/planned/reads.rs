@@ -3,7 +3,7 @@
 //! How the memories are found is in `finding`; the project list and an
 //! act Imprint has no tool for are in `acts`.
 
-use crate::grounding::plan::claims::capitalized_names;
+use crate::grounding::plan::claims::{capitalized_names, lone_names};
 use crate::grounding::plan::{self, Topic};
 use crate::meaning::route::{Route, Routed};
 use crate::meaning::search::{Findings, FOUND, STRONG, VOUCHED};
@@ -354,9 +354,20 @@ fn names_someone_in(request: &str, line: &str) -> bool {
     };
     // A memory often opens with the name ("Theo (my son) is …").
     let held = capitalized_names(memory.content, true);
-    capitalized_names(request, false)
+    if capitalized_names(request, false)
         .iter()
         .any(|name| held.contains(name))
+    {
+        return true;
+    }
+    // Typed in lower case, a name the memory writes alone with a capital.
+    let lone = lone_names(memory.content);
+    request
+        .split_whitespace()
+        .map(|raw| raw.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|word| !word.chars().any(char::is_uppercase))
+        .map(|word| word.strip_suffix("'s").unwrap_or(word))
+        .any(|word| lone.iter().any(|name| name == word))
 }
 
 #[cfg(test)]
@@ -523,5 +534,13 @@ mod tests {
         // not.
         assert!(!names_someone_in("School starts when in Spain?", line));
         assert!(!names_someone_in("Who was Theodora?", line));
+        // Typed in lower case: a name the memory writes alone with a
+        // capital, and no word of a longer name.
+        let inside =
+            "[4] (family, 2026-12-02) Swimming for Theo is on Tuesdays at Ashgrove Primary School.";
+        assert!(names_someone_in("how tall is theo now", inside));
+        assert!(!names_someone_in("when does school start in spain", inside));
+        assert!(!names_someone_in("what is a primary colour", inside));
+        assert!(!names_someone_in("how do I teach swimming", inside));
     }
 }
