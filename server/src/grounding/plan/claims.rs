@@ -100,7 +100,8 @@ pub fn lone_names(text: &str) -> Vec<String> {
         .iter()
         .enumerate()
         .filter(|&(i, &(_, opens))| {
-            !opens && capital(i) && !(i > 0 && capital(i - 1)) && !capital(i + 1)
+            let after_a_capital = i.checked_sub(1).is_some_and(capital);
+            !opens && capital(i) && !after_a_capital && !capital(i + 1)
         })
         .map(|(_, (word, _))| word.strip_suffix("'s").unwrap_or(word))
         .filter(|word| word.chars().skip(1).all(|c| !c.is_uppercase()) && word.chars().count() >= 3)
