@@ -664,3 +664,86 @@ async fn polite_and_spoken_saves_keep_what_the_user_said() {
         assert!(stored.contains(&kept), "{request}: {stored:?}");
     }
 }
+
+/// The reminders stored, as (text, local due time "YYYY-MM-DD HH:MM").
+async fn reminders_due(server: &TestServer) -> Vec<(String, String)> {
+    let (status, reminders) = server.api.get("/api/reminders").await;
+    assert_eq!(status, 200);
+    reminders["reminders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let due = chrono::DateTime::parse_from_rfc3339(r["due_at"].as_str().unwrap())
+                .expect("an RFC 3339 time")
+                .with_timezone(&chrono::Local);
+            (
+                r["text"].as_str().unwrap().to_string(),
+                due.format("%Y-%m-%d %H:%M").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_reminder_set_against_an_event_is_due_by_the_memory_and_two_such_events_are_asked_about()
+{
+    let server = planned(Vec::new()).await;
+    server.set_now(now());
+    server
+        .remember(
+            "Maya's school play is on Thursday 13 June at 6pm in the hall",
+            None,
+        )
+        .await;
+    server
+        .remember("Leo's school play is on Friday 21 June at 2pm", None)
+        .await;
+    server
+        .remember("The car's MOT is due on 28 June", None)
+        .await;
+    let sid = server.create_session().await;
+
+    // One event dated: a week before it, at the time the request says.
+    let events = server
+        .converse(
+            &sid,
+            "a week before the MOT is due, remind me at 9am to book it",
+        )
+        .await;
+    assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
+    assert!(
+        !events.iter().any(|e| e["type"] == "question"),
+        "nothing to ask: {events:?}"
+    );
+    let due = reminders_due(&server).await;
+    assert_eq!(due.len(), 1, "{due:?}");
+    assert_eq!(due[0].1, "2030-06-21 09:00", "{due:?}");
+
+    // Two events of that name: which one, and an hour before the chosen.
+    let reply_id = server
+        .say(&sid, "remind me an hour before the school play")
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let before = events.until("question").await;
+    let question = before.last().unwrap();
+    let options: Vec<String> = question["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(options.len(), 2, "{question}");
+    let leo = options
+        .iter()
+        .find(|o| o.contains("Leo"))
+        .expect("Leo's play");
+    server.answer_ok(&sid, &question["id"], leo).await;
+    let events = events.until_done().await;
+    assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
+    let due = reminders_due(&server).await;
+    assert!(
+        due.iter().any(|(_, at)| at == "2030-06-21 13:00"),
+        "an hour before Leo's play: {due:?}"
+    );
+}

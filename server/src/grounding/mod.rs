@@ -74,6 +74,10 @@ pub struct UserWords<'a> {
     /// examples (or the model between two kinds) judged it: "fyi my gym
     /// number is …" asks to save with no verb of keeping.
     pub judged: WritesAsked,
+    /// When a reminder said against an event is due, the event's moment
+    /// being a memory's ("an hour before the concert"): see
+    /// [`when::BeforeEvent`].
+    pub event: Option<Stated>,
 }
 
 impl UserWords<'_> {
@@ -91,14 +95,19 @@ impl UserWords<'_> {
     /// True when the user's words (the request or an answer) say when:
     /// a reminder asked for then needs no question.
     pub fn state_a_time(&self, now: DateTime<Local>) -> bool {
-        self.latest_first()
-            .any(|text| when::stated(text, now).is_some())
+        self.event.is_some()
+            || self
+                .latest_first()
+                .any(|text| when::stated(text, now).is_some())
     }
 
     /// When the user's words say a reminder is due: the latest words that
     /// say it, with a time of day alone ("10am") placed on a day said
     /// before it ("on Saturday"). A day with no time of day is only a day.
     pub fn when(&self, now: DateTime<Local>) -> Option<Stated> {
+        if let Some(event) = self.event {
+            return Some(self.when_against(event, now));
+        }
         let texts: Vec<&str> = self.latest_first().collect();
         // An answer may be a bare hour ("10"); the request may not.
         let read = |i: usize, text: &str| {
@@ -120,6 +129,24 @@ impl UserWords<'_> {
             });
         let on_that_day = said_day.and_then(|day| when::time_on(texts[latest], day));
         Some(on_that_day.map_or(stated, Stated::At))
+    }
+
+    /// When a reminder set against an event is due: the event's moment,
+    /// or a time an answer gives after it (on the event's day when only
+    /// the day was known).
+    fn when_against(&self, event: Stated, now: DateTime<Local>) -> Stated {
+        let answered = self
+            .answers
+            .iter()
+            .rev()
+            .find_map(|answer| Some((answer, when::answered(answer, now)?)));
+        match (answered, event) {
+            (Some((answer, _)), Stated::Day(day)) => {
+                when::time_on(answer, day).map_or(event, Stated::At)
+            }
+            (Some((_, Stated::At(at))), Stated::At(_)) => Stated::At(at),
+            _ => event,
+        }
     }
 
     /// True when the user's words say the moment itself, not only a day.

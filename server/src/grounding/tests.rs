@@ -87,6 +87,7 @@ fn words(request: &str) -> UserWords<'_> {
         request,
         answers: &[],
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     }
 }
 
@@ -174,6 +175,7 @@ fn an_answer_grounds_the_time() {
         request: "Remind me about the dentist",
         answers: &answers,
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     let at = run_at(check(
         REMIND,
@@ -480,6 +482,7 @@ fn a_reminder_with_no_time_is_asked_before_the_model_starts() {
         request: "Remind me to send the invoice",
         answers: &answers,
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     assert_eq!(unstated_time(&answered, now()), None);
 }
@@ -579,6 +582,7 @@ fn a_reminders_recurrence_comes_from_the_users_words() {
         request: "Remind me to take out the bins",
         answers: &answers,
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     assert_eq!(
         recurring(&at("2026-12-07T10:00:00"), &answered, now())["repeat"],
@@ -673,6 +677,7 @@ fn the_one_option_the_user_named() {
         request: "Find my notes from the project.",
         answers: &answers,
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     assert_eq!(with_answer.the_one_named(&options), Some("Thesis"));
 }
@@ -756,6 +761,7 @@ fn a_memorys_content_holds_what_the_user_said_to_keep() {
             request,
             answers: &[],
             judged: crate::tools::WritesAsked::NONE,
+            event: None,
         };
         memory_content_from_user(&json!({"content": content}), &words)["content"].clone()
     };
@@ -818,6 +824,7 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
         request: "Remind me to call him tomorrow at 9.",
         answers: &answers,
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     // Imprint's note copied as the text: nothing the user said.
     let copied =
@@ -838,6 +845,7 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
         request: "Remind me to send the invoice.",
         answers: &answers,
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     let args = json!({"text": "Send the invoice.", "at": "2030-01-01T09:00"});
     assert_eq!(
@@ -855,6 +863,7 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
         request: "Remind me about the dentist next Monday at 10.",
         answers: &[],
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     let args =
         json!({"text": "Remind me about the dentist next Monday at 10", "at": "2030-01-07T10:00"});
@@ -868,6 +877,7 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
         request: "Remind me to call him tomorrow at 9.",
         answers: &[],
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     for text in ["call me", "Call him"] {
         let args = json!({"text": text, "at": "2030-01-01T09:00"});
@@ -894,6 +904,7 @@ fn a_reminders_text_shares_the_users_words_or_is_theirs() {
         request: "remind me about it tomorrow at 9",
         answers: &[],
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     for text in ["It", "it.", ""] {
         let args = json!({"text": text, "at": "2030-01-01T09:00"});
@@ -927,6 +938,7 @@ fn a_time_in_a_zone_that_means_several_offsets_is_asked_again_naming_it() {
         request: "remind me tomorrow at 9 IST to call the Bangalore office",
         answers: &[],
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     let need = unstated_time(&words, now()).expect("the time is asked again");
     let reason = need.reason().words();
@@ -937,6 +949,7 @@ fn a_time_in_a_zone_that_means_several_offsets_is_asked_again_naming_it() {
         request: "remind me to call the Bangalore office",
         answers: &[],
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     assert_eq!(
         unstated_time(&words, now()).expect("asked").reason(),
@@ -978,6 +991,7 @@ fn a_day_without_a_time_of_day_asks_what_time_on_that_day() {
         request,
         answers: &answers,
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     assert!(said.say_a_moment(now()));
     assert!(unstated_time(&said, now()).is_none());
@@ -1003,6 +1017,7 @@ fn a_day_without_a_time_of_day_asks_what_time_on_that_day() {
         request: "remind me to call Ines",
         answers: &answers,
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     let Verdict::Run(args) = check_time(&json!({"text": "Call Ines"}), &said, now()) else {
         panic!("a bare hour answers what time");
@@ -1017,6 +1032,7 @@ fn a_day_without_a_time_of_day_asks_what_time_on_that_day() {
         request,
         answers: &answers,
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     let Verdict::Run(args) = check_time(&json!({"text": "Call Ines"}), &said, now()) else {
         panic!("the time is given");
@@ -1124,6 +1140,7 @@ fn what_an_answer_says_beyond_the_time_is_kept_in_the_reminder() {
         request: "set a reminder about the plumber",
         answers: &answers,
         judged: crate::tools::WritesAsked::NONE,
+        event: None,
     };
     let args = json!({"text": "The plumber", "at": "2030-01-01T17:00"});
     assert_eq!(

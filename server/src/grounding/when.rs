@@ -21,12 +21,14 @@
 //! often, not when: with no clock time or day, the time is still asked.
 
 mod clock_time;
+mod event;
 mod slashed_date;
 mod span;
 mod time_words;
 mod zone;
 
 use clock_time::{clock_at, clock_time, is_anchor};
+pub use event::{before_an_event, BeforeEvent};
 pub use slashed_date::{date_order, date_order_of, DateOrder};
 use slashed_date::{Reading, Slashed};
 pub(crate) use span::is_bare_span;
@@ -706,7 +708,9 @@ fn day_of(words: &[String], today: NaiveDate, order: Option<DateOrder>) -> Optio
         // "on Mondays" is a Monday too (and a weekly one, see `recurrence`).
         let weekday = weekday_in_full(word)
             .or_else(|| weekday_short(word).filter(|_| short_day_said(words, i)));
-        if let Some(weekday) = weekday {
+        // "Thursday 17 December": the date over its weekday.
+        let date_follows = words[i + 1..].iter().take(4).any(|w| month(w).is_some());
+        if let Some(weekday) = weekday.filter(|_| !date_follows) {
             let ahead =
                 (weekday.num_days_from_monday() + 7 - today.weekday().num_days_from_monday()) % 7;
             let ahead = if ahead == 0 { 7 } else { ahead };
@@ -742,6 +746,14 @@ fn day_of(words: &[String], today: NaiveDate, order: Option<DateOrder>) -> Optio
                 .or_else(|| next.and_then(day_number))
                 .or(spelled_after);
             if let Some(day) = day {
+                // "1 December 2026", "December 1st, 2027": that year's.
+                let year = words[i + 1..]
+                    .iter()
+                    .take(2)
+                    .find_map(|w| w.parse::<i32>().ok().filter(|y| (1000..=9999).contains(y)));
+                if let Some(year) = year {
+                    return NaiveDate::from_ymd_opt(year, m, day).map(DaySaid::On);
+                }
                 return next_date(today, m, day).map(DaySaid::On);
             }
         }

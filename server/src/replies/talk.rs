@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::grounding::when::Stated;
 use crate::grounding::UserWords;
 use crate::models::ChatMessage;
 use crate::tools::{self, Offer, WritesAsked, ASK_USER};
@@ -26,6 +27,9 @@ pub(super) struct Talk {
     spoken: bool,
     /// Everything the user has been shown, across turns.
     text: String,
+    /// The moment of the event a reminder is set against, as the
+    /// memories give it (read again when a restored reply runs).
+    event: Option<Stated>,
 }
 
 impl Talk {
@@ -55,6 +59,7 @@ impl Talk {
             read_only: offer.read_only,
             spoken: offer.spoken,
             text,
+            event: None,
         }
     }
 
@@ -73,7 +78,13 @@ impl Talk {
             request: &self.request,
             answers: &self.answers,
             judged,
+            event: self.event,
         }
+    }
+
+    /// The moment of the event the reminder asked for is set against.
+    pub(super) fn set_event(&mut self, moment: Stated) {
+        self.event = Some(moment);
     }
 
     /// An answer the user gave, kept among their words.

@@ -45,6 +45,22 @@ pub(super) fn span_from_now(words: &[String]) -> Option<Duration> {
     None
 }
 
+/// The span that ends `words` ("remind me an hour and a half" → 90
+/// minutes), all of its run of span words, and how many words it took:
+/// what comes before "before the concert".
+pub(super) fn span_ending(words: &[String]) -> Option<(Duration, usize)> {
+    let end = words.len();
+    let run = words.iter().rev().take_while(|w| is_span_word(w)).count();
+    for start in end - run..end {
+        match span(&words[start..end]) {
+            Read::Span(span, used) if start + used == end => return Some((span, end - start)),
+            Read::Unclear => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
 /// A word a span can be made of.
 /// True when `text` is a span alone, as a jotted reminder opens ("1 hr
 /// 20 min", "45 mins"): span words with a unit among them.

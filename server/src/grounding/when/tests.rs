@@ -128,6 +128,18 @@ fn days_without_a_time() {
     assert_eq!(stated("Monday", now()), day((2026, 12, 7)));
     assert_eq!(stated("on 2026-12-24", now()), day((2026, 12, 24)));
     assert_eq!(stated("December 24th", now()), day((2026, 12, 24)));
+    // A weekday with its date is the date, not the next such weekday.
+    assert_eq!(
+        stated("the recital is Thursday 17 December", now()),
+        day((2026, 12, 17))
+    );
+    assert_eq!(
+        stated("Friday, 8 January at 6pm", now()),
+        at((2027, 1, 8), 18, 0)
+    );
+    // A year said is that year's, gone by or not.
+    assert_eq!(stated("on 3 March 2028", now()), day((2028, 3, 3)));
+    assert_eq!(stated("was on 1 June 2026", now()), day((2026, 6, 1)));
     assert_eq!(
         stated("tomorrow", now()).and_then(Stated::moment),
         at((2026, 12, 1), 9, 0).and_then(Stated::moment)

@@ -3,7 +3,8 @@
 //! detail becomes Imprint's own question before the call runs (`run`).
 //! Before the model starts, Imprint settles what the request leaves open:
 //! "the project" among several, a thing left unnamed ("the meeting",
-//! looked up in the user's memories), and a reminder's time (`settling`),
+//! looked up in the user's memories), and a reminder's time (`settling`;
+//! one set against an event the memories date, `events`),
 //! and searches the memories first for what the request is about
 //! (`first_search`).
 //!
@@ -11,6 +12,7 @@
 //! meant, the conversation a reference points back at) and the user's
 //! projects; the details settled are the part's own state (`settled`).
 
+mod events;
 mod first_search;
 mod run;
 pub(super) mod settled;

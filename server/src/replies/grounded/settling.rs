@@ -194,6 +194,7 @@ impl Run {
         if self.env.planned && !remind {
             return Ok(None);
         }
+        self.settle_the_event().await?;
         let words = self.talk.user_words(self.policy.judged_writes());
         let Some(need) = grounding::unstated_time(&words, self.env.clock.now()) else {
             return Ok(None);

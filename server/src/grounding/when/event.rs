@@ -1,0 +1,226 @@
+//! A time said against something the memories hold: "an hour before the
+//! christmas concert", "a week before the nct is due", "the day before
+//! Anna's birthday", "at 7am on the day of the dentist". The words say
+//! how long before the event, and what the event is; its day and time are
+//! the memory's to give.
+
+use chrono::{DateTime, Duration, Local};
+
+use super::span::span_ending;
+use super::{stated, time_on, Stated};
+
+/// The most words an event's name runs to ("the christmas concert",
+/// "the nct is due"): more is a sentence, not a name.
+const MOST_WORDS: usize = 6;
+
+/// A reminder's time, said before an event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BeforeEvent {
+    /// How long before the event: none on the day of it.
+    pub lead: Duration,
+    /// The event, in the user's words ("christmas concert").
+    pub event: String,
+    /// The request without the words of the lead and the event: where a
+    /// time of day of its own is read ("at 9am").
+    pub rest: String,
+}
+
+/// The event `request` sets a reminder's time against, if it does.
+pub fn before_an_event(request: &str) -> Option<BeforeEvent> {
+    let lower = request.to_lowercase();
+    if let Some(at) = find_word(&lower, "on the day of") {
+        let (event, end) = event_after(&lower, at + "on the day of".len())?;
+        return Some(BeforeEvent {
+            lead: Duration::zero(),
+            event,
+            rest: format!("{} {}", &lower[..at], &lower[end..]),
+        });
+    }
+    let at = find_word(&lower, "before")?;
+    let (event, end) = event_after(&lower, at + "before".len())?;
+    let before: Vec<&str> = lower[..at].split_whitespace().collect();
+    let words: Vec<String> = before
+        .iter()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+        .collect();
+    // "the day before", "the night before": a day.
+    let (lead, took) = match words.as_slice() {
+        [.., the, day] if the == "the" && matches!(day.as_str(), "day" | "night" | "evening") => {
+            (Duration::days(1), 2)
+        }
+        _ => span_ending(&words)?,
+    };
+    let kept = before[..before.len() - took].join(" ");
+    Some(BeforeEvent {
+        lead,
+        event,
+        rest: format!("{kept} {}", &lower[end..]),
+    })
+}
+
+impl BeforeEvent {
+    /// When the reminder is due, the event being what `memory` says
+    /// ("Finn's concert is Friday 18 December at 10am"): the lead before
+    /// it, on its day at a time of day the request says of its own ("at
+    /// 9am"). A day alone when only a day is known; `None` when the
+    /// memory says no time, or the moment has passed.
+    pub fn moment(&self, memory: &str, now: DateTime<Local>) -> Option<Stated> {
+        let moment = match stated(memory, now)? {
+            Stated::At(event) => {
+                let due = event - self.lead;
+                match time_on(&self.rest, due.date_naive()) {
+                    Some(at) => Stated::At(at),
+                    // "on the day of the dentist": what time on it?
+                    None if self.lead.is_zero() => Stated::Day(due.date_naive()),
+                    None => Stated::At(due),
+                }
+            }
+            Stated::Day(day) => {
+                let day = day - Duration::days(self.lead.num_days());
+                match time_on(&self.rest, day) {
+                    Some(at) => Stated::At(at),
+                    None => Stated::Day(day),
+                }
+            }
+        };
+        let ahead = match moment {
+            Stated::At(at) => at > now,
+            Stated::Day(day) => day >= now.date_naive(),
+        };
+        ahead.then_some(moment)
+    }
+}
+
+/// Where `phrase` stands in `text` as whole words.
+fn find_word(text: &str, phrase: &str) -> Option<usize> {
+    text.match_indices(phrase).map(|(i, _)| i).find(|&i| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + phrase.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// The event named from `start` on, without "the", "my" or "our", up to
+/// a mark or the words that go on to what to be reminded of ("… to book
+/// it", "…, remind me"); and where it ends.
+fn event_after(text: &str, start: usize) -> Option<(String, usize)> {
+    let rest = &text[start..];
+    let mut end = rest
+        .find([',', ';', '.', '!', '?', ':', '—', '–'])
+        .unwrap_or(rest.len());
+    for stop in [" - ", " to ", " remind ", " and ", " so "] {
+        if let Some(i) = rest[..end].find(stop) {
+            end = i;
+        }
+    }
+    let mut words: Vec<&str> = rest[..end].split_whitespace().collect();
+    while words
+        .first()
+        .is_some_and(|w| matches!(*w, "the" | "my" | "our"))
+    {
+        words.remove(0);
+    }
+    (!words.is_empty() && words.len() <= MOST_WORDS).then(|| (words.join(" "), start + end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::before_an_event;
+    use chrono::Duration;
+
+    fn read(request: &str) -> Option<(Duration, String)> {
+        before_an_event(request).map(|b| (b.lead, b.event))
+    }
+
+    #[test]
+    fn a_span_before_an_event_names_the_event_and_how_long_before() {
+        assert_eq!(
+            read("remind me an hour before the school play"),
+            Some((Duration::hours(1), "school play".into()))
+        );
+        assert_eq!(
+            read("two days before my passport expires, remind me at 10am to renew it"),
+            Some((Duration::days(2), "passport expires".into()))
+        );
+        assert_eq!(
+            read("remind me the day before Tom's birthday to buy a card"),
+            Some((Duration::days(1), "tom's birthday".into()))
+        );
+        assert_eq!(
+            read("remind me 30 mins before the vet - bring the lead"),
+            Some((Duration::minutes(30), "vet".into()))
+        );
+    }
+
+    #[test]
+    fn the_day_of_an_event_is_no_time_before_it() {
+        let anchored = before_an_event("remind me at 6am on the day of the marathon").unwrap();
+        assert_eq!(anchored.lead, Duration::zero());
+        assert_eq!(anchored.event, "marathon");
+        assert!(anchored.rest.contains("at 6am"), "{}", anchored.rest);
+    }
+
+    #[test]
+    fn before_with_no_span_or_a_sentence_after_it_is_no_event() {
+        assert_eq!(read("remind me before I leave"), None);
+        assert_eq!(read("remind me to lock up before the cleaner comes"), None);
+        assert_eq!(read("what did I do before the holiday"), None);
+        assert_eq!(
+            read("remind me an hour before we finally go out for that long dinner with everyone from work"),
+            None
+        );
+    }
+
+    fn at(y: i32, m: u32, d: u32, h: u32, min: u32) -> chrono::DateTime<chrono::Local> {
+        use chrono::TimeZone;
+        chrono::Local.with_ymd_and_hms(y, m, d, h, min, 0).unwrap()
+    }
+
+    #[test]
+    fn the_moment_is_the_memorys_less_the_lead_at_the_requests_own_time() {
+        use crate::grounding::when::Stated;
+        let now = at(2026, 12, 5, 10, 0);
+        let play = "Maya's school play is on Thursday 17 December at 6pm in the hall.";
+        let hour = before_an_event("remind me an hour before the school play").unwrap();
+        assert_eq!(
+            hour.moment(play, now),
+            Some(Stated::At(at(2026, 12, 17, 17, 0)))
+        );
+        let morning = before_an_event("remind me at 7am on the day of the school play").unwrap();
+        assert_eq!(
+            morning.moment(play, now),
+            Some(Stated::At(at(2026, 12, 17, 7, 0)))
+        );
+        // A day alone in the memory: the day, less the lead, at the time said.
+        let expiry = "Passport expires on 20 January 2027.";
+        let renew =
+            before_an_event("two days before my passport expires, remind me at 10am to renew it")
+                .unwrap();
+        assert_eq!(
+            renew.moment(expiry, now),
+            Some(Stated::At(at(2027, 1, 18, 10, 0)))
+        );
+        // No time said: the day, to ask the time on.
+        let card = before_an_event("remind me the day before the passport expires").unwrap();
+        assert_eq!(
+            card.moment(expiry, now),
+            Some(Stated::Day(
+                chrono::NaiveDate::from_ymd_opt(2027, 1, 19).unwrap()
+            ))
+        );
+        // A memory with no time, or a moment gone by, gives none.
+        assert_eq!(hour.moment("The school play is about pirates.", now), None);
+        let past = "The school play was on 1 December 2026 at 6pm.";
+        assert_eq!(hour.moment(past, now), None);
+    }
+
+    #[test]
+    fn the_rest_keeps_a_time_of_day_and_drops_the_span() {
+        let anchored =
+            before_an_event("a week before the nct is due, remind me at 9am to book it").unwrap();
+        assert_eq!(anchored.lead, Duration::weeks(1));
+        assert_eq!(anchored.event, "nct is due");
+        assert!(!anchored.rest.contains("week"), "{}", anchored.rest);
+        assert!(anchored.rest.contains("at 9am"), "{}", anchored.rest);
+    }
+}
