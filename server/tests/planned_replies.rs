@@ -719,6 +719,11 @@ async fn a_reminder_set_against_an_event_is_due_by_the_memory_and_two_such_event
     let due = reminders_due(&server).await;
     assert_eq!(due.len(), 1, "{due:?}");
     assert_eq!(due[0].1, "2030-06-21 09:00", "{due:?}");
+    // Its text says what it is for.
+    assert_eq!(
+        due[0].0, "Book it (a week before the mot is due)",
+        "{due:?}"
+    );
 
     // Two events of that name: which one, and an hour before the chosen.
     let reply_id = server

@@ -165,6 +165,7 @@ pub fn reminder_text_from_user(
     if let (Some(text), Some(map)) = (text.filter(|t| !t.is_empty()), args.as_object_mut()) {
         // A note, not a sentence: "Send the invoice", no full stop.
         let text = with_what_answers_add(&when::without_the_time(&text), words.answers);
+        let text = with_the_event(&text, words.request);
         let text = text
             .strip_suffix('.')
             .filter(|t| !t.ends_with('.'))
@@ -172,6 +173,25 @@ pub fn reminder_text_from_user(
         map.insert("text".into(), Value::String(text.to_string()));
     }
     args
+}
+
+/// `text` with the event the request sets it against, when it does not
+/// say it: "Book it" a week before the nct is due is "Book it (a week
+/// before the nct is due)", which says what it is for when it fires.
+fn with_the_event(text: &str, request: &str) -> String {
+    let Some(anchor) = when::before_an_event(request) else {
+        return text.to_string();
+    };
+    let held = reference::topic(text, &[]);
+    let named = reference::topic(&anchor.event, &[]);
+    if named.iter().any(|w| held.contains(w)) {
+        return text.to_string();
+    }
+    format!(
+        "{} ({})",
+        text.trim_end().trim_end_matches('.'),
+        anchor.said
+    )
 }
 
 /// `text` with what the user's answers say beyond a time ("monday at

@@ -23,6 +23,9 @@ pub struct BeforeEvent {
     /// The request without the words of the lead and the event: where a
     /// time of day of its own is read ("at 9am").
     pub rest: String,
+    /// The lead and the event as the request says them ("a week before
+    /// the nct is due"): what a reminder's text says it is for.
+    pub said: String,
 }
 
 /// The event `request` sets a reminder's time against, if it does.
@@ -34,6 +37,7 @@ pub fn before_an_event(request: &str) -> Option<BeforeEvent> {
             lead: Duration::zero(),
             event,
             rest: format!("{} {}", &lower[..at], &lower[end..]),
+            said: lower[at..end].trim().to_string(),
         });
     }
     let at = find_word(&lower, "before")?;
@@ -51,10 +55,12 @@ pub fn before_an_event(request: &str) -> Option<BeforeEvent> {
         _ => span_ending(&words)?,
     };
     let kept = before[..before.len() - took].join(" ");
+    let lead_said = before[before.len() - took..].join(" ");
     Some(BeforeEvent {
         lead,
         event,
         rest: format!("{kept} {}", &lower[end..]),
+        said: format!("{lead_said} {}", lower[at..end].trim()),
     })
 }
 
@@ -222,5 +228,6 @@ mod tests {
         assert_eq!(anchored.event, "nct is due");
         assert!(!anchored.rest.contains("week"), "{}", anchored.rest);
         assert!(anchored.rest.contains("at 9am"), "{}", anchored.rest);
+        assert_eq!(anchored.said, "a week before the nct is due");
     }
 }
