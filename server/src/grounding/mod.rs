@@ -131,22 +131,20 @@ impl UserWords<'_> {
         Some(on_that_day.map_or(stated, Stated::At))
     }
 
-    /// When a reminder set against an event is due: the event's moment,
-    /// or a time an answer gives after it (on the event's day when only
-    /// the day was known).
+    /// When a reminder set against an event is due: the event's moment;
+    /// when only its day is known, at the time of day an answer gives
+    /// ("what time on Tuesday?"). An answer naming which event ("the 6pm
+    /// one") is no time of the reminder's.
     fn when_against(&self, event: Stated, now: DateTime<Local>) -> Stated {
-        let answered = self
-            .answers
+        let Stated::Day(day) = event else {
+            return event;
+        };
+        self.answers
             .iter()
             .rev()
-            .find_map(|answer| Some((answer, when::answered(answer, now)?)));
-        match (answered, event) {
-            (Some((answer, _)), Stated::Day(day)) => {
-                when::time_on(answer, day).map_or(event, Stated::At)
-            }
-            (Some((_, Stated::At(at))), Stated::At(_)) => Stated::At(at),
-            _ => event,
-        }
+            .filter(|answer| when::answered(answer, now).is_some())
+            .find_map(|answer| when::time_on(answer, day))
+            .map_or(event, Stated::At)
     }
 
     /// True when the user's words say the moment itself, not only a day.

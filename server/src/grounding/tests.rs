@@ -1171,3 +1171,32 @@ fn what_an_answer_says_beyond_the_time_is_kept_in_the_reminder() {
         );
     }
 }
+
+#[test]
+fn a_reminder_against_an_event_is_due_at_its_moment_or_at_the_time_answered_on_its_day() {
+    use chrono::TimeZone;
+    let day = NaiveDate::from_ymd_opt(2026, 12, 15).unwrap();
+    let at = Local
+        .from_local_datetime(&day.and_hms_opt(17, 0, 0).unwrap())
+        .unwrap();
+    let said = |answers: &[String], event| {
+        UserWords {
+            request: "remind me an hour before the recital",
+            answers,
+            judged: crate::tools::WritesAsked::NONE,
+            event: Some(event),
+        }
+        .when(now())
+    };
+    // The moment the memory gives; an answer that named which event is
+    // no time of the reminder's.
+    let which = vec!["the 6pm one".to_string()];
+    assert_eq!(said(&which, Stated::At(at)), Some(Stated::At(at)));
+    // Only its day known: the time answered, on that day.
+    let answered = vec!["10am".to_string()];
+    let ten = Local
+        .from_local_datetime(&day.and_hms_opt(10, 0, 0).unwrap())
+        .unwrap();
+    assert_eq!(said(&answered, Stated::Day(day)), Some(Stated::At(ten)));
+    assert_eq!(said(&[], Stated::Day(day)), Some(Stated::Day(day)));
+}
