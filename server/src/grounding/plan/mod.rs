@@ -43,7 +43,52 @@ pub enum Kind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     pub kind: Kind,
-    pub reason: String,
+    pub reason: PlanReason,
+}
+
+/// Why a request was judged its kind: by its words (the rules), or by its
+/// nearest labelled examples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanReason {
+    /// "Remind me what my national insurance number is".
+    AsksWhatWasKept,
+    /// "remind me", "nudge me", "set an alarm for 6".
+    AsksToBeReminded,
+    /// A verb of keeping: "save", "note", "remember".
+    AsksToKeep,
+    /// An act Imprint has no tool for opens it ("send", "book").
+    AsksAnActItCannotDo,
+    /// Only courtesy and fillers: "hi", "hmm", "👋".
+    NamesNothing,
+    /// Anything else.
+    AsksSomething,
+    /// The examples read a save the rules did not, and the model agreed.
+    ExamplesReadASave,
+    /// The examples read a reminder the rules did not, and the model agreed.
+    ExamplesReadAReminder,
+    /// The examples read a greeting or thanks.
+    ExamplesReadSmallTalk,
+    /// The examples read a request for the project list.
+    ExamplesReadTheProjectList,
+}
+
+impl std::fmt::Display for PlanReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PlanReason::AsksWhatWasKept => "the request asks to be told what was kept",
+            PlanReason::AsksToBeReminded => "the request asks to be reminded",
+            PlanReason::AsksToKeep => "the request asks to keep something",
+            PlanReason::AsksAnActItCannotDo => "the request asks for an act Imprint cannot do",
+            PlanReason::NamesNothing => "the request names nothing",
+            PlanReason::AsksSomething => "the request asks something",
+            PlanReason::ExamplesReadASave => "the request reads as one to keep something",
+            PlanReason::ExamplesReadAReminder => "the request reads as one for a reminder",
+            PlanReason::ExamplesReadSmallTalk => "the examples read a greeting or thanks",
+            PlanReason::ExamplesReadTheProjectList => {
+                "the examples read a request for the project list"
+            }
+        })
+    }
 }
 
 /// Acts Imprint has no tool for, as the verb that opens a request.
@@ -192,10 +237,7 @@ pub(crate) fn is_act_it_cannot_do(word: &str) -> bool {
 /// Judges what a request asks for.
 pub fn classify(request: &str) -> Plan {
     let words = imprint_text::words::plain(request);
-    let plan = |kind, reason: &str| Plan {
-        kind,
-        reason: reason.to_string(),
-    };
+    let plan = |kind, reason| Plan { kind, reason };
     // "What did I note about hosting?" asks what was kept; "Can you
     // remind me…" asks for a reminder.
     let asks_what = words.first().is_some_and(|w| opens_a_question(w)) || ends_asking(request);
@@ -205,27 +247,24 @@ pub fn classify(request: &str) -> Plan {
         .windows(3)
         .any(|w| w[0].starts_with("remind") && w[1] == "me" && opens_a_question(&w[2]));
     if recall {
-        return plan(Kind::Question, "the request asks to be told what was kept");
+        return plan(Kind::Question, PlanReason::AsksWhatWasKept);
     }
     if !asks_what && grounding::asks_for_reminder(request) {
-        return plan(Kind::Remind, "the request asks to be reminded");
+        return plan(Kind::Remind, PlanReason::AsksToBeReminded);
     }
     if !asks_what && grounding::asks_to_save(request) {
-        return plan(Kind::Save, "the request asks to keep something");
+        return plan(Kind::Save, PlanReason::AsksToKeep);
     }
     if let Some(verb) = opening_verb(&words).filter(|v| CANNOT_DO.contains(&v.as_str())) {
-        return Plan {
-            reason: format!("the request asks to {verb}, which Imprint cannot do"),
-            kind: Kind::CannotDo { verb },
-        };
+        return plan(Kind::CannotDo { verb }, PlanReason::AsksAnActItCannotDo);
     }
     // "hi", "hmm", or only emoji ("👋😊"): no word that names anything.
     // Greetings, thanks and the project list in other words are the
     // examples' to tell ([`crate::meaning::route`]).
     if words.len() <= 6 && words.iter().all(|w| courtesy::names_nothing(w)) {
-        return plan(Kind::SmallTalk, "the request names nothing");
+        return plan(Kind::SmallTalk, PlanReason::NamesNothing);
     }
-    plan(Kind::Question, "the request asks something")
+    plan(Kind::Question, PlanReason::AsksSomething)
 }
 
 /// The request's first word past politeness ("Could you please move…" →

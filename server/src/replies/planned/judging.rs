@@ -19,7 +19,7 @@
 
 use serde_json::{json, Value};
 
-use crate::grounding::plan::{self, Kind, Plan};
+use crate::grounding::plan::{self, Kind, Plan, PlanReason};
 use crate::meaning::route::{self, Routed};
 use crate::models::{ChatMessage, StepRequest};
 use crate::replies::run::{Interrupt, Run};
@@ -215,18 +215,12 @@ Reply in JSON: \"kind\": the kind of the user's message.";
 /// project list the rules did not read; any other kind leaves the rules'
 /// plan as it is.
 fn plan_of(kind: Routed, rules: Plan) -> Plan {
-    let plan = |kind, reason: &str| Plan {
-        kind,
-        reason: reason.to_string(),
-    };
+    let plan = |kind, reason| Plan { kind, reason };
     match kind {
-        Routed::Save => plan(Kind::Save, "the request reads as one to keep something"),
-        Routed::Remind => plan(Kind::Remind, "the request reads as one for a reminder"),
-        Routed::SmallTalk => plan(Kind::SmallTalk, "the examples read a greeting or thanks"),
-        Routed::Projects => plan(
-            Kind::Projects,
-            "the examples read a request for the project list",
-        ),
+        Routed::Save => plan(Kind::Save, PlanReason::ExamplesReadASave),
+        Routed::Remind => plan(Kind::Remind, PlanReason::ExamplesReadAReminder),
+        Routed::SmallTalk => plan(Kind::SmallTalk, PlanReason::ExamplesReadSmallTalk),
+        Routed::Projects => plan(Kind::Projects, PlanReason::ExamplesReadTheProjectList),
         _ => rules,
     }
 }
