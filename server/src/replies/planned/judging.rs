@@ -21,7 +21,6 @@ use serde_json::{json, Value};
 
 use crate::grounding::plan::{self, Kind, Plan, PlanReason};
 use crate::meaning::route::{self, Routed};
-use crate::models::{ChatMessage, StepRequest};
 use crate::replies::run::{Interrupt, Run};
 
 /// How long a request waits for the examples' classifier at a first
@@ -165,30 +164,12 @@ impl Run {
             "required": ["kind"],
             "additionalProperties": false,
         });
-        if self.ensure_slot().await.is_err() {
-            return Ok(None);
-        }
-        let step = StepRequest {
-            messages: vec![
-                ChatMessage::System(system.to_string()),
-                ChatMessage::User(self.talk.request().to_string()),
-            ],
-            schema,
-            max_tokens: 24,
-            slot: self.turns.slot_index(),
-        };
-        let stop = self.reply.stop_token().child_token();
-        match self.env.model.constrained(step, stop).await {
-            Ok(value) => {
-                let picked = value.get("kind").and_then(Value::as_str);
-                Ok(labels.iter().copied().find(|label| picked == Some(*label)))
-            }
-            Err(_) if self.reply.stop_token().is_cancelled() => Err(Interrupt::Stopped),
-            Err(error) => {
-                tracing::warn!(%error, "the model could not judge the kind; the rules' stands");
-                Ok(None)
-            }
-        }
+        let value = self.step_on_the_request(system, schema, 24, "kind").await?;
+        let picked = value
+            .as_ref()
+            .and_then(|v| v.get("kind"))
+            .and_then(Value::as_str);
+        Ok(labels.iter().copied().find(|label| picked == Some(*label)))
     }
 }
 

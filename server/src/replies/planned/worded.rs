@@ -60,38 +60,52 @@ impl Run {
         prompt: &str,
         field: &str,
     ) -> Result<Option<String>, Interrupt> {
-        if self.ensure_slot().await.is_err() {
-            return Ok(None);
-        }
         let schema = json!({
             "type": "object",
             "properties": {field: {"type": "string", "maxLength": 400}},
             "required": [field],
             "additionalProperties": false,
         });
+        let Some(value) = self.step_on_the_request(prompt, schema, 160, field).await? else {
+            return Ok(None);
+        };
+        let worded = value
+            .get(field)
+            .and_then(Value::as_str)
+            .map(|f| f.trim().to_string())
+            .filter(|f| !f.is_empty());
+        tracing::info!(reply = %self.reply.id, ?worded, field, "worded by the model");
+        Ok(worded)
+    }
+
+    /// The model's answer to the request alone under `prompt`, held to
+    /// `schema`; `None` when no slot is free or the model fails (`what`
+    /// names the step in the log). A stop during it stops the reply.
+    pub(super) async fn step_on_the_request(
+        &mut self,
+        prompt: &str,
+        schema: Value,
+        max_tokens: u32,
+        what: &str,
+    ) -> Result<Option<Value>, Interrupt> {
+        if self.ensure_slot().await.is_err() {
+            return Ok(None);
+        }
         let step = StepRequest {
             messages: vec![
                 ChatMessage::System(prompt.into()),
                 ChatMessage::User(self.talk.request().to_string()),
             ],
             schema,
-            max_tokens: 160,
+            max_tokens,
             slot: self.turns.slot_index(),
         };
         let stop = self.reply.stop_token().child_token();
         match self.env.model.constrained(step, stop).await {
-            Ok(value) => {
-                let worded = value
-                    .get(field)
-                    .and_then(Value::as_str)
-                    .map(|f| f.trim().to_string())
-                    .filter(|f| !f.is_empty());
-                tracing::info!(reply = %self.reply.id, ?worded, field, "worded by the model");
-                Ok(worded)
-            }
+            Ok(value) => Ok(Some(value)),
             Err(_) if self.reply.stop_token().is_cancelled() => Err(Interrupt::Stopped),
             Err(error) => {
-                tracing::warn!(%error, field, "the model could not word it; the user's words are kept");
+                tracing::warn!(%error, what, "the model's step failed; the user's words and the rules stand");
                 Ok(None)
             }
         }
