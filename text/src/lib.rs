@@ -8,7 +8,9 @@
 //!   self-hearing filters.
 //! - [`days`]: calendar days in words ("Saturday 8 June", "Tue 1 Dec
 //!   09:00"), for a reason's day and the page's times.
+//! - [`numbers`]: numbers said in words ("seven", "the third").
 
 pub mod days;
+pub mod numbers;
 pub mod voice;
 pub mod words;

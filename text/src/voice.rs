@@ -270,21 +270,6 @@ pub fn yes_or_no(text: &str) -> Option<bool> {
     }
 }
 
-const ORDINALS: &[&[&str]] = &[
-    &["first", "1st"],
-    &["second", "2nd"],
-    &["third", "3rd"],
-    &["fourth", "4th"],
-    &["fifth", "5th"],
-];
-const NUMBERS: &[&[&str]] = &[
-    &["one", "1"],
-    &["two", "2"],
-    &["three", "3"],
-    &["four", "4"],
-    &["five", "5"],
-];
-
 /// The choice an answer names: the option itself, a sentence holding
 /// exactly one option, or an ordinal ("the second one").
 pub fn match_option(answer: &str, options: &[String]) -> Option<String> {
@@ -310,23 +295,27 @@ pub fn match_option(answer: &str, options: &[String]) -> Option<String> {
     if said_words.len() > 4 {
         return None;
     }
-    let pick = |table: &[&[&str]], found: &dyn Fn(&[&str]) -> bool| {
-        table
-            .iter()
-            .take(options.len())
-            .position(|names| found(names))
-            .map(|index| options[index].clone())
+    // The option a count from one names.
+    let pick = |n: u32| {
+        (n as usize)
+            .checked_sub(1)
+            .and_then(|index| options.get(index))
+            .cloned()
     };
-    // "the second one", "second please"
-    let ordinal = pick(ORDINALS, &|names| {
-        said_words.iter().any(|w| names.contains(&w.as_str()))
-    });
+    // "the second one", "second please", "the 2nd"
+    let ordinal = said_words
+        .iter()
+        .find_map(|w| crate::numbers::ordinal(w))
+        .and_then(pick);
     // "two", "number two", "option 2" ("one" alone is too common otherwise)
     let number = || {
         let last = said_words.last()?;
         let counted =
             said_words.len() == 1 || said_words.iter().any(|w| w == "number" || w == "option");
-        counted.then(|| pick(NUMBERS, &|names| names.contains(&last.as_str())))?
+        counted
+            .then(|| crate::numbers::cardinal(last))
+            .flatten()
+            .and_then(pick)
     };
     // "the last one", "the last": the last choice, however many there are
     // ("last week" is no choice)

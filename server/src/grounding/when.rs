@@ -394,10 +394,6 @@ fn iso(words: &[String]) -> Option<Stated> {
 }
 
 fn number(word: &str) -> Option<i64> {
-    const NAMES: [&str; 13] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve",
-    ];
     if let Ok(n) = word.parse::<i64>() {
         return Some(n);
     }
@@ -407,7 +403,7 @@ fn number(word: &str) -> Option<i64> {
         "twenty" => Some(20),
         "thirty" => Some(30),
         "forty-five" => Some(45),
-        _ => NAMES.iter().position(|n| *n == word).map(|n| n as i64),
+        _ => imprint_text::numbers::cardinal(word).map(i64::from),
     }
 }
 
@@ -513,10 +509,7 @@ fn day_number(word: &str) -> Option<u32> {
 /// month).
 fn day_of_month_alone(words: &[String], at: usize) -> Option<u32> {
     let word = words.get(at)?;
-    let ordinal = word.ends_with("st")
-        || word.ends_with("nd")
-        || word.ends_with("rd")
-        || word.ends_with("th");
+    let ordinal = imprint_text::numbers::ordinal(word).is_some();
     let month_after = words[at + 1..].iter().take(2).any(|w| month(w).is_some());
     day_number(word).filter(|_| ordinal && !month_after)
 }
@@ -538,32 +531,11 @@ fn spelled_day(words: &[String], at: usize) -> Option<u32> {
         let pair = [tens.to_string(), ones.to_string()];
         return spelled_day(&pair, 1).filter(|&day| day > 20);
     }
-    const ORDINALS: [&str; 19] = [
-        "first",
-        "second",
-        "third",
-        "fourth",
-        "fifth",
-        "sixth",
-        "seventh",
-        "eighth",
-        "ninth",
-        "tenth",
-        "eleventh",
-        "twelfth",
-        "thirteenth",
-        "fourteenth",
-        "fifteenth",
-        "sixteenth",
-        "seventeenth",
-        "eighteenth",
-        "nineteenth",
-    ];
     let word = words.get(at)?.as_str();
     let ones = match word {
         "twentieth" => return Some(20),
         "thirtieth" => return Some(30),
-        _ => ORDINALS.iter().position(|o| *o == word)? as u32 + 1,
+        _ => imprint_text::numbers::spelled_ordinal(word)?,
     };
     let tens = match at.checked_sub(1).map(|j| words[j].as_str()) {
         Some("twenty") if ones < 10 => 20,

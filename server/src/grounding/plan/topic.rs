@@ -162,8 +162,8 @@ pub(super) fn is_doing(word: &str) -> bool {
 /// "19th" as "19": a memory writes the day without its ending.
 fn without_ordinal(word: &str) -> &str {
     let digits = word.chars().take_while(char::is_ascii_digit).count();
-    match &word[digits..] {
-        "st" | "nd" | "rd" | "th" if digits > 0 => &word[..digits],
+    match imprint_text::numbers::ordinal(word) {
+        Some(_) if digits > 0 => &word[..digits],
         _ => word,
     }
 }

@@ -49,9 +49,7 @@ pub fn before_an_event(request: &str) -> Option<BeforeEvent> {
         .collect();
     // "the day before", "the night before": a day.
     let (lead, took) = match words.as_slice() {
-        [.., the, day] if the == "the" && matches!(day.as_str(), "day" | "night" | "evening") => {
-            (Duration::days(1), 2)
-        }
+        [.., the, day] if the == "the" && day == "day" => (Duration::days(1), 2),
         _ => span_ending(&words)?,
     };
     let kept = before[..before.len() - took].join(" ");
@@ -106,7 +104,8 @@ fn find_word(text: &str, phrase: &str) -> Option<usize> {
     })
 }
 
-/// The event named from `start` on, without "the", "my" or "our", up to
+/// The event named from `start` on, without the function words that open
+/// it ("the", "my"), up to
 /// a mark or the words that go on to what to be reminded of ("… to book
 /// it", "…, remind me"); and where it ends.
 fn event_after(text: &str, start: usize) -> Option<(String, usize)> {
@@ -122,7 +121,7 @@ fn event_after(text: &str, start: usize) -> Option<(String, usize)> {
     let mut words: Vec<&str> = rest[..end].split_whitespace().collect();
     while words
         .first()
-        .is_some_and(|w| matches!(*w, "the" | "my" | "our"))
+        .is_some_and(|w| crate::common_words::is_function_word(w))
     {
         words.remove(0);
     }
@@ -153,7 +152,7 @@ mod tests {
             Some((Duration::days(1), "tom's birthday".into()))
         );
         assert_eq!(
-            read("remind me 30 mins before the vet - bring the lead"),
+            read("remind me 30 mins before our vet - bring the lead"),
             Some((Duration::minutes(30), "vet".into()))
         );
     }
