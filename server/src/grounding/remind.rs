@@ -211,7 +211,8 @@ fn with_what_answers_add(text: &str, answers: &[String]) -> String {
         // for the car insurance").
         for clause in answer.split([',', ';', '—', '–']) {
             let clause = clause.trim().trim_end_matches('.');
-            let timeless = when::without_the_time(clause).trim().len() == clause.len();
+            let timeless = when::without_the_time(clause).trim().len() == clause.len()
+                && !when::is_only_time(clause);
             let new = reference::topic(clause, &[]);
             if timeless && !new.is_empty() && new.iter().any(|w| !held.contains(w)) {
                 text = format!("{text}, {clause}");

@@ -607,6 +607,18 @@ fn one_word_of_a_longer_project_name_said_alone_names_a_thing() {
 }
 
 #[test]
+fn a_span_of_the_calendar_names_nothing_a_memory_must_hold() {
+    let topic = Topic::of(
+        "mum is asking where we're having easter lunch this year, what did we decide?",
+        &[],
+    );
+    assert!(topic.named_in("Easter plan: lunch at Gran's on Sunday, we bring dessert."));
+    assert!(!topic.names.iter().any(|n| n == "year"), "{topic:?}");
+    let months = Topic::of("what did the boiler cost us in the last six months", &[]);
+    assert!(!months.names.iter().any(|n| n == "months"), "{months:?}");
+}
+
+#[test]
 fn a_story_that_ends_asking_is_a_question_whatever_its_verbs() {
     assert_eq!(
         kind("Mum's flying in tonight. Is it Gatwick she lands at? And where do we keep the car seat?"),

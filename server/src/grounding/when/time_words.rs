@@ -180,8 +180,8 @@ pub(crate) fn is_time_word(word: &str) -> bool {
         "this", "on", "at", "by", "in", "within", "until", "every", "each", "once", "a", "an",
         "the", "of", "to", "through", "-", "@", "half", "am", "pm", "o'clock", "oclock", "daily",
         "weekly", "nightly", "everyday", "weekday", "weekdays", "workday", "workdays", "working",
-        "business", "mon-fri", "month", "weekend", "later", "soon", "sometime", "and", "quarter",
-        "past", "from", "now",
+        "business", "mon-fri", "month", "months", "year", "years", "weekend", "later", "soon",
+        "sometime", "and", "quarter", "past", "from", "now",
     ];
     WORDS.contains(&word)
         || FILLERS.contains(&word)
