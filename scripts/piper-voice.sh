@@ -38,12 +38,14 @@ FILES=(
   "en_US-joe-medium.onnx.json 3d6d5410b3795cb1950595247ef8f06190719e6fdbfa3a2356d8ec368e1aad33"
 )
 
-# piper-tts itself: one wheel for Linux x86-64 (cp39-abi3), and the
-# versions of its dependencies it was checked with.
+# piper-tts itself: one wheel for Linux x86-64 (cp39-abi3), and every
+# package below it at the version it was checked with (installed with
+# --no-deps: a new release of any of them never reaches CI unasked).
 PIPER_PACKAGE=piper-tts
 PIPER_VERSION=1.8.0
 PIPER_WHEEL_SHA256=25b4d3f31ff70c8fa7151908e00aaa5650cbdf16bca8fcf21299f3941b89a7d3
-PIPER_DEPS=(onnxruntime==1.32.0 numpy==2.4.6 pathvalidate==3.3.1)
+PIPER_DEPS=(onnxruntime==1.32.0 numpy==2.4.6 pathvalidate==3.3.1
+  flatbuffers==25.12.19 packaging==26.4 protobuf==7.36.2)
 VENV="$CACHE_DIR/piper-venv"
 
 piper_stamp() {
@@ -75,7 +77,8 @@ piper_ensure() {
   rm -rf "$VENV"
   python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir \
-    "$wheel" "${PIPER_DEPS[@]}" >&2
+    --no-deps "$wheel" "${PIPER_DEPS[@]}" >&2
+  "$VENV/bin/python" -m pip check >&2
   piper_stamp >"$VENV/.stamp"
   wheel_model_say "ready ($PIPER_PACKAGE $PIPER_VERSION, wheel sha256 checked)"
 }
