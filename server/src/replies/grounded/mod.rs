@@ -4,7 +4,7 @@
 //! Before the model starts, Imprint settles what the request leaves open:
 //! "the project" among several, a thing left unnamed ("the meeting",
 //! looked up in the user's memories), and a reminder's time (`settling`;
-//! one set against an event the memories date, `events`),
+//! one set against an event the memories date, `timing`),
 //! and searches the memories first for what the request is about
 //! (`first_search`).
 //!
@@ -12,11 +12,11 @@
 //! meant, the conversation a reference points back at) and the user's
 //! projects; the details settled are the part's own state (`settled`).
 
-mod events;
 mod first_search;
 mod run;
 pub(super) mod settled;
 mod settling;
+mod timing;
 
 use super::run::Run;
 use crate::grounding;

@@ -9,7 +9,7 @@ use crate::grounding::{self, Need, Resolved};
 use crate::replies::run::{Interrupt, Run};
 use crate::store::MemoryQuery;
 use crate::tools::run::MemoryLine;
-use crate::tools::{ASK_USER, REMIND, SEARCH};
+use crate::tools::{ASK_USER, SEARCH};
 
 impl Run {
     /// Settles what the request leaves open before the model starts, in
@@ -172,49 +172,5 @@ impl Run {
                 .filter_map(|line| MemoryLine::read(line).map(|m| m.fact())),
         );
         self.policy.found_first(memories.join("\n"), true);
-    }
-
-    /// A reminder asked for with no time in the user's words: Imprint asks
-    /// when before the model starts (the model's `remind` call then runs
-    /// at the answer; see [`grounding::check`]).
-    async fn settle_the_time(&mut self) -> Result<Option<String>, Interrupt> {
-        if !self.talk.offers(ASK_USER) || !self.talk.offers(REMIND) {
-            return Ok(None);
-        }
-        // What to remind of never came: when is no question.
-        if self.settling.reference_unknown() {
-            return Ok(None);
-        }
-        // A planned reply asks when only for a reminder: "remind me what
-        // my national insurance number is" is a question.
-        let remind = match self.policy.judged() {
-            Some(kind) => kind == crate::meaning::route::Routed::Remind,
-            None => plan::classify(self.talk.request()).kind == plan::Kind::Remind,
-        };
-        if self.env.planned && !remind {
-            return Ok(None);
-        }
-        self.settle_the_event().await?;
-        let words = self.talk.user_words(self.policy.judged_writes());
-        let Some(need) = grounding::unstated_time(&words, self.env.clock.now()) else {
-            return Ok(None);
-        };
-        let note = match self.ask_for(&need).await? {
-            Some(time) => {
-                // Left for the `remind` call to take, so its result says
-                // who chose too.
-                let who = if self.questions.imprint_chose() {
-                    "the user left it to you, and Imprint took"
-                } else {
-                    "the user said"
-                };
-                format!(
-                    "Imprint asked when to remind; {who} {}; say so. Call remind with that time.",
-                    time.describe()
-                )
-            }
-            None => "Imprint asked when to remind, and the user did not say: set no reminder, and tell the user they can tell you when.".to_string(),
-        };
-        Ok(Some(note))
     }
 }

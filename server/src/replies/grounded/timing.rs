@@ -1,24 +1,26 @@
-//! A reminder set against an event the memories hold ("an hour before the
-//! christmas concert", "a week before the nct is due, at 9am"): Imprint
-//! finds the event among the memories that name it and say when it is,
-//! asks which one when several do, and the reminder is due then, less
-//! the lead. Nothing found leaves the time unsaid, and it is asked.
+//! When a reminder is due, settled before the model starts: a time the
+//! user's words leave unsaid is asked; a reminder set against an event
+//! the memories hold ("an hour before the christmas concert", "a week
+//! before the nct is due, at 9am") is due at the event's moment less the
+//! lead, the event found among the memories that name it and say when it
+//! is, and asked about when several do. Nothing found leaves the time
+//! unsaid, and it is asked.
 
-use crate::grounding::plan::Topic;
+use crate::grounding::plan::{self, Topic};
 use crate::grounding::reference::{self, MAX_OPTIONS, SEARCH_LIMIT};
 use crate::grounding::when::{self, Stated};
-use crate::grounding::{Need, Resolved};
+use crate::grounding::{self, Need, Resolved};
 use crate::replies::run::{Interrupt, Run};
 use crate::store::{Memory, MemoryQuery};
 use crate::tools::run::MemoryLine;
-use crate::tools::ASK_USER;
+use crate::tools::{ASK_USER, REMIND};
 
 impl Run {
     /// When the request sets its reminder against an event a memory
     /// dates, that moment becomes the user's words' time (see
     /// [`crate::grounding::UserWords::when`]). A restored reply reads it
     /// again, its question about which one settled already.
-    pub(super) async fn settle_the_event(&mut self) -> Result<(), Interrupt> {
+    async fn settle_the_event(&mut self) -> Result<(), Interrupt> {
         let Some(anchor) = when::before_an_event(self.talk.request()) else {
             return Ok(());
         };
@@ -91,5 +93,49 @@ impl Run {
             .iter()
             .find(|(m, _)| chosen.contains(&m.id))
             .map(|(_, moment)| *moment))
+    }
+
+    /// A reminder asked for with no time in the user's words: Imprint asks
+    /// when before the model starts (the model's `remind` call then runs
+    /// at the answer; see [`grounding::check`]).
+    pub(super) async fn settle_the_time(&mut self) -> Result<Option<String>, Interrupt> {
+        if !self.talk.offers(ASK_USER) || !self.talk.offers(REMIND) {
+            return Ok(None);
+        }
+        // What to remind of never came: when is no question.
+        if self.settling.reference_unknown() {
+            return Ok(None);
+        }
+        // A planned reply asks when only for a reminder: "remind me what
+        // my national insurance number is" is a question.
+        let remind = match self.policy.judged() {
+            Some(kind) => kind == crate::meaning::route::Routed::Remind,
+            None => plan::classify(self.talk.request()).kind == plan::Kind::Remind,
+        };
+        if self.env.planned && !remind {
+            return Ok(None);
+        }
+        self.settle_the_event().await?;
+        let words = self.talk.user_words(self.policy.judged_writes());
+        let Some(need) = grounding::unstated_time(&words, self.env.clock.now()) else {
+            return Ok(None);
+        };
+        let note = match self.ask_for(&need).await? {
+            Some(time) => {
+                // Left for the `remind` call to take, so its result says
+                // who chose too.
+                let who = if self.questions.imprint_chose() {
+                    "the user left it to you, and Imprint took"
+                } else {
+                    "the user said"
+                };
+                format!(
+                    "Imprint asked when to remind; {who} {}; say so. Call remind with that time.",
+                    time.describe()
+                )
+            }
+            None => "Imprint asked when to remind, and the user did not say: set no reminder, and tell the user they can tell you when.".to_string(),
+        };
+        Ok(Some(note))
     }
 }

@@ -3,6 +3,8 @@
 
 use crate::grounding::courtesy;
 
+mod held;
+
 /// What answers an asked word.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Wanted {
@@ -482,36 +484,6 @@ impl Topic {
         }
     }
 
-    /// How well `content` answers: the number of naming runs it holds
-    /// whole (a run of three or more may miss one word); 0 when it holds
-    /// none, or holds part of a run and no whole one (a near miss).
-    /// The words of the story told after the question that it holds
-    /// count too, to tell two memories apart.
-    pub fn score(&self, content: &str) -> usize {
-        let whole = self.whole_runs(content);
-        let words = imprint_text::words::plain(&one_word_names(content));
-        let told = self.context.iter().filter(|w| holds(&words, w)).count();
-        whole + usize::from(whole > 0) * told
-    }
-
-    /// The naming runs of the asking clause `content` holds whole (see
-    /// [`Topic::score`]).
-    fn whole_runs(&self, content: &str) -> usize {
-        let words = imprint_text::words::plain(&one_word_names(content));
-        if !self.owners.iter().all(|owner| holds(&words, owner)) {
-            return 0;
-        }
-        let held = |run: &[String]| {
-            run.iter()
-                .filter(|w| holds(&words, w) || (self.named_by_asking && held_by_shape(w, content)))
-                .count()
-        };
-        self.runs
-            .iter()
-            .filter(|run| held(run) + usize::from(run.len() >= 3) >= run.len())
-            .count()
-    }
-
     /// The topic of a short follow-up that leans on the question before
     /// it, `previous`:
     /// - "and Dana's?", "what about the hotel?": new names, the same
@@ -583,90 +555,12 @@ impl Topic {
         words
     }
 
-    /// True when `content` holds a word of every naming run of two words
-    /// or more from the question word on ("car hire" of "the booking ref
-    /// for our car hire in lisbon"; not "Mama Zodwa" of "Mama Zodwa wants
-    /// to know when we fly out"): a memory that holds none of the thing's
-    /// name is another thing's, whatever place or detail it shares
-    /// ("Electricity account" is near "the electricity company", the
-    /// Lisbon flight is not near the car hire).
-    pub fn touches_every_compound(&self, content: &str) -> bool {
-        let words = imprint_text::words::plain(&one_word_names(content));
-        self.asked_runs
-            .iter()
-            .filter(|run| run.len() >= 2)
-            .all(|run| run.iter().any(|w| holds(&words, w)))
-    }
-
-    /// True when `content` holds every naming word, or all but one of
-    /// three or more ("the roadmap meeting on the 19th"); a word matches
-    /// its plural or other endings, as [`crate::grounding::reference`]
-    /// matches them.
-    pub fn named_in(&self, content: &str) -> bool {
-        // Every run: the Lisbon flight's booking reference is no answer
-        // for "the booking ref for my hotel in Lisbon".
-        self.whole_runs(content) >= self.runs.len().max(1)
-    }
-
-    /// True unless `content` is a near miss the request's words rule out:
-    /// it lacks whose the thing is ("mum's wifi" in "Home Wi-Fi password"),
-    /// or holds a word of a run but not its last, which says what kind of
-    /// thing it is ("Felix has guitar lessons" for "Felix's guitar exam").
-    /// What a memory near in meaning must pass to answer in its own words
-    /// ("Painter agreed £2,350" for "paying the painter"; "Alan paid a
-    /// deposit" for "how much deposit did Alan pay").
-    pub fn heads_in(&self, content: &str) -> bool {
-        let words = imprint_text::words::plain(&one_word_names(content));
-        let held = |word: &String| holds(&words, word);
-        self.owners.iter().all(held)
-            && self.asked_runs.iter().all(|run| match run.split_last() {
-                // A verb's run ("did Alan pay") names no kind of thing.
-                Some((head, before))
-                    if !before.is_empty() && !crate::grounding::is_a_verb_of_doing(head) =>
-                {
-                    held(head) || !before.iter().any(held)
-                }
-                _ => true,
-            })
-    }
-
-    /// True when `content` holds what is asked ("the number": a phone, a
-    /// landline, a "tel"); true when nothing in particular is asked.
-    pub fn asked_in(&self, content: &str) -> bool {
-        let words = imprint_text::words::plain(&one_word_names(content));
-        let is = |wanted: Wanted| {
-            self.asked
-                .iter()
-                .any(|w| asked(w).is_some_and(|(a, _)| a == wanted))
-        };
-        self.asked.is_empty()
-            || self.asked.iter().any(|w| holds(&words, w))
-            // "Plumber: Jan, 0176 555 1234" holds a number without saying so.
-            || (is(Wanted::Number) && has_digit_run(content, 3))
-            // "Producer: Ben Harrow, ben.harrow@lumen.com.au" holds his email.
-            || (is(Wanted::Email)
-                && content
-                    .split_whitespace()
-                    .any(|w| w.contains('@') && w.contains('.')))
-            // A day: a month's name, or a date in digits ("23/3", "2027-06-30").
-            || (is(Wanted::Day)
-                && (words.iter().any(|w| crate::grounding::when::month(w).is_some())
-                    || content.split_whitespace().any(is_date_in_digits)))
-    }
-
     /// True when nothing asked is a detail of a known kind: only a noun
     /// after "what" or "which" ("what dose", "which school"). A memory
     /// near enough in meaning to vouch for answers it in its own words
     /// ("Dad takes warfarin 3 mg" for "what dose of warfarin is Dad on").
     pub fn asks_no_known_detail(&self) -> bool {
         self.asked.iter().all(|w| !is_asked_of(w))
-    }
-
-    /// True when what is asked is a number, a code or a date ("the
-    /// plumber's number", "when does it run out"): an answer without a
-    /// digit does not say it.
-    pub fn wants_digits(&self) -> bool {
-        self.asked.iter().any(|w| asks_digits(w))
     }
 
     /// "plumber's number", "Tom's birthday", "travel insurance for the
