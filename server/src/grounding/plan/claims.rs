@@ -84,26 +84,40 @@ pub fn capitalized_names(text: &str, openings: bool) -> Vec<String> {
 }
 
 /// The names `text` writes alone with a capital inside a sentence, in
-/// lower case: "Ciarán" in "Ciarán's mam lives…" or "me, Ciarán and Finn",
-/// "Edinburgh" in "Flight to Edinburgh on Sunday"; not a word of a longer
-/// name ("Ashgrove Primary School"), whose words are often common ones.
+/// lower case: "Ciarán" in "Nana (Ciarán's mam) lives…" or "me, Ciarán,
+/// Róisín and Finn", "Edinburgh" in "Flight to Edinburgh on Sunday"; not
+/// a word of a longer name ("Ashgrove Primary School"), whose words are
+/// often common ones.
 /// How a request typed in lower case ("what shoe size is ciarán") still
 /// names someone the memories know.
 pub fn lone_names(text: &str) -> Vec<String> {
-    let words: Vec<(&str, bool)> = sentence_words(text).collect();
+    let tokens: Vec<(&str, &str, bool)> = sentence_tokens(text).collect();
     let capital = |i: usize| {
-        words
+        tokens
             .get(i)
-            .is_some_and(|(word, _)| starts_with_capital(word))
+            .is_some_and(|(_, word, _)| starts_with_capital(word))
     };
-    words
+    // Two tokens run together as one name: no mark between them ("Dr
+    // Hynes", "Primary School"; not "Bridie (Ciarán's", "Ciarán, Róisín").
+    let joined = |i: usize| {
+        let marked = |raw: &str, end: bool| {
+            let mut chars = raw.chars();
+            let edge = if end { chars.next_back() } else { chars.next() };
+            edge.is_some_and(|c| !c.is_alphanumeric())
+        };
+        tokens
+            .get(i + 1)
+            .is_some_and(|(next, _, _)| !marked(tokens[i].0, true) && !marked(next, false))
+            && capital(i)
+            && capital(i + 1)
+    };
+    tokens
         .iter()
         .enumerate()
-        .filter(|&(i, &(_, opens))| {
-            let after_a_capital = i.checked_sub(1).is_some_and(capital);
-            !opens && capital(i) && !after_a_capital && !capital(i + 1)
+        .filter(|&(i, &(_, _, opens))| {
+            !opens && capital(i) && !i.checked_sub(1).is_some_and(joined) && !joined(i)
         })
-        .map(|(_, (word, _))| word.strip_suffix("'s").unwrap_or(word))
+        .map(|(_, (_, word, _))| word.strip_suffix("'s").unwrap_or(word))
         .filter(|word| word.chars().skip(1).all(|c| !c.is_uppercase()) && word.chars().count() >= 3)
         .map(str::to_lowercase)
         .collect()
@@ -114,10 +128,16 @@ pub fn lone_names(text: &str) -> Vec<String> {
 /// after a '.', '!', '?' or ':' that ends what stood before it (a lone
 /// "?" too). Where a capital says something only inside a sentence.
 fn sentence_words(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    sentence_tokens(text).map(|(_, word, opens)| (word, opens))
+}
+
+/// As [`sentence_words`], each with the token it was written as, marks
+/// and all ("(Ciarán's", "Finn,").
+fn sentence_tokens(text: &str) -> impl Iterator<Item = (&str, &str, bool)> {
     let mut opens = true;
     text.split_whitespace().filter_map(move |raw| {
         let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
-        let item = (!word.is_empty()).then_some((word, opens));
+        let item = (!word.is_empty()).then_some((raw, word, opens));
         if !word.is_empty() {
             opens = false;
         }

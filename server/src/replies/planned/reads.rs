@@ -542,5 +542,9 @@ mod tests {
         assert!(!names_someone_in("when does school start in spain", inside));
         assert!(!names_someone_in("what is a primary colour", inside));
         assert!(!names_someone_in("how do I teach swimming", inside));
+        // A name in a list, or after another in brackets, stands alone.
+        let listed = "[5] (family, 2026-12-02) Gran (Theo's godmother) sends cards to me, Ines, Theo and Maya.";
+        assert!(names_someone_in("what does ines like", listed));
+        assert!(names_someone_in("whats theo's shoe size", listed));
     }
 }
