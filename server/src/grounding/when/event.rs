@@ -119,6 +119,12 @@ fn event_after(text: &str, start: usize) -> Option<(String, usize)> {
         }
     }
     let mut words: Vec<&str> = rest[..end].split_whitespace().collect();
+    // "before I leave", "before we go": a clause, not an event's name.
+    if words.first().is_some_and(|w| {
+        matches!(*w, "i" | "we" | "you") || crate::grounding::reference::is_third_person_pronoun(w)
+    }) {
+        return None;
+    }
     while words
         .first()
         .is_some_and(|w| crate::common_words::is_function_word(w))
@@ -168,6 +174,8 @@ mod tests {
     #[test]
     fn before_with_no_span_or_a_sentence_after_it_is_no_event() {
         assert_eq!(read("remind me before I leave"), None);
+        assert_eq!(read("remind me 10 minutes before we head out"), None);
+        assert_eq!(read("ping me an hour before they land"), None);
         assert_eq!(read("remind me to lock up before the cleaner comes"), None);
         assert_eq!(read("what did I do before the holiday"), None);
         assert_eq!(
