@@ -335,12 +335,28 @@ fn after_an_event(request: &str) -> Option<String> {
     (imprint_text::words::plain(&what).len() >= 2).then_some(what)
 }
 
+/// "of the play" from "remind me an hour before the play": a request
+/// that says nothing but when, against an event, is reminded of the event.
+fn only_an_event(request: &str) -> Option<String> {
+    let anchor = when::before_an_event(request)?;
+    let said_else = imprint_text::words::plain(&anchor.rest)
+        .into_iter()
+        .any(|w| {
+            w != "remind"
+                && w != "me"
+                && !super::courtesy::is_courtesy(&w)
+                && !when::is_time_word(&w)
+        });
+    (!said_else).then(|| format!("of the {}", anchor.event))
+}
+
 /// What to remind of, in the user's own words: "Remind me to call Anna."
 /// → "Call Anna"; `None` when the request does not say it that way.
 pub fn reminder_text(request: &str) -> Option<String> {
     let about = after_remind_me(request)
         .or_else(|| after_an_event(request))
-        .or_else(|| time_then_task(request).map(|task| format!("to {}", clean_end(task))))?;
+        .or_else(|| time_then_task(request).map(|task| format!("to {}", clean_end(task))))
+        .or_else(|| only_an_event(request))?;
     let (_, what) = about.split_once(' ')?;
     let what = what.trim();
     let mut chars = what.chars();

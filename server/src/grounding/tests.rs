@@ -58,6 +58,15 @@ fn the_reminders_text_comes_from_the_request() {
         Some("Check in")
     );
     assert_eq!(reminder_text("Set a reminder"), None);
+    // Nothing said but when, against an event: the event.
+    assert_eq!(
+        reminder_text("remind me an hour before the school play pls").as_deref(),
+        Some("The school play")
+    );
+    assert_eq!(
+        reminder_text("remind me at 7am on the day of the marathon").as_deref(),
+        Some("The marathon")
+    );
     // Jotted as a time, a mark, then what to do.
     for (request, text) in [
         ("1 hr 20 min - check the kiln", "Check the kiln"),

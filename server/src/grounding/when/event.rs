@@ -118,7 +118,9 @@ fn event_after(text: &str, start: usize) -> Option<(String, usize)> {
             end = i;
         }
     }
-    let mut words: Vec<&str> = rest[..end].split_whitespace().collect();
+    // "… the play pls": the politeness that closes it is no part of it.
+    let named = crate::grounding::courtesy::without_closing(&rest[..end]);
+    let mut words: Vec<&str> = named.split_whitespace().collect();
     // "before I leave", "before we go": a clause, not an event's name.
     if words.first().is_some_and(|w| {
         matches!(*w, "i" | "we" | "you") || crate::grounding::reference::is_third_person_pronoun(w)
