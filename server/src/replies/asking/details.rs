@@ -7,6 +7,7 @@ use app::protocol::{Question, QuestionOrigin, QuestionOutcome, QuestionReason};
 use serde_json::json;
 
 use super::{question_args, Posed};
+use crate::grounding::reference::Candidate;
 use crate::grounding::{Need, NeedKind, Resolved};
 use crate::replies::checkpoint::Asking;
 use crate::replies::run::{Interrupt, Run};
@@ -14,6 +15,26 @@ use crate::store::{NewMessage, ToolOutcome};
 use crate::tools::ASK_USER;
 
 impl Run {
+    /// Asks which of the `candidates` (memories that fit alike) is meant,
+    /// as `question` about the user's `phrase`: the chosen one's memory
+    /// lines, or `None` when no answer named one.
+    pub(in crate::replies) async fn ask_which_memory(
+        &mut self,
+        question: String,
+        phrase: String,
+        candidates: Vec<Candidate>,
+    ) -> Result<Option<Vec<String>>, Interrupt> {
+        let need = Need::Reference {
+            question,
+            phrase,
+            candidates,
+        };
+        match self.ask_for(&need).await? {
+            Some(Resolved::Memory { memories, .. }) => Ok(Some(memories)),
+            _ => Ok(None),
+        }
+    }
+
     /// Imprint's own question for a missing detail. An answer it cannot
     /// read is asked once more, saying why. `None`: no usable answer (or
     /// this caller cannot answer at all).

@@ -6,10 +6,10 @@
 //! is, and asked about when several do. Nothing found leaves the time
 //! unsaid, and it is asked.
 
+use crate::grounding;
 use crate::grounding::plan::{self, Topic};
 use crate::grounding::reference::{self, MAX_OPTIONS, SEARCH_LIMIT};
 use crate::grounding::when::{self, Stated};
-use crate::grounding::{self, Need, Resolved};
 use crate::replies::run::{Interrupt, Run};
 use crate::store::{Memory, MemoryQuery};
 use crate::tools::run::MemoryLine;
@@ -77,12 +77,11 @@ impl Run {
         let memories: Vec<Memory> = dated.iter().map(|(m, _)| m.clone()).collect();
         let mut candidates = reference::distinct_candidates(&memories);
         candidates.truncate(MAX_OPTIONS);
-        let need = Need::Reference {
-            question: format!("Which one do you mean by “{event}”?"),
-            phrase: event.to_string(),
-            candidates,
-        };
-        let Some(Resolved::Memory { memories, .. }) = self.ask_for(&need).await? else {
+        let question = format!("Which one do you mean by “{event}”?");
+        let Some(memories) = self
+            .ask_which_memory(question, event.to_string(), candidates)
+            .await?
+        else {
             return Ok(None);
         };
         let chosen: Vec<i64> = memories

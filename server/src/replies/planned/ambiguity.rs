@@ -7,7 +7,6 @@
 
 use crate::grounding::plan::Topic;
 use crate::grounding::reference::{self, Candidate, MAX_OPTIONS};
-use crate::grounding::{Need, Resolved};
 use crate::meaning::search::Findings;
 use crate::replies::run::{Interrupt, Run};
 use crate::store::Memory;
@@ -50,18 +49,13 @@ impl Run {
         }
         let phrase = topic.phrase(self.talk.request());
         tracing::info!(reply = %self.reply.id, options = candidates.len(), %phrase, "several memories fit the question equally: asking which");
-        let need = Need::Reference {
-            question: "Which one do you mean?".to_string(),
-            phrase,
-            candidates,
-        };
-        match self.ask_for(&need).await? {
-            Some(Resolved::Memory { memories, .. }) => {
-                self.settled_by(&memories);
-                Ok(Some(memories))
-            }
-            _ => Ok(None),
+        let chosen = self
+            .ask_which_memory("Which one do you mean?".to_string(), phrase, candidates)
+            .await?;
+        if let Some(memories) = &chosen {
+            self.settled_by(memories);
         }
+        Ok(chosen)
     }
 }
 
