@@ -20,6 +20,29 @@ test.describe('chat sessions', () => {
     await expect(page).toHaveURL(/\/chat$/);
   });
 
+  test('should keep a row asking to confirm a delete, or being renamed, while another window changes the list', async ({ chat, page }) => {
+    const id = await chat.startNewChat();
+    const row = chat.row(id);
+    // Another window makes a chat: the list is read again and drawn anew.
+    const elsewhere = async () => {
+      const made = await page.request.post('/api/chat/sessions', { data: { title: `Elsewhere ${Date.now()}` } });
+      expect(made.status()).toBe(201);
+      const { id: other } = await made.json();
+      await expect(chat.row(other)).toHaveCount(1);
+    };
+
+    await row.getByTestId('rename-chat').click();
+    await row.getByTestId('rename-input').fill('Half typed');
+    await elsewhere();
+    await expect(chat.row(id).getByTestId('rename-input')).toHaveValue('Half typed');
+    await chat.row(id).getByTestId('rename-input').press('Escape');
+
+    await chat.row(id).getByTestId('delete-chat').click();
+    await elsewhere();
+    await chat.row(id).getByTestId('confirm-delete').click();
+    await expect(chat.row(id)).toHaveCount(0);
+  });
+
   test('should title a chat from its first message and list the newest first', async ({ chat, page }) => {
     const first = await chat.startNewChat();
     await chat.say('What did I note about tea?');

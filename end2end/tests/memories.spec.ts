@@ -160,6 +160,34 @@ test.describe('with bad input refused (the browser logs the 400)', () => {
   });
 });
 
+test('should keep a reminder being edited while another one comes due and its notice is dismissed', async ({ page, request }) => {
+  const text = uniqueTrigger('renew the parking permit');
+  const created = await request.post('/api/reminders', { data: { text, at: 'in 3 hours' } });
+  expect(created.status()).toBe(201);
+  const { id } = await created.json();
+  await page.goto('/memories');
+  await page.getByTestId('reminders-tab').click();
+  const reminder = page.locator(`[data-testid="reminder-row"][data-reminder-id="${id}"]`);
+  await reminder.getByTestId('edit-reminder').click();
+  await reminder.getByTestId('edit-reminder-text').fill('Renew the permit online');
+  await reminder.getByTestId('edit-reminder-when').fill('friday at 10');
+
+  // Another reminder comes due: its notice shows and the list is read again.
+  const other = uniqueTrigger('take the bins out');
+  const soon = new Date(Date.now() + 1500).toISOString();
+  expect((await request.post('/api/reminders', { data: { text: other, at: soon } })).status()).toBe(201);
+  const toast = page.getByTestId('reminder-toast').filter({ hasText: other });
+  await expect(toast).toBeVisible();
+  await expect(reminder.getByTestId('edit-reminder-text')).toHaveValue('Renew the permit online');
+  await expect(reminder.getByTestId('edit-reminder-when')).toHaveValue('friday at 10');
+  await toast.getByRole('button', { name: 'Dismiss reminder' }).click();
+  await expect(toast).toBeHidden();
+
+  await reminder.getByTestId('save-reminder').click();
+  await expect(reminder.getByTestId('reminder-text')).toHaveText('Renew the permit online');
+  await expect(reminder.getByTestId('reminder-when')).toContainText('Fri');
+});
+
 test("should link a chat's save and reminder lines to the rows they wrote", async ({ chat, standin, page, request }) => {
   const trigger = uniqueTrigger('linked');
   const at = new Date(Date.now() + 48 * 3600 * 1000);

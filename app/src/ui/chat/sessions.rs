@@ -29,6 +29,41 @@ struct RowActions {
     delete: Action<String, Result<(), ApiError>>,
 }
 
+/// The one row being renamed or asked to confirm a delete, and the title
+/// typed so far. It lives with the list, not the row: the list is drawn
+/// again whenever any window changes a chat, and a row's own state would
+/// be lost mid-rename or between "×" and "Delete".
+#[derive(Clone, Copy)]
+struct RowEditing {
+    row: RwSignal<Option<(String, RowMode)>>,
+    draft: RwSignal<String>,
+}
+
+impl RowEditing {
+    fn new() -> Self {
+        Self {
+            row: RwSignal::new(None),
+            draft: RwSignal::new(String::new()),
+        }
+    }
+
+    fn mode_of(self, id: StoredValue<String>) -> Memo<RowMode> {
+        Memo::new(move |_| {
+            self.row.with(|row| match row {
+                Some((sid, mode)) if id.with_value(|id| id == sid) => *mode,
+                _ => RowMode::Showing,
+            })
+        })
+    }
+
+    fn set(self, id: StoredValue<String>, mode: RowMode) {
+        self.row.set(match mode {
+            RowMode::Showing => None,
+            _ => Some((id.get_value(), mode)),
+        });
+    }
+}
+
 #[component]
 pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
     let events: DashboardEvents = expect_context();
@@ -47,6 +82,7 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
         }),
         delete: Action::new_local(|sid: &String| delete_session(sid.clone())),
     };
+    let editing = RowEditing::new();
     // Read again whenever the list may have changed: an event (another
     // window's change too), or a chat made, renamed or deleted here.
     let sessions = LocalResource::new(move || {
@@ -110,7 +146,7 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
                     <ErrorBoundary fallback=read_errors>
                         {move || Suspend::new(async move {
                             sessions.await.map(|list| view! {
-                                <Sessions list shown current actions/>
+                                <Sessions list shown current actions editing/>
                             })
                         })}
                     </ErrorBoundary>
@@ -128,6 +164,7 @@ fn Sessions(
     shown: RwSignal<usize>,
     current: Memo<Option<String>>,
     actions: RowActions,
+    editing: RowEditing,
 ) -> impl IntoView {
     if list.sessions.is_empty() {
         return view! { <p class="muted">"No chats yet."</p> }.into_any();
@@ -139,7 +176,7 @@ fn Sessions(
         view! {
             <ul class="session-list" data-testid="session-list">
                 {sessions.with_value(|s| s.iter().take(count).cloned().map(|s| view! {
-                    <SessionRow session=s current=current actions=actions/>
+                    <SessionRow session=s current=current actions=actions editing=editing/>
                 }).collect_view())}
             </ul>
             {(hidden > 0).then(|| view! {
@@ -165,13 +202,15 @@ fn SessionRow(
     session: SessionSummary,
     current: Memo<Option<String>>,
     actions: RowActions,
+    editing: RowEditing,
 ) -> impl IntoView {
     let id = StoredValue::new(session.id.clone());
     // Renamed here, the row shows the new title once the list is read
     // again.
     let title = StoredValue::new(session.title.clone());
-    let mode = RwSignal::new(RowMode::Showing);
-    let draft = RwSignal::new(session.title.clone());
+    let mode = editing.mode_of(id);
+    let set_mode = move |to: RowMode| editing.set(id, to);
+    let draft = editing.draft;
     let navigate = use_navigate();
     let is_current = move || current.get().as_deref() == Some(id.get_value().as_str());
     let save = move || {
@@ -179,7 +218,7 @@ fn SessionRow(
         if new_title.trim().is_empty() {
             return;
         }
-        mode.set(RowMode::Showing);
+        set_mode(RowMode::Showing);
         actions.rename.dispatch((id.get_value(), new_title));
     };
     let remove = move |_| {
@@ -189,6 +228,7 @@ fn SessionRow(
         if is_current() {
             navigate("/chat");
         }
+        set_mode(RowMode::Showing);
         actions.delete.dispatch(sid);
     };
     view! {
@@ -200,7 +240,7 @@ fn SessionRow(
                         on:input=move |ev| draft.set(event_target_value(&ev))
                         on:keydown=move |ev| match ev.key().as_str() {
                             "Enter" => save(),
-                            "Escape" => mode.set(RowMode::Showing),
+                            "Escape" => set_mode(RowMode::Showing),
                             _ => {}
                         }
                         autofocus
@@ -219,13 +259,13 @@ fn SessionRow(
                 {move || match mode.get() {
                     RowMode::ConfirmingDelete => view! {
                         <button class="danger" data-testid="confirm-delete" on:click=remove.clone()>"Delete"</button>
-                        <button on:click=move |_| mode.set(RowMode::Showing)>"Keep"</button>
+                        <button on:click=move |_| set_mode(RowMode::Showing)>"Keep"</button>
                     }.into_any(),
                     _ => view! {
                         <button class="icon" aria-label="Rename chat" title="Rename" data-testid="rename-chat"
-                            on:click=move |_| { draft.set(title.get_value()); mode.set(RowMode::Renaming) }>"✎"</button>
+                            on:click=move |_| { draft.set(title.get_value()); set_mode(RowMode::Renaming) }>"✎"</button>
                         <button class="icon" aria-label="Delete chat" title="Delete" data-testid="delete-chat"
-                            on:click=move |_| mode.set(RowMode::ConfirmingDelete)>"×"</button>
+                            on:click=move |_| set_mode(RowMode::ConfirmingDelete)>"×"</button>
                     }.into_any(),
                 }}
             </span>

@@ -37,6 +37,47 @@ impl Change {
 /// The tab's changes, one action for every row.
 type Changes = Action<Change, Outcome>;
 
+/// The one reminder being edited and what is typed so far. It lives with
+/// the tab, not the row: the list is drawn again whenever any reminder
+/// comes due or a notice is dismissed, and a row's own form would be lost
+/// mid-edit.
+#[derive(Clone, Copy)]
+struct Editing {
+    row: RwSignal<Option<i64>>,
+    text: RwSignal<String>,
+    when: RwSignal<String>,
+}
+
+impl Editing {
+    fn new(changes: Changes) -> Self {
+        let editing = Self {
+            row: RwSignal::new(None),
+            text: RwSignal::new(String::new()),
+            when: RwSignal::new(String::new()),
+        };
+        // A change the server made to the edited reminder ends its edit; a
+        // refused one keeps the form open, with the reason.
+        Effect::new(move |_| {
+            changes.value().with(|latest| {
+                if let Some((id, Ok(()))) = latest {
+                    editing.row.update(|row| {
+                        if *row == Some(*id) {
+                            *row = None;
+                        }
+                    });
+                }
+            })
+        });
+        editing
+    }
+
+    fn open(self, reminder: &Reminder) {
+        self.text.set(reminder.text.clone());
+        self.when.set(String::new());
+        self.row.set(Some(reminder.id));
+    }
+}
+
 /// Why the latest change was refused, when it was `id`'s.
 fn refused(changes: Changes, id: i64) -> impl Fn() -> Option<String> + Copy {
     move || {
@@ -61,6 +102,7 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
             .with(|latest| matches!(latest, Some((_, Ok(())))));
         made.copied().unwrap_or(0) + usize::from(took)
     });
+    let editing = Editing::new(changes);
     let list = LocalResource::new(move || {
         // A reminder that fires moves from upcoming to done.
         events.due_reminders.track();
@@ -87,7 +129,7 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
             <Transition fallback=|| view! { <p class="muted">"Loading reminders…"</p> }>
                 <ErrorBoundary fallback=read_errors>
                     {move || Suspend::new(async move {
-                        list.await.map(|list| view! { <Reminders list focus changes/> })
+                        list.await.map(|list| view! { <Reminders list focus changes editing/> })
                     })}
                 </ErrorBoundary>
             </Transition>
@@ -97,7 +139,12 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
 
 /// The reminders read: those that cannot be read first, then the list.
 #[component]
-fn Reminders(list: ReminderList, focus: Option<i64>, changes: Changes) -> impl IntoView {
+fn Reminders(
+    list: ReminderList,
+    focus: Option<i64>,
+    changes: Changes,
+    editing: Editing,
+) -> impl IntoView {
     let ReminderList {
         reminders,
         unreadable,
@@ -117,7 +164,7 @@ fn Reminders(list: ReminderList, focus: Option<i64>, changes: Changes) -> impl I
             view! {
                 <ul class="reminder-list" data-testid="reminder-list">
                     {reminders.into_iter().map(|r| view! {
-                        <ReminderRow focused=focus == Some(r.id) reminder=r changes=changes/>
+                        <ReminderRow focused=focus == Some(r.id) reminder=r changes=changes editing=editing/>
                     }).collect_view()}
                 </ul>
             }.into_any()
@@ -159,11 +206,15 @@ fn shown_time(due_at: &str) -> String {
 }
 
 #[component]
-fn ReminderRow(reminder: Reminder, focused: bool, changes: Changes) -> impl IntoView {
+fn ReminderRow(
+    reminder: Reminder,
+    focused: bool,
+    changes: Changes,
+    editing: Editing,
+) -> impl IntoView {
     let id = reminder.id;
-    let editing = RwSignal::new(false);
-    let text = RwSignal::new(reminder.text.clone());
-    let when = RwSignal::new(String::new());
+    let Editing { text, when, .. } = editing;
+    let is_editing = Memo::new(move |_| editing.row.get() == Some(id));
     // A change the server made redraws the list, this row with it.
     let change = move |patch: ReminderPatch| {
         changes.dispatch(Change::Edit(id, patch));
@@ -187,9 +238,10 @@ fn ReminderRow(reminder: Reminder, focused: bool, changes: Changes) -> impl Into
         changes.dispatch(Change::Delete(id));
     };
     let shown = reminder.clone();
+    let edit = move |_| editing.open(&reminder);
     view! {
         <li class="reminder-row" class:focused=focused data-testid="reminder-row" data-reminder-id=id>
-            {move || if editing.get() {
+            {move || if is_editing.get() {
                 view! {
                     <form class="reminder-edit" on:submit=save>
                         <input type="text" aria-label="Reminder" data-testid="edit-reminder-text"
@@ -197,7 +249,7 @@ fn ReminderRow(reminder: Reminder, focused: bool, changes: Changes) -> impl Into
                         <input type="text" aria-label="When" placeholder="When, e.g. tomorrow at 9" data-testid="edit-reminder-when"
                             prop:value=move || when.get() on:input=move |ev| when.set(event_target_value(&ev))/>
                         <button type="submit" class="primary" data-testid="save-reminder">"Save"</button>
-                        <button type="button" on:click=move |_| editing.set(false)>"Cancel"</button>
+                        <button type="button" on:click=move |_| editing.row.set(None)>"Cancel"</button>
                     </form>
                 }.into_any()
             } else {
@@ -212,7 +264,7 @@ fn ReminderRow(reminder: Reminder, focused: bool, changes: Changes) -> impl Into
                         })}
                     </p>
                     <div class="row-actions">
-                        <button data-testid="edit-reminder" on:click=move |_| editing.set(true)>"Edit"</button>
+                        <button data-testid="edit-reminder" on:click=edit.clone()>"Edit"</button>
                         {(!r.done).then(|| view! {
                             <button data-testid="reminder-done" on:click=mark_done>"Done"</button>
                         })}
