@@ -101,7 +101,7 @@ pub async fn start_with_speech(
     let dist = config.dist_dir();
     let shutdown = CancellationToken::new();
     let meaning = if config.embedding_model_off() {
-        crate::meaning::Meaning::off("it is turned off (IMPRINT_EMBEDDING_MODEL_DIR=off)")
+        crate::meaning::Meaning::off(crate::meaning::WordsOnly::TurnedOff)
     } else {
         crate::meaning::Meaning::start(
             config.embedding_model_dir().as_deref(),

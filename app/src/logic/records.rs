@@ -3,7 +3,7 @@
 //! (tags, project), the links to a row from a chat, and reminder labels.
 
 use crate::protocol::tool_names::{REMIND, STORE};
-use crate::protocol::{MeaningState, Memory, MemoryPage, Repeat};
+use crate::protocol::{MeaningState, Memory, MemoryPage, Repeat, WordsOnly};
 
 /// How long a deleted memory can be put back.
 pub const UNDO_MS: u32 = 10_000;
@@ -71,7 +71,7 @@ pub fn meaning_line(
     state: MeaningState,
     embedded: u64,
     total: u64,
-    reason: Option<&str>,
+    reason: Option<&WordsOnly>,
 ) -> Option<String> {
     match state {
         MeaningState::Ready => None,
@@ -79,12 +79,29 @@ pub fn meaning_line(
         MeaningState::Filling => Some(format!(
             "Finding memories by meaning: {embedded} of {total} ready. Until then, search finds the rest by their words."
         )),
-        MeaningState::Off => Some(match reason {
-            Some(reason) if !reason.is_empty() => {
-                format!("Search finds memories by their words only: {reason}.")
-            }
-            _ => "Search finds memories by their words only.".into(),
+        MeaningState::Off => Some(match reason.map(why_words_only) {
+            Some(why) => format!("Search finds memories by their words only: {why}."),
+            None => "Search finds memories by their words only.".into(),
         }),
+    }
+}
+
+/// Why search is by words only, as the page says it.
+fn why_words_only(reason: &WordsOnly) -> String {
+    const SET_UP: &str = "scripts/embedding-model.sh ensure sets it up";
+    match reason {
+        WordsOnly::TurnedOff => "it is turned off (IMPRINT_EMBEDDING_MODEL_DIR=off)".into(),
+        WordsOnly::NotSetUp => format!("no embedding model is set up ({SET_UP})"),
+        WordsOnly::FileMissing { file } => {
+            format!("the embedding model's folder has no {file} ({SET_UP})")
+        }
+        WordsOnly::NotLoaded { error } => {
+            format!("the embedding model could not be loaded: {error}")
+        }
+        WordsOnly::VectorsUnreadable { error } => {
+            format!("the memories' vectors cannot be read: {error}")
+        }
+        WordsOnly::Stopped => "the embedding model stopped".into(),
     }
 }
 
@@ -191,11 +208,13 @@ mod tests {
             MeaningState::Off,
             0,
             3,
-            Some("no embedding model is set up"),
+            Some(&crate::protocol::WordsOnly::FileMissing {
+                file: "tokenizer.json".into(),
+            }),
         )
         .unwrap();
         assert!(
-            off.contains("words only") && off.contains("no embedding model"),
+            off.contains("words only") && off.contains("has no tokenizer.json"),
             "{off}"
         );
         assert!(meaning_line(MeaningState::Loading, 0, 0, None).is_some());

@@ -274,7 +274,25 @@ pub struct MeaningStatus {
     pub embedded: u64,
     pub total: u64,
     /// Why search is by words only, when it is.
-    pub reason: Option<String>,
+    pub reason: Option<WordsOnly>,
+}
+
+/// Why memories are found by their words only. The page says it in words.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum WordsOnly {
+    /// Turned off by the configuration.
+    TurnedOff,
+    /// No embedding model is set up.
+    NotSetUp,
+    /// The model's folder lacks one of its files.
+    FileMissing { file: String },
+    /// The model could not be loaded, or its thread started.
+    NotLoaded { error: String },
+    /// The vectors kept with the memories could not be read.
+    VectorsUnreadable { error: String },
+    /// The model's thread stopped.
+    Stopped,
 }
 
 /// Where finding by meaning stands.

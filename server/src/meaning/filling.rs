@@ -14,8 +14,8 @@ impl Meaning {
         loaded: oneshot::Receiver<Result<(), String>>,
         shutdown: CancellationToken,
     ) {
-        let off = |reason: String| {
-            tracing::warn!(%reason, "memories are found by their words only");
+        let off = |reason: WordsOnly| {
+            tracing::warn!(?reason, "memories are found by their words only");
             self.set_status(|s| {
                 s.state = MeaningState::Off;
                 s.reason = Some(reason);
@@ -23,10 +23,8 @@ impl Meaning {
         };
         match loaded.await {
             Ok(Ok(())) => {}
-            Ok(Err(error)) => {
-                return off(format!("the embedding model could not be loaded: {error}"))
-            }
-            Err(_) => return off("the embedding model's thread stopped".into()),
+            Ok(Err(error)) => return off(WordsOnly::NotLoaded { error }),
+            Err(_) => return off(WordsOnly::Stopped),
         }
         // The examples first: requests wait for them (judging), searches
         // do not need them.
@@ -47,7 +45,9 @@ impl Meaning {
             }
         }
         if let Err(error) = self.load_index(&store).await {
-            return off(format!("cannot read the memories' vectors: {error}"));
+            return off(WordsOnly::VectorsUnreadable {
+                error: error.to_string(),
+            });
         }
         let changed = store.memories_changed();
         loop {

@@ -29,7 +29,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use answers::{AnswerJudge, Reading};
-pub use app::protocol::{MeaningState, MeaningStatus};
+pub use app::protocol::{MeaningState, MeaningStatus, WordsOnly};
 use index::{Near, Query, VectorIndex};
 use minilm::MiniLm;
 use route::{Route, Routed, Router};
@@ -58,8 +58,8 @@ pub fn cached_model_dir() -> Option<PathBuf> {
 /// Why a text could not be embedded.
 #[derive(Debug, thiserror::Error)]
 pub enum MeaningError {
-    #[error("finding by meaning is off: {0}")]
-    Off(String),
+    #[error("finding by meaning is off: {0:?}")]
+    Off(WordsOnly),
     #[error("the embedding model is busy")]
     Busy,
     #[error("the embedding model stopped: {0}")]
@@ -88,7 +88,7 @@ struct Inner {
 
 impl Meaning {
     /// Search by words only, for `reason`.
-    pub fn off(reason: &str) -> Self {
+    pub fn off(reason: WordsOnly) -> Self {
         Self {
             inner: Arc::new(Inner {
                 jobs: None,
@@ -100,7 +100,7 @@ impl Meaning {
                     model: None,
                     embedded: 0,
                     total: 0,
-                    reason: Some(reason.to_string()),
+                    reason: Some(reason),
                 }),
             }),
         }
@@ -111,15 +111,13 @@ impl Meaning {
     /// files is search by words only, said in the status.
     pub fn start(dir: Option<&Path>, store: Store, shutdown: CancellationToken) -> Self {
         let Some(dir) = dir else {
-            return Self::off(
-                "no embedding model is set up (scripts/embedding-model.sh ensure sets it up)",
-            );
+            return Self::off(WordsOnly::NotSetUp);
         };
         if let Some(missing) = minilm::missing_file(dir) {
             tracing::warn!(dir = %dir.display(), missing, "no embedding model there: memories are found by their words only");
-            return Self::off(&format!(
-                "the embedding model's folder has no {missing} (scripts/embedding-model.sh ensure sets it up)"
-            ));
+            return Self::off(WordsOnly::FileMissing {
+                file: missing.to_string(),
+            });
         }
         let (jobs, waiting) = mpsc::channel::<Job>(MAX_WAITING);
         let (loaded, load_result) = oneshot::channel::<Result<(), String>>();
@@ -128,7 +126,9 @@ impl Meaning {
             .name("meaning".into())
             .spawn(move || run_model(&dir, waiting, loaded));
         if let Err(error) = spawned {
-            return Self::off(&format!("cannot start the embedding thread: {error}"));
+            return Self::off(WordsOnly::NotLoaded {
+                error: format!("cannot start its thread: {error}"),
+            });
         }
         let meaning = Self {
             inner: Arc::new(Inner {
@@ -191,8 +191,7 @@ impl Meaning {
         texts: Vec<String>,
         wait: bool,
     ) -> Result<Vec<Vec<f32>>, MeaningError> {
-        let stopped =
-            || MeaningError::Off(self.status().reason.unwrap_or_else(|| "stopped".into()));
+        let stopped = || MeaningError::Off(self.status().reason.unwrap_or(WordsOnly::Stopped));
         let Some(jobs) = &self.inner.jobs else {
             return Err(stopped());
         };

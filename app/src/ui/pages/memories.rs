@@ -473,7 +473,7 @@ fn MeaningLine() -> impl IntoView {
         let latest = events.and_then(|e| e.meaning.get());
         let (state, embedded, total) =
             latest.unwrap_or((status.state, status.embedded, status.total));
-        meaning_line(state, embedded, total, status.reason.as_deref())
+        meaning_line(state, embedded, total, status.reason.as_ref())
     };
     view! {
         <Transition fallback=|| ()>

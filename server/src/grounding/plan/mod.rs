@@ -169,14 +169,20 @@ fn ends_asking(request: &str) -> bool {
     let Some(body) = request.trim_end().strip_suffix('?') else {
         return false;
     };
-    let body = body.trim_end_matches('?');
-    let last = body
-        .rmatch_indices(['.', '!', '?', ';', '—', '–'])
-        .next()
-        .map_or(body, |(at, mark)| &body[at + mark.len()..]);
-    let last = last.rsplit(" - ").next().unwrap_or(last);
+    let last = last_part(body, &['.', '!', '?', ';', '—', '–']);
     let words = imprint_text::words::plain(last);
     words.iter().take(2).any(|w| opens_a_question(w))
+}
+
+/// The last part of `text` that is not empty, after the last of `marks`
+/// or of a spaced dash (" - "): the sentence or clause a request ends on.
+fn last_part<'a>(text: &'a str, marks: &[char]) -> &'a str {
+    text.split(marks)
+        .flat_map(|part| part.split(" - "))
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .last()
+        .unwrap_or_default()
 }
 
 /// True when a request is a question by its form: what it asks ends with
@@ -194,13 +200,7 @@ pub fn is_a_question(request: &str) -> bool {
 /// "what a night that was" exclaims; "when the alarm beeps the code is
 /// 4512" tells.
 pub fn closes_with_a_question(request: &str) -> bool {
-    let last = request
-        .split([',', ';', '.', '!', '—', '–'])
-        .flat_map(|clause| clause.split(" - "))
-        .map(str::trim)
-        .filter(|clause| !clause.is_empty())
-        .last()
-        .unwrap_or_default();
+    let last = last_part(request, &[',', ';', '.', '!', '—', '–']);
     let words = imprint_text::words::plain(last);
     let exclaims = words.first().is_some_and(|w| w == "what")
         && words.get(1).is_some_and(|w| w == "a" || w == "an");
