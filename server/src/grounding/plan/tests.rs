@@ -132,6 +132,25 @@ fn a_question_is_personal_when_it_says_my_or_we_or_names_someones_thing() {
 }
 
 #[test]
+fn a_word_typed_with_a_slip_names_the_word_it_meant() {
+    // Two letters swapped, or one dropped.
+    let topic = Topic::of("whats the garden shed combo, the padlcok one", &[]);
+    assert!(topic.named_in("Garden shed padlock combination: 5512"));
+    let topic = Topic::of("how much did the roofer quoet us", &[]);
+    assert!(topic.named_in("Roofer quoted £3,100 for the flat roof"));
+    let topic = Topic::of("what's grandad's blood presure reading", &[]);
+    assert!(topic.named_in("Grandad's blood pressure reading: 135/85"));
+    // A letter typed for another is another word; short words are left
+    // alone; a slip must keep the first letter.
+    let topic = Topic::of("what's the sales quota for march", &[]);
+    assert!(!topic.named_in("Sales quote for March sent to Hallam"));
+    let topic = Topic::of("what's the code for the shde", &[]);
+    assert!(!topic.named_in("Shed code 4411"));
+    let topic = Topic::of("whats the lpadlock code", &[]);
+    assert!(!topic.named_in("Padlock code 4411"));
+}
+
+#[test]
 fn a_slip_of_a_function_word_names_nothing_and_a_shortened_word_is_its_whole() {
     let topic = Topic::of("whats the garage code agian", &[]);
     assert_eq!(topic.names, vec!["garage"]);

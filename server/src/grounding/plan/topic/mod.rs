@@ -362,7 +362,42 @@ fn holds(words: &[String], word: &str) -> bool {
             || (w.len().min(word.len()) >= 4 && (w.starts_with(word) || word.starts_with(w)))
             || (w.len() >= 6 && word.len() >= 6 && stem(w) == stem(word))
             || abbreviates(word, w)
+            || slipped(word, w)
+            // "quoet" for "quoted": the slip is of the word's plain form.
+            || ["s", "d", "ed", "es", "ing"]
+                .iter()
+                .filter_map(|end| w.strip_suffix(end))
+                .any(|plain| slipped(word, plain))
     })
+}
+
+/// True when `typed` is `word` with one slip of typing: two letters
+/// swapped ("alram", "qoute") or one letter dropped or doubled
+/// ("presure", "addresss"). Both of five letters or more and with the same
+/// first letter; a letter typed for another is no slip ("quota" is not
+/// "quote", "trail" and "trial" are both words but one swap apart).
+fn slipped(typed: &str, word: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (typed.chars().collect(), word.chars().collect());
+    if a.len().min(b.len()) < 5 || a == b || a[0] != b[0] || !a.iter().all(|c| c.is_alphabetic())
+    {
+        return false;
+    }
+    let (shorter, longer) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    match longer.len() - shorter.len() {
+        0 => {
+            let Some(i) = (0..a.len()).find(|&i| a[i] != b[i]) else {
+                return false;
+            };
+            i + 1 < a.len() && a[i] == b[i + 1] && a[i + 1] == b[i] && a[i + 2..] == b[i + 2..]
+        }
+        1 => {
+            let i = (0..shorter.len())
+                .find(|&i| shorter[i] != longer[i])
+                .unwrap_or(shorter.len());
+            shorter[i..] == longer[i + 1..]
+        }
+        _ => false,
+    }
 }
 
 /// True when `short` is written as people shorten `word` by its
