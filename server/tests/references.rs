@@ -5,7 +5,7 @@
 
 mod support;
 
-use app::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH};
+use app::protocol::tool_names::{ASK_USER, LIST_PROJECTS, REMIND, SEARCH, STORE};
 use chrono::{Duration, Local, Timelike};
 use imprint::store::NewMemory;
 use serde_json::{json, Value};
@@ -265,6 +265,42 @@ async fn a_pronoun_is_looked_up_only_with_nothing_before_it() {
         !types(&events).contains(&"question".to_string()),
         "{events:?}"
     );
+}
+
+#[tokio::test]
+async fn a_note_about_him_or_her_is_kept_naming_the_person_chosen() {
+    let server = with_memories(vec![scenario(
+        "her phone number changed",
+        vec![
+            Turn::call(
+                STORE,
+                json!({"content": "Her phone number changed to 0176 999 000"}),
+            ),
+            Turn::text("Saved."),
+        ],
+    )])
+    .await;
+    let sid = server.create_session().await;
+    server
+        .say(&sid, "Note that her phone number changed to 0176 999 000")
+        .await;
+    let mut events = server.watch(&sid, None).await;
+    let question = events.until("question").await.pop().unwrap();
+    assert_eq!(question["question"], "Who do you mean by “her”?");
+    let marta = options(&question)
+        .into_iter()
+        .find(|o| o.starts_with("Marta"))
+        .expect("Marta among the options");
+    server.answer_ok(&sid, &question["id"], &marta).await;
+    events.until_done().await;
+    let kept: Vec<String> = server
+        .memories_about("0176 999 000")
+        .await
+        .into_iter()
+        .map(|m| m.content)
+        .filter(|content| content.contains("999"))
+        .collect();
+    assert_eq!(kept, ["Marta's phone number changed to 0176 999 000"]);
 }
 
 #[tokio::test]

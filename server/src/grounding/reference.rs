@@ -128,6 +128,94 @@ pub fn is_third_person_pronoun(word: &str) -> bool {
     PERSON_PRONOUNS.contains(&word) || matches!(word, "it" | "its" | "they" | "their" | "theirs")
 }
 
+/// `content` (a note to keep) with its first pronoun of a person ("he's",
+/// "her") named as the person the user chose from `memory` ("fyi he's
+/// allergic to bee stings too", Sipho chosen: "fyi Sipho's allergic to
+/// bee stings too"): a memory must say whom it is about on its own. The
+/// person is the first name `memory` writes with a capital (a run of them,
+/// "Priya Naidoo"), past function words ("Our", "My"). `None` when the
+/// content has no such pronoun or the memory names no one.
+pub fn with_the_person_named(content: &str, memory: &str) -> Option<String> {
+    let person = first_name_run(memory)?;
+    let mut words = content.split(' ').peekable();
+    let mut out: Vec<String> = Vec::new();
+    let mut named = false;
+    while let Some(token) = words.next() {
+        let after_a_verb = out.last().is_some_and(|before| {
+            imprint_text::words::plain(before).last().is_some_and(|w| {
+                crate::common_words::is_asking_verb(w) || super::is_a_verb_of_doing(w)
+            })
+        });
+        let start = token.find(char::is_alphabetic).unwrap_or(token.len());
+        let end = token
+            .rfind(|c: char| c.is_alphanumeric())
+            .map_or(start, |i| i + 1);
+        let (lead, word, tail) = (
+            &token[..start],
+            &token[start..end.max(start)],
+            &token[end.max(start)..],
+        );
+        let plain = word.to_lowercase().replace('’', "'");
+        let next_names_a_thing = words.peek().is_some_and(|next| {
+            let next = imprint_text::words::plain(next);
+            next.first()
+                .is_some_and(|w| !crate::common_words::is_function_word(w))
+        });
+        let replaced = match plain.as_str() {
+            _ if named => None,
+            "he" | "she" | "him" => Some(person.clone()),
+            "his" | "hers" => Some(format!("{person}'s")),
+            // "her number" is whose; "call her back" is whom.
+            "her" if next_names_a_thing && !after_a_verb => Some(format!("{person}'s")),
+            "her" => Some(person.clone()),
+            _ => ["he'", "she'"]
+                .iter()
+                .find_map(|p| plain.strip_prefix(p))
+                .map(|clitic| format!("{person}'{clitic}")),
+        };
+        match replaced {
+            Some(name) => {
+                named = true;
+                out.push(format!("{lead}{name}{tail}"));
+            }
+            None => out.push(token.to_string()),
+        }
+    }
+    named.then(|| out.join(" "))
+}
+
+/// The first run of capitalised words in `text` that are no function
+/// words: "Sipho" of "Sipho is allergic to peanuts", "Priya Naidoo" of
+/// "Priya Naidoo is the accountant", "Thabo" of "My partner Thabo drives".
+fn first_name_run(text: &str) -> Option<String> {
+    let mut run: Vec<&str> = Vec::new();
+    for token in text.split_whitespace() {
+        let bare = token.trim_matches(|c: char| !c.is_alphanumeric());
+        let word = bare
+            .strip_suffix("'s")
+            .or_else(|| bare.strip_suffix("’s"))
+            .unwrap_or(bare);
+        // "GP", "PIN": capitals all through are no one's name.
+        let capital = word.chars().next().is_some_and(char::is_uppercase)
+            && word.chars().skip(1).any(char::is_lowercase)
+            && !crate::common_words::is_function_word(&word.to_lowercase());
+        if !capital {
+            if run.is_empty() {
+                continue;
+            }
+            break;
+        }
+        run.push(word);
+        // A mark after the word ends the name ("Thabo's", "Sipho,"), but
+        // a title's full stop does not ("Dr. Abrahams").
+        let title = token.ends_with('.') && word.chars().count() <= 3;
+        if token != word && !title {
+            break;
+        }
+    }
+    (!run.is_empty()).then(|| run.join(" "))
+}
+
 /// Function words, the verbs of asking, the words for what Imprint
 /// keeps, courtesy, and the words of a time other than a month's name:
 /// neither a topic to look up nor a thing a pronoun could stand for.

@@ -286,3 +286,44 @@ fn a_memory_is_about_a_topic_when_it_holds_its_words() {
     assert!(is_about(&meetings, &words(&["billing", "meeting"])));
     assert!(!is_about(&marta, &[]));
 }
+
+#[test]
+fn a_note_names_the_person_its_pronoun_was_chosen_as() {
+    use super::with_the_person_named;
+    let named = |content: &str, memory: &str| with_the_person_named(content, memory);
+    assert_eq!(
+        named(
+            "fyi he's allergic to bee stings too",
+            "Sipho is allergic to peanuts."
+        )
+        .as_deref(),
+        Some("fyi Sipho's allergic to bee stings too")
+    );
+    assert_eq!(
+        named(
+            "She moved to Leeds",
+            "Priya Naidoo is our accountant; her number is 083 555 0126."
+        )
+        .as_deref(),
+        Some("Priya Naidoo moved to Leeds")
+    );
+    assert_eq!(
+        named(
+            "her rates go up in january",
+            "My partner Thabo's sister Ana teaches piano."
+        )
+        .as_deref(),
+        Some("Thabo's rates go up in january")
+    );
+    assert_eq!(
+        named(
+            "remember to call her back",
+            "Our GP is Dr. Abrahams in Observatory."
+        )
+        .as_deref(),
+        Some("remember to call Dr Abrahams back")
+    );
+    // No person's pronoun, or no one named: nothing to change.
+    assert_eq!(named("the boiler needs a service", "Sipho is 8."), None);
+    assert_eq!(named("he's away", "the boiler was serviced in may"), None);
+}

@@ -115,7 +115,19 @@ impl Run {
                 self.env.clock.now(),
             ),
             SEARCH => grounding::dates_from_user(&args, &words, self.env.clock.now()),
-            STORE => grounding::memory_content_from_user(&args, &words),
+            STORE => {
+                let mut args = grounding::memory_content_from_user(&args, &words);
+                // "he's allergic to bee stings too", Sipho chosen: the
+                // memory says whom it is about.
+                let named = self.settling.chosen_memory().and_then(|memory| {
+                    let content = args.get("content")?.as_str()?;
+                    grounding::reference::with_the_person_named(content, &memory)
+                });
+                if let (Some(named), Some(map)) = (named, args.as_object_mut()) {
+                    map.insert("content".into(), Value::String(named));
+                }
+                args
+            }
             _ => args,
         }
     }

@@ -83,6 +83,20 @@ impl Settling {
             })
     }
 
+    /// The first memory the user chose from Imprint's options for a
+    /// reference, as it was kept (the memory line's content).
+    pub(in crate::replies) fn chosen_memory(&self) -> Option<String> {
+        self.settled
+            .iter()
+            .find_map(|(kind, resolved)| match resolved {
+                Some(Resolved::Memory { memories, .. }) if *kind == NeedKind::Reference => memories
+                    .iter()
+                    .find_map(|line| crate::memory_lines::MemoryLine::read(line))
+                    .map(|memory| memory.content.to_string()),
+                _ => None,
+            })
+    }
+
     /// Imprint asked what a reference means, and no answer said.
     pub(in crate::replies) fn reference_unknown(&self) -> bool {
         self.settled

@@ -378,11 +378,14 @@ fn holds(words: &[String], word: &str) -> bool {
 /// "quote", "trail" and "trial" are both words but one swap apart).
 fn slipped(typed: &str, word: &str) -> bool {
     let (a, b): (Vec<char>, Vec<char>) = (typed.chars().collect(), word.chars().collect());
-    if a.len().min(b.len()) < 5 || a == b || a[0] != b[0] || !a.iter().all(|c| c.is_alphabetic())
-    {
+    if a.len().min(b.len()) < 5 || a == b || a[0] != b[0] || !a.iter().all(|c| c.is_alphabetic()) {
         return false;
     }
-    let (shorter, longer) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    let (shorter, longer) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
     match longer.len() - shorter.len() {
         0 => {
             let Some(i) = (0..a.len()).find(|&i| a[i] != b[i]) else {
