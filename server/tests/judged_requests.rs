@@ -349,3 +349,30 @@ async fn the_project_list_and_thanks_in_words_no_rule_lists_are_told_by_the_exam
     assert_eq!(requests.len(), 1, "{requests:?}");
     assert!(requests[0].get("response_format").is_none(), "{requests:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_read_as_the_users_own_is_not_found_rather_than_answered_by_the_model() {
+    // Nothing says "my", and nothing saved is about it; but the examples
+    // read it as a question about the user's own things, so the model's
+    // general knowledge is not the answer.
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "conservatory",
+        vec![Turn::text("A conservatory costs about £20,000.")],
+    )])
+    .await;
+    server
+        .remember("Dentist appointment on Friday at 10am", None)
+        .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "how much did the builder quote for the conservatory?")
+        .await;
+    let text = assistant_text(&events);
+    assert!(text.starts_with("I found nothing about"), "{text}");
+    assert!(!text.contains("20,000"), "{text}");
+    assert!(
+        server.standin.requests_for("conservatory").is_empty(),
+        "the model was asked: {:?}",
+        server.standin.requests_for("conservatory")
+    );
+}
