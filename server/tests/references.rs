@@ -304,6 +304,67 @@ async fn a_note_about_him_or_her_is_kept_naming_the_person_chosen() {
 }
 
 #[tokio::test]
+async fn a_note_about_a_first_name_two_people_share_asks_which_and_keeps_the_full_name() {
+    let server = with_memories(vec![scenario(
+        "rates go up",
+        vec![
+            Turn::call(
+                STORE,
+                json!({"content": "Hana's rates go up to £45 an hour"}),
+            ),
+            Turn::text("Saved."),
+        ],
+    )])
+    .await;
+    seed(
+        &server,
+        &[
+            (
+                "Hana Kowalski does our accounts",
+                None,
+                "2030-04-03T10:00:00Z",
+            ),
+            (
+                "Hana Brandt teaches Mia the cello on Mondays",
+                None,
+                "2030-04-04T10:00:00Z",
+            ),
+        ],
+    )
+    .await;
+    let sid = server.create_session().await;
+    server
+        .say(&sid, "Note that hana's rates go up to £45 an hour")
+        .await;
+    let mut events = server.watch(&sid, None).await;
+    let question = events.until("question").await.pop().unwrap();
+    assert_eq!(question["question"], "Which Hana do you mean?");
+    let mut offered = options(&question);
+    offered.sort();
+    assert_eq!(offered, ["Hana Brandt", "Hana Kowalski"]);
+    server.answer_ok(&sid, &question["id"], "Hana Brandt").await;
+    events.until_done().await;
+    let kept: Vec<String> = server
+        .memories_about("rates")
+        .await
+        .into_iter()
+        .map(|m| m.content)
+        .filter(|content| content.contains("£45"))
+        .collect();
+    assert_eq!(kept, ["Hana Brandt's rates go up to £45 an hour"]);
+
+    // Named whole, or a first name one person has: nothing is asked.
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "Note that Hana Kowalski's rates go up to £45 an hour")
+        .await;
+    assert!(
+        !types(&events).contains(&"question".to_string()),
+        "{events:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_named_thing_is_left_to_the_model() {
     let server = with_memories(vec![scenario(
         "billing meeting",

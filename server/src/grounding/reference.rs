@@ -639,5 +639,7 @@ fn day_label(created_at: &str) -> Option<String> {
     Some(t.format("%-d %b").to_string())
 }
 
+pub mod namesakes;
+
 #[cfg(test)]
 mod tests;

@@ -7,6 +7,7 @@
 use app::protocol::{CallReason, ToolStatus};
 use serde_json::Value;
 
+use crate::grounding::reference::namesakes;
 use crate::grounding::{self, Need, Resolved, Verdict};
 use crate::models::ToolCallRequest;
 use crate::replies::run::{Interrupt, Run};
@@ -119,10 +120,19 @@ impl Run {
                 let mut args = grounding::memory_content_from_user(&args, &words);
                 // "he's allergic to bee stings too", Sipho chosen: the
                 // memory says whom it is about.
-                let named = self.settling.chosen_memory().and_then(|memory| {
-                    let content = args.get("content")?.as_str()?;
-                    grounding::reference::with_the_person_named(content, &memory)
-                });
+                let content = args.get("content").and_then(Value::as_str).unwrap_or("");
+                let full_name = self
+                    .settling
+                    .chosen_label()
+                    .filter(|label| namesakes::is_a_full_name(label));
+                let named = match full_name {
+                    // "priya's rates go up", Priya Pillay chosen of two
+                    // Priyas: kept with her full name.
+                    Some(full) => namesakes::with_the_full_name(content, full),
+                    None => self.settling.chosen_memory().and_then(|memory| {
+                        grounding::reference::with_the_person_named(content, &memory)
+                    }),
+                };
                 if let (Some(named), Some(map)) = (named, args.as_object_mut()) {
                     map.insert("content".into(), Value::String(named));
                 }

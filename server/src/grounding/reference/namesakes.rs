@@ -1,0 +1,178 @@
+//! A first name the memories give two people ("Priya Naidoo", the
+//! accountant, and "Priya Pillay", the piano teacher): a note about
+//! "priya" is asked about, whose it is, and kept with the full name.
+
+use super::Candidate;
+use crate::store::Memory;
+
+/// The full name `first` opens in `content`: the name written with a
+/// capital and the capitalised words right after it ("Priya Naidoo" for
+/// "priya" in "Priya Naidoo is the shop's accountant"); `None` when the
+/// content does not write it with a surname.
+pub fn full_name(first: &str, content: &str) -> Option<String> {
+    let tokens: Vec<&str> = content.split_whitespace().collect();
+    tokens.iter().enumerate().find_map(|(i, token)| {
+        let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+        if !word.eq_ignore_ascii_case(first) || !is_capitalised(word) || token.len() != word.len() {
+            return None;
+        }
+        let surname: Vec<&str> = tokens[i + 1..]
+            .iter()
+            .map_while(|next| {
+                let bare = next.trim_end_matches(|c: char| !c.is_alphanumeric());
+                let bare = bare
+                    .strip_suffix("'s")
+                    .or_else(|| bare.strip_suffix("’s"))
+                    .unwrap_or(bare);
+                is_capitalised(bare).then_some((bare, next.len() == bare.len()))
+            })
+            // A mark after a word ends the name ("Naidoo,", "Naidoo's").
+            .scan(true, |going, (bare, unmarked)| {
+                let take = (*going).then_some(bare);
+                *going = unmarked;
+                take
+            })
+            .take(2)
+            .collect();
+        (!surname.is_empty()).then(|| format!("{word} {}", surname.join(" ")))
+    })
+}
+
+fn is_capitalised(word: &str) -> bool {
+    word.chars().next().is_some_and(char::is_uppercase)
+        && word.chars().skip(1).all(|c| !c.is_uppercase())
+        && word.chars().count() >= 2
+        && !crate::common_words::is_function_word(&word.to_lowercase())
+}
+
+/// The people `hits` (memories found for `first`) call by `first`, when
+/// they are two or more by their full names: one option each, labelled by
+/// the full name, with the memories about them. `None` for one person.
+pub fn namesakes(first: &str, hits: &[Memory]) -> Option<Vec<Candidate>> {
+    let mut people: Vec<Candidate> = Vec::new();
+    for hit in hits {
+        let Some(name) = full_name(first, &hit.content) else {
+            continue;
+        };
+        let line = crate::memory_lines::memory_line(hit);
+        match people
+            .iter_mut()
+            .find(|p| p.label.eq_ignore_ascii_case(&name))
+        {
+            Some(same) => same.memories.push(line),
+            None => people.push(Candidate {
+                label: name,
+                memories: vec![line],
+            }),
+        }
+    }
+    (people.len() >= 2).then_some(people)
+}
+
+/// True when `label` is a person's full name as [`namesakes`] labels its
+/// options ("Priya Naidoo"): two or three capitalised words, no more.
+pub fn is_a_full_name(label: &str) -> bool {
+    let words: Vec<&str> = label.split(' ').collect();
+    (2..=3).contains(&words.len())
+        && words
+            .iter()
+            .all(|w| w.chars().all(char::is_alphabetic) && is_capitalised(w))
+}
+
+/// `content` with the first name of `full` written whole: "note that
+/// priya's rates go up" with "Priya Pillay" is "note that Priya Pillay's
+/// rates go up". `None` when the content does not hold the first name
+/// alone.
+pub fn with_the_full_name(content: &str, full: &str) -> Option<String> {
+    let (first, rest) = full.split_once(' ')?;
+    if content.to_lowercase().contains(&full.to_lowercase()) {
+        return None;
+    }
+    let mut named = false;
+    let out: Vec<String> = content
+        .split(' ')
+        .map(|token| {
+            let start = token.find(char::is_alphanumeric).unwrap_or(token.len());
+            let word_end = token[start..]
+                .find(|c: char| !c.is_alphanumeric())
+                .map_or(token.len(), |i| start + i);
+            if !named && token[start..word_end].eq_ignore_ascii_case(first) {
+                named = true;
+                format!("{}{first} {rest}{}", &token[..start], &token[word_end..])
+            } else {
+                token.to_string()
+            }
+        })
+        .collect();
+    named.then(|| out.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory(id: i64, content: &str) -> Memory {
+        Memory {
+            id,
+            content: content.into(),
+            project: None,
+            tags: Vec::new(),
+            created_at: "2026-12-01T10:00:00.000Z".into(),
+        }
+    }
+
+    #[test]
+    fn a_full_name_is_the_first_name_and_the_capitalised_words_after_it() {
+        let full = |content| full_name("priya", content);
+        assert_eq!(
+            full("Priya Naidoo is the shop's accountant; her number is 083 555 0126.").as_deref(),
+            Some("Priya Naidoo")
+        );
+        assert_eq!(
+            full("Lessons with Priya Pillay's studio on Tuesdays").as_deref(),
+            Some("Priya Pillay")
+        );
+        assert_eq!(full("Priya, our neighbour, has the key").as_deref(), None);
+        assert_eq!(full("Call Priya about the cake").as_deref(), None);
+        assert_eq!(full("the priya account").as_deref(), None);
+    }
+
+    #[test]
+    fn two_people_of_one_first_name_are_the_options_and_one_is_none() {
+        let hits = [
+            memory(1, "Priya Naidoo is the shop's accountant"),
+            memory(2, "Priya Pillay teaches Lerato piano on Tuesdays"),
+            memory(3, "Priya Naidoo wants the invoices by the 5th"),
+            memory(4, "Call Priya about the cake"),
+        ];
+        let people = namesakes("priya", &hits).expect("two people");
+        let labels: Vec<&str> = people.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels, ["Priya Naidoo", "Priya Pillay"]);
+        assert_eq!(people[0].memories.len(), 2);
+        assert!(namesakes("priya", &hits[..1]).is_none());
+        assert!(namesakes("priya", &[hits[0].clone(), hits[2].clone()]).is_none());
+    }
+
+    #[test]
+    fn a_note_is_kept_with_the_full_name_chosen() {
+        assert_eq!(
+            with_the_full_name("Priya's rates go up to R450 an hour", "Priya Pillay").as_deref(),
+            Some("Priya Pillay's rates go up to R450 an hour")
+        );
+        assert_eq!(
+            with_the_full_name("send the invoices to priya by friday", "Priya Naidoo").as_deref(),
+            Some("send the invoices to Priya Naidoo by friday")
+        );
+        assert_eq!(
+            with_the_full_name("Priya Naidoo moved", "Priya Naidoo"),
+            None
+        );
+        assert_eq!(
+            with_the_full_name("the boiler is fixed", "Priya Naidoo"),
+            None
+        );
+        assert!(is_a_full_name("Priya Naidoo"));
+        assert!(!is_a_full_name("Billing meeting (12 Nov)"));
+        assert!(!is_a_full_name("Priya"));
+    }
+}
