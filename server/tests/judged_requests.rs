@@ -376,3 +376,25 @@ async fn a_question_read_as_the_users_own_is_not_found_rather_than_answered_by_t
         server.standin.requests_for("conservatory")
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reaction_read_as_small_talk_first_keeps_nothing() {
+    // The examples read it as small talk first and a save next (0.38 and
+    // 0.33); the model, asked, would call it a statement: it is not asked,
+    // as nothing in it is the user's own.
+    let server = TestServer::start_planned_by_meaning(vec![
+        once("boxes", step(json!({"kind": "statement"}))),
+        once(
+            "boxes",
+            step(json!({"fact": "That's the last of the boxes"})),
+        ),
+        scenario("boxes", vec![Turn::text("Well done!")]),
+    ])
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "phew, that's the last of the boxes")
+        .await;
+    assert!(tools_called(&events).is_empty(), "{events:?}");
+    assert!(server.memories_about("boxes").await.is_empty());
+}

@@ -98,6 +98,16 @@ impl Run {
         if asks {
             return Ok(None);
         }
+        // Read as small talk first, a write only next ("thanks, that's
+        // lekker"): kept only when it says something of the user's own
+        // ("btw my blood type is O negative") or gives a number.
+        let chat_first = route.kind == Routed::SmallTalk
+            && !plan::is_personal(&request)
+            && !request.chars().any(|c| c.is_ascii_digit());
+        if chat_first {
+            tracing::info!(reply = %self.reply.id, "small talk first, and nothing of the user's: no write");
+            return Ok(None);
+        }
         for kind in route.likely_writes() {
             // A reminder nobody asked for in words must at least say when:
             // "what time do I collect Maya" says none, and is a question.
