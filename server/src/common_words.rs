@@ -183,24 +183,33 @@ pub fn names_nothing_kept(word: &str) -> bool {
 }
 
 /// True when `word` is one of `plain` or one of them with a regular
-/// ending: "s", "es", "d", "ed", "ing" (also for a dropped "e",
-/// "saving", or a doubled consonant, "getting").
+/// ending (see [`plain_forms`]).
 pub fn inflects(word: &str, plain: &[&str]) -> bool {
-    let is = |w: &str| plain.contains(&w);
-    is(word)
-        || ["s", "es", "d", "ed", "ing"]
+    plain.contains(&word)
+        || plain_forms(word)
             .iter()
-            .filter_map(|end| word.strip_suffix(end))
-            .any(|base| {
-                is(base)
-                    || (word.ends_with("ing") && is(&format!("{base}e")))
-                    // "getting", "putting": the consonant doubled before
-                    // the ending.
-                    || (base.len() >= 3
-                        && base.is_ascii()
-                        && base.as_bytes()[base.len() - 1] == base.as_bytes()[base.len() - 2]
-                        && is(&base[..base.len() - 1]))
-            })
+            .any(|base| plain.contains(&base.as_str()))
+}
+
+/// The plain forms `word` may be with a regular ending taken off: "s",
+/// "es", "d", "ed", "ing" ("saving" may be "save", "getting" "get").
+pub fn plain_forms(word: &str) -> Vec<String> {
+    let mut forms = Vec::new();
+    for end in ["s", "es", "d", "ed", "ing"] {
+        let Some(base) = word.strip_suffix(end) else {
+            continue;
+        };
+        forms.push(base.to_string());
+        if end == "ing" {
+            forms.push(format!("{base}e"));
+        }
+        // "getting", "putting": the consonant doubled before the ending.
+        let bytes = base.as_bytes();
+        if base.len() >= 3 && base.is_ascii() && bytes[base.len() - 1] == bytes[base.len() - 2] {
+            forms.push(base[..base.len() - 1].to_string());
+        }
+    }
+    forms
 }
 
 #[cfg(test)]

@@ -125,9 +125,7 @@ impl Topic {
 /// "booked", "sends").
 fn is_a_verb_form(word: &str) -> bool {
     crate::grounding::is_a_verb_of_doing(word)
-        || ["ing", "ed", "s", "d"]
+        || crate::common_words::plain_forms(word)
             .iter()
-            .filter_map(|end| word.strip_suffix(end))
-            .flat_map(|base| [base.to_string(), format!("{base}e")])
-            .any(|base| crate::grounding::is_a_verb_of_doing(&base))
+            .any(|base| crate::grounding::is_a_verb_of_doing(base))
 }

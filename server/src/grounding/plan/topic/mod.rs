@@ -364,9 +364,8 @@ fn holds(words: &[String], word: &str) -> bool {
             || abbreviates(word, w)
             || slipped(word, w)
             // "quoet" for "quoted": the slip is of the word's plain form.
-            || ["s", "d", "ed", "es", "ing"]
+            || crate::common_words::plain_forms(w)
                 .iter()
-                .filter_map(|end| w.strip_suffix(end))
                 .any(|plain| slipped(word, plain))
     })
 }
