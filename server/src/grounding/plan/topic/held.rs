@@ -69,15 +69,7 @@ impl Topic {
     pub fn heads_in(&self, content: &str) -> bool {
         let words = imprint_text::words::plain(&one_word_names(content));
         let held = |word: &String| holds(&words, word);
-        // A thing named on its own ("the gate at the shop") is held, or
-        // the memory is about another thing; a verb ("paying the
-        // painter") names none.
-        let things_held = self.asked_runs.iter().all(|run| match run.as_slice() {
-            [word] => held(word) || is_a_verb_form(word),
-            _ => true,
-        });
-        things_held
-            && self.owners.iter().all(held)
+        self.owners.iter().all(held)
             && self.asked_runs.iter().all(|run| match run.split_last() {
                 // A verb's run ("did Alan pay") names no kind of thing.
                 Some((head, before))
@@ -119,13 +111,4 @@ impl Topic {
     pub fn wants_digits(&self) -> bool {
         self.asked.iter().any(|w| asks_digits(w))
     }
-}
-
-/// True for a verb of doing in any of its regular forms ("paying",
-/// "booked", "sends").
-fn is_a_verb_form(word: &str) -> bool {
-    crate::grounding::is_a_verb_of_doing(word)
-        || crate::common_words::plain_forms(word)
-            .iter()
-            .any(|base| crate::grounding::is_a_verb_of_doing(base))
 }
