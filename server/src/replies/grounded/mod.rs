@@ -13,6 +13,7 @@
 //! projects; the details settled are the part's own state (`settled`).
 
 mod first_search;
+mod namesake;
 mod run;
 pub(super) mod settled;
 mod settling;

@@ -11,9 +11,6 @@ use crate::store::MemoryQuery;
 use crate::tools::run::MemoryLine;
 use crate::tools::{ASK_USER, SEARCH};
 
-/// Words of a note looked up at most for a first name two people share.
-const NAMES_LOOKED_UP: usize = 6;
-
 impl Run {
     /// Settles what the request leaves open before the model starts, in
     /// the order a person would ask: which project, which thing, when.
@@ -127,61 +124,14 @@ impl Run {
         self.ask_what_is_meant(phrase, &need).await.map(Some)
     }
 
-    /// A note to keep that names someone by a first name the memories
-    /// give two people ("note that priya's rates go up", with Priya Naidoo
-    /// and Priya Pillay kept): Imprint asks which, with their full names
-    /// as the options, and the note is kept with the one chosen.
-    async fn settle_a_namesake(&mut self) -> Result<Option<String>, Interrupt> {
-        let request = self.talk.request().to_string();
-        let writes = grounding::writes_asked(&request).or(self.policy.judged_writes());
-        if !writes.save {
-            return Ok(None);
-        }
-        for word in reference::topic(&request, &[])
-            .into_iter()
-            .take(NAMES_LOOKED_UP)
-        {
-            let query = MemoryQuery {
-                query: word.clone(),
-                limit: Some(reference::SEARCH_LIMIT),
-                ..MemoryQuery::default()
-            };
-            let Ok(hits) = self.reply.store.search_memories(query).await else {
-                continue;
-            };
-            let Some(people) = reference::namesakes::namesakes(&word, &hits) else {
-                continue;
-            };
-            // "priya naidoo's rates": the request says which already.
-            let said = request.to_lowercase();
-            if people
-                .iter()
-                .any(|p| said.contains(&p.label.to_lowercase()))
-            {
-                continue;
-            }
-            let mut people = people;
-            people.truncate(reference::MAX_OPTIONS);
-            let first = people[0]
-                .label
-                .split(' ')
-                .next()
-                .unwrap_or(&word)
-                .to_string();
-            let need = Need::Reference {
-                question: format!("Which {first} do you mean?"),
-                phrase: word.clone(),
-                candidates: people,
-            };
-            return self.ask_what_is_meant(&word, &need).await.map(Some);
-        }
-        Ok(None)
-    }
-
     /// Imprint asks what `phrase` means, with the memories found as the
     /// options (none found: an open question). The note says what the
     /// user chose or said, or that nothing came.
-    async fn ask_what_is_meant(&mut self, phrase: &str, need: &Need) -> Result<String, Interrupt> {
+    pub(super) async fn ask_what_is_meant(
+        &mut self,
+        phrase: &str,
+        need: &Need,
+    ) -> Result<String, Interrupt> {
         let several = !need.options().is_empty();
         let note = match self.ask_for(need).await? {
             Some(Resolved::Memory { label, memories }) => {
