@@ -10,6 +10,8 @@
 #             (50/100/150 Hz mains hum over pink noise) at 10 and 5 dB SNR;
 #   babble/   no answer, only two other Piper sentences at -6 dB, as if
 #             said across the room while a question waits;
+#   babble-under/   the natural set with those two sentences talking
+#             under the speaker, 6 dB below the speaker's level;
 # resampled by sox to 16 kHz mono 16-bit WAVs, each set with a manifest.
 #
 #   scripts/speech-samples.sh [DIR]   default DIR:
@@ -80,7 +82,7 @@ if [ -f "$DIR/.stamp" ] && [ "$(cat "$DIR/.stamp")" = "$stamp" ]; then
   exit 0
 fi
 rm -rf "$DIR"
-mkdir -p "$DIR"/{espeak,natural,snr10,snr5,babble}
+mkdir -p "$DIR"/{espeak,natural,snr10,snr5,babble,babble-under}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -158,11 +160,27 @@ done
 for b in $(seq 1 "${#BABBLE[@]}"); do
   to16k "$work/babble-$b-a.wav" "$work/a.wav"
   to16k "$work/babble-$b-b.wav" "$work/b.wav"
-  sox -m "$work/a.wav" "$work/b.wav" "$work/mixed.wav" gain -6 pad 0.3 0.7
+  sox -m "$work/a.wav" "$work/b.wav" "$work/bed-$b.wav"
+  sox "$work/bed-$b.wav" "$work/mixed.wav" gain -6 pad 0.3 0.7
   sox "$work/mixed.wav" -b 16 "$DIR/babble/babble-$b.wav"
   pair=${BABBLE[$((b - 1))]}
   printf '%s\tbabble\t%s\t%s\n' "babble-$b.wav" "${pair/|/ }" "$PROJECTS" >>"$DIR/babble/manifest.tsv"
 done
 
+# Babble under the speaker: each natural utterance with one of the babble
+# pairs looped under it, scaled to 6 dB below the speech's RMS.
+i=0
+while IFS=$'\t' read -r file kind text options; do
+  i=$((i + 1))
+  b=$(((i % ${#BABBLE[@]}) + 1))
+  speech="$DIR/natural/$file"
+  sox "$work/bed-$b.wav" "$work/bed.wav" repeat 9 trim 0 "$(soxi -D "$speech")"
+  gain=$(awk -v s="$(rms "$speech")" -v n="$(rms "$work/bed.wav")" \
+    'BEGIN { printf "%.6f", (s / n) / (10 ^ (6 / 20)) }')
+  sox -m -v 0.7 "$speech" -v "$(awk -v g="$gain" 'BEGIN { print 0.7 * g }')" "$work/bed.wav" \
+    -b 16 "$DIR/babble-under/$file"
+  printf '%s\t%s\t%s\t%s\n' "$file" "$kind" "$text" "$options" >>"$DIR/babble-under/manifest.tsv"
+done <"$DIR/natural/manifest.tsv"
+
 printf '%s\n' "$stamp" >"$DIR/.stamp"
-echo "speech samples in $DIR: $(cat "$DIR"/*/manifest.tsv | wc -l) utterances in 5 sets" >&2
+echo "speech samples in $DIR: $(cat "$DIR"/*/manifest.tsv | wc -l) utterances in 6 sets" >&2

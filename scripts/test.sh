@@ -54,7 +54,7 @@ scripts/speech-samples.sh
 (cd end2end && npx playwright test --grep @speech --workers=1)
 # The recogniser's targets on the natural voice, quiet, under noise and
 # under other people's talk.
-cargo run --release --quiet -p imprint --example eval_speech -- --check natural snr10 snr5 babble
+cargo run --release --quiet -p imprint --example eval_speech -- --check natural snr10 snr5 babble babble-under
 
 step "real-model tier: the local model (llama-server + Qwen2.5-Coder-0.5B-Instruct)"
 port=$(free_port)

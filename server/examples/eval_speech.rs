@@ -1,6 +1,7 @@
 //! Accuracy (issues 28, 41): the local recogniser on the sets made by
 //! `scripts/speech-samples.sh` (espeak-ng, Piper's natural voice, the
-//! natural voice under noise at 10 and 5 dB SNR, background babble).
+//! natural voice under noise at 10 and 5 dB SNR, background babble, and
+//! babble under the speaker).
 //! Prints figures; with `--check` it also fails (exit 1) when a set
 //! misses its targets. Run with
 //!
@@ -31,7 +32,9 @@
 //! `--check` targets: the natural set's requests' WER ≤ 6 %, options,
 //! ordinals and stops 100 %, no false stop, no repeat; at 10 dB SNR
 //! options ≥ 95 % and WER ≤ 12 %; at 5 dB options ≥ 85 %; babble never
-//! taken as an answer.
+//! taken as an answer; with babble under the speaker, no false stop; and
+//! in every set with answers, none heard as another choice sure enough to
+//! be taken without a confirm.
 
 #[path = "speech_support/mod.rs"]
 mod speech_support;
@@ -40,7 +43,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use imprint::speech::{Engine, Hint, Tuning, Whisper};
-use imprint_text::voice::{heard_stop, is_noise, match_option};
+use imprint_text::voice::{heard_stop, is_noise, judge_spoken_answer, match_option, SpokenAnswer};
 
 const NUMBERS: [&str; 21] = [
     "zero",
@@ -127,6 +130,9 @@ struct SetFigures {
     babble_taken: usize,
     babble_not_an_answer: usize,
     babble_noise: usize,
+    /// Answers heard as another choice sure enough to be taken without a
+    /// confirm: what Echo would wrongly give the reply.
+    wrong_taken: Vec<String>,
     times: Vec<f64>,
 }
 
@@ -267,17 +273,29 @@ fn eval_set(whisper: &mut Whisper, dir: &std::path::Path) -> Result<SetFigures, 
         if says_twice(&heard.text) {
             figures.repeats.push(format!("{file}: {:?}", heard.text));
         }
+        // The choice an answer means: the option said, or the one an
+        // ordinal points at.
+        let meant = match (kind, said_words.get(1).map(String::as_str)) {
+            ("option", _) => Some(text.to_string()),
+            ("ordinal", Some("first")) => options.first().cloned(),
+            ("ordinal", Some("second")) => options.get(1).cloned(),
+            ("ordinal", _) => options.last().cloned(),
+            _ => None,
+        };
+        if let Some(meant) = &meant {
+            if let SpokenAnswer::Take(taken) =
+                judge_spoken_answer(&heard.text, confidence, &options, false)
+            {
+                if &taken != meant {
+                    figures
+                        .wrong_taken
+                        .push(format!("{file}: {:?} taken as {taken:?}", heard.text));
+                }
+            }
+        }
         let right = match kind {
             "stop" => heard_stop(&heard.text, confidence),
-            "option" => match_option(&heard.text, &options).as_deref() == Some(text),
-            "ordinal" => {
-                let expected = match said_words.get(1).map(String::as_str) {
-                    Some("first") => options.first(),
-                    Some("second") => options.get(1),
-                    _ => options.last(),
-                };
-                match_option(&heard.text, &options).as_ref() == expected
-            }
+            "option" | "ordinal" => match_option(&heard.text, &options) == meant,
             "babble" => {
                 if is_noise(&heard.text, confidence) {
                     figures.babble_noise += 1;
@@ -363,6 +381,11 @@ fn report(set: &std::path::Path, figures: &SetFigures) {
         figures.repeats.len(),
         figures.repeats
     );
+    println!(
+        "{name:8} answers taken as another choice without a confirm: {} {:?}",
+        figures.wrong_taken.len(),
+        figures.wrong_taken
+    );
     if figures.tallies.contains_key("babble") {
         println!(
             "{name:8} babble: {} named an option, {} named none, {} noise (SPEC 6: only a named option may be taken)",
@@ -386,6 +409,7 @@ fn meets_targets(name: &str, figures: &SetFigures) -> bool {
     let wer = t("request").map_or(1.0, |t| t.errors as f64 / t.words.max(1) as f64);
     // The share of `kind` heard right, 0 when the set has none.
     let share = |kind| t(kind).map_or(0.0, |t| t.right as f64 / t.count.max(1) as f64);
+    let never_wrong = figures.wrong_taken.is_empty();
     let checks: Vec<(&str, bool)> = match name {
         "natural" => vec![
             ("requests' WER <= 6 %", wer <= 0.06),
@@ -394,12 +418,29 @@ fn meets_targets(name: &str, figures: &SetFigures) -> bool {
             ("every stop heard", share("stop") == 1.0),
             ("no false stop", figures.false_stops.is_empty()),
             ("no transcript with a repeat", figures.repeats.is_empty()),
+            ("no answer taken as another choice", never_wrong),
         ],
         "snr10" => vec![
             ("requests' WER <= 12 %", wer <= 0.12),
             ("options >= 95 % matched", share("option") >= 0.95),
+            ("no answer taken as another choice", never_wrong),
         ],
-        "snr5" => vec![("options >= 85 % matched", share("option") >= 0.85)],
+        "snr5" => vec![
+            ("options >= 85 % matched", share("option") >= 0.85),
+            ("no answer taken as another choice", never_wrong),
+        ],
+        // Two other voices talking 6 dB under the speaker: tiny.en hears
+        // a third of the answers right (session 23); what must hold is
+        // that none is taken as another choice without "Did you say…?",
+        // and no request is heard as "stop".
+        "babble-under" => vec![
+            ("answers heard", t("option").is_some_and(|t| t.count > 0)),
+            (
+                "no answer taken as another choice without a confirm",
+                never_wrong,
+            ),
+            ("no false stop", figures.false_stops.is_empty()),
+        ],
         "babble" => vec![
             ("babble heard", t("babble").is_some_and(|t| t.count > 0)),
             ("no babble taken as an answer", figures.babble_taken == 0),
