@@ -541,9 +541,18 @@ impl Reference {
 /// The memories as distinct things, best first: memories whose labels
 /// read the same (two notes of one meeting) are one candidate.
 pub fn candidates(hits: &[Memory]) -> Vec<Candidate> {
+    grouped_by(hits, |hit| Some(label(hit)))
+}
+
+/// The memories grouped by the label `label_of` gives each, in the order
+/// first found (case aside, one label is one candidate); a memory it gives
+/// none is left out.
+pub fn grouped_by(hits: &[Memory], label_of: impl Fn(&Memory) -> Option<String>) -> Vec<Candidate> {
     let mut found: Vec<Candidate> = Vec::new();
     for hit in hits {
-        let label = label(hit);
+        let Some(label) = label_of(hit) else {
+            continue;
+        };
         let line = crate::memory_lines::memory_line(hit);
         match found
             .iter_mut()

@@ -49,23 +49,7 @@ fn is_capitalised(word: &str) -> bool {
 /// they are two or more by their full names: one option each, labelled by
 /// the full name, with the memories about them. `None` for one person.
 pub fn namesakes(first: &str, hits: &[Memory]) -> Option<Vec<Candidate>> {
-    let mut people: Vec<Candidate> = Vec::new();
-    for hit in hits {
-        let Some(name) = full_name(first, &hit.content) else {
-            continue;
-        };
-        let line = crate::memory_lines::memory_line(hit);
-        match people
-            .iter_mut()
-            .find(|p| p.label.eq_ignore_ascii_case(&name))
-        {
-            Some(same) => same.memories.push(line),
-            None => people.push(Candidate {
-                label: name,
-                memories: vec![line],
-            }),
-        }
-    }
+    let people = super::grouped_by(hits, |hit| full_name(first, &hit.content));
     (people.len() >= 2).then_some(people)
 }
 
