@@ -329,6 +329,11 @@ async fn a_note_about_a_first_name_two_people_share_asks_which_and_keeps_the_ful
                 None,
                 "2030-04-04T10:00:00Z",
             ),
+            (
+                "Hana Brandt is building the raised beds",
+                Some("Garden"),
+                "2030-04-05T10:00:00Z",
+            ),
         ],
     )
     .await;
@@ -353,15 +358,20 @@ async fn a_note_about_a_first_name_two_people_share_asks_which_and_keeps_the_ful
         .collect();
     assert_eq!(kept, ["Hana Brandt's rates go up to £45 an hour"]);
 
-    // Named whole, or a first name one person has: nothing is asked.
-    let sid = server.create_session().await;
-    let events = server
-        .converse(&sid, "Note that Hana Kowalski's rates go up to £45 an hour")
-        .await;
-    assert!(
-        !types(&events).contains(&"question".to_string()),
-        "{events:?}"
-    );
+    // Named whole, with a surname's start, or in a project whose memories
+    // name one Hana: nothing is asked.
+    for note in [
+        "Note that Hana Kowalski's rates go up to £45 an hour",
+        "Note that hana k's rates go up to £45 an hour",
+        "Garden project: note that hana's rates go up to £45 an hour",
+    ] {
+        let sid = server.create_session().await;
+        let events = server.converse(&sid, note).await;
+        assert!(
+            !types(&events).contains(&"question".to_string()),
+            "{note}: {events:?}"
+        );
+    }
 }
 
 #[tokio::test]

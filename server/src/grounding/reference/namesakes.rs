@@ -53,6 +53,36 @@ pub fn namesakes(first: &str, hits: &[Memory]) -> Option<Vec<Candidate>> {
     (people.len() >= 2).then_some(people)
 }
 
+/// True when `request` says which of `people` (called `first` in it) it
+/// means: a full name whole ("priya naidoo's rates"), or the first name
+/// followed by the start of one surname only ("nick p can do the lift").
+pub fn says_which(request: &str, first: &str, people: &[Candidate]) -> bool {
+    let said = request.to_lowercase();
+    if people
+        .iter()
+        .any(|p| said.contains(&p.label.to_lowercase()))
+    {
+        return true;
+    }
+    let words = imprint_text::words::plain(request);
+    let Some(after) = words
+        .iter()
+        .position(|w| w.trim_end_matches("'s") == first)
+        .and_then(|at| words.get(at + 1))
+    else {
+        return false;
+    };
+    let surnames: Vec<String> = people
+        .iter()
+        .filter_map(|p| p.label.split_once(' ').map(|(_, rest)| rest.to_lowercase()))
+        .collect();
+    let starting = surnames
+        .iter()
+        .filter(|s| s.starts_with(after.trim_end_matches("'s")))
+        .count();
+    starting == 1
+}
+
 /// True when `label` is a person's full name as [`namesakes`] labels its
 /// options ("Priya Naidoo"): two or three capitalised words, no more.
 pub fn is_a_full_name(label: &str) -> bool {
@@ -156,6 +186,26 @@ mod tests {
             None
         );
         assert!(is_a_full_name("Priya Naidoo"));
+        let people = namesakes(
+            "nick",
+            &[
+                memory(1, "Nick Papadakis runs the crane"),
+                memory(2, "Nick Ferreira does the scaffolding"),
+            ],
+        )
+        .unwrap();
+        assert!(says_which(
+            "nick p can do the lift on jan 8",
+            "nick",
+            &people
+        ));
+        assert!(says_which("Nick Ferreira's quote is in", "nick", &people));
+        assert!(!says_which(
+            "nick can do the lift on jan 8",
+            "nick",
+            &people
+        ));
+        assert!(!says_which("nick's van is free", "nick", &people));
         assert!(!is_a_full_name("Billing meeting (12 Nov)"));
         assert!(!is_a_full_name("Priya"));
     }

@@ -21,12 +21,19 @@ impl Run {
         if !writes.save {
             return Ok(None);
         }
+        // A note filed under a project ("note for the attic project:
+        // declan says…") means the one its memories name.
+        let projects = self.recent_projects().await;
+        let project = self.project_meant(&projects).or_else(|| {
+            grounding::project_of_a_save(&request, &projects).map(|(project, _)| project)
+        });
         for word in reference::topic(&request, &[])
             .into_iter()
             .take(NAMES_LOOKED_UP)
         {
             let query = MemoryQuery {
                 query: word.clone(),
+                project: project.clone(),
                 limit: Some(reference::SEARCH_LIMIT),
                 ..MemoryQuery::default()
             };
@@ -36,12 +43,9 @@ impl Run {
             let Some(people) = reference::namesakes::namesakes(&word, &hits) else {
                 continue;
             };
-            // "priya naidoo's rates": the request says which already.
-            let said = request.to_lowercase();
-            if people
-                .iter()
-                .any(|p| said.contains(&p.label.to_lowercase()))
-            {
+            // "priya naidoo's rates", "nick p can do it": the request says
+            // which already.
+            if reference::namesakes::says_which(&request, &word, &people) {
                 continue;
             }
             let mut people = people;
