@@ -768,17 +768,3 @@ fn the_day_of_the_month_asked_about_tells_two_memories_apart() {
         "{ferry:?}"
     );
 }
-
-#[test]
-fn the_story_told_before_the_question_tells_two_fitting_memories_apart() {
-    let topic = Topic::of(
-        "topping up the gas for the flat upstairs, whats the meter number there",
-        &[],
-    );
-    assert_eq!(topic.names, vec!["meter"]);
-    let home = "Home gas meter number: 7731 2209";
-    let flat = "Upstairs flat gas meter number: 9918 4410";
-    // Both answer what is asked; the story names one of them.
-    assert!(topic.named_in(home) && topic.named_in(flat));
-    assert!(topic.score(flat) > topic.score(home));
-}

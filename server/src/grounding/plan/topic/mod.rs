@@ -433,21 +433,7 @@ impl Topic {
     /// The topic of `request` (see [`crate::grounding::reference::topic`]),
     /// split into naming and asked words.
     pub fn of(request: &str, projects: &[String]) -> Self {
-        let asked_whole = asked_part(request);
-        // "buying electricity for the kitchen at work, whats the meter
-        // number there": the story told before the question, as the one
-        // told after it, tells two fitting memories apart.
-        // A question before it is another question, not a story.
-        let told_before = request
-            .find(asked_whole)
-            .map_or("", |start| &request[..start])
-            .trim();
-        let told_before = if told_before.contains('?') || opens_a_question_word(told_before) {
-            ""
-        } else {
-            told_before
-        };
-        let (asking, told_after) = split_told_after(asked_whole);
+        let (asking, told_after) = split_told_after(asked_part(request));
         let request = &one_word_names(asking);
         let words = crate::grounding::reference::topic(request, projects);
         // "Which hotel…", "what room…": the noun after the question word
@@ -514,8 +500,7 @@ impl Topic {
             .iter()
             .filter(|w| w.len() > 2 && without_ordinal(w).len() < w.len())
             .cloned();
-        let told = format!("{told_before} {told_after}");
-        let context = crate::grounding::reference::topic(&one_word_names(&told), projects)
+        let context = crate::grounding::reference::topic(&one_word_names(&told_after), projects)
             .into_iter()
             .chain(days)
             .filter(|w| {
