@@ -195,11 +195,7 @@ fn first_name_run(text: &str) -> Option<String> {
             .strip_suffix("'s")
             .or_else(|| bare.strip_suffix("’s"))
             .unwrap_or(bare);
-        // "GP", "PIN": capitals all through are no one's name.
-        let capital = word.chars().next().is_some_and(char::is_uppercase)
-            && word.chars().skip(1).any(char::is_lowercase)
-            && !crate::common_words::is_function_word(&word.to_lowercase());
-        if !capital {
+        if !namesakes::is_capitalised(word) {
             if run.is_empty() {
                 continue;
             }

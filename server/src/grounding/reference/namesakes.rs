@@ -38,10 +38,12 @@ pub fn full_name(first: &str, content: &str) -> Option<String> {
     })
 }
 
-fn is_capitalised(word: &str) -> bool {
+/// True for a word written as a name is: a capital, then small letters
+/// ("Priya", "Naidoo"; not "GP", "PIN", nor a sentence's "My" or "The").
+pub(in crate::grounding) fn is_capitalised(word: &str) -> bool {
     word.chars().next().is_some_and(char::is_uppercase)
         && word.chars().skip(1).all(|c| !c.is_uppercase())
-        && word.chars().count() >= 2
+        && word.chars().skip(1).any(char::is_lowercase)
         && !crate::common_words::is_function_word(&word.to_lowercase())
 }
 
