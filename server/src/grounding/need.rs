@@ -151,7 +151,9 @@ impl Need {
                     None => Ok(Resolved::Project(answer.to_string())),
                 }
             }
-            Need::Reference { candidates, .. } => {
+            Need::Reference {
+                candidates, phrase, ..
+            } => {
                 // The option itself, or the one candidate the answer's own
                 // words point at ("the billing one"); else the user's words.
                 let chosen = candidates
@@ -162,6 +164,7 @@ impl Need {
                     Some(c) => Ok(Resolved::Memory {
                         label: c.label.clone(),
                         memories: c.memories.clone(),
+                        phrase: phrase.clone(),
                     }),
                     None if answer.is_empty() => Err("The answer was empty.".into()),
                     None => Ok(Resolved::Meant(answer.to_string())),
@@ -209,6 +212,10 @@ pub enum Resolved {
     Memory {
         label: String,
         memories: Vec<String>,
+        /// The words of the request Imprint asked about ("he's", "the
+        /// meeting"); empty in a state stored before it was kept.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        phrase: String,
     },
     /// What the user said a reference means, in their own words.
     Meant(String),

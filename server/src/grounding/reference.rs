@@ -122,6 +122,16 @@ const AFTER_DEMONSTRATIVE: &[&str] = &[
 /// The pronouns that stand for a person.
 const PERSON_PRONOUNS: &[&str] = &["he", "she", "him", "her", "his", "hers", "them"];
 
+/// True when `phrase` is a pronoun of a person, alone or contracted with
+/// its verb ("he", "her", "he's", "she’d").
+pub fn is_person_pronoun(phrase: &str) -> bool {
+    let word = phrase.trim().to_lowercase().replace('’', "'");
+    let base = word
+        .split_once('\'')
+        .map_or(word.as_str(), |(base, _)| base);
+    PERSON_PRONOUNS.contains(&word.as_str()) || matches!(base, "he" | "she")
+}
+
 /// True for a pronoun of a person or a thing ("his", "her", "it",
 /// "their"): it points at something named before it.
 pub fn is_third_person_pronoun(word: &str) -> bool {

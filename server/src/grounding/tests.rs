@@ -384,6 +384,7 @@ fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
         Ok(Resolved::Memory {
             label: label.into(),
             memories: vec![format!("[{id}] {label}")],
+            phrase: "the meeting".into(),
         })
     };
     assert_eq!(

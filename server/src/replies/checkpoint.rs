@@ -157,6 +157,7 @@ mod tests {
                     Some(Resolved::Memory {
                         label: "Billing meeting (12 Nov)".into(),
                         memories: vec!["[3] (Billing, 2026-11-12) Billing meeting".into()],
+                        phrase: "the meeting".into(),
                     }),
                 ),
                 (

@@ -129,7 +129,7 @@ impl Run {
                     // "priya's rates go up", Priya Pillay chosen of two
                     // Priyas: kept with her full name.
                     Some(full) => namesakes::with_the_full_name(content, full),
-                    None => self.settling.chosen_memory().and_then(|memory| {
+                    None => self.settling.chosen_person().and_then(|memory| {
                         grounding::reference::with_the_person_named(content, &memory)
                     }),
                 };

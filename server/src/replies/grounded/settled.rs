@@ -84,15 +84,23 @@ impl Settling {
     }
 
     /// The first memory the user chose from Imprint's options for a
-    /// reference, as it was kept (the memory line's content).
-    pub(in crate::replies) fn chosen_memory(&self) -> Option<String> {
+    /// pronoun of a person ("he's", "her"), as it was kept (the memory
+    /// line's content): whom the request's pronoun stands for. Not for a
+    /// thing's reference ("the meeting"), whose memory may name others.
+    pub(in crate::replies) fn chosen_person(&self) -> Option<String> {
         self.settled
             .iter()
             .find_map(|(kind, resolved)| match resolved {
-                Some(Resolved::Memory { memories, .. }) if *kind == NeedKind::Reference => memories
-                    .iter()
-                    .find_map(|line| crate::memory_lines::MemoryLine::read(line))
-                    .map(|memory| memory.content.to_string()),
+                Some(Resolved::Memory {
+                    memories, phrase, ..
+                }) if *kind == NeedKind::Reference
+                    && crate::grounding::reference::is_person_pronoun(phrase) =>
+                {
+                    memories
+                        .iter()
+                        .find_map(|line| crate::memory_lines::MemoryLine::read(line))
+                        .map(|memory| memory.content.to_string())
+                }
                 _ => None,
             })
     }
@@ -120,5 +128,40 @@ impl Settling {
             Some(Resolved::Project(p)) => Some(p.clone()),
             _ => None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Settling;
+    use crate::grounding::{NeedKind, Resolved};
+
+    fn chose(phrase: &str) -> Settling {
+        let mut settling = Settling::default();
+        settling.settle(
+            NeedKind::Reference,
+            Some(Resolved::Memory {
+                label: "Billing meeting (12 Nov)".into(),
+                memories: vec![
+                    "[3] (Billing, 2030-05-12) Billing meeting with Dana: invoices move to Stripe"
+                        .into(),
+                ],
+                phrase: phrase.into(),
+            }),
+        );
+        settling
+    }
+
+    #[test]
+    fn the_person_chosen_is_whom_a_pronoun_of_a_person_stands_for() {
+        let person = "Billing meeting with Dana: invoices move to Stripe";
+        assert_eq!(chose("he's").chosen_person().as_deref(), Some(person));
+        assert_eq!(chose("Her").chosen_person().as_deref(), Some(person));
+        assert_eq!(chose("she’d").chosen_person().as_deref(), Some(person));
+        // A thing's reference names no one a note's "he" could be, and
+        // nor does a state kept before the phrase was.
+        assert_eq!(chose("the meeting").chosen_person(), None);
+        assert_eq!(chose("it").chosen_person(), None);
+        assert_eq!(chose("").chosen_person(), None);
     }
 }

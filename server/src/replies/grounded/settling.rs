@@ -134,7 +134,9 @@ impl Run {
     ) -> Result<String, Interrupt> {
         let several = !need.options().is_empty();
         let note = match self.ask_for(need).await? {
-            Some(Resolved::Memory { label, memories }) => {
+            Some(Resolved::Memory {
+                label, memories, ..
+            }) => {
                 self.settled_by(&memories);
                 let who = if self.questions.take_imprint_chose() {
                     "the user left it to you, and Imprint took"
