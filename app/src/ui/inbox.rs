@@ -9,6 +9,7 @@
 //! `question_closed` removes the entry. Nothing polls. An answer sent from
 //! the panel is an action.
 
+use crate::ui::calls::{action, resource};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use web_sys::{Notification, NotificationOptions, NotificationPermission, VisibilityState};
@@ -46,7 +47,7 @@ pub struct Inbox {
 /// Reads the waiting questions and keeps the tab title's count; the
 /// dashboard events then feed it through [`Inbox::on_event`].
 pub fn provide_inbox() -> Inbox {
-    let read = LocalResource::new(list_questions);
+    let read = resource(list_questions);
     let closed = RwSignal::new(Vec::<String>::new());
     let waiting = Memo::new(move |last: Option<&Waiting>| {
         let questions = match read.get() {
@@ -205,7 +206,7 @@ fn InboxEntry(question: WaitingQuestion) -> impl IntoView {
     let (sid, qid) = (question.session_id.clone(), question.id.clone());
     // The card's state once an answer went: the entry leaves with
     // `question_closed`, and until then the card shows what was sent.
-    let send = Action::new_local(move |(answer, you_decide): &(Option<String>, bool)| {
+    let send = action(move |(answer, you_decide): &(Option<String>, bool)| {
         let (sid, qid, answer, you_decide) =
             (sid.clone(), qid.clone(), answer.clone(), *you_decide);
         async move {

@@ -1,6 +1,7 @@
 //! The dashboard's components (browser only).
 
 mod announcer;
+mod calls;
 mod chat;
 mod dialog;
 mod echo;

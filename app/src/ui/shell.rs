@@ -2,6 +2,7 @@
 //! toggle and the model status (in a menu on a phone; a link to the Model
 //! page), and the page's live region.
 
+use crate::ui::calls::resource;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -28,7 +29,7 @@ pub fn Shell(children: Children) -> impl IntoView {
     let on_voice_page = move || location.pathname.get().starts_with("/voice");
     // Drafts outlive the Chat page: a visit to Memories keeps them.
     provide_context(Drafts::default());
-    provide_context(HeaderStatus(LocalResource::new(fetch_status)));
+    provide_context(HeaderStatus(resource(fetch_status)));
     view! {
         <div class="shell">
             <a class="skip-link" href="#message-box" data-testid="skip-link" on:click=skip_to_message_box>

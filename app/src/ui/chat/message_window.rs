@@ -3,6 +3,7 @@
 //! pages are read and drawn as the user scrolls up (or asks for them),
 //! without moving what is on screen.
 
+use crate::ui::calls::action;
 use leptos::html;
 use leptos::prelude::*;
 
@@ -41,7 +42,7 @@ impl MessageWindow {
         let history = RwSignal::new(LoadedHistory::default());
         let drawing = StoredValue::new(false);
         let error = RwSignal::new(None);
-        let older = Action::new_local(move |before: &i64| {
+        let older = action(move |before: &i64| {
             let (sid, before) = (sid.get_value(), *before);
             async move {
                 let page = get_session_page(sid, MessagePage::before(before, BATCH)).await;

@@ -5,6 +5,7 @@
 //!
 //! The list is a resource; a new chat, a rename and a delete are actions.
 
+use crate::ui::calls::{action, resource};
 use leptos::html;
 use leptos::prelude::*;
 
@@ -68,7 +69,7 @@ impl RowEditing {
 pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
     let events: DashboardEvents = expect_context();
     let navigate = use_navigate();
-    let create = Action::new_local(move |_: &()| {
+    let create = action(move |_: &()| {
         let navigate = navigate.clone();
         async move {
             let session = create_session(None).await?;
@@ -77,15 +78,15 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
         }
     });
     let actions = RowActions {
-        rename: Action::new_local(|(sid, title): &(String, String)| {
+        rename: action(|(sid, title): &(String, String)| {
             rename_session(sid.clone(), title.clone())
         }),
-        delete: Action::new_local(|sid: &String| delete_session(sid.clone())),
+        delete: action(|sid: &String| delete_session(sid.clone())),
     };
     let editing = RowEditing::new();
     // Read again whenever the list may have changed: an event (another
     // window's change too), or a chat made, renamed or deleted here.
-    let sessions = LocalResource::new(move || {
+    let sessions = resource(move || {
         events.sessions_version.track();
         create.version().track();
         actions.rename.version().track();

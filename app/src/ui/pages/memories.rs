@@ -10,6 +10,7 @@
 //! finds memories); what the page changes, it changes through actions, and
 //! the projects are read again after each.
 
+use crate::ui::calls::{action, resource};
 use leptos::prelude::*;
 
 use super::reminders::RemindersView;
@@ -136,7 +137,7 @@ impl Browser {
         };
         let move_to = RwSignal::new(String::new());
         let progress = RwSignal::new(None);
-        let move_project = Action::new_local(move |change: &ProjectMove| {
+        let move_project = action(move |change: &ProjectMove| {
             let change = change.clone();
             async move {
                 match self::move_project(change.clone()).await {
@@ -152,7 +153,7 @@ impl Browser {
                 }
             }
         });
-        let import = Action::new_local(move |file: &web_sys::File| {
+        let import = action(move |file: &web_sys::File| {
             let file = file.clone();
             async move {
                 let result = import_file(file, progress).await;
@@ -170,7 +171,7 @@ impl Browser {
         );
         // Read for each search, filter and link, and again after each move
         // or import (they change what a read finds).
-        let shown = LocalResource::new(move || {
+        let shown = resource(move || {
             move_project.version().track();
             import.version().track();
             let only = only.get();
@@ -199,7 +200,7 @@ impl Browser {
             import,
             more: more(shown, say),
         };
-        let projects = LocalResource::new(move || {
+        let projects = resource(move || {
             changes.add.version().track();
             changes.edit.version().track();
             changes.delete.version().track();
@@ -277,7 +278,7 @@ fn add(
     say: Messages,
     draft: RwSignal<String>,
 ) -> Action<MemoryInput, ()> {
-    Action::new_local(move |input: &MemoryInput| {
+    action(move |input: &MemoryInput| {
         let input = input.clone();
         async move {
             match create_memory(input).await {
@@ -296,7 +297,7 @@ fn add(
 
 /// Saves an edited memory, in its place.
 fn edit(shown: LocalResource<Read>, say: Messages) -> Action<(i64, MemoryPatch), ()> {
-    Action::new_local(move |(id, patch): &(i64, MemoryPatch)| {
+    action(move |(id, patch): &(i64, MemoryPatch)| {
         let (id, patch) = (*id, patch.clone());
         async move {
             match update_memory(id, patch).await {
@@ -318,7 +319,7 @@ fn delete(
     say: Messages,
     undo: RwSignal<Option<Deleted>>,
 ) -> Action<i64, ()> {
-    Action::new_local(move |id: &i64| {
+    action(move |id: &i64| {
         let id = *id;
         async move {
             if let Err(e) = delete_memory(id).await {
@@ -345,7 +346,7 @@ fn delete(
 
 /// Puts a deleted memory back as it was (the same id), where it stood.
 fn put_back(shown: LocalResource<Read>, say: Messages) -> Action<Deleted, ()> {
-    Action::new_local(move |deleted: &Deleted| {
+    action(move |deleted: &Deleted| {
         let Deleted { memory: m, index } = deleted.clone();
         let input = MemoryInput {
             content: m.content,
@@ -372,7 +373,7 @@ fn more(
     shown: LocalResource<Read>,
     say: Messages,
 ) -> Action<(ArcRwSignal<MemoryList>, MemoryListQuery), ()> {
-    Action::new_local(
+    action(
         move |(read, ask): &(ArcRwSignal<MemoryList>, MemoryListQuery)| {
             let (read, ask) = (read.clone(), ask.clone());
             async move {
@@ -466,7 +467,7 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
 /// and why.
 #[component]
 fn MeaningLine() -> impl IntoView {
-    let loaded = LocalResource::new(get_meaning_status);
+    let loaded = resource(get_meaning_status);
     let events: Option<DashboardEvents> = use_context();
     let line = move || {
         let status = loaded.get()?.ok()?;

@@ -4,6 +4,7 @@
 //! a remote provider with its key) tested and saved. A saved model writes
 //! the next reply; replies already running finish on theirs.
 
+use crate::ui::calls::{action, resource};
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 
@@ -66,7 +67,7 @@ impl Page {
             error: RwSignal::new(None),
         };
         let edited = RwSignal::new(None::<ModelForm>);
-        let forget = Action::new_local(move |key: &KeyRef| {
+        let forget = action(move |key: &KeyRef| {
             let key = key.clone();
             async move {
                 match forget_key(key).await {
@@ -76,7 +77,7 @@ impl Page {
             }
         });
         let header = use_context::<HeaderStatus>();
-        let save = Action::new_local(move |choice: &ConnectionChoice| {
+        let save = action(move |choice: &ConnectionChoice| {
             let choice = choice.clone();
             async move {
                 match choose_connection(choice).await {
@@ -100,12 +101,12 @@ impl Page {
                 }
             }
         });
-        let data = LocalResource::new(move || {
+        let data = resource(move || {
             save.version().track();
             forget.version().track();
             get_connections()
         });
-        let test = Action::new_local(move |choice: &ConnectionChoice| {
+        let test = action(move |choice: &ConnectionChoice| {
             let choice = choice.clone();
             async move {
                 match test_connection(choice).await {
@@ -125,7 +126,7 @@ impl Page {
                 }
             }
         });
-        let list = Action::new_local(move |choice: &ConnectionChoice| {
+        let list = action(move |choice: &ConnectionChoice| {
             let choice = choice.clone();
             async move {
                 match list_models(choice).await {

@@ -6,6 +6,7 @@
 //! action, after each change the server made the list is read again, and a
 //! row shows why a change of its own was refused.
 
+use crate::ui::calls::{action, resource};
 use leptos::prelude::*;
 
 use crate::api::{delete_reminder, list_reminders, update_reminder, ApiError};
@@ -93,7 +94,7 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
     let events: DashboardEvents = expect_context();
     // The done ones are shown, else the upcoming ones.
     let done = RwSignal::new(false);
-    let changes: Changes = Action::new_local(|change: &Change| change.clone().make());
+    let changes: Changes = action(|change: &Change| change.clone().make());
     // How many changes the server made. A refused one leaves the list as
     // it is: its row keeps the form open, with the reason.
     let made = Memo::new(move |made: Option<&usize>| {
@@ -103,7 +104,7 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
         made.copied().unwrap_or(0) + usize::from(took)
     });
     let editing = Editing::new(changes);
-    let list = LocalResource::new(move || {
+    let list = resource(move || {
         // A reminder that fires moves from upcoming to done.
         events.due_reminders.track();
         made.track();

@@ -3,6 +3,7 @@
 //! from its event stream, and sending, answering, stopping and retrying
 //! (actions, [`ChatActions`]).
 
+use crate::ui::calls::action;
 use futures::future::AbortHandle;
 use leptos::html;
 use leptos::prelude::*;
@@ -216,7 +217,7 @@ pub struct ChatActions {
 impl ChatActions {
     pub fn new(chat: OpenChat) -> Self {
         let sid = chat.sid;
-        let answer = Action::new_local(move |(question, text): &(Question, Option<String>)| {
+        let answer = action(move |(question, text): &(Question, Option<String>)| {
             let (qid, text) = (question.id.clone(), text.clone());
             let you_decide = text.is_none();
             let sid = sid.get_value();
@@ -232,7 +233,7 @@ impl ChatActions {
         });
         // Typed in the message box while a question waits: the server
         // tells an answer from a new request, which starts a reply.
-        let say = Action::new_local(move |(question, text): &(Question, String)| {
+        let say = action(move |(question, text): &(Question, String)| {
             let (qid, text) = (question.id.clone(), text.clone());
             let sid = sid.get_value();
             async move {
@@ -251,7 +252,7 @@ impl ChatActions {
                 }
             }
         });
-        let start = Action::new_local(move |start: &Start| {
+        let start = action(move |start: &Start| {
             let (sid, start) = (sid.get_value(), start.clone());
             async move {
                 let started = match start {
@@ -267,7 +268,7 @@ impl ChatActions {
                 }
             }
         });
-        let stop = Action::new_local(move |_: &()| {
+        let stop = action(move |_: &()| {
             let sid = sid.get_value();
             async move {
                 let _ = stop_reply(sid).await;
