@@ -398,3 +398,32 @@ async fn a_reaction_read_as_small_talk_first_keeps_nothing() {
     assert!(tools_called(&events).is_empty(), "{events:?}");
     assert!(server.memories_about("boxes").await.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_save_the_examples_are_sure_of_is_kept_though_the_model_would_call_it_a_question() {
+    // The classifier reads it as a save at 0.7 or more, and it does not
+    // ask: the model is not asked whether it tells (the built-in model
+    // called such a note a question); only the fact is worded.
+    let server = TestServer::start_planned_by_meaning(vec![
+        once("allotment", step(json!({"kind": "question"}))),
+        once(
+            "allotment",
+            step(json!({"fact": "The allotment gate code is now 4417"})),
+        ),
+    ])
+    .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "fyi the allotment gate code is now 4417")
+        .await;
+    assert_eq!(tools_called(&events), vec!["store"], "{events:?}");
+    let saved = server.memories_about("allotment").await;
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert!(saved[0].content.contains("4417"), "{saved:?}");
+    let requests = server.standin.requests_for("allotment");
+    assert_eq!(requests.len(), 1, "only the fact worded: {requests:?}");
+    assert!(
+        requests[0]["response_format"]["json_schema"]["schema"]["properties"]["fact"].is_object(),
+        "{requests:?}"
+    );
+}

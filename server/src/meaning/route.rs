@@ -40,6 +40,18 @@ pub const SURE: f32 = 0.5;
 /// and 3 writes were missed; at 0.5, 2 and 12.
 pub const WRITE_FLOOR: f32 = 0.3;
 
+/// The probability at which the classifier's save or reminder is taken
+/// without the model's agreement, for a request that does not ask (no
+/// question mark, no closing question). Measured with
+/// `examples/eval_routing.rs` on the clear requests of fresh sets 1–12
+/// (session 24, 716 requests): at 0.7 and over, one request that was no
+/// write was read as one ("remind me when the attic works start?", which
+/// asks), so none that does not ask; at 0.6, "number for jason the
+/// electrician pls, the cold room keeps tripping" (0.63) was. The built-in
+/// model said "question" to "fyi the code for the new key safe at the shop
+/// is 7391", which the classifier read as a save at 0.82.
+pub const SURE_WRITE: f32 = 0.7;
+
 /// The kinds of request the examples name.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,

@@ -117,6 +117,10 @@ impl Run {
             {
                 continue;
             }
+            if kind == route.kind && route.score >= route::SURE_WRITE {
+                tracing::info!(reply = %self.reply.id, ?kind, "the examples' write, sure enough without the model");
+                return Ok(Some(kind));
+            }
             let agrees = match kind {
                 Routed::Save => {
                     self.model_picks(STATEMENT_OR_QUESTION, &["statement", "question"])
