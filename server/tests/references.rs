@@ -375,6 +375,62 @@ async fn a_note_about_a_first_name_two_people_share_asks_which_and_keeps_the_ful
 }
 
 #[tokio::test]
+async fn a_question_about_a_first_name_two_people_share_asks_which_unless_its_words_say() {
+    let server = with_memories(vec![
+        scenario("number", vec![Turn::text("Her number is 07700 900 222.")]),
+        scenario("cello", vec![Turn::text("Her number is 07700 900 222.")]),
+    ])
+    .await;
+    seed(
+        &server,
+        &[
+            (
+                "Hana Kowalski does our accounts, 07700 900 111",
+                None,
+                "2030-04-03T10:00:00Z",
+            ),
+            (
+                "Hana van Dijk teaches Mia the cello on Mondays, 07700 900 222",
+                None,
+                "2030-04-04T10:00:00Z",
+            ),
+        ],
+    )
+    .await;
+    let sid = server.create_session().await;
+    server.say(&sid, "whats hana's number").await;
+    let mut events = server.watch(&sid, None).await;
+    let question = events.until("question").await.pop().unwrap();
+    assert_eq!(question["question"], "Which Hana do you mean?");
+    let mut offered = options(&question);
+    offered.sort();
+    assert_eq!(offered, ["Hana Kowalski", "Hana van Dijk"]);
+    server
+        .answer_ok(&sid, &question["id"], "Hana van Dijk")
+        .await;
+    events.until_done().await;
+    // The model reads the one chosen, not the other.
+    let sent = server
+        .standin
+        .requests_for("number")
+        .pop()
+        .unwrap()
+        .to_string();
+    assert!(sent.contains("07700 900 222"), "{sent}");
+    assert!(!sent.contains("07700 900 111"), "{sent}");
+
+    // Its other words say which: nothing is asked.
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "whats the number of hana who teaches the cello")
+        .await;
+    assert!(
+        !types(&events).contains(&"question".to_string()),
+        "{events:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_named_thing_is_left_to_the_model() {
     let server = with_memories(vec![scenario(
         "billing meeting",

@@ -7,8 +7,9 @@ use crate::store::Memory;
 
 /// The full name `first` opens in `content`: the name written with a
 /// capital and the capitalised words right after it ("Priya Naidoo" for
-/// "priya" in "Priya Naidoo is the shop's accountant"); `None` when the
-/// content does not write it with a surname.
+/// "priya" in "Priya Naidoo is the shop's accountant"), with a surname's
+/// short particles ("Sanne de Vries", "Ruud van der Berg"); `None` when
+/// the content does not write it with a surname.
 pub fn full_name(first: &str, content: &str) -> Option<String> {
     let tokens: Vec<&str> = content.split_whitespace().collect();
     tokens.iter().enumerate().find_map(|(i, token)| {
@@ -16,26 +17,48 @@ pub fn full_name(first: &str, content: &str) -> Option<String> {
         if !word.eq_ignore_ascii_case(first) || !is_capitalised(word) || token.len() != word.len() {
             return None;
         }
-        let surname: Vec<&str> = tokens[i + 1..]
-            .iter()
-            .map_while(|next| {
-                let bare = next.trim_end_matches(|c: char| !c.is_alphanumeric());
-                let bare = bare
-                    .strip_suffix("'s")
-                    .or_else(|| bare.strip_suffix("’s"))
-                    .unwrap_or(bare);
-                is_capitalised(bare).then_some((bare, next.len() == bare.len()))
-            })
-            // A mark after a word ends the name ("Naidoo,", "Naidoo's").
-            .scan(true, |going, (bare, unmarked)| {
-                let take = (*going).then_some(bare);
-                *going = unmarked;
-                take
-            })
-            .take(2)
-            .collect();
+        let surname = surname(&tokens[i + 1..]);
         (!surname.is_empty()).then(|| format!("{word} {}", surname.join(" ")))
     })
+}
+
+/// The surname `tokens` open with: up to two capitalised words, after at
+/// most two particles ("de", "van der"); a mark after a word ends it
+/// ("Naidoo,", "Naidoo's"). Empty when no capitalised word comes.
+fn surname<'a>(tokens: &[&'a str]) -> Vec<&'a str> {
+    let mut words = Vec::new();
+    let mut capitalised = 0;
+    for token in tokens {
+        let bare = token.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let bare = bare
+            .strip_suffix("'s")
+            .or_else(|| bare.strip_suffix("’s"))
+            .unwrap_or(bare);
+        let unmarked = token.len() == bare.len();
+        if is_capitalised(bare) {
+            words.push(bare);
+            capitalised += 1;
+            if !unmarked || capitalised == 2 {
+                break;
+            }
+        } else if capitalised == 0 && unmarked && words.len() < 2 && is_particle(bare) {
+            words.push(bare);
+        } else {
+            break;
+        }
+    }
+    if capitalised == 0 {
+        return Vec::new();
+    }
+    words
+}
+
+/// A surname's particle: a short word in small letters that is no English
+/// function word ("de", "van", "der", "da", "al"; not "and", "of").
+fn is_particle(word: &str) -> bool {
+    (2..=3).contains(&word.chars().count())
+        && word.chars().all(|c| c.is_lowercase())
+        && !crate::common_words::is_function_word(word)
 }
 
 /// True for a word written as a name is: a capital, then small letters
@@ -86,13 +109,17 @@ pub fn says_which(request: &str, first: &str, people: &[Candidate]) -> bool {
 }
 
 /// True when `label` is a person's full name as [`namesakes`] labels its
-/// options ("Priya Naidoo"): two or three capitalised words, no more.
+/// options ("Priya Naidoo", "Sanne de Vries"): a capitalised first name
+/// and its surname, no more.
 pub fn is_a_full_name(label: &str) -> bool {
-    let words: Vec<&str> = label.split(' ').collect();
-    (2..=3).contains(&words.len())
-        && words
-            .iter()
-            .all(|w| w.chars().all(char::is_alphabetic) && is_capitalised(w))
+    let Some((first, rest)) = label.split_once(' ') else {
+        return false;
+    };
+    let rest: Vec<&str> = rest.split(' ').collect();
+    first.chars().all(char::is_alphabetic)
+        && is_capitalised(first)
+        && rest.iter().all(|w| w.chars().all(char::is_alphabetic))
+        && surname(&rest) == rest
 }
 
 /// `content` with the first name of `full` written whole: "note that
@@ -151,6 +178,18 @@ mod tests {
         assert_eq!(full("Priya, our neighbour, has the key").as_deref(), None);
         assert_eq!(full("Call Priya about the cake").as_deref(), None);
         assert_eq!(full("the priya account").as_deref(), None);
+        // A surname's particles.
+        assert_eq!(
+            full_name("sanne", "Swimming teacher Sanne de Vries, 06 3817 4290").as_deref(),
+            Some("Sanne de Vries")
+        );
+        assert_eq!(
+            full_name("ruud", "Ruud van der Berg fixes the roof").as_deref(),
+            Some("Ruud van der Berg")
+        );
+        // Not a list of people, nor small words with no surname after.
+        assert_eq!(full("Priya and Thabo are coming").as_deref(), None);
+        assert_eq!(full("Priya de la cake").as_deref(), None);
     }
 
     #[test]
@@ -210,5 +249,8 @@ mod tests {
         assert!(!says_which("nick's van is free", "nick", &people));
         assert!(!is_a_full_name("Billing meeting (12 Nov)"));
         assert!(!is_a_full_name("Priya"));
+        assert!(is_a_full_name("Sanne de Vries"));
+        assert!(!is_a_full_name("Sanne de"));
+        assert!(!is_a_full_name("Lunch at Oma's"));
     }
 }

@@ -1,11 +1,16 @@
-//! Settling a first name the memories give two people, for a note to
-//! keep ("note that priya's rates go up", with Priya Naidoo and Priya
-//! Pillay kept): Imprint asks which, by their full names, before the note
-//! is written (see [`crate::grounding::reference::namesakes`]).
+//! Settling a first name the memories give two people ("Priya Naidoo",
+//! the accountant, and "Priya Pillay", the piano teacher): for a note to
+//! keep ("note that priya's rates go up") and for a question whose other
+//! words do not say which ("whats priya's number"), Imprint asks which, by
+//! their full names, before the note is written or the question answered
+//! (see [`crate::grounding::reference::namesakes`]).
 
+use crate::grounding::plan::{self, Topic};
+use crate::grounding::reference::Candidate;
 use crate::grounding::{self, reference, Need};
 use crate::replies::run::{Interrupt, Run};
 use crate::store::MemoryQuery;
+use crate::tools::run::MemoryLine;
 
 /// Words of a note looked up at most for a first name two people share.
 const NAMES_LOOKED_UP: usize = 6;
@@ -18,9 +23,13 @@ impl Run {
     pub(super) async fn settle_a_namesake(&mut self) -> Result<Option<String>, Interrupt> {
         let request = self.talk.request().to_string();
         let writes = grounding::writes_asked(&request).or(self.policy.judged_writes());
-        if !writes.save {
+        let asks = !writes.save && !writes.remind && plan::is_a_question(&request);
+        if !writes.save && !asks {
             return Ok(None);
         }
+        // What a question asks of the person ("number") and its other
+        // words ("the piano teacher") may single one out.
+        let topic = Topic::of(plan::asked_part(&request), &[]);
         // A note filed under a project ("note for the attic project:
         // declan says…") means the one its memories name.
         let projects = self.recent_projects().await;
@@ -48,7 +57,14 @@ impl Run {
             if reference::namesakes::says_which(&request, &word, &people) {
                 continue;
             }
-            let mut people = people;
+            let mut people = if asks {
+                fitting(people, &topic)
+            } else {
+                people
+            };
+            if people.len() < 2 {
+                continue;
+            }
             people.truncate(reference::MAX_OPTIONS);
             let first = people[0]
                 .label
@@ -65,4 +81,35 @@ impl Run {
         }
         Ok(None)
     }
+}
+
+/// The people of a question's first name whose memories hold what it
+/// asks ("number") and as many of its other words as any does: "whats
+/// sanne's number" fits both Sannes with a number kept, "sanne the swim
+/// teacher's number" only the one whose memories say swimming teacher.
+fn fitting(people: Vec<Candidate>, topic: &Topic) -> Vec<Candidate> {
+    let contents = |person: &Candidate| -> String {
+        person
+            .memories
+            .iter()
+            .filter_map(|line| MemoryLine::read(line).map(|m| m.content.to_string()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let holding: Vec<(Candidate, usize)> = people
+        .into_iter()
+        .map(|person| {
+            let held = contents(&person);
+            let score = topic.score(&held);
+            (person, held, score)
+        })
+        .filter(|(_, held, _)| topic.asked.is_empty() || topic.asked_in(held))
+        .map(|(person, _, score)| (person, score))
+        .collect();
+    let most = holding.iter().map(|(_, score)| *score).max();
+    holding
+        .into_iter()
+        .filter(|(_, score)| Some(*score) == most)
+        .map(|(person, _)| person)
+        .collect()
 }
