@@ -14,8 +14,9 @@
 //! `cargo run --release -p imprint --example eval_personal -- SET/cases.json…`
 
 use imprint::grounding::plan::{asked_part, is_personal};
-use imprint::meaning::minilm::MiniLm;
-use imprint::meaning::route::{parse_examples, Route, Routed, Router, EXAMPLES};
+use imprint::meaning::route::{Route, Routed, Router};
+
+mod meaning_support;
 
 struct Question {
     set: String,
@@ -33,25 +34,9 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 fn main() {
-    let dir = imprint::meaning::cached_model_dir().expect("a cache directory");
-    let model =
-        MiniLm::load(&dir).expect("the embedding model (scripts/embedding-model.sh ensure)");
-    let embed = |texts: &[String]| -> Vec<Vec<f32>> {
-        texts
-            .chunks(32)
-            .flat_map(|chunk| {
-                let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-                model.embed(&refs).expect("embedded")
-            })
-            .collect()
-    };
-    let examples = parse_examples(EXAMPLES).expect("the examples parse");
-    let texts: Vec<String> = examples.iter().map(|(_, r)| r.to_string()).collect();
-    let labelled: Vec<(Routed, Vec<f32>)> = examples
-        .iter()
-        .map(|(k, _)| *k)
-        .zip(embed(&texts))
-        .collect();
+    let model = meaning_support::model();
+    let embed = |texts: &[String]| meaning_support::embed(&model, texts);
+    let labelled = meaning_support::labelled_examples(&model);
     let router = Router::new(&labelled);
 
     let mut questions = Vec::new();

@@ -18,33 +18,16 @@
 use std::collections::BTreeMap;
 
 use imprint::grounding::plan::{classify, Kind};
-use imprint::meaning::minilm::MiniLm;
-use imprint::meaning::route::{
-    parse_examples, Classifier, Route, Routed, Router, Training, EXAMPLES,
-};
+use imprint::meaning::route::{Classifier, Route, Routed, Router, Training};
+
+mod meaning_support;
 
 type Labelled = Vec<(Routed, Vec<f32>)>;
 
 fn main() {
-    let dir = imprint::meaning::cached_model_dir().expect("a cache directory");
-    let model =
-        MiniLm::load(&dir).expect("the embedding model (scripts/embedding-model.sh ensure)");
-    let embed = |texts: &[String]| -> Vec<Vec<f32>> {
-        texts
-            .chunks(32)
-            .flat_map(|chunk| {
-                let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-                model.embed(&refs).expect("embedded")
-            })
-            .collect()
-    };
-    let examples = parse_examples(EXAMPLES).expect("the examples parse");
-    let texts: Vec<String> = examples.iter().map(|(_, r)| r.to_string()).collect();
-    let labelled: Labelled = examples
-        .iter()
-        .map(|(k, _)| *k)
-        .zip(embed(&texts))
-        .collect();
+    let model = meaning_support::model();
+    let embed = |texts: &[String]| meaning_support::embed(&model, texts);
+    let labelled: Labelled = meaning_support::labelled_examples(&model);
     let trainings = [
         Training::default(),
         Training {
