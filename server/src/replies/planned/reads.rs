@@ -159,7 +159,11 @@ impl Run {
                     // it the user's, however general it reads; "the
                     // capital of Australia" names more than an Australia
                     // trip holds.
-                    Judged::General if found.iter().any(|line| names_it_whole(line, &topic)) => {
+                    Judged::General
+                        if found
+                            .iter()
+                            .any(|line| holds_all_it_asks(line, &topic, whose)) =>
+                    {
                         tracing::info!(reply = %self.reply.id, "reads as general, but a memory holds all it names: the user's");
                         personal = true;
                     }
@@ -361,6 +365,16 @@ impl MeaningRead {
     }
 }
 
+/// True when the memory of a search `line` holds all a question reading
+/// as general names (see [`names_it_whole`]) and, when only a name the
+/// memories hold made it the user's, also what it asks: "which ocean is
+/// durban on?" asks an ocean, which a Durban trip does not hold.
+fn holds_all_it_asks(line: &str, topic: &Topic, whose: Whose) -> bool {
+    names_it_whole(line, topic)
+        && (whose != Whose::Named
+            || MemoryLine::read(line).is_some_and(|m| topic.asked_in(m.content)))
+}
+
 /// True when the memory of a search `line` holds every naming run of
 /// `topic` (what it asks is the pick's to hold: "the name of the
 /// teacher" is answered by "Ana Ruiz is … teacher").
@@ -431,7 +445,10 @@ fn names_someone_in(request: &str, line: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{names_it_whole, names_someone_in, shared_pairs, Judged, MeaningRead, Whose};
+    use super::{
+        holds_all_it_asks, names_it_whole, names_someone_in, shared_pairs, Judged, MeaningRead,
+        Whose,
+    };
     use crate::meaning::route::{Route, Routed};
     use crate::meaning::search::{Findings, Found};
     use crate::store::Memory;
@@ -625,6 +642,18 @@ mod tests {
         assert!(!names_it_whole(
             water,
             &topic("whats the boiling point of water")
+        ));
+        // Named only by a name the memories hold, it must hold what is
+        // asked too.
+        let durban = "[7] (no project, 2026-12-02) Durban trip: flights on 3 March.";
+        let ocean = topic("which ocean is durban on?");
+        assert!(names_it_whole(durban, &ocean));
+        assert!(!holds_all_it_asks(durban, &ocean, Whose::Named));
+        assert!(holds_all_it_asks(durban, &ocean, Whose::Said));
+        assert!(holds_all_it_asks(
+            teacher,
+            &topic("what's the name of the teacher?"),
+            Whose::Unsaid
         ));
     }
 
