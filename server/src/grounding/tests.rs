@@ -409,9 +409,14 @@ fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
             candidate("Marta's phone number is 2 (2 Apr)", 4),
         ],
     };
+    // The chosen memory keeps the phrase Imprint asked about.
     assert_eq!(
         numbers.resolve("Marta", now()),
-        memory("Marta's phone number is 2 (2 Apr)", 4)
+        Ok(Resolved::Memory {
+            label: "Marta's phone number is 2 (2 Apr)".into(),
+            memories: vec!["[4] Marta's phone number is 2 (2 Apr)".into()],
+            phrase: "her".into(),
+        })
     );
     // Words both share point at neither.
     assert_eq!(
