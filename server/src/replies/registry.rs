@@ -333,7 +333,10 @@ mod tests {
             .open_reply(&sid, &reply.id, Some(crate::store::NewMessage::user("hi")))
             .await
             .unwrap();
-        store.add_reply_text(&reply.id, "half an answer");
+        store
+            .keep_reply_text(&reply.id, "half an answer")
+            .await
+            .unwrap();
         let task = spawn_guarded(&replies, &reply, dashboard, async {
             panic!("a bug in the tool loop");
         });

@@ -107,11 +107,18 @@ impl Run {
     }
 
     /// Shows `text` as part of the answer.
-    pub(super) fn push_text(&mut self, text: String) {
+    pub(super) async fn push_text(&mut self, text: String) {
         self.talk.show(&text);
-        // Queued before it is shown: if Imprint dies now, the text shown
+        // Written before it is shown: if Imprint dies now, the text shown
         // so far is kept, marked interrupted.
-        self.reply.store.add_reply_text(&self.reply.id, &text);
+        if let Err(error) = self
+            .reply
+            .store
+            .keep_reply_text(&self.reply.id, &text)
+            .await
+        {
+            tracing::warn!(%error, reply = %self.reply.id, "the text shown could not be kept");
+        }
         self.reply.log.publish(ReplyEvent::Token { text });
     }
 

@@ -80,7 +80,7 @@ impl Run {
                 None => break,
                 Some(Ok(ModelEvent::Text(text))) => {
                     turn.text.push_str(&text);
-                    self.push_text(text);
+                    self.push_text(text).await;
                     // Going round: the request is dropped, so the model
                     // server stops writing.
                     if policy::says_it_again(&turn.text) {

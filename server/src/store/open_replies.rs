@@ -82,16 +82,17 @@ impl Store {
         .await
     }
 
-    /// Adds text the user was just shown. Queued, not awaited: the store
-    /// writes in order, so it lands before anything asked of it later.
-    pub fn add_reply_text(&self, reply_id: &str, text: &str) {
+    /// Adds text the user is about to be shown, and returns once it is
+    /// written: shown only after, it survives Imprint dying at any line.
+    pub async fn keep_reply_text(&self, reply_id: &str, text: &str) -> Result<(), StoreError> {
         let reply_id = reply_id.to_owned();
         let text = text.to_owned();
-        self.enqueue(move |conn| {
+        self.call(move |conn| {
             conn.prepare_cached("UPDATE open_replies SET text = text || ?2 WHERE reply_id = ?1")?
                 .execute(params![reply_id, text])?;
             Ok(())
-        });
+        })
+        .await
     }
 
     /// Closes the reply: appends its last messages and forgets the row,
@@ -257,8 +258,8 @@ mod tests {
             .open_reply(&sid, "r1", Some(NewMessage::user("plans?")))
             .await
             .unwrap();
-        store.add_reply_text("r1", "Let me ");
-        store.add_reply_text("r1", "check.");
+        store.keep_reply_text("r1", "Let me ").await.unwrap();
+        store.keep_reply_text("r1", "check.").await.unwrap();
         store.save_reply_state("r1", state("q1", 4)).await.unwrap();
         assert!(store.save_answer("r1", "q-other", "x").await.is_err());
         store.save_answer("r1", "q1", "Billing").await.unwrap();
@@ -309,7 +310,7 @@ mod tests {
     #[tokio::test]
     async fn interrupted_replies_keep_their_text_marked() {
         let (store, sid) = story_being_told().await;
-        store.add_reply_text("r1", "w0 ");
+        store.keep_reply_text("r1", "w0 ").await.unwrap();
         let open = store.open_replies().await.unwrap();
         store.interrupt_replies(open).await.unwrap();
         assert!(store.open_replies().await.unwrap().is_empty());
@@ -326,7 +327,7 @@ mod tests {
     #[tokio::test]
     async fn a_leftover_row_keeps_its_text_before_the_next_message() {
         let (store, sid) = story_being_told().await;
-        store.add_reply_text("r1", "once upon ");
+        store.keep_reply_text("r1", "once upon ").await.unwrap();
         store
             .open_reply(&sid, "r2", Some(NewMessage::user("again")))
             .await
@@ -352,7 +353,7 @@ mod tests {
     #[tokio::test]
     async fn a_failed_reply_keeps_its_text_with_the_error() {
         let (store, sid) = story_being_told().await;
-        store.add_reply_text("r1", "w0 ");
+        store.keep_reply_text("r1", "w0 ").await.unwrap();
         store.fail_reply("r1", "it broke");
         // Queued writes land in order, before anything asked later.
         assert!(store.open_replies().await.unwrap().is_empty());

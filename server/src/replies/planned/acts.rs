@@ -57,7 +57,7 @@ impl Run {
             text.push_str("\n\n");
             text.push_str(&own_answer::from_found(&found.join("\n")));
         }
-        self.say(&text);
+        self.say(&text).await;
         Ok(())
     }
 }

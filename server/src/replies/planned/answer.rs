@@ -50,7 +50,7 @@ impl Run {
             };
             if let Some(one) = one {
                 tracing::info!(reply = %self.reply.id, "spoken: the one memory that stands answers as it is kept");
-                self.say(&in_its_own_words(&one));
+                self.say(&in_its_own_words(&one)).await;
                 return Ok(());
             }
         }
@@ -71,13 +71,13 @@ impl Run {
                 } else {
                     own_answer::from_found(&standing.join("\n"))
                 };
-                self.say(&text);
+                self.say(&text).await;
                 return Ok(());
             }
             Err(PickError::Model(error)) => {
                 // The memories are the answer without the model's words.
                 tracing::warn!(%error, "the answer step failed; answering from the memories");
-                self.say(&own_answer::from_found(&found.join("\n")));
+                self.say(&own_answer::from_found(&found.join("\n"))).await;
                 return Ok(());
             }
         };
@@ -91,7 +91,7 @@ impl Run {
                 return self.general(true).await;
             }
             if vouched.meaning_only {
-                self.say(&nothing_found(topic, self.talk.request()));
+                self.say(&nothing_found(topic, self.talk.request())).await;
                 return Ok(());
             }
             // The model's pick fell short, but one memory found holds the
@@ -104,15 +104,15 @@ impl Run {
                 topic.asked.is_empty(),
             ) {
                 tracing::info!(reply = %self.reply.id, "the pick fell short; the one memory that stands answers");
-                self.say(&own_answer::from_found(one));
+                self.say(&own_answer::from_found(one)).await;
                 return Ok(());
             }
             let text = none_answers(found, topic, self.talk.request());
-            self.say(text.trim_end());
+            self.say(text.trim_end()).await;
             return Ok(());
         };
         let text = self.worded(&pick.answer, memory, topic);
-        self.say(&text);
+        self.say(&text).await;
         Ok(())
     }
 

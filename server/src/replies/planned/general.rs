@@ -19,7 +19,7 @@ impl Run {
         // A sum or a unit conversion is worked out, not guessed.
         if let Some(worked_out) = plan::compute::answer(self.talk.request()).filter(|_| marked) {
             tracing::info!(reply = %self.reply.id, "worked out by Imprint");
-            self.say(&worked_out);
+            self.say(&worked_out).await;
             return Ok(());
         }
         let mut messages = vec![ChatMessage::System(GENERAL_PROMPT.into())];
@@ -41,7 +41,8 @@ impl Run {
         messages.push(ChatMessage::User(self.talk.request().to_string()));
         let turn = self.turn_on(messages, Arc::new(Vec::new()), false).await?;
         if marked && !turn.text.trim().is_empty() {
-            self.say("\n\n*General knowledge, from the model, not from your memories.*");
+            self.say("\n\n*General knowledge, from the model, not from your memories.*")
+                .await;
         }
         Ok(())
     }

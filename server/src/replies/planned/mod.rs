@@ -55,7 +55,7 @@ impl Run {
     }
 
     /// Says `text` as (part of) the answer, as a model's text is said.
-    fn say(&mut self, text: &str) {
-        self.push_text(text.to_string());
+    async fn say(&mut self, text: &str) {
+        self.push_text(text.to_string()).await;
     }
 }

@@ -50,7 +50,7 @@ impl Run {
     /// general knowledge.
     pub(super) async fn question(&mut self) -> Result<(), Interrupt> {
         if self.settling.reference_unknown() {
-            self.say("I couldn't tell what you meant, so I looked nothing up. Tell me its name, and I'll look again.");
+            self.say("I couldn't tell what you meant, so I looked nothing up. Tell me its name, and I'll look again.").await;
             return Ok(());
         }
         let projects = self.recent_projects().await;
@@ -190,7 +190,7 @@ impl Run {
             .is_some_and(MeaningRead::classified_own);
         if found.is_empty() {
             if personal || read_as_own {
-                self.say(&nothing_found(&topic, self.talk.request()));
+                self.say(&nothing_found(&topic, self.talk.request())).await;
                 return Ok(());
             }
             return self.general(true).await;
@@ -198,7 +198,7 @@ impl Run {
         if topic.is_empty() && !chosen && !vouched.meaning_only {
             // A project named and nothing asked of it ("my notes from the
             // Website project"): its newest memories are the answer.
-            self.say(&own_answer::from_found(&found.join("\n")));
+            self.say(&own_answer::from_found(&found.join("\n"))).await;
             return Ok(());
         }
         // Two things of the user's fit the question equally: which one?

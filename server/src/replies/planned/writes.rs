@@ -19,7 +19,7 @@ impl Run {
     pub(super) async fn planned_write(&mut self, tool: &str) -> Result<(), Interrupt> {
         if !self.has_pending_calls() {
             if !self.talk.offers(tool) {
-                self.say("I can't change anything from here: this conversation only reads your memories. Use Chat to save or set reminders.");
+                self.say("I can't change anything from here: this conversation only reads your memories. Use Chat to save or set reminders.").await;
                 return Ok(());
             }
             let details_asked = self.settling.details_asked();
@@ -45,7 +45,7 @@ impl Run {
                 return self.save_the_users_words().await;
             };
             let Some(call) = call else {
-                self.say(&self.nothing_written(tool));
+                self.say(&self.nothing_written(tool)).await;
                 return Ok(());
             };
             self.call_for_the_model(String::new(), call);
@@ -159,7 +159,7 @@ impl Run {
                 if let Some(row) = row {
                     self.append_step(vec![row]).await?;
                 }
-                self.say(&self.nothing_written(STORE));
+                self.say(&self.nothing_written(STORE)).await;
                 return Ok(());
             }
         }
@@ -172,7 +172,7 @@ impl Run {
         // "Done: …" from what was written (see `drive`); nothing written
         // is said plainly.
         if own_answer::from_writes(&self.policy.writes(), self.env.clock.now()).is_none() {
-            self.say(&self.nothing_written(tool));
+            self.say(&self.nothing_written(tool)).await;
         }
         Ok(())
     }
