@@ -446,10 +446,7 @@ fn pronoun(words: &[String]) -> Option<(usize, bool)> {
         let before = i.checked_sub(1).map(|j| words[j].as_str());
         let after = words.get(i + 1).map(String::as_str);
         // "he's", "she'd": the pronoun, contracted with its verb.
-        let person = PERSON_PRONOUNS.contains(&word.as_str())
-            || word
-                .split_once('\'')
-                .is_some_and(|(base, _)| matches!(base, "he" | "she"));
+        let person = is_person_pronoun(word);
         let object = before.is_some_and(takes_an_object);
         let is_pronoun = match word.as_str() {
             // "When is it due?": a subject with what is said of it.

@@ -29,7 +29,7 @@ impl Run {
         }
         // What a question asks of the person ("number") and its other
         // words ("the piano teacher") may single one out.
-        let topic = Topic::of(plan::asked_part(&request), &[]);
+        let topic = asks.then(|| Topic::of(plan::asked_part(&request), &[]));
         // A note filed under a project ("note for the attic project:
         // declan says…") means the one its memories name.
         let projects = self.recent_projects().await;
@@ -57,10 +57,9 @@ impl Run {
             if reference::namesakes::says_which(&request, &word, &people) {
                 continue;
             }
-            let mut people = if asks {
-                fitting(people, &topic)
-            } else {
-                people
+            let mut people = match &topic {
+                Some(topic) => fitting(people, topic),
+                None => people,
             };
             if people.len() < 2 {
                 continue;
@@ -98,13 +97,11 @@ fn fitting(people: Vec<Candidate>, topic: &Topic) -> Vec<Candidate> {
     };
     let holding: Vec<(Candidate, usize)> = people
         .into_iter()
-        .map(|person| {
+        .filter_map(|person| {
             let held = contents(&person);
-            let score = topic.score(&held);
-            (person, held, score)
+            let holds_asked = topic.asked.is_empty() || topic.asked_in(&held);
+            holds_asked.then(|| (person, topic.score(&held)))
         })
-        .filter(|(_, held, _)| topic.asked.is_empty() || topic.asked_in(held))
-        .map(|(person, _, score)| (person, score))
         .collect();
     let most = holding.iter().map(|(_, score)| *score).max();
     holding
