@@ -26,12 +26,10 @@ static FUNCTION_WORDS: LazyLock<HashSet<String>> = LazyLock::new(|| {
         .collect()
 });
 
-/// Class: words of how a request is said that NLTK's list leaves out
-/// (modals, quantities, yes and no, the indefinite "thing", and "last
+/// Class: words of how a request is said that NLTK's list and the
+/// pronouns leave out (modals, quantities, yes and no, the indefinite "thing", and "last
 /// time"). They name nothing a memory holds.
 const SAID_AROUND: &[&str] = &[
-    "us",
-    "mine",
     "one",
     "ones",
     "much",
@@ -112,6 +110,7 @@ const KEPT_THINGS: &[&str] = &[
 pub fn is_function_word(word: &str) -> bool {
     FUNCTION_WORDS.contains(word)
         || SAID_AROUND.contains(&word)
+        || imprint_text::pronouns::points(word).is_some()
         // Only auxiliaries and modals take "n't": "can't", "won't", "isn't".
         || word.ends_with("n't")
         || word.ends_with("n’t")

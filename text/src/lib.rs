@@ -9,8 +9,10 @@
 //! - [`days`]: calendar days in words ("Saturday 8 June", "Tue 1 Dec
 //!   09:00"), for a reason's day and the page's times.
 //! - [`numbers`]: numbers said in words ("seven", "the third").
+//! - [`pronouns`]: the personal pronouns, whom each points at.
 
 pub mod days;
 pub mod numbers;
+pub mod pronouns;
 pub mod voice;
 pub mod words;

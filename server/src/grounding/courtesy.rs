@@ -5,44 +5,66 @@
 //! beside a verb of keeping, a reminder's closing words, the words a
 //! question names.
 
-/// Words that only make a request polite.
-const POLITE: &[&str] = &[
-    "please", "pls", "plz", "kindly", "thanks", "thank", "thx", "ty", "ta",
+/// What a word of courtesy does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Courtesy {
+    /// Only makes a request polite: "please", "thx".
+    Polite,
+    /// Asks rather than tells: "can you", "could you", "would u".
+    Asking,
+    /// Opens a request said aloud or typed as to a person: "hey", "ok".
+    Opener,
+    /// A sound of speech between words, or a word that only leads into
+    /// what is said ("ok so the code is…", "fyi he's allergic…").
+    Filler,
+}
+
+use Courtesy::*;
+
+/// Class: the words a request is said politely, as a question or aloud
+/// with, each with what it does.
+#[rustfmt::skip]
+const COURTESY: &[(&str, Courtesy)] = &[
+    ("please", Polite), ("pls", Polite), ("plz", Polite), ("kindly", Polite),
+    ("thanks", Polite), ("thank", Polite), ("thx", Polite), ("ty", Polite), ("ta", Polite),
+    ("can", Asking), ("could", Asking), ("would", Asking), ("will", Asking), ("you", Asking),
+    ("u", Asking),
+    ("hey", Opener), ("hi", Opener), ("hello", Opener), ("ok", Opener), ("okay", Opener),
+    ("imprint", Opener),
+    ("uh", Filler), ("um", Filler), ("erm", Filler), ("hmm", Filler), ("so", Filler),
+    ("right", Filler), ("alright", Filler), ("oh", Filler), ("well", Filler), ("fyi", Filler),
+    ("btw", Filler),
 ];
 
-/// Words that ask rather than tell: "can you", "could you", "would u".
-const ASKING: &[&str] = &["can", "could", "would", "will", "you", "u"];
-
-/// Words that open a request said aloud or typed as to a person.
-const OPENERS: &[&str] = &["hey", "hi", "hello", "ok", "okay", "imprint"];
-
-/// Class: the sounds of speech between words, and the words that only
-/// lead into what is said ("ok so the code is…", "fyi he's allergic…").
-const FILLERS: &[&str] = &[
-    "uh", "um", "erm", "hmm", "so", "right", "alright", "oh", "well", "fyi", "btw",
-];
+/// What plain (lower-case) `word` does as courtesy, if it is courtesy.
+fn courtesy(word: &str) -> Option<Courtesy> {
+    COURTESY
+        .iter()
+        .find(|(said, _)| *said == word)
+        .map(|&(_, does)| does)
+}
 
 /// True for a plain (lower-case) word that only makes a request polite.
 fn is_polite(word: &str) -> bool {
-    POLITE.contains(&word)
+    courtesy(word) == Some(Polite)
 }
 
 /// True for a plain word of courtesy: polite, asking, or opening a request
 /// ("hey", "could", "you", "please").
 pub fn is_courtesy(word: &str) -> bool {
-    is_polite(word) || ASKING.contains(&word) || OPENERS.contains(&word)
+    courtesy(word).is_some_and(|does| does != Filler)
 }
 
 /// True for a plain word that names nothing: courtesy or a filler of
 /// speech.
 pub fn names_nothing(word: &str) -> bool {
-    is_courtesy(word) || FILLERS.contains(&word)
+    courtesy(word).is_some()
 }
 
 /// True for a word that leads into a request and says nothing of it:
 /// an opener ("ok", "hey") or a filler ("so", "fyi", "um").
 pub fn leads_in(word: &str) -> bool {
-    OPENERS.contains(&word) || FILLERS.contains(&word)
+    matches!(courtesy(word), Some(Opener | Filler))
 }
 
 /// `text` without the politeness that closes it (and the marks around

@@ -123,7 +123,7 @@ fn event_after(text: &str, start: usize) -> Option<(String, usize)> {
     let mut words: Vec<&str> = named.split_whitespace().collect();
     // "before I leave", "before we go": a clause, not an event's name.
     if words.first().is_some_and(|w| {
-        matches!(*w, "i" | "we" | "you") || crate::grounding::reference::is_third_person_pronoun(w)
+        imprint_text::pronouns::is_speaking_subject(w) || imprint_text::pronouns::is_third_person(w)
     }) {
         return None;
     }
