@@ -132,6 +132,10 @@ fn main() {
                 &format!("classifier general >= {floor} and best < {best}"),
                 &|q| general_p(q) >= floor && q.best < best,
             );
+            report(
+                &format!("classifier general >= {floor} and best < {best}, words not personal"),
+                &|q| general_p(q) >= floor && q.best < best && !q.personal,
+            );
         }
     }
 }

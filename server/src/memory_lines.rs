@@ -65,9 +65,24 @@ impl<'a> MemoryLine<'a> {
         })
     }
 
+    /// The memory's words with its project's name: what names the thing
+    /// it is about ("the van" of "when is the pop-top roof going on the
+    /// van?" is the project "Camper van build").
+    pub fn named_text(&self) -> String {
+        named_text(self.content, self.project)
+    }
+
     /// The key search results carry for it ([`found_memories`]'s facts).
     pub fn fact(&self) -> String {
         memory_fact(self.id)
+    }
+}
+
+/// `content` and the name of its `project` (see [`MemoryLine::named_text`]).
+pub fn named_text(content: &str, project: Option<&str>) -> String {
+    match project {
+        Some(project) => format!("{content} ({project})"),
+        None => content.to_string(),
     }
 }
 

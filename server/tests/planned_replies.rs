@@ -375,6 +375,31 @@ async fn a_save_keeps_the_users_words_and_a_reminder_its_time_with_no_model() {
     assert!(server.standin.requests().is_empty(), "no model step");
 }
 
+#[tokio::test]
+async fn a_reminder_with_a_time_and_nothing_to_be_reminded_of_sets_none() {
+    // The built-in model's wording for "remind me tomorrow at 5pm": a
+    // task the user never said, so the request without its time is left,
+    // and "remind me" is nothing to be reminded of.
+    let server = planned(vec![scenario(
+        "5pm",
+        vec![step(
+            json!({"text": "Remind me to go to the park at 5pm tomorrow."}),
+        )],
+    )])
+    .await;
+    server.set_now(now());
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "remind me tomorrow at 5pm").await;
+    assert!(tools_called(&events).is_empty(), "{events:?}");
+    assert_eq!(reminders_due(&server).await, Vec::new());
+    let text = assistant_text(&events);
+    assert!(
+        text.contains("couldn't tell what to remind you of"),
+        "{text}"
+    );
+    assert_eq!(server.standin.requests_for("5pm").len(), 1, "one step");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_project_list_is_read_once() {
     // The examples tell a request for the project list (the real

@@ -119,23 +119,10 @@ const AFTER_DEMONSTRATIVE: &[&str] = &[
     "daily", "weekly", "and", "once",
 ];
 
-/// The pronouns that stand for a person.
-const PERSON_PRONOUNS: &[&str] = &["he", "she", "him", "her", "his", "hers", "them"];
-
 /// True when `phrase` is a pronoun of a person, alone or contracted with
 /// its verb ("he", "her", "he's", "she’d").
 pub fn is_person_pronoun(phrase: &str) -> bool {
-    let word = phrase.trim().to_lowercase().replace('’', "'");
-    let base = word
-        .split_once('\'')
-        .map_or(word.as_str(), |(base, _)| base);
-    PERSON_PRONOUNS.contains(&word.as_str()) || matches!(base, "he" | "she")
-}
-
-/// True for a pronoun of a person or a thing ("his", "her", "it",
-/// "their"): it points at something named before it.
-pub fn is_third_person_pronoun(word: &str) -> bool {
-    PERSON_PRONOUNS.contains(&word) || matches!(word, "it" | "its" | "they" | "their" | "theirs")
+    imprint_text::pronouns::is_of_a_person(&phrase.trim().to_lowercase())
 }
 
 /// `content` (a note to keep) with its first pronoun of a person ("he's",
@@ -383,10 +370,9 @@ fn thing_reference(words: &[String]) -> Option<(usize, &'static [&'static str], 
         };
         // "the one" only as "the one I …" / "the one we …".
         if word == "one"
-            && !matches!(
-                words.get(i + 1).map(String::as_str),
-                Some("i" | "we" | "you")
-            )
+            && !words
+                .get(i + 1)
+                .is_some_and(|w| imprint_text::pronouns::is_speaking_subject(w))
         {
             continue;
         }
@@ -421,7 +407,9 @@ fn is_named_after(words: &[String], i: usize) -> bool {
 /// mentioned", "we discussed", "I care about").
 fn phrase_from(words: &[String], at: usize) -> String {
     let mut end = at + 2;
-    if matches!(words.get(end).map(String::as_str), Some("i" | "we" | "you"))
+    if words
+        .get(end)
+        .is_some_and(|w| imprint_text::pronouns::is_speaking_subject(w))
         && end + 1 < words.len()
     {
         end += 2;
@@ -501,7 +489,17 @@ impl Reference {
     /// What the memories a search found for this reference come to.
     /// `hits` are best first.
     pub fn need(&self, hits: &[Memory]) -> Lookup {
-        let mut candidates = candidates(hits);
+        // "when's his birthday?" with the family's birthdays kept in one
+        // memory: "his" means one of the people they name, not a memory.
+        let people = match self.pointer {
+            Pointer::Pronoun { person: true } => namesakes::people(hits),
+            _ => Vec::new(),
+        };
+        let mut candidates = if people.is_empty() {
+            candidates(hits)
+        } else {
+            people
+        };
         if candidates.len() == 1 {
             return Lookup::One(candidates.remove(0));
         }

@@ -125,30 +125,6 @@ const CANNOT_DO: &[&str] = &[
 /// courtesy).
 const BEFORE_VERB: &[&str] = &["go", "ahead", "and", "now", "just"];
 
-/// Class: the first person, in its plain forms ("i'm", "we've" are read
-/// by [`is_first_person`]).
-const FIRST_PERSON: &[&str] = &[
-    "i",
-    "me",
-    "my",
-    "mine",
-    "myself",
-    "we",
-    "us",
-    "our",
-    "ours",
-    "ourselves",
-];
-
-/// True for a word of the first person: "my", "we", "i'm", "we'll".
-fn is_first_person(word: &str) -> bool {
-    let plain = ["'m", "'ve", "'d", "'ll", "'re"]
-        .iter()
-        .find_map(|clitic| word.strip_suffix(clitic))
-        .unwrap_or(word);
-    FIRST_PERSON.contains(&plain)
-}
-
 /// True for a word that opens a question about what is, was or was kept,
 /// not a request to do something: a question word ("what's", "where") or
 /// a verb that opens a yes/no question ("did", "is", "have").
@@ -286,21 +262,30 @@ pub fn is_personal(request: &str) -> bool {
     // question is ("what kind of drug is meloxicam anyway? the vet said
     // it's for moss's hips").
     let words = imprint_text::words::plain(asking_clause(request));
-    let topic = Topic::of(request, &[]);
     words.iter().enumerate().any(|(i, w)| {
         // "tell me a story", "give me an example": "me" after a verb of
         // telling asks for something, not about the user's life.
         let told = w == "me"
             && i > 0
-            && matches!(words[i - 1].as_str(), "tell" | "give" | "show" | "teach" | "write");
-        (is_first_person(w) && !told)
+            && matches!(
+                words[i - 1].as_str(),
+                "tell" | "give" | "show" | "teach" | "write"
+            );
+        (imprint_text::pronouns::is_first_person(w) && !told)
             // "what's his number": someone's in the user's life.
-            || matches!(w.as_str(), "his" | "her" | "their")
+            || imprint_text::pronouns::says_someone_elses(w)
             || (w.ends_with("'s") && w.len() > 3 && !crate::common_words::is_function_word(w))
-    })
-    // "the number of the plumber": a thing named, and its number, code
-    // or address asked for.
-    || (!topic.asked.is_empty() && topic.asked.iter().any(|w| is_kept_detail(w)))
+    }) || asks_a_kept_detail(request)
+}
+
+/// True when the request asks for a detail people keep about their own
+/// things: "the number of the plumber", "the booking ref for the car
+/// hire" (a thing named, and its number, code or address asked for).
+pub fn asks_a_kept_detail(request: &str) -> bool {
+    Topic::of(request, &[])
+        .asked
+        .iter()
+        .any(|w| is_kept_detail(w))
 }
 
 /// True when a save names a detail without giving it: "Save the

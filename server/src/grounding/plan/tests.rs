@@ -151,6 +151,42 @@ fn a_word_typed_with_a_slip_names_the_word_it_meant() {
 }
 
 #[test]
+fn a_short_question_opening_a_request_is_asked_without_the_story_after_it() {
+    assert_eq!(
+        asked_part("nana's adress? want to post her a card"),
+        "nana's adress?"
+    );
+    let topic = Topic::of("nana's adress? want to post her a card", &[]);
+    assert!(topic.named_in("Nana Maureen's address: 41 Ashgrove Road"));
+    // What qualifies the thing, or a question after it, stays.
+    assert_eq!(
+        asked_part("wifi code? for the basement"),
+        "wifi code? for the basement"
+    );
+    assert_eq!(asked_part("right? ok"), "right? ok");
+}
+
+#[test]
+fn a_phone_asked_for_is_a_number_as_long_as_a_phones() {
+    let topic = Topic::of("whats padraig's phone number", &[]);
+    assert!(!topic.asked_in("Padraig next door at no. 16 keeps our spare key"));
+    assert!(topic.asked_in("Padraig next door: 087 660 2154"));
+    assert!(topic.asked_in("Padraig (902) 555-0122"));
+    // A number of no kind is any number.
+    let topic = Topic::of("what's the number of padraig's house", &[]);
+    assert!(topic.asked_in("Padraig next door at no. 16 keeps our spare key"));
+}
+
+#[test]
+fn two_words_of_one_root_name_one_thing() {
+    let topic = Topic::of("who's doing the electrics on the van", &[]);
+    assert!(topic.named_in("Declan, the auto-electrician, is wiring the van"));
+    // Seven letters alike and more after them is another word.
+    let topic = Topic::of("when's the conversation with the bank", &[]);
+    assert!(!topic.named_in("Bank: the conversion of the loan is done"));
+}
+
+#[test]
 fn a_slip_of_a_function_word_names_nothing_and_a_shortened_word_is_its_whole() {
     let topic = Topic::of("whats the garage code agian", &[]);
     assert_eq!(topic.names, vec!["garage"]);

@@ -78,6 +78,47 @@ pub fn namesakes(first: &str, hits: &[Memory]) -> Option<Vec<Candidate>> {
     (people.len() >= 2).then_some(people)
 }
 
+/// The people `hits` name, one candidate each, labelled by the name as
+/// written (its surname too: "Nana Maureen", "Niamh Walsh"), with the
+/// memories naming them, in the order found: whom "his" or "her" with
+/// nobody named before may mean. A word opening a sentence is no name
+/// by its capital ("Birthdays: Tomasz 3 January…") unless it says whose
+/// ("Aoife's dentist appointment…"), and days and months are no one.
+pub fn people(hits: &[Memory]) -> Vec<Candidate> {
+    let mut people: Vec<Candidate> = Vec::new();
+    for hit in hits {
+        let line = crate::memory_lines::memory_line(hit);
+        let mut named: Vec<String> = Vec::new();
+        let mut opens = true;
+        for token in hit.content.split_whitespace() {
+            let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+            let whose = word.strip_suffix("'s").or_else(|| word.strip_suffix("’s"));
+            let word = whose.unwrap_or(word);
+            let name = (!opens || whose.is_some())
+                && is_capitalised(word)
+                && !crate::grounding::when::names_a_day(&word.to_lowercase())
+                && !named.iter().any(|n| n.split(' ').any(|w| w == word));
+            if name {
+                named.push(full_name(word, &hit.content).unwrap_or_else(|| word.to_string()));
+            }
+            opens = token.ends_with(['.', '!', '?']) || (opens && word.is_empty());
+        }
+        for name in named {
+            match people.iter_mut().find(|p| p.label == name) {
+                Some(person) if !person.memories.contains(&line) => {
+                    person.memories.push(line.clone())
+                }
+                Some(_) => {}
+                None => people.push(Candidate {
+                    label: name,
+                    memories: vec![line.clone()],
+                }),
+            }
+        }
+    }
+    people
+}
+
 /// True when `request` says which of `people` (called `first` in it) it
 /// means: a full name whole ("priya naidoo's rates"), or the first name
 /// followed by the start of one surname only ("nick p can do the lift").

@@ -327,3 +327,43 @@ fn a_note_names_the_person_its_pronoun_was_chosen_as() {
     assert_eq!(named("the boiler needs a service", "Sipho is 8."), None);
     assert_eq!(named("he's away", "the boiler was serviced in may"), None);
 }
+
+#[test]
+fn a_person_pronoun_with_nobody_before_it_asks_among_the_people_named() {
+    // One memory keeps the family's birthdays: "his" is one of them.
+    let his = find_new("when's his birthday?").unwrap();
+    assert_eq!(his.pointer, Pointer::Pronoun { person: true });
+    let hits = [memory(
+        7,
+        "Birthdays: Tomasz 3 January, Nana Maureen 9 February, Ines 30 April.",
+        None,
+        "2026-11-20",
+    )];
+    let Lookup::Ask(need) = his.need(&hits) else {
+        panic!("three people: a question");
+    };
+    assert_eq!(need.question(), "Who do you mean by “his”?");
+    assert_eq!(need.options(), ["Tomasz", "Nana Maureen", "Ines"]);
+    // One person named: that is whom "his" means.
+    let one = [memory(
+        8,
+        "Dentist: Tomasz, Tuesday at 15:30",
+        None,
+        "2026-11-21",
+    )];
+    let Lookup::One(candidate) = his.need(&one) else {
+        panic!("one person: no question");
+    };
+    assert_eq!(candidate.label, "Tomasz");
+    // A name opening a memory says whose it is.
+    let whose = [memory(
+        9,
+        "Ines's dentist: Tuesday at 15:30",
+        None,
+        "2026-11-21",
+    )];
+    assert!(matches!(his.need(&whose), Lookup::One(c) if c.label == "Ines"));
+    // A thing pointed at is still asked about by its memories.
+    let it = find_new("When is it due?").unwrap();
+    assert!(matches!(it.need(&hits), Lookup::One(c) if c.label.starts_with("Birthdays")));
+}

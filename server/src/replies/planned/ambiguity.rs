@@ -72,7 +72,12 @@ pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> 
         .filter(|f| found_ids.contains(&f.memory.id))
         .filter_map(|f| Some((&f.memory, f.similarity?)))
         .filter(|(m, _)| {
-            !topic.is_empty() && topic.named_in(&m.content) && topic.asked_in(&m.content)
+            !topic.is_empty()
+                && topic.named_in(&crate::memory_lines::named_text(
+                    &m.content,
+                    m.project.as_deref(),
+                ))
+                && topic.asked_in(&m.content)
         })
         .collect();
     tracing::debug!(

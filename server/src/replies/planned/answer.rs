@@ -233,7 +233,7 @@ fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouche
     let vouched_for = vouched.ids.contains(&memory.id);
     let named = (vouched_for && topic.heads_in(memory.content))
         || (topic.is_empty() && !vouched.meaning_only)
-        || topic.named_in(memory.content);
+        || topic.named_in(&memory.named_text());
     // What no kind of detail names ("what dose") is held in the words of
     // a memory near enough in meaning ("3 mg").
     let holds_asked =
@@ -325,5 +325,18 @@ mod tests {
             false,
             &vouched
         ));
+    }
+
+    #[test]
+    fn a_memorys_project_names_what_it_is_about() {
+        // "the van" is the project "Camper van build", not the memory's words.
+        let topic = Topic::of("when is the pop-top roof going on the van?", &[]);
+        let roof =
+            "[5] (Camper van build, 2026-12-02) Pop-top roof to be fitted on Monday 1 February.";
+        let memory = MemoryLine::read(roof).unwrap();
+        assert!(stands(&memory, &topic, false, &Vouched::default()));
+        let elsewhere = line(5, "Pop-top roof to be fitted on Monday 1 February.");
+        let memory = MemoryLine::read(&elsewhere).unwrap();
+        assert!(!stands(&memory, &topic, false, &Vouched::default()));
     }
 }

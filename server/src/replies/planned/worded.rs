@@ -49,8 +49,14 @@ impl Run {
             .unwrap_or_else(|| {
                 crate::grounding::when::without_the_time(self.talk.request().trim())
             });
+        // "remind me tomorrow at 5pm" leaves "remind me": nothing to be
+        // reminded of, so no reminder is set rather than one saying so.
+        let names_something = imprint_text::words::plain(&text).iter().any(|w| {
+            !crate::common_words::names_nothing_kept(w)
+                && !crate::grounding::courtesy::names_nothing(w)
+        });
         // A note, as the rules' texts are: "Putting the bins out".
-        Ok(Some(capitalized(text.trim())).filter(|t| !t.is_empty()))
+        Ok(Some(capitalized(text.trim())).filter(|_| names_something))
     }
 
     /// One constrained step: the string `field` of the model's answer to

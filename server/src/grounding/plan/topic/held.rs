@@ -90,10 +90,14 @@ impl Topic {
                 .iter()
                 .any(|w| asked(w).is_some_and(|(a, _)| a == wanted))
         };
+        // "Padraig next door at no. 16": a number, but no one's phone.
+        if is(Wanted::Phone) && !has_phone_number(content) {
+            return false;
+        }
         self.asked.is_empty()
             || self.asked.iter().any(|w| holds(&words, w))
             // "Plumber: Jan, 0176 555 1234" holds a number without saying so.
-            || (is(Wanted::Number) && has_digit_run(content, 3))
+            || ((is(Wanted::Number) || is(Wanted::Phone)) && has_digit_run(content, 3))
             // "Producer: Ben Harrow, ben.harrow@lumen.com.au" holds his email.
             || (is(Wanted::Email)
                 && content

@@ -10,6 +10,8 @@ mod held;
 enum Wanted {
     /// A number: "the plumber's number", "the price".
     Number,
+    /// A phone number: "her mobile", "the phone number".
+    Phone,
     /// A day: "the deadline", "when does it expire".
     Day,
     /// Words: "the address", "the name".
@@ -30,8 +32,8 @@ const KEPT: bool = true;
 #[rustfmt::skip]
 const ASKED: &[(&str, Wanted, bool)] = &[
     ("number", Wanted::Number, KEPT), ("policy", Wanted::Number, KEPT),
-    ("phone", Wanted::Number, KEPT), ("mobile", Wanted::Number, KEPT),
-    ("cell", Wanted::Number, KEPT), ("telephone", Wanted::Number, KEPT),
+    ("phone", Wanted::Phone, KEPT), ("mobile", Wanted::Phone, KEPT),
+    ("cell", Wanted::Phone, KEPT), ("telephone", Wanted::Phone, KEPT),
     ("code", Wanted::Number, KEPT), ("pin", Wanted::Number, KEPT),
     ("passcode", Wanted::Number, KEPT), ("birthday", Wanted::Day, KEPT),
     ("deadline", Wanted::Day, KEPT), ("pw", Wanted::Words, KEPT),
@@ -204,8 +206,16 @@ pub fn asked_part(request: &str) -> &str {
     }
     let clause = trimmed[start..=question_end].trim();
     let whole = start == 0 && question_end + 1 == trimmed.len();
+    // "nana's adress? want to post her a card": a short question that
+    // opens the request and names something, with a story after it that
+    // says nothing more of the thing ("…? the guest one" does).
+    let opens_naming = start == 0
+        && imprint_text::words::plain(clause)
+            .iter()
+            .any(|w| !crate::common_words::names_nothing_kept(w) && !courtesy::names_nothing(w))
+        && !qualifies(&trimmed[question_end + 1..]);
     // A clause of a word or two ("…, right?") asks nothing alone.
-    if whole || imprint_text::words::plain(clause).len() < 3 {
+    if whole || (imprint_text::words::plain(clause).len() < 3 && !opens_naming) {
         trimmed
     } else {
         clause
@@ -241,7 +251,7 @@ fn split_told_after(asked: &str) -> (&str, String) {
     let before = &asked[..question];
     let points_back = imprint_text::words::plain(&clause[question..])
         .iter()
-        .any(|w| crate::grounding::reference::is_third_person_pronoun(w));
+        .any(|w| imprint_text::pronouns::is_third_person(w));
     let asks_before = imprint_text::words::plain(before)
         .iter()
         .any(|w| crate::common_words::is_asking_verb(w));
@@ -271,19 +281,25 @@ fn split_after(asked: &str, question: usize) -> (&str, &str) {
         return (asked, "");
     };
     let rest = asked[after..].trim();
+    if rest.is_empty() || qualifies(rest) || opens_a_question_word(rest) {
+        (asked, "")
+    } else {
+        (asked[..at].trim(), rest)
+    }
+}
+
+/// True when `rest`, told after a question, opens as a qualifier of the
+/// thing asked ("the one for the basement", "for the green roof job");
+/// true when it says nothing.
+fn qualifies(rest: &str) -> bool {
     let first_two: Vec<String> = imprint_text::words::plain(rest)
         .into_iter()
         .take(2)
         .collect();
-    let qualifies = match first_two.as_slice() {
+    match first_two.as_slice() {
         [the, one] if the == "the" && matches!(one.as_str(), "one" | "ones") => true,
         [first, ..] => QUALIFIER_OPENERS.contains(&first.as_str()),
         [] => true,
-    };
-    if rest.is_empty() || qualifies || opens_a_question_word(rest) {
-        (asked, "")
-    } else {
-        (asked[..at].trim(), rest)
     }
 }
 
@@ -361,6 +377,7 @@ fn holds(words: &[String], word: &str) -> bool {
             || same.contains(&w)
             || (w.len().min(word.len()) >= 4 && (w.starts_with(word) || word.starts_with(w)))
             || (w.len() >= 6 && word.len() >= 6 && stem(w) == stem(word))
+            || one_root(w, word)
             || abbreviates(word, w)
             || slipped(word, w)
             // "quoet" for "quoted": the slip is of the word's plain form.
@@ -368,6 +385,15 @@ fn holds(words: &[String], word: &str) -> bool {
                 .iter()
                 .any(|plain| slipped(word, plain))
     })
+}
+
+/// True when `a` and `b` open alike for seven letters or more and differ
+/// in at most their last two letters past that: two words of one root
+/// ("electrics", "electrician"; "insulation", "insulated").
+fn one_root(a: &str, b: &str) -> bool {
+    let shared = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let shorter = a.chars().count().min(b.chars().count());
+    shared >= 7 && shared + 2 >= shorter
 }
 
 /// True when `typed` is `word` with one slip of typing: two letters
@@ -536,12 +562,9 @@ impl Topic {
         }
         let first = |w: &[&str]| words.len() > w.len() && words.iter().zip(w).all(|(a, b)| a == b);
         let more = first(&["and"]) || first(&["what", "about"]) || first(&["how", "about"]);
-        let pronoun = words.iter().any(|w| {
-            matches!(
-                w.as_str(),
-                "his" | "her" | "their" | "its" | "him" | "them" | "he" | "she" | "they"
-            )
-        });
+        let pronoun = words
+            .iter()
+            .any(|w| imprint_text::pronouns::is_third_person(w));
         let own_detail_only = self.asked.is_empty() && self.names.iter().all(|w| is_asked_of(w));
         let single = |names: &[String]| names.iter().map(|n| vec![n.clone()]).collect();
         if pronoun && own_detail_only {
@@ -661,6 +684,7 @@ impl Topic {
 fn held_by_shape(word: &str, content: &str) -> bool {
     match asked(word) {
         Some((Wanted::Number, _)) => has_digit_run(content, 3),
+        Some((Wanted::Phone, _)) => has_phone_number(content),
         Some((Wanted::Email, _)) => content
             .split_whitespace()
             .any(|w| w.contains('@') && w.contains('.')),
@@ -676,6 +700,14 @@ fn held_by_shape(word: &str, content: &str) -> bool {
 
 /// True when `text` holds `len` digits in a row ("0176", "3382"); a
 /// house number or a postcode's "EH6" says no phone number.
+/// True when `text` holds a number as long as a phone's: six digits or
+/// more, perhaps grouped by spaces, dashes, dots or brackets ("087 660
+/// 2154", "(902) 555-0122"); "no. 16" is a house's.
+fn has_phone_number(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_digit() && !" -.()+".contains(c))
+        .any(|run| run.chars().filter(char::is_ascii_digit).count() >= 6)
+}
+
 fn has_digit_run(text: &str, len: usize) -> bool {
     text.split(|c: char| !c.is_ascii_digit())
         .any(|run| run.len() >= len)
@@ -697,7 +729,8 @@ fn one_word_names(text: &str) -> String {
 
 /// True for an asked word whose answer holds a digit: a number or a day.
 fn asks_digits(word: &str) -> bool {
-    asked(word).is_some_and(|(wanted, _)| matches!(wanted, Wanted::Number | Wanted::Day))
+    asked(word)
+        .is_some_and(|(wanted, _)| matches!(wanted, Wanted::Number | Wanted::Phone | Wanted::Day))
 }
 
 /// True for a word that is a date in digits: "23/3", "2027-06-30",
