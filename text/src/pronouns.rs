@@ -84,6 +84,11 @@ pub fn is_of_a_person(word: &str) -> bool {
     points(word) == Some(Person)
 }
 
+/// True for a pronoun that says whose a thing is: "my", "their", "its".
+pub fn says_whose(word: &str) -> bool {
+    forms(word).any(|(_, role)| role == Whose)
+}
+
 /// True for a pronoun that says whose a thing is and points at someone
 /// else than the user or a thing: "his", "her", "their".
 pub fn says_someone_elses(word: &str) -> bool {

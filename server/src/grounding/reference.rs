@@ -303,9 +303,16 @@ fn topic_of(words: &[String], skip: &[&str], projects: &[String]) -> Vec<String>
         .flatten()
         .collect();
     let mut topic: Vec<String> = Vec::new();
-    for word in words {
+    for (i, word) in words.iter().enumerate() {
         let plain = word.trim_end_matches("'s");
-        if is_stop(plain)
+        // "the booking ref", "my blood pressure reading": a verb's "-ing"
+        // after a determiner names a thing.
+        let named_thing = plain.ends_with("ing")
+            && i > 0
+            && (DETERMINERS.contains(&words[i - 1].as_str())
+                || imprint_text::pronouns::says_whose(&words[i - 1]))
+            && !crate::common_words::is_function_word(plain);
+        if (is_stop(plain) && !named_thing)
             || skip.contains(&plain)
             || project_words.iter().any(|p| p == plain)
             || topic.iter().any(|t| t == plain)

@@ -158,6 +158,9 @@ fn a_short_question_opening_a_request_is_asked_without_the_story_after_it() {
     );
     let topic = Topic::of("nana's adress? want to post her a card", &[]);
     assert!(topic.named_in("Nana Maureen's address: 41 Ashgrove Road"));
+    // The word meant by a slip has its other names: an address is where
+    // someone lives.
+    assert!(topic.named_in("Nana Maureen lives at 41 Ashgrove Road"));
     // What qualifies the thing, or a question after it, stays.
     assert_eq!(
         asked_part("wifi code? for the basement"),
@@ -175,6 +178,21 @@ fn a_phone_asked_for_is_a_number_as_long_as_a_phones() {
     // A number of no kind is any number.
     let topic = Topic::of("what's the number of padraig's house", &[]);
     assert!(topic.asked_in("Padraig next door at no. 16 keeps our spare key"));
+}
+
+#[test]
+fn a_booking_ref_is_a_kept_detail_asked() {
+    // "booking" after "the" is a thing, not the verb "book"; "ref" is
+    // "reference" cut short.
+    assert!(asks_a_kept_detail(
+        "what's the booking ref for the car hire in lanzarote"
+    ));
+    let topic = Topic::of("whats the ref for the cottage", &[]);
+    assert_eq!(topic.asked, ["ref"]);
+    assert_eq!(topic.names, ["cottage"]);
+    // A month cut short is a time, not a detail.
+    let topic = Topic::of("what's on for dec 14", &[]);
+    assert!(topic.asked.is_empty(), "{topic:?}");
 }
 
 #[test]

@@ -64,17 +64,27 @@ const ASKED: &[(&str, Wanted, bool)] = &[
 ];
 
 /// What of a thing `word` asks for, and whether people keep it about
-/// their own things; `None` for a word naming a thing.
+/// their own things; `None` for a word naming a thing. A word cut short
+/// by three letters or more asks what the whole word does ("ref" for
+/// "reference", "conf" for "confirmation"), unless it says a time ("dec").
 fn asked(word: &str) -> Option<(Wanted, bool)> {
+    let whole = |plain: &str| {
+        word.strip_suffix("es")
+            .into_iter()
+            .chain(word.strip_suffix('s'))
+            .chain([word])
+            .any(|w| w == plain)
+    };
+    let cut_short = |plain: &str| {
+        word.len() >= 3
+            && plain.len() >= word.len() + 3
+            && plain.starts_with(word)
+            && !crate::grounding::when::is_time_word(word)
+    };
     ASKED
         .iter()
-        .find(|(plain, _, _)| {
-            word.strip_suffix("es")
-                .into_iter()
-                .chain(word.strip_suffix('s'))
-                .chain([word])
-                .any(|w| w == *plain)
-        })
+        .find(|(plain, _, _)| whole(plain))
+        .or_else(|| ASKED.iter().find(|(plain, _, _)| cut_short(plain)))
         .map(|&(_, wanted, kept)| (wanted, kept))
 }
 
@@ -366,9 +376,16 @@ fn stem(word: &str) -> &str {
 /// names, or the same word with another ending ("meeting", "meetings";
 /// "servicing", "serviced").
 fn holds(words: &[String], word: &str) -> bool {
+    // A word typed with a slip has the other names of the word it meant
+    // ("adress": "lives").
     let same = SAME_THING
         .iter()
         .find(|group| group.contains(&word))
+        .or_else(|| {
+            SAME_THING
+                .iter()
+                .find(|group| group.iter().any(|other| slipped(word, other)))
+        })
         .map_or(&[][..], |group| *group);
     let word = without_ordinal(word);
     words.iter().any(|w| {
