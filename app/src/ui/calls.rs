@@ -1,6 +1,7 @@
 //! Where the pages make their resources and actions: `resource` is
-//! `LocalResource::new` and `action` is `Action::new_local`, with the
-//! future each returns boxed.
+//! `LocalResource::new` and `action` is `Action::new_local` (as an
+//! [`Act`], its input and output boxed too), with the future each returns
+//! boxed.
 //!
 //! Why: Leptos compiles its machinery around a resource's or an action's
 //! future (the scoped, send-wrapped future, the task that runs it, the
@@ -11,7 +12,9 @@
 
 use futures::future::{FutureExt, LocalBoxFuture};
 use leptos::prelude::*;
+use std::any::Any;
 use std::future::Future;
+use std::marker::PhantomData;
 
 /// `LocalResource::new(fetcher)`, with the fetcher's future boxed.
 pub fn resource<T, Fu>(fetcher: impl Fn() -> Fu + 'static) -> LocalResource<T>
@@ -30,20 +33,105 @@ fn boxed_resource<T: 'static>(
     LocalResource::new(fetcher)
 }
 
-/// `Action::new_local(run)`, with the future `run` returns boxed.
-pub fn action<I, O, Fu>(run: impl Fn(&I) -> Fu + 'static) -> Action<I, O>
+/// An action ([`Act`]) running `run`, its future boxed.
+pub fn action<I, O, Fu>(run: impl Fn(&I) -> Fu + 'static) -> Act<I, O>
 where
     I: 'static,
     O: 'static,
     Fu: Future<Output = O> + 'static,
 {
-    boxed_action(Box::new(move |input| run(input).boxed_local()))
+    Act {
+        inner: erased_action(Box::new(move |input: &Erased| {
+            let input = input
+                .downcast_ref::<I>()
+                .expect("an Act is only dispatched with its own input type");
+            run(input)
+                .map(|output| Box::new(output) as Erased)
+                .boxed_local()
+        })),
+        types: PhantomData,
+    }
 }
 
-/// Generic in the input and output alone, as [`boxed_resource`].
-fn boxed_action<I: 'static, O: 'static>(run: Run<I, O>) -> Action<I, O> {
+/// Not generic at all: Leptos's action code is compiled once.
+fn erased_action(run: Run) -> Action<Erased, Erased> {
     Action::new_local(run)
 }
 
+/// An input or an output of an action, type-erased.
+type Erased = Box<dyn Any>;
+
 /// An action's work, boxed.
-type Run<I, O> = Box<dyn Fn(&I) -> LocalBoxFuture<'static, O>>;
+type Run = Box<dyn Fn(&Erased) -> LocalBoxFuture<'static, Erased>>;
+
+/// A Leptos `Action<I, O>` whose input and output are boxed inside it, so
+/// that every action of the dashboard shares one copy of Leptos's action
+/// code (dispatch, the task, the input, value and version signals; about
+/// 3 KB of wasm per input and output pair otherwise). It runs as a Leptos
+/// action does: in its owner, untracked, on this thread.
+pub struct Act<I, O> {
+    inner: Action<Erased, Erased>,
+    types: PhantomData<fn(I) -> O>,
+}
+
+impl<I, O> Clone for Act<I, O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<I, O> Copy for Act<I, O> {}
+
+impl<I: 'static, O: 'static> Act<I, O> {
+    /// `Action::dispatch`. Every action runs on this thread (the only one
+    /// a page has), so an input need not be `Send`.
+    pub fn dispatch(&self, input: I) {
+        self.inner.dispatch_local(Box::new(input));
+    }
+
+    /// `Action::clear`: the latest output is `None` again.
+    pub fn clear(&self) {
+        self.inner.clear();
+    }
+
+    /// `Action::version`: how many times it finished.
+    pub fn version(&self) -> RwSignal<usize> {
+        self.inner.version()
+    }
+
+    /// `Action::pending`: whether a dispatch is under way.
+    pub fn pending(&self) -> Memo<bool> {
+        self.inner.pending()
+    }
+
+    /// `Action::value`: the latest output, read (and tracked) with
+    /// [`Latest::with`] or [`Latest::get`].
+    pub fn value(&self) -> Latest<O> {
+        Latest {
+            value: self.inner.value(),
+            types: PhantomData,
+        }
+    }
+}
+
+/// An [`Act`]'s latest output, as `Action::value` gives it.
+pub struct Latest<O> {
+    value: MappedSignal<Option<Erased>>,
+    types: PhantomData<fn() -> O>,
+}
+
+impl<O: 'static> Latest<O> {
+    /// Reads the latest output (`None` before the first one), tracked.
+    pub fn with<R>(&self, read: impl FnOnce(Option<&O>) -> R) -> R {
+        self.value
+            .with(|value| read(value.as_ref().and_then(|output| output.downcast_ref::<O>())))
+    }
+
+    /// The latest output, cloned, tracked.
+    pub fn get(&self) -> Option<O>
+    where
+        O: Clone,
+    {
+        self.with(|output| output.cloned())
+    }
+}

@@ -3,7 +3,7 @@
 //! pages are read and drawn as the user scrolls up (or asks for them),
 //! without moving what is on screen.
 
-use crate::ui::calls::action;
+use crate::ui::calls::{action, Act};
 use leptos::html;
 use leptos::prelude::*;
 
@@ -26,7 +26,7 @@ const NEAR_TOP: i32 = 400;
 pub struct MessageWindow {
     pub history: RwSignal<LoadedHistory>,
     /// Reads the page before a message (its seq) and draws it above.
-    older: Action<i64, ()>,
+    older: Act<i64, ()>,
     /// An older page is being read.
     reading: Memo<bool>,
     /// An older page is drawn, its scroll position not restored yet.

@@ -5,7 +5,7 @@
 //!
 //! The list is a resource; a new chat, a rename and a delete are actions.
 
-use crate::ui::calls::{action, resource};
+use crate::ui::calls::{action, resource, Act};
 use leptos::html;
 use leptos::prelude::*;
 
@@ -26,8 +26,8 @@ const NEAR_END: i32 = 300;
 /// What a row changes: its chat's title, or the chat itself.
 #[derive(Clone, Copy)]
 struct RowActions {
-    rename: Action<(String, String), Result<SessionSummary, ApiError>>,
-    delete: Action<String, Result<(), ApiError>>,
+    rename: Act<(String, String), Result<SessionSummary, ApiError>>,
+    delete: Act<String, Result<(), ApiError>>,
 }
 
 /// The one row being renamed or asked to confirm a delete, and the title

@@ -10,7 +10,7 @@
 //! finds memories); what the page changes, it changes through actions, and
 //! the projects are read again after each.
 
-use crate::ui::calls::{action, resource};
+use crate::ui::calls::{action, resource, Act};
 use leptos::prelude::*;
 
 use super::reminders::RemindersView;
@@ -90,14 +90,14 @@ struct Browser {
 /// The changes the page makes, each an action.
 #[derive(Clone, Copy)]
 struct Changes {
-    add: Action<MemoryInput, ()>,
-    edit: Action<(i64, MemoryPatch), ()>,
-    delete: Action<i64, ()>,
-    put_back: Action<Deleted, ()>,
-    move_project: Action<ProjectMove, ()>,
-    import: Action<web_sys::File, ()>,
+    add: Act<MemoryInput, ()>,
+    edit: Act<(i64, MemoryPatch), ()>,
+    delete: Act<i64, ()>,
+    put_back: Act<Deleted, ()>,
+    move_project: Act<ProjectMove, ()>,
+    import: Act<web_sys::File, ()>,
     /// The next page of a read, appended to it.
-    more: Action<(ArcRwSignal<MemoryList>, MemoryListQuery), ()>,
+    more: Act<(ArcRwSignal<MemoryList>, MemoryListQuery), ()>,
 }
 
 /// The page's messages: an error, or a note (one replaces the other).
@@ -273,11 +273,7 @@ impl Browser {
 }
 
 /// Adds a memory at the top of the list; the text box empties.
-fn add(
-    shown: LocalResource<Read>,
-    say: Messages,
-    draft: RwSignal<String>,
-) -> Action<MemoryInput, ()> {
+fn add(shown: LocalResource<Read>, say: Messages, draft: RwSignal<String>) -> Act<MemoryInput, ()> {
     action(move |input: &MemoryInput| {
         let input = input.clone();
         async move {
@@ -296,7 +292,7 @@ fn add(
 }
 
 /// Saves an edited memory, in its place.
-fn edit(shown: LocalResource<Read>, say: Messages) -> Action<(i64, MemoryPatch), ()> {
+fn edit(shown: LocalResource<Read>, say: Messages) -> Act<(i64, MemoryPatch), ()> {
     action(move |(id, patch): &(i64, MemoryPatch)| {
         let (id, patch) = (*id, patch.clone());
         async move {
@@ -318,7 +314,7 @@ fn delete(
     shown: LocalResource<Read>,
     say: Messages,
     undo: RwSignal<Option<Deleted>>,
-) -> Action<i64, ()> {
+) -> Act<i64, ()> {
     action(move |id: &i64| {
         let id = *id;
         async move {
@@ -345,7 +341,7 @@ fn delete(
 }
 
 /// Puts a deleted memory back as it was (the same id), where it stood.
-fn put_back(shown: LocalResource<Read>, say: Messages) -> Action<Deleted, ()> {
+fn put_back(shown: LocalResource<Read>, say: Messages) -> Act<Deleted, ()> {
     action(move |deleted: &Deleted| {
         let Deleted { memory: m, index } = deleted.clone();
         let input = MemoryInput {
@@ -372,7 +368,7 @@ fn put_back(shown: LocalResource<Read>, say: Messages) -> Action<Deleted, ()> {
 fn more(
     shown: LocalResource<Read>,
     say: Messages,
-) -> Action<(ArcRwSignal<MemoryList>, MemoryListQuery), ()> {
+) -> Act<(ArcRwSignal<MemoryList>, MemoryListQuery), ()> {
     action(
         move |(read, ask): &(ArcRwSignal<MemoryList>, MemoryListQuery)| {
             let (read, ask) = (read.clone(), ask.clone());
@@ -660,8 +656,7 @@ fn ImportButton() -> impl IntoView {
         };
         input.set_value("");
         progress.set(Some(0));
-        // A file is no `Send` value: the import runs on this thread.
-        browser.changes.import.dispatch_local(file);
+        browser.changes.import.dispatch(file);
     };
     view! {
         <label class="button import" class:busy=move || progress.get().is_some()>

@@ -4,7 +4,7 @@
 //! a remote provider with its key) tested and saved. A saved model writes
 //! the next reply; replies already running finish on theirs.
 
-use crate::ui::calls::{action, resource};
+use crate::ui::calls::{action, resource, Act};
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 
@@ -31,11 +31,11 @@ struct Page {
     looking: RwSignal<bool>,
     /// The choice as changed on the page; until then, the model in use.
     edited: RwSignal<Option<ModelForm>>,
-    test: Action<ConnectionChoice, Option<TestResult>>,
-    save: Action<ConnectionChoice, ()>,
+    test: Act<ConnectionChoice, Option<TestResult>>,
+    save: Act<ConnectionChoice, ()>,
     /// The models a typed address listed, offered in the model field.
-    list: Action<ConnectionChoice, Option<Vec<String>>>,
-    forget: Action<KeyRef, ()>,
+    list: Act<ConnectionChoice, Option<Vec<String>>>,
+    forget: Act<KeyRef, ()>,
     /// A test, a save or a listing is under way.
     busy: Memo<bool>,
     say: Messages,

@@ -6,7 +6,7 @@
 //! action, after each change the server made the list is read again, and a
 //! row shows why a change of its own was refused.
 
-use crate::ui::calls::{action, resource};
+use crate::ui::calls::{action, resource, Act};
 use leptos::prelude::*;
 
 use crate::api::{delete_reminder, list_reminders, update_reminder, ApiError};
@@ -36,7 +36,7 @@ impl Change {
 }
 
 /// The tab's changes, one action for every row.
-type Changes = Action<Change, Outcome>;
+type Changes = Act<Change, Outcome>;
 
 /// The one reminder being edited and what is typed so far. It lives with
 /// the tab, not the row: the list is drawn again whenever any reminder
