@@ -9,7 +9,7 @@
 //! `question_closed` removes the entry. Nothing polls. An answer sent from
 //! the panel is an action.
 
-use crate::ui::calls::{action, resource};
+use crate::ui::calls::{action, resource, Res};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use web_sys::{Notification, NotificationOptions, NotificationPermission, VisibilityState};
@@ -32,7 +32,7 @@ pub struct Inbox {
     pub waiting: Memo<Waiting>,
     /// The list as read: at start, and again whenever a question starts
     /// waiting.
-    read: LocalResource<Result<QuestionList, ApiError>>,
+    read: Res<Result<QuestionList, ApiError>>,
     /// Questions seen closing: a list read before the close arrived must
     /// not bring them back.
     closed: RwSignal<Vec<String>>,
@@ -83,7 +83,7 @@ pub fn provide_inbox() -> Inbox {
                 announcer.say(announce::waiting_count(now));
             }
         }
-        inbox.read.with(Option::is_some).then_some(now)
+        inbox.read.with(|read| read.is_some()).then_some(now)
     });
     // A question that started waiting is nudged about once it is read.
     Effect::new(move |_| {

@@ -2,7 +2,7 @@
 //! toggle and the model status (in a menu on a phone; a link to the Model
 //! page), and the page's live region.
 
-use crate::ui::calls::resource;
+use crate::ui::calls::{resource, Res};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -21,7 +21,7 @@ use crate::protocol::ChatStatus;
 /// The model in use as the header shows it: read when the dashboard opens,
 /// and again (`refetch`) when another model is chosen on the Model page.
 #[derive(Clone, Copy)]
-pub struct HeaderStatus(pub LocalResource<Result<ChatStatus, ApiError>>);
+pub struct HeaderStatus(pub Res<Result<ChatStatus, ApiError>>);
 
 #[component]
 pub fn Shell(children: Children) -> impl IntoView {

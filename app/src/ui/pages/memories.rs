@@ -10,7 +10,7 @@
 //! finds memories); what the page changes, it changes through actions, and
 //! the projects are read again after each.
 
-use crate::ui::calls::{action, resource, Act};
+use crate::ui::calls::{action, resource, Act, Res};
 use leptos::prelude::*;
 
 use super::reminders::RemindersView;
@@ -74,8 +74,8 @@ struct Browser {
     project: RwSignal<String>,
     /// The memory a link asked for, shown alone.
     only: RwSignal<Option<i64>>,
-    shown: LocalResource<Read>,
-    projects: LocalResource<Result<ProjectList, ApiError>>,
+    shown: Res<Read>,
+    projects: Res<Result<ProjectList, ApiError>>,
     say: Messages,
     undo: RwSignal<Option<Deleted>>,
     /// The new memory's text, cleared once it is added.
@@ -123,7 +123,7 @@ impl Messages {
 }
 
 /// The list shown now, to change in place.
-fn current(shown: LocalResource<Read>) -> Option<ArcRwSignal<MemoryList>> {
+fn current(shown: Res<Read>) -> Option<ArcRwSignal<MemoryList>> {
     shown
         .try_with_untracked(|read| read.as_ref()?.as_ref().ok().cloned())
         .flatten()
@@ -273,7 +273,7 @@ impl Browser {
 }
 
 /// Adds a memory at the top of the list; the text box empties.
-fn add(shown: LocalResource<Read>, say: Messages, draft: RwSignal<String>) -> Act<MemoryInput, ()> {
+fn add(shown: Res<Read>, say: Messages, draft: RwSignal<String>) -> Act<MemoryInput, ()> {
     action(move |input: &MemoryInput| {
         let input = input.clone();
         async move {
@@ -292,7 +292,7 @@ fn add(shown: LocalResource<Read>, say: Messages, draft: RwSignal<String>) -> Ac
 }
 
 /// Saves an edited memory, in its place.
-fn edit(shown: LocalResource<Read>, say: Messages) -> Act<(i64, MemoryPatch), ()> {
+fn edit(shown: Res<Read>, say: Messages) -> Act<(i64, MemoryPatch), ()> {
     action(move |(id, patch): &(i64, MemoryPatch)| {
         let (id, patch) = (*id, patch.clone());
         async move {
@@ -310,11 +310,7 @@ fn edit(shown: LocalResource<Read>, say: Messages) -> Act<(i64, MemoryPatch), ()
 }
 
 /// Deletes a memory, offering to put it back for UNDO_MS.
-fn delete(
-    shown: LocalResource<Read>,
-    say: Messages,
-    undo: RwSignal<Option<Deleted>>,
-) -> Act<i64, ()> {
+fn delete(shown: Res<Read>, say: Messages, undo: RwSignal<Option<Deleted>>) -> Act<i64, ()> {
     action(move |id: &i64| {
         let id = *id;
         async move {
@@ -341,7 +337,7 @@ fn delete(
 }
 
 /// Puts a deleted memory back as it was (the same id), where it stood.
-fn put_back(shown: LocalResource<Read>, say: Messages) -> Act<Deleted, ()> {
+fn put_back(shown: Res<Read>, say: Messages) -> Act<Deleted, ()> {
     action(move |deleted: &Deleted| {
         let Deleted { memory: m, index } = deleted.clone();
         let input = MemoryInput {
@@ -365,10 +361,7 @@ fn put_back(shown: LocalResource<Read>, say: Messages) -> Act<Deleted, ()> {
 }
 
 /// Reads the next page of a read and appends it there.
-fn more(
-    shown: LocalResource<Read>,
-    say: Messages,
-) -> Act<(ArcRwSignal<MemoryList>, MemoryListQuery), ()> {
+fn more(shown: Res<Read>, say: Messages) -> Act<(ArcRwSignal<MemoryList>, MemoryListQuery), ()> {
     action(
         move |(read, ask): &(ArcRwSignal<MemoryList>, MemoryListQuery)| {
             let (read, ask) = (read.clone(), ask.clone());
@@ -398,7 +391,7 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
     let reading = RwSignal::new(false);
     let more_pending = browser.changes.more.pending();
     let loading =
-        move || reading.get() || more_pending.get() || browser.shown.with(Option::is_none);
+        move || reading.get() || more_pending.get() || browser.shown.with(|read| read.is_none());
     let note = move || {
         browser
             .error()

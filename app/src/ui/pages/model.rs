@@ -4,7 +4,7 @@
 //! a remote provider with its key) tested and saved. A saved model writes
 //! the next reply; replies already running finish on theirs.
 
-use crate::ui::calls::{action, resource, Act};
+use crate::ui::calls::{action, resource, Act, Res};
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 
@@ -26,7 +26,7 @@ struct Page {
     /// `GET /api/connections` (the model in use, the servers found, the
     /// saved keys): read when the page opens, on "Look again", and after
     /// a save or a key removed.
-    data: LocalResource<Result<Connections, ApiError>>,
+    data: Res<Result<Connections, ApiError>>,
     /// Probing the loopback ports: a read is under way.
     looking: RwSignal<bool>,
     /// The choice as changed on the page; until then, the model in use.
@@ -212,12 +212,12 @@ impl Page {
 }
 
 /// Whether a flag or the environment fixes `setting` (tracked).
-fn fixed(data: LocalResource<Result<Connections, ApiError>>, setting: Setting) -> bool {
+fn fixed(data: Res<Result<Connections, ApiError>>, setting: Setting) -> bool {
     data.with(|d| matches!(d, Some(Ok(d)) if setting.fixed(&d.current)))
 }
 
 /// The form for the model in use (the default before it is read).
-fn in_use(data: LocalResource<Result<Connections, ApiError>>) -> ModelForm {
+fn in_use(data: Res<Result<Connections, ApiError>>) -> ModelForm {
     data.with(|d| match d {
         Some(Ok(d)) => ModelForm::from_current(&d.current),
         _ => ModelForm::default(),
@@ -226,7 +226,7 @@ fn in_use(data: LocalResource<Result<Connections, ApiError>>) -> ModelForm {
 
 /// Changes the form; the first change starts from the model in use.
 fn edit(
-    data: LocalResource<Result<Connections, ApiError>>,
+    data: Res<Result<Connections, ApiError>>,
     edited: RwSignal<Option<ModelForm>>,
     change: impl FnOnce(&mut ModelForm),
 ) {
