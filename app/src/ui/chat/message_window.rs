@@ -4,6 +4,7 @@
 //! without moving what is on screen.
 
 use crate::ui::calls::{action, Act};
+use crate::ui::handler::handler;
 use leptos::html;
 use leptos::prelude::*;
 
@@ -78,7 +79,7 @@ impl MessageWindow {
         let earlier = (older > 0).then(|| {
             view! {
                 <button class="older-messages" data-testid="older-messages"
-                    on:click=move |_| self.read_older()>
+                    on:click={handler(move |_| self.read_older())}>
                     {format!("Show earlier messages ({older})")}
                 </button>
             }

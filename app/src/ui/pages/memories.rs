@@ -11,6 +11,7 @@
 //! the projects are read again after each.
 
 use crate::ui::calls::{action, resource, Act, Res};
+use crate::ui::handler::handler;
 use leptos::prelude::*;
 
 use super::reminders::RemindersView;
@@ -35,7 +36,7 @@ pub fn MemoriesPage() -> impl IntoView {
     let tab_button = move |which: bool, label: &'static str, testid: &'static str| {
         view! {
             <button role="tab" data-testid=testid aria-selected=move || (reminders.get() == which).to_string()
-                on:click=move |_| reminders.set(which)>{label}</button>
+                on:click={handler(move |_| reminders.set(which))}>{label}</button>
         }
     };
     view! {
@@ -405,9 +406,9 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
                 <input type="search" class="memory-search" placeholder="Search memories" aria-label="Search memories"
                     data-testid="memory-search"
                     prop:value=move || query.get()
-                    on:input=move |ev| { only.set(None); query.set(event_target_value(&ev)); }/>
+                    on:input={handler(move |ev: leptos::ev::Event| { only.set(None); query.set(event_target_value(&ev)); })}/>
                 <select aria-label="Project" data-testid="project-filter"
-                    on:change=move |ev| { only.set(None); project.set(event_target_value(&ev)); }>
+                    on:change={handler(move |ev: leptos::ev::Event| { only.set(None); project.set(event_target_value(&ev)); })}>
                     <option value="">"All projects"</option>
                     {move || browser.projects().into_iter().map(|p| {
                         let name = p.name.clone();
@@ -427,7 +428,7 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
             })}
             {move || only.get().map(|id| view! {
                 <p class="note">{format!("Showing memory #{id} from a chat. ")}
-                    <button class="link" on:click=move |_| only.set(None)>"Show all memories"</button></p>
+                    <button class="link" on:click={handler(move |_| only.set(None))}>"Show all memories"</button></p>
             })}
             <AddMemory/>
             <ProjectMover/>
@@ -444,7 +445,7 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
                     <p class="muted" data-testid="no-memories">"No memories here."</p>
                 })}
                 {move || browser.read().is_some_and(|l| l.with(|l| l.next_cursor.is_some())).then(|| view! {
-                    <button data-testid="load-more" disabled=loading on:click=move |_| browser.read_more()>"Load more"</button>
+                    <button data-testid="load-more" disabled=loading on:click={handler(move |_| browser.read_more())}>"Load more"</button>
                 })}
             </Transition>
         </div>
@@ -509,19 +510,19 @@ fn MemoryForm(
     let field = move |signal: RwSignal<String>, label: &'static str, name: &'static str| {
         view! {
             <input type="text" placeholder=label aria-label=label data-testid=format!("{prefix}-{name}")
-                prop:value=move || signal.get() on:input=move |ev| signal.set(event_target_value(&ev))/>
+                prop:value=move || signal.get() on:input={handler(move |ev: leptos::ev::Event| signal.set(event_target_value(&ev)))}/>
         }
     };
     view! {
         <form class="memory-form" data-testid=format!("{prefix}-memory")
-            on:submit=move |ev| { ev.prevent_default(); on_save.run(()); }>
+            on:submit={handler(move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); on_save.run(()); })}>
             <textarea rows="2" placeholder="Something to remember" aria-label="Memory" data-testid=format!("{prefix}-content")
-                prop:value=move || content.get() on:input=move |ev| content.set(event_target_value(&ev))></textarea>
+                prop:value=move || content.get() on:input={handler(move |ev: leptos::ev::Event| content.set(event_target_value(&ev)))}></textarea>
             {field(project, "Project", "project")}
             {field(tags, "Tags, comma-separated", "tags")}
             <button type="submit" class="primary" data-testid=format!("save-{prefix}")>{action}</button>
             {on_cancel.map(|cancel| view! {
-                <button type="button" on:click=move |_| cancel.run(())>"Cancel"</button>
+                <button type="button" on:click={handler(move |_| cancel.run(()))}>"Cancel"</button>
             })}
         </form>
     }
@@ -565,7 +566,7 @@ fn MemoryRow(memory: Memory) -> impl IntoView {
                         <time datetime=m.created_at.clone()>{day(&m.created_at).to_string()}</time>
                     </p>
                     <div class="row-actions">
-                        <button data-testid="edit-memory" on:click=move |_| editing.set(true)>"Edit"</button>
+                        <button data-testid="edit-memory" on:click={handler(move |_| editing.set(true))}>"Edit"</button>
                         <button data-testid="delete-memory" on:click=remove>"Delete"</button>
                     </div>
                 }.into_any()
@@ -615,14 +616,14 @@ fn ProjectMover() -> impl IntoView {
             <summary>"Rename or merge a project"</summary>
             <form on:submit=submit data-testid="move-project">
                 <select aria-label="Project to move" data-testid="move-from"
-                    on:change=move |ev| from.set(event_target_value(&ev))>
+                    on:change={handler(move |ev: leptos::ev::Event| from.set(event_target_value(&ev)))}>
                     <option value="">"Project…"</option>
                     {move || browser.projects().into_iter().map(|p| view! {
                         <option value=p.name.clone()>{p.name.clone()}</option>
                     }).collect_view()}
                 </select>
                 <input type="text" placeholder="New name, or a project to merge into" aria-label="New project name"
-                    data-testid="move-to" prop:value=move || to.get() on:input=move |ev| to.set(event_target_value(&ev))/>
+                    data-testid="move-to" prop:value=move || to.get() on:input={handler(move |ev: leptos::ev::Event| to.set(event_target_value(&ev)))}/>
                 <button type="submit">"Move"</button>
             </form>
         </details>

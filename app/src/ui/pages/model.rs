@@ -5,6 +5,7 @@
 //! the next reply; replies already running finish on theirs.
 
 use crate::ui::calls::{action, resource, Act, Res};
+use crate::ui::handler::handler;
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 
@@ -363,7 +364,7 @@ fn FoundServers() -> impl IntoView {
             <div class="section-head">
                 <h2 id="found-heading">"Servers on this machine"</h2>
                 <button type="button" data-testid="look-again" disabled=move || page.looking.get()
-                    on:click=move |_| page.data.refetch()>"Look again"</button>
+                    on:click={handler(move |_| page.data.refetch())}>"Look again"</button>
             </div>
             <p class="muted">
                 "Imprint looks on this machine only: Ollama (port 11434), llama.cpp (8080), "
@@ -508,7 +509,7 @@ fn AddressField() -> impl IntoView {
                     aria-describedby=move || page.fixed(Setting::BaseUrl).then_some("model-base-url-note")
                     disabled=move || page.fixed(Setting::BaseUrl)
                     prop:value=move || page.form(|f| f.base_url.clone())
-                    on:input=move |ev| page.edit(|f| f.base_url = event_target_value(&ev))/>
+                    on:input={handler(move |ev: leptos::ev::Event| page.edit(|f| f.base_url = event_target_value(&ev)))}/>
                 <button type="button" data-testid="list-models" disabled=move || page.busy.get()
                     on:click=list>"List its models"</button>
             </div>
@@ -527,7 +528,7 @@ fn ModelField() -> impl IntoView {
                 aria-describedby=move || page.fixed(Setting::Model).then_some("model-name-note")
                 disabled=move || page.fixed(Setting::Model)
                 prop:value=move || page.form(|f| f.model.clone())
-                on:input=move |ev| page.edit(|f| f.model = event_target_value(&ev))/>
+                on:input={handler(move |ev: leptos::ev::Event| page.edit(|f| f.model = event_target_value(&ev)))}/>
             <datalist id="model-options">
                 {move || page.listed().into_iter().map(|m| view! { <option value=m/> }).collect_view()}
             </datalist>
@@ -578,7 +579,7 @@ fn KeyField() -> impl IntoView {
             <input id="model-key" type="password" autocomplete="off" spellcheck="false" data-testid="model-key"
                 aria-describedby="model-key-help"
                 prop:value=move || page.form(|f| f.api_key.clone())
-                on:input=move |ev| page.edit(|f| f.api_key = event_target_value(&ev))/>
+                on:input={handler(move |ev: leptos::ev::Event| page.edit(|f| f.api_key = event_target_value(&ev)))}/>
             <p class="field-note" id="model-key-help">{help}</p>
         </div>
     }
