@@ -7,7 +7,6 @@
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
-use server_fn::codec::{Json, JsonEncoding};
 use server_fn::error::{FromServerFnError, ServerFnErrorErr};
 
 use crate::protocol::{
@@ -16,6 +15,7 @@ use crate::protocol::{
 
 mod connections;
 mod records;
+mod wire_json;
 #[cfg(feature = "ssr")]
 pub use connections::ModelConnections;
 pub use connections::{
@@ -27,6 +27,7 @@ pub use records::{
     create_memory, delete_memory, delete_reminder, get_meaning_status, get_memory, list_memories,
     list_projects, list_reminders, move_project, update_memory, update_reminder,
 };
+pub use wire_json::{Json, WireJsonEncoding};
 
 /// A failed call: the HTTP status it maps to and a message for the user.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
@@ -60,7 +61,7 @@ impl ApiError {
 }
 
 impl FromServerFnError for ApiError {
-    type Encoder = JsonEncoding;
+    type Encoder = WireJsonEncoding;
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         let status = match &value {
@@ -125,44 +126,44 @@ fn dashboard() -> Result<DashboardHandle, ApiError> {
         .ok_or_else(|| ApiError::internal("the dashboard is not set up"))
 }
 
-#[server(endpoint = "dashboard/status", input = Json)]
+#[server(endpoint = "dashboard/status", input = Json, output = Json)]
 pub async fn fetch_status() -> Result<ChatStatus, ApiError> {
     Ok(dashboard()?.status().await)
 }
 
-#[server(endpoint = "dashboard/list_sessions", input = Json)]
+#[server(endpoint = "dashboard/list_sessions", input = Json, output = Json)]
 pub async fn list_sessions() -> Result<SessionList, ApiError> {
     dashboard()?.list_sessions().await
 }
 
-#[server(endpoint = "dashboard/create_session", input = Json)]
+#[server(endpoint = "dashboard/create_session", input = Json, output = Json)]
 pub async fn create_session(title: Option<String>) -> Result<SessionSummary, ApiError> {
     dashboard()?.create_session(title).await
 }
 
 /// A session with one page of its messages: the chat opens with the
 /// newest, and older pages come as the user scrolls up.
-#[server(endpoint = "dashboard/get_session_page", input = Json)]
+#[server(endpoint = "dashboard/get_session_page", input = Json, output = Json)]
 pub async fn get_session_page(sid: String, page: MessagePage) -> Result<Session, ApiError> {
     dashboard()?.get_session(sid, Some(page)).await
 }
 
-#[server(endpoint = "dashboard/rename_session", input = Json)]
+#[server(endpoint = "dashboard/rename_session", input = Json, output = Json)]
 pub async fn rename_session(sid: String, title: String) -> Result<SessionSummary, ApiError> {
     dashboard()?.rename_session(sid, title).await
 }
 
-#[server(endpoint = "dashboard/delete_session", input = Json)]
+#[server(endpoint = "dashboard/delete_session", input = Json, output = Json)]
 pub async fn delete_session(sid: String) -> Result<(), ApiError> {
     dashboard()?.delete_session(sid).await
 }
 
-#[server(endpoint = "dashboard/send_message", input = Json)]
+#[server(endpoint = "dashboard/send_message", input = Json, output = Json)]
 pub async fn send_message(sid: String, message: String) -> Result<ReplyStarted, ApiError> {
     dashboard()?.send_message(sid, message).await
 }
 
-#[server(endpoint = "dashboard/answer", input = Json)]
+#[server(endpoint = "dashboard/answer", input = Json, output = Json)]
 pub async fn answer_question(
     sid: String,
     question_id: String,
@@ -174,22 +175,22 @@ pub async fn answer_question(
         .await
 }
 
-#[server(endpoint = "dashboard/say", input = Json)]
+#[server(endpoint = "dashboard/say", input = Json, output = Json)]
 pub async fn say(sid: String, question_id: String, text: String) -> Result<Said, ApiError> {
     dashboard()?.say(sid, question_id, text).await
 }
 
-#[server(endpoint = "dashboard/list_questions", input = Json)]
+#[server(endpoint = "dashboard/list_questions", input = Json, output = Json)]
 pub async fn list_questions() -> Result<QuestionList, ApiError> {
     dashboard()?.list_questions().await
 }
 
-#[server(endpoint = "dashboard/stop", input = Json)]
+#[server(endpoint = "dashboard/stop", input = Json, output = Json)]
 pub async fn stop_reply(sid: String) -> Result<(), ApiError> {
     dashboard()?.stop(sid).await
 }
 
-#[server(endpoint = "dashboard/retry", input = Json)]
+#[server(endpoint = "dashboard/retry", input = Json, output = Json)]
 pub async fn retry_reply(sid: String) -> Result<ReplyStarted, ApiError> {
     dashboard()?.retry(sid).await
 }

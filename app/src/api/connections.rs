@@ -7,8 +7,8 @@
 //! implements; the REST routes under `/api/connections` call the same
 //! trait, so there is one implementation behind both.
 
+use super::Json;
 use leptos::prelude::*;
-use server_fn::codec::Json;
 
 use super::ApiError;
 use crate::protocol::{
@@ -36,27 +36,27 @@ pub trait ModelConnections: Send + Sync + 'static {
     async fn forget_key(&self, key: KeyRef) -> Result<(), ApiError>;
 }
 
-#[server(endpoint = "dashboard/connections", input = Json)]
+#[server(endpoint = "dashboard/connections", input = Json, output = Json)]
 pub async fn get_connections() -> Result<Connections, ApiError> {
     super::dashboard()?.connections().await
 }
 
-#[server(endpoint = "dashboard/choose_connection", input = Json)]
+#[server(endpoint = "dashboard/choose_connection", input = Json, output = Json)]
 pub async fn choose_connection(choice: ConnectionChoice) -> Result<CurrentConnection, ApiError> {
     super::dashboard()?.choose_connection(choice).await
 }
 
-#[server(endpoint = "dashboard/test_connection", input = Json)]
+#[server(endpoint = "dashboard/test_connection", input = Json, output = Json)]
 pub async fn test_connection(choice: ConnectionChoice) -> Result<TestResult, ApiError> {
     super::dashboard()?.test_connection(choice).await
 }
 
-#[server(endpoint = "dashboard/list_models", input = Json)]
+#[server(endpoint = "dashboard/list_models", input = Json, output = Json)]
 pub async fn list_models(choice: ConnectionChoice) -> Result<ModelList, ApiError> {
     super::dashboard()?.list_models(choice).await
 }
 
-#[server(endpoint = "dashboard/forget_key", input = Json)]
+#[server(endpoint = "dashboard/forget_key", input = Json, output = Json)]
 pub async fn forget_key(key: KeyRef) -> Result<(), ApiError> {
     super::dashboard()?.forget_key(key).await
 }

@@ -71,7 +71,11 @@ impl QuestionReason {
 /// Why a call did nothing (refused, repeated, not asked, failed): a
 /// `tool_result`'s `reason` and a tool row's, said to the user when its
 /// activity line is opened.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// The browser reads it with [`CallReason::from_value`] (see there why);
+/// everything else with serde's derive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(feature = "csr"), derive(Deserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum CallReason {
     /// A write about "it", and nobody said what "it" is.
@@ -164,6 +168,74 @@ impl CallReason {
         }
     }
 
+    /// A reason read from JSON as serde's derive reads it (tests hold the
+    /// two to it): a code's name, a code with data as an object under its
+    /// name (its fields, or a list of them), and any other string as
+    /// [`CallReason::Words`].
+    ///
+    /// Why: the derive buffers the value to try the untagged `Words` after
+    /// the codes, which compiles serde's buffering into the wasm.
+    #[cfg(any(feature = "csr", test))]
+    pub fn from_value(value: &serde_json::Value) -> Option<Self> {
+        if let Some(name) = value.as_str() {
+            return Some(Self::code(name).unwrap_or_else(|| CallReason::Words(name.to_owned())));
+        }
+        let object = value.as_object()?;
+        if object.len() != 1 {
+            return None;
+        }
+        let (name, fields) = object.iter().next()?;
+        if let Some(code) = Self::code(name) {
+            return fields.is_null().then_some(code);
+        }
+        // A code's one field, by its name or as a list of one.
+        let field = |key: &str| match fields {
+            serde_json::Value::Object(fields) => fields.get(key),
+            serde_json::Value::Array(items) if items.len() == 1 => items.first(),
+            _ => None,
+        };
+        let text = |key: &str| field(key)?.as_str().map(str::to_owned);
+        Some(match name.as_str() {
+            "not_offered" => CallReason::NotOffered {
+                tool: text("tool")?,
+            },
+            "already_said" => CallReason::AlreadySaid {
+                option: text("option")?,
+            },
+            "questions_answered" => CallReason::QuestionsAnswered {
+                count: usize::try_from(field("count")?.as_u64()?).ok()?,
+            },
+            "question_unreadable" => CallReason::QuestionUnreadable {
+                error: text("error")?,
+            },
+            "could_not_run" => CallReason::CouldNotRun {
+                error: text("error")?,
+            },
+            _ => return None,
+        })
+    }
+
+    /// A reason with no data, by its wire name.
+    #[cfg(any(feature = "csr", test))]
+    fn code(name: &str) -> Option<Self> {
+        Some(match name {
+            "reference_unknown" => CallReason::ReferenceUnknown,
+            "reminder_unasked" => CallReason::ReminderUnasked,
+            "save_unasked" => CallReason::SaveUnasked,
+            "no_time_came" => CallReason::NoTimeCame,
+            "no_project_came" => CallReason::NoProjectCame,
+            "repeated_write" => CallReason::RepeatedWrite,
+            "repeated_read" => CallReason::RepeatedRead,
+            "already_done" => CallReason::AlreadyDone,
+            "time_given" => CallReason::TimeGiven,
+            "own_request" => CallReason::OwnRequest,
+            "asked_before" => CallReason::AskedBefore,
+            "search_found" => CallReason::SearchFound,
+            "settled" => CallReason::Settled,
+            _ => return None,
+        })
+    }
+
     /// A reason as a tool row's `reason` column holds it: its JSON, or
     /// (rows stored before reasons were typed) its words.
     pub fn from_stored(text: &str) -> Self {
@@ -176,10 +248,136 @@ impl CallReason {
     }
 }
 
+/// The browser's `Deserialize`: through a JSON value, read by
+/// [`CallReason::from_value`].
+#[cfg(feature = "csr")]
+impl<'de> Deserialize<'de> for CallReason {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        CallReason::from_value(&value).ok_or_else(|| serde::de::Error::custom("not a call reason"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn from_value_reads_as_the_derive_reads() {
+        let mut samples = vec![
+            json!("words from before"),
+            json!(""),
+            json!("already_said"),
+            json!("words"),
+            json!({"already_said": {"option": "Friday"}}),
+            json!({"already_said": {"option": "Friday", "extra": 1}}),
+            json!({"already_said": ["Friday"]}),
+            json!({"already_said": ["Friday", "Monday"]}),
+            json!({"already_said": []}),
+            json!({"already_said": {}}),
+            json!({"already_said": null}),
+            json!({"already_said": {"option": 3}}),
+            json!({"already_said": "Friday"}),
+            json!({"not_offered": {"tool": "search"}}),
+            json!({"questions_answered": {"count": 2}}),
+            json!({"questions_answered": {"count": -2}}),
+            json!({"questions_answered": {"count": 2.0}}),
+            json!({"questions_answered": {"count": "2"}}),
+            json!({"questions_answered": [7]}),
+            json!({"question_unreadable": {"error": "no options"}}),
+            json!({"could_not_run": {"error": "search needs a `query`"}}),
+            json!({"repeated_write": null}),
+            json!({"repeated_write": {}}),
+            json!({"repeated_write": 1}),
+            json!({"words": "x"}),
+            json!({"unknown": null}),
+            json!({"repeated_write": null, "settled": null}),
+            json!({}),
+            json!(null),
+            json!(3),
+            json!(true),
+            json!(["repeated_write"]),
+        ];
+        for code in [
+            "reference_unknown",
+            "reminder_unasked",
+            "save_unasked",
+            "no_time_came",
+            "no_project_came",
+            "repeated_write",
+            "repeated_read",
+            "already_done",
+            "time_given",
+            "own_request",
+            "asked_before",
+            "search_found",
+            "settled",
+        ] {
+            samples.push(json!(code));
+            samples.push(json!({ code: null }));
+        }
+        for sample in samples {
+            let by_serde = serde_json::from_value::<CallReason>(sample.clone()).ok();
+            assert_eq!(
+                CallReason::from_value(&sample),
+                by_serde,
+                "sample: {sample}"
+            );
+        }
+    }
+
+    #[test]
+    fn from_value_reads_every_reason_written() {
+        let reasons = [
+            CallReason::ReferenceUnknown,
+            CallReason::NotOffered { tool: "x".into() },
+            CallReason::ReminderUnasked,
+            CallReason::SaveUnasked,
+            CallReason::NoTimeCame,
+            CallReason::NoProjectCame,
+            CallReason::RepeatedWrite,
+            CallReason::RepeatedRead,
+            CallReason::AlreadyDone,
+            CallReason::TimeGiven,
+            CallReason::OwnRequest,
+            CallReason::AskedBefore,
+            CallReason::AlreadySaid { option: "x".into() },
+            CallReason::SearchFound,
+            CallReason::Settled,
+            CallReason::QuestionsAnswered { count: 3 },
+            CallReason::QuestionUnreadable { error: "x".into() },
+            CallReason::CouldNotRun { error: "x".into() },
+            CallReason::Words("x".into()),
+        ];
+        for reason in reasons {
+            // A variant added to CallReason and left out here fails to
+            // compile below; one left out of from_value fails here.
+            match &reason {
+                CallReason::ReferenceUnknown
+                | CallReason::NotOffered { .. }
+                | CallReason::ReminderUnasked
+                | CallReason::SaveUnasked
+                | CallReason::NoTimeCame
+                | CallReason::NoProjectCame
+                | CallReason::RepeatedWrite
+                | CallReason::RepeatedRead
+                | CallReason::AlreadyDone
+                | CallReason::TimeGiven
+                | CallReason::OwnRequest
+                | CallReason::AskedBefore
+                | CallReason::AlreadySaid { .. }
+                | CallReason::SearchFound
+                | CallReason::Settled
+                | CallReason::QuestionsAnswered { .. }
+                | CallReason::QuestionUnreadable { .. }
+                | CallReason::CouldNotRun { .. }
+                | CallReason::Words(_) => {}
+            }
+            let value = serde_json::to_value(&reason).unwrap();
+            assert_eq!(CallReason::from_value(&value), Some(reason));
+        }
+    }
 
     #[test]
     fn reasons_have_one_spelling_and_carry_their_data_as_fields() {

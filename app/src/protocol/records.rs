@@ -213,6 +213,35 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn words_only_from_value_reads_as_the_derive_reads() {
+        for sample in [
+            json!({"code": "turned_off"}),
+            json!({"code": "turned_off", "file": "x"}),
+            json!({"code": "not_set_up"}),
+            json!({"code": "file_missing", "file": "model.safetensors"}),
+            json!({"code": "file_missing"}),
+            json!({"code": "file_missing", "file": 1}),
+            json!({"code": "not_loaded", "error": "bad"}),
+            json!({"code": "not_loaded", "file": "bad"}),
+            json!({"code": "vectors_unreadable", "error": "bad", "extra": [1]}),
+            json!({"code": "stopped"}),
+            json!({"code": 0}),
+            json!({"code": 2, "file": "f"}),
+            json!({"code": 5}),
+            json!({"code": 6}),
+            json!({"code": "other"}),
+            json!({"code": null}),
+            json!({"error": "bad"}),
+            json!({}),
+            json!("stopped"),
+            json!(null),
+        ] {
+            let by_serde = serde_json::from_value::<WordsOnly>(sample.clone()).ok();
+            assert_eq!(WordsOnly::from_value(&sample), by_serde, "sample: {sample}");
+        }
+    }
+
+    #[test]
     fn reminders_have_the_spec_shape() {
         let reminder = Reminder {
             id: 1,
@@ -278,7 +307,11 @@ pub struct MeaningStatus {
 }
 
 /// Why memories are found by their words only. The page says it in words.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// The browser reads it with [`WordsOnly::from_value`] (see there why);
+/// everything else with serde's derive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(feature = "csr"), derive(Deserialize))]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum WordsOnly {
     /// Turned off by the configuration.
@@ -293,6 +326,48 @@ pub enum WordsOnly {
     VectorsUnreadable { error: String },
     /// The model's thread stopped.
     Stopped,
+}
+
+impl WordsOnly {
+    /// Read from a JSON object as serde's derive reads one (tests hold the
+    /// two to it): the code's name under `code`, its
+    /// fields beside it, other fields ignored. (The derive would
+    /// also read a list; the server never writes one.)
+    ///
+    /// Why: the derive of a tagged enum buffers the object, which
+    /// compiles serde's buffering into the wasm.
+    #[cfg(any(feature = "csr", test))]
+    pub fn from_value(value: &serde_json::Value) -> Option<Self> {
+        let object = value.as_object()?;
+        let text = |key: &str| object.get(key)?.as_str().map(str::to_owned);
+        let code = object.get("code")?.as_str()?;
+        Some(match code {
+            "turned_off" => WordsOnly::TurnedOff,
+            "not_set_up" => WordsOnly::NotSetUp,
+            "file_missing" => WordsOnly::FileMissing {
+                file: text("file")?,
+            },
+            "not_loaded" => WordsOnly::NotLoaded {
+                error: text("error")?,
+            },
+            "vectors_unreadable" => WordsOnly::VectorsUnreadable {
+                error: text("error")?,
+            },
+            "stopped" => WordsOnly::Stopped,
+            _ => return None,
+        })
+    }
+}
+
+/// The browser's `Deserialize`: through a JSON value, read by
+/// [`WordsOnly::from_value`].
+#[cfg(feature = "csr")]
+impl<'de> Deserialize<'de> for WordsOnly {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        WordsOnly::from_value(&value)
+            .ok_or_else(|| serde::de::Error::custom("not a reason for words only"))
+    }
 }
 
 /// Where finding by meaning stands.

@@ -208,7 +208,11 @@ pub struct ReplyStarted {
 }
 
 /// What came of text the user typed in a chat while a question waited.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// The browser reads it with [`Said::from_value`] (see there why);
+/// everything else with serde's derive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(feature = "csr"), derive(Deserialize))]
 #[serde(tag = "taken_as", rename_all = "snake_case")]
 pub enum Said {
     /// It answered the question.
@@ -216,6 +220,38 @@ pub enum Said {
     /// It was a new request: the waiting reply stopped and this one
     /// started with it.
     NewRequest { reply_id: String },
+}
+
+impl Said {
+    /// Read from a JSON object as serde's derive reads one (tests hold the
+    /// two to it): the outcome's name under `taken_as`,
+    /// `reply_id` beside a new request, other fields ignored. (The derive
+    /// would also read a list; the server never writes one.)
+    ///
+    /// Why: the derive of a tagged enum buffers the object, which
+    /// compiles serde's buffering into the wasm.
+    #[cfg(any(feature = "csr", test))]
+    pub fn from_value(value: &Value) -> Option<Self> {
+        let object = value.as_object()?;
+        let taken_as = object.get("taken_as")?.as_str()?;
+        Some(match taken_as {
+            "answer" => Said::Answer,
+            "new_request" => Said::NewRequest {
+                reply_id: object.get("reply_id")?.as_str()?.to_owned(),
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// The browser's `Deserialize`: through a JSON value, read by
+/// [`Said::from_value`].
+#[cfg(feature = "csr")]
+impl<'de> Deserialize<'de> for Said {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Said::from_value(&value).ok_or_else(|| serde::de::Error::custom("not what was said"))
+    }
 }
 
 /// The answer route's body: `{id, answer}`, or `{id, you_decide: true}`
@@ -288,6 +324,32 @@ pub struct QuestionList {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn said_from_value_reads_as_the_derive_reads() {
+        for sample in [
+            json!({"taken_as": "answer"}),
+            json!({"taken_as": "answer", "reply_id": "r1"}),
+            json!({"taken_as": "new_request", "reply_id": "r1"}),
+            json!({"taken_as": "new_request", "reply_id": "r1", "extra": true}),
+            json!({"taken_as": "new_request"}),
+            json!({"taken_as": "new_request", "reply_id": 3}),
+            json!({"taken_as": "new_request", "reply_id": null}),
+            json!({"taken_as": 0}),
+            json!({"taken_as": 1, "reply_id": "r1"}),
+            json!({"taken_as": 2}),
+            json!({"taken_as": -1}),
+            json!({"taken_as": "other"}),
+            json!({"taken_as": null}),
+            json!({"reply_id": "r1"}),
+            json!({}),
+            json!("answer"),
+            json!(null),
+        ] {
+            let by_serde = serde_json::from_value::<Said>(sample.clone()).ok();
+            assert_eq!(Said::from_value(&sample), by_serde, "sample: {sample}");
+        }
+    }
 
     #[test]
     fn session_with_waiting_reply_has_the_spec_shape() {

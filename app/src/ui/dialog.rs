@@ -3,6 +3,7 @@
 //! its close button, the content, and the focus taken on open and given
 //! back on close (through [`Disclosure`]).
 
+use crate::ui::handler::handler;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -59,7 +60,7 @@ pub fn DialogPanel(
                 tabindex="-1" node_ref=panel_ref>
                 <div class=header_class>
                     <strong>{title}</strong>
-                    <button aria-label=close_label on:click=move |_| panel.close()>"×"</button>
+                    <button aria-label=close_label on:click={handler(move |_| panel.close())}>"×"</button>
                 </div>
                 {children()}
             </div>

@@ -9,7 +9,8 @@
 //! `question_closed` removes the entry. Nothing polls. An answer sent from
 //! the panel is an action.
 
-use crate::ui::calls::{action, resource};
+use crate::ui::calls::{action, resource, Res};
+use crate::ui::handler::handler;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use web_sys::{Notification, NotificationOptions, NotificationPermission, VisibilityState};
@@ -32,7 +33,7 @@ pub struct Inbox {
     pub waiting: Memo<Waiting>,
     /// The list as read: at start, and again whenever a question starts
     /// waiting.
-    read: LocalResource<Result<QuestionList, ApiError>>,
+    read: Res<Result<QuestionList, ApiError>>,
     /// Questions seen closing: a list read before the close arrived must
     /// not bring them back.
     closed: RwSignal<Vec<String>>,
@@ -83,7 +84,7 @@ pub fn provide_inbox() -> Inbox {
                 announcer.say(announce::waiting_count(now));
             }
         }
-        inbox.read.with(Option::is_some).then_some(now)
+        inbox.read.with(|read| read.is_some()).then_some(now)
     });
     // A question that started waiting is nudged about once it is read.
     Effect::new(move |_| {
@@ -178,7 +179,7 @@ pub fn InboxButton() -> impl IntoView {
                 node_ref=panel.opener
                 aria-haspopup="dialog" aria-expanded=move || open.get().to_string()
                 aria-label=move || format!("Waiting for you: {}", count())
-                title="Questions waiting for you" on:click=move |_| panel.toggle()>
+                title="Questions waiting for you" on:click={handler(move |_| panel.toggle())}>
                 <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" fill="none"
                     stroke="currentColor" stroke-width="2" stroke-linecap="round">
                     <path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z"/>

@@ -6,6 +6,7 @@ mod chat;
 mod dialog;
 mod echo;
 mod focus;
+mod handler;
 mod inbox;
 mod notifications;
 mod pages;

@@ -2,6 +2,7 @@
 //! the page is hidden and the user allowed it. The permission (asked once,
 //! from the bell) also covers questions waiting unseen (see `inbox`).
 
+use crate::ui::handler::handler;
 use leptos::prelude::*;
 use web_sys::{Notification, NotificationOptions, NotificationPermission, VisibilityState};
 
@@ -29,7 +30,7 @@ pub fn ReminderToasts() -> impl IntoView {
                 <div class="toast" data-testid="reminder-toast">
                     <span class="toast-title">"Reminder"</span>
                     <span class="toast-text">{reminder.text.clone()}</span>
-                    <button aria-label="Dismiss reminder" on:click=move |_| dismiss(reminder.id)>"×"</button>
+                    <button aria-label="Dismiss reminder" on:click={handler(move |_| dismiss(reminder.id))}>"×"</button>
                 </div>
             </For>
         </div>

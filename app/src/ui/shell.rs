@@ -2,7 +2,8 @@
 //! toggle and the model status (in a menu on a phone; a link to the Model
 //! page), and the page's live region.
 
-use crate::ui::calls::resource;
+use crate::ui::calls::{resource, Res};
+use crate::ui::handler::handler;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -21,7 +22,7 @@ use crate::protocol::ChatStatus;
 /// The model in use as the header shows it: read when the dashboard opens,
 /// and again (`refetch`) when another model is chosen on the Model page.
 #[derive(Clone, Copy)]
-pub struct HeaderStatus(pub LocalResource<Result<ChatStatus, ApiError>>);
+pub struct HeaderStatus(pub Res<Result<ChatStatus, ApiError>>);
 
 #[component]
 pub fn Shell(children: Children) -> impl IntoView {
@@ -83,7 +84,7 @@ fn HeaderMenu() -> impl IntoView {
         <div class="header-more" node_ref=menu.container>
             <button class="more-button" data-testid="more-button" node_ref=menu.opener
                 aria-label="More" title="More" aria-controls="header-extras"
-                aria-expanded=move || menu.open.get().to_string() on:click=move |_| menu.toggle()>
+                aria-expanded=move || menu.open.get().to_string() on:click={handler(move |_| menu.toggle())}>
                 <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" fill="currentColor">
                     <circle cx="5" cy="12" r="2"/><circle cx="12" cy="12" r="2"/><circle cx="19" cy="12" r="2"/>
                 </svg>

@@ -1,6 +1,7 @@
 //! The message box: Enter sends, Shift+Enter starts a new line. While a
 //! question waits, what is sent answers it.
 
+use crate::ui::handler::handler;
 use leptos::html;
 use leptos::prelude::*;
 
@@ -85,17 +86,17 @@ pub fn Composer(
         ComposerMode::Busy => "Imprint is writing…",
     };
     view! {
-        <form class="composer" on:submit=move |ev| { ev.prevent_default(); send(); }>
+        <form class="composer" on:submit={handler(move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); send(); })}>
             <textarea node_ref=area id="message-box" data-testid="message-box" aria-label="Message" rows="2"
                 placeholder=placeholder
                 prop:value=move || text.get()
-                on:input=move |ev| set_text(event_target_value(&ev))
-                on:keydown=move |ev| {
+                on:input={handler(move |ev: leptos::ev::Event| set_text(event_target_value(&ev)))}
+                on:keydown={handler(move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();
                         send();
                     }
-                }></textarea>
+                })}></textarea>
             <button type="submit" class="primary" data-testid="send"
                 disabled=move || mode.get() == ComposerMode::Busy>
                 {move || if mode.get() == ComposerMode::Answer { "Answer" } else { "Send" }}

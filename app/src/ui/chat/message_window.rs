@@ -3,7 +3,8 @@
 //! pages are read and drawn as the user scrolls up (or asks for them),
 //! without moving what is on screen.
 
-use crate::ui::calls::action;
+use crate::ui::calls::{action, Act};
+use crate::ui::handler::handler;
 use leptos::html;
 use leptos::prelude::*;
 
@@ -26,7 +27,7 @@ const NEAR_TOP: i32 = 400;
 pub struct MessageWindow {
     pub history: RwSignal<LoadedHistory>,
     /// Reads the page before a message (its seq) and draws it above.
-    older: Action<i64, ()>,
+    older: Act<i64, ()>,
     /// An older page is being read.
     reading: Memo<bool>,
     /// An older page is drawn, its scroll position not restored yet.
@@ -78,7 +79,7 @@ impl MessageWindow {
         let earlier = (older > 0).then(|| {
             view! {
                 <button class="older-messages" data-testid="older-messages"
-                    on:click=move |_| self.read_older()>
+                    on:click={handler(move |_| self.read_older())}>
                     {format!("Show earlier messages ({older})")}
                 </button>
             }

@@ -7,6 +7,7 @@
 //! disabled and shows the answer (or "Left to Imprint"); the focus then
 //! goes back to the message box.
 
+use crate::ui::handler::handler;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -142,21 +143,21 @@ pub fn QuestionCard(
                 </p>
             })}
             <Show when=move || allow_other && waiting()>
-                <form class="own-answer" on:submit=move |ev| {
+                <form class="own-answer" on:submit={handler(move |ev: leptos::ev::SubmitEvent| {
                     ev.prevent_default();
                     send(own_words.get_untracked());
-                }>
+                })}>
                     <input type="text" node_ref=input_ref data-testid="own-answer"
                         aria-label="Your answer" placeholder="Or answer in your own words"
                         prop:value=move || own_words.get()
-                        on:input=move |ev| own_words.set(event_target_value(&ev))/>
+                        on:input={handler(move |ev: leptos::ev::Event| own_words.set(event_target_value(&ev)))}/>
                     <button type="submit" class="primary">"Send"</button>
                 </form>
             </Show>
             {on_you_decide.map(|decide| view! {
                 <Show when=waiting>
                     <button type="button" class="you-decide" data-testid="you-decide"
-                        title="Leave the choice to Imprint" on:click=move |_| decide.run(())>
+                        title="Leave the choice to Imprint" on:click={handler(move |_| decide.run(()))}>
                         "You decide"
                     </button>
                 </Show>
@@ -190,9 +191,9 @@ fn OptionButton(
     view! {
         <button type="button" class="option" node_ref=node class:chosen=move || chosen.get()
             tabindex=move || if tab_stop.get() { "0" } else { "-1" }
-            on:focus=move |_| on_focus.run(())
+            on:focus={handler(move |_| on_focus.run(()))}
             aria-pressed=move || chosen.get().to_string()
-            disabled=move || disabled.get() on:click=move |_| on_click.run(())>
+            disabled=move || disabled.get() on:click={handler(move |_| on_click.run(()))}>
             {label}
         </button>
     }

@@ -5,7 +5,8 @@
 //!
 //! The list is a resource; a new chat, a rename and a delete are actions.
 
-use crate::ui::calls::{action, resource};
+use crate::ui::calls::{action, resource, Act};
+use crate::ui::handler::handler;
 use leptos::html;
 use leptos::prelude::*;
 
@@ -26,8 +27,8 @@ const NEAR_END: i32 = 300;
 /// What a row changes: its chat's title, or the chat itself.
 #[derive(Clone, Copy)]
 struct RowActions {
-    rename: Action<(String, String), Result<SessionSummary, ApiError>>,
-    delete: Action<String, Result<(), ApiError>>,
+    rename: Act<(String, String), Result<SessionSummary, ApiError>>,
+    delete: Act<String, Result<(), ApiError>>,
 }
 
 /// The one row being renamed or asked to confirm a delete, and the title
@@ -130,10 +131,10 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
             node_ref=aside on:scroll=on_scroll>
           <div class="sessions-inner" node_ref=drawer.container>
             <div class="sessions-bar">
-                <button class="primary new-chat" data-testid="new-chat" on:click=move |_| { create.dispatch(()); }>"+ New chat"</button>
+                <button class="primary new-chat" data-testid="new-chat" on:click={handler(move |_| { create.dispatch(()); })}>"+ New chat"</button>
                 <button class="drawer-toggle" data-testid="chats-toggle" node_ref=drawer.opener
                     aria-controls="session-drawer" aria-expanded=move || drawer.open.get().to_string()
-                    on:click=move |_| drawer.toggle()>
+                    on:click={handler(move |_| drawer.toggle())}>
                     "Chats"
                     {move || (waiting_chats() > 0).then(|| view! {
                         <span class="waiting-marker" aria-hidden="true">"?"</span>
@@ -182,7 +183,7 @@ fn Sessions(
             </ul>
             {(hidden > 0).then(|| view! {
                 <button class="more-chats" data-testid="more-chats"
-                    on:click=move |_| shown.update(|n| *n += MORE_ROWS)>
+                    on:click={handler(move |_| shown.update(|n| *n += MORE_ROWS))}>
                     {format!("Show more chats ({hidden})")}
                 </button>
             })}
@@ -238,12 +239,12 @@ fn SessionRow(
                 RowMode::Renaming => view! {
                     <input type="text" class="rename-input" aria-label="Chat title" data-testid="rename-input"
                         prop:value=move || draft.get()
-                        on:input=move |ev| draft.set(event_target_value(&ev))
-                        on:keydown=move |ev| match ev.key().as_str() {
+                        on:input={handler(move |ev: leptos::ev::Event| draft.set(event_target_value(&ev)))}
+                        on:keydown={handler(move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
                             "Enter" => save(),
                             "Escape" => set_mode(RowMode::Showing),
                             _ => {}
-                        }
+                        })}
                         autofocus
                     />
                 }.into_any(),
@@ -260,13 +261,13 @@ fn SessionRow(
                 {move || match mode.get() {
                     RowMode::ConfirmingDelete => view! {
                         <button class="danger" data-testid="confirm-delete" on:click=remove.clone()>"Delete"</button>
-                        <button on:click=move |_| set_mode(RowMode::Showing)>"Keep"</button>
+                        <button on:click={handler(move |_| set_mode(RowMode::Showing))}>"Keep"</button>
                     }.into_any(),
                     _ => view! {
                         <button class="icon" aria-label="Rename chat" title="Rename" data-testid="rename-chat"
-                            on:click=move |_| { draft.set(title.get_value()); set_mode(RowMode::Renaming) }>"✎"</button>
+                            on:click={handler(move |_| { draft.set(title.get_value()); set_mode(RowMode::Renaming) })}>"✎"</button>
                         <button class="icon" aria-label="Delete chat" title="Delete" data-testid="delete-chat"
-                            on:click=move |_| set_mode(RowMode::ConfirmingDelete)>"×"</button>
+                            on:click={handler(move |_| set_mode(RowMode::ConfirmingDelete))}>"×"</button>
                     }.into_any(),
                 }}
             </span>

@@ -3,6 +3,7 @@
 //! words heard so far, the level meter, the recogniser setting, and what
 //! to do when Imprint cannot listen.
 
+use crate::ui::handler::handler;
 use leptos::prelude::*;
 
 use super::Echo;
@@ -93,7 +94,7 @@ pub fn Unavailable() -> impl IntoView {
                 <div class="echo-unavailable" role="alert" data-testid="echo-unavailable">
                     <p>{format!("Imprint cannot listen here: {error}. {instead}")}</p>
                     {web_speech.then(|| view! {
-                        <button data-testid="use-web-speech" on:click=move |_| echo.choose(Recogniser::Browser)>
+                        <button data-testid="use-web-speech" on:click={handler(move |_| echo.choose(Recogniser::Browser))}>
                             "Use the browser’s recognition"
                         </button>
                     })}

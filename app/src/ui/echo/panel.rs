@@ -2,6 +2,7 @@
 //! replies and question cards, typed input, Stop reply and the saving
 //! switch. The Voice page shows it; the companion opens it in a panel.
 
+use crate::ui::handler::handler;
 use leptos::prelude::*;
 
 use super::hearing::{EarStatus, RecogniserSetting, Unavailable};
@@ -40,7 +41,7 @@ pub fn EchoPanel() -> impl IntoView {
                 <button class="mic" class:listening=move || echo.listening.get() data-testid="mic"
                     aria-pressed=move || echo.listening.get().to_string()
                     disabled=move || !mic_supported()
-                    on:click=move |_| echo.toggle_listening()>
+                    on:click={handler(move |_| echo.toggle_listening())}>
                     // An inline icon: the microphone glyph is an empty box
                     // with common Linux fonts.
                     <Show when=move || !echo.listening.get()>
@@ -53,7 +54,7 @@ pub fn EchoPanel() -> impl IntoView {
                     {move || if echo.listening.get() { "● Listening" } else { "Talk" }}
                 </button>
                 <Show when=busy>
-                    <button class="danger" data-testid="echo-stop" on:click=move |_| echo.stop()>"■ Stop reply"</button>
+                    <button class="danger" data-testid="echo-stop" on:click={handler(move |_| echo.stop())}>"■ Stop reply"</button>
                 </Show>
                 <Switch testid="echo-saving" label="Save this conversation"
                     checked=Signal::derive(move || echo.state.with(|s| s.saving))
@@ -84,15 +85,15 @@ pub fn EchoPanel() -> impl IntoView {
             {move || echo.state.with(|s| s.confirming.clone()).map(|(_, _, speech)| view! {
                 <div class="echo-confirm" role="group" aria-label="Confirm the answer" data-testid="echo-confirm">
                     <p>{speech}</p>
-                    <button class="primary" data-testid="echo-confirm-yes" on:click=move |_| echo.typed("yes".into())>"Yes"</button>
-                    <button data-testid="echo-confirm-no" on:click=move |_| echo.typed("no".into())>"No"</button>
+                    <button class="primary" data-testid="echo-confirm-yes" on:click={handler(move |_| echo.typed("yes".into()))}>"Yes"</button>
+                    <button data-testid="echo-confirm-no" on:click={handler(move |_| echo.typed("no".into()))}>"No"</button>
                 </div>
             })}
             {move || echo.state.with(|s| s.notice.clone()).map(|n| view! { <p class="muted" data-testid="echo-notice">{n}</p> })}
-            <form class="composer" on:submit=move |ev| { ev.prevent_default(); send_typed(); }>
+            <form class="composer" on:submit={handler(move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); send_typed(); })}>
                 <input type="text" data-testid="echo-input" aria-label="Type to Echo"
                     placeholder=move || if echo.state.with(|s| s.waiting_question().is_some()) { "Answer the question…" } else { "Type to Echo…" }
-                    prop:value=move || typed.get() on:input=move |ev| typed.set(event_target_value(&ev))/>
+                    prop:value=move || typed.get() on:input={handler(move |ev: leptos::ev::Event| typed.set(event_target_value(&ev)))}/>
                 <button type="submit" class="primary">"Send"</button>
             </form>
         </div>
@@ -110,7 +111,7 @@ fn Switch(
     view! {
         <label class="saving">
             <input type="checkbox" data-testid=testid prop:checked=checked
-                on:change=move |ev| set(event_target_checked(&ev))/>
+                on:change={handler(move |ev: leptos::ev::Event| set(event_target_checked(&ev)))}/>
             {format!(" {label}")}
         </label>
     }
@@ -174,7 +175,7 @@ pub fn Companion() -> impl IntoView {
             </DialogPanel>
             <button class="companion-button primary" data-testid="echo-companion" aria-label="Open Echo"
                 node_ref=panel.opener
-                aria-expanded=move || open.get().to_string() on:click=move |_| panel.toggle()>
+                aria-expanded=move || open.get().to_string() on:click={handler(move |_| panel.toggle())}>
                 "Echo"
             </button>
         </div>

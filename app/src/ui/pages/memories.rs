@@ -10,7 +10,8 @@
 //! finds memories); what the page changes, it changes through actions, and
 //! the projects are read again after each.
 
-use crate::ui::calls::{action, resource};
+use crate::ui::calls::{action, resource, Act, Res};
+use crate::ui::handler::handler;
 use leptos::prelude::*;
 
 use super::reminders::RemindersView;
@@ -35,7 +36,7 @@ pub fn MemoriesPage() -> impl IntoView {
     let tab_button = move |which: bool, label: &'static str, testid: &'static str| {
         view! {
             <button role="tab" data-testid=testid aria-selected=move || (reminders.get() == which).to_string()
-                on:click=move |_| reminders.set(which)>{label}</button>
+                on:click={handler(move |_| reminders.set(which))}>{label}</button>
         }
     };
     view! {
@@ -74,8 +75,8 @@ struct Browser {
     project: RwSignal<String>,
     /// The memory a link asked for, shown alone.
     only: RwSignal<Option<i64>>,
-    shown: LocalResource<Read>,
-    projects: LocalResource<Result<ProjectList, ApiError>>,
+    shown: Res<Read>,
+    projects: Res<Result<ProjectList, ApiError>>,
     say: Messages,
     undo: RwSignal<Option<Deleted>>,
     /// The new memory's text, cleared once it is added.
@@ -90,14 +91,14 @@ struct Browser {
 /// The changes the page makes, each an action.
 #[derive(Clone, Copy)]
 struct Changes {
-    add: Action<MemoryInput, ()>,
-    edit: Action<(i64, MemoryPatch), ()>,
-    delete: Action<i64, ()>,
-    put_back: Action<Deleted, ()>,
-    move_project: Action<ProjectMove, ()>,
-    import: Action<web_sys::File, ()>,
+    add: Act<MemoryInput, ()>,
+    edit: Act<(i64, MemoryPatch), ()>,
+    delete: Act<i64, ()>,
+    put_back: Act<Deleted, ()>,
+    move_project: Act<ProjectMove, ()>,
+    import: Act<web_sys::File, ()>,
     /// The next page of a read, appended to it.
-    more: Action<(ArcRwSignal<MemoryList>, MemoryListQuery), ()>,
+    more: Act<(ArcRwSignal<MemoryList>, MemoryListQuery), ()>,
 }
 
 /// The page's messages: an error, or a note (one replaces the other).
@@ -123,7 +124,7 @@ impl Messages {
 }
 
 /// The list shown now, to change in place.
-fn current(shown: LocalResource<Read>) -> Option<ArcRwSignal<MemoryList>> {
+fn current(shown: Res<Read>) -> Option<ArcRwSignal<MemoryList>> {
     shown
         .try_with_untracked(|read| read.as_ref()?.as_ref().ok().cloned())
         .flatten()
@@ -273,11 +274,7 @@ impl Browser {
 }
 
 /// Adds a memory at the top of the list; the text box empties.
-fn add(
-    shown: LocalResource<Read>,
-    say: Messages,
-    draft: RwSignal<String>,
-) -> Action<MemoryInput, ()> {
+fn add(shown: Res<Read>, say: Messages, draft: RwSignal<String>) -> Act<MemoryInput, ()> {
     action(move |input: &MemoryInput| {
         let input = input.clone();
         async move {
@@ -296,7 +293,7 @@ fn add(
 }
 
 /// Saves an edited memory, in its place.
-fn edit(shown: LocalResource<Read>, say: Messages) -> Action<(i64, MemoryPatch), ()> {
+fn edit(shown: Res<Read>, say: Messages) -> Act<(i64, MemoryPatch), ()> {
     action(move |(id, patch): &(i64, MemoryPatch)| {
         let (id, patch) = (*id, patch.clone());
         async move {
@@ -314,11 +311,7 @@ fn edit(shown: LocalResource<Read>, say: Messages) -> Action<(i64, MemoryPatch),
 }
 
 /// Deletes a memory, offering to put it back for UNDO_MS.
-fn delete(
-    shown: LocalResource<Read>,
-    say: Messages,
-    undo: RwSignal<Option<Deleted>>,
-) -> Action<i64, ()> {
+fn delete(shown: Res<Read>, say: Messages, undo: RwSignal<Option<Deleted>>) -> Act<i64, ()> {
     action(move |id: &i64| {
         let id = *id;
         async move {
@@ -345,7 +338,7 @@ fn delete(
 }
 
 /// Puts a deleted memory back as it was (the same id), where it stood.
-fn put_back(shown: LocalResource<Read>, say: Messages) -> Action<Deleted, ()> {
+fn put_back(shown: Res<Read>, say: Messages) -> Act<Deleted, ()> {
     action(move |deleted: &Deleted| {
         let Deleted { memory: m, index } = deleted.clone();
         let input = MemoryInput {
@@ -369,10 +362,7 @@ fn put_back(shown: LocalResource<Read>, say: Messages) -> Action<Deleted, ()> {
 }
 
 /// Reads the next page of a read and appends it there.
-fn more(
-    shown: LocalResource<Read>,
-    say: Messages,
-) -> Action<(ArcRwSignal<MemoryList>, MemoryListQuery), ()> {
+fn more(shown: Res<Read>, say: Messages) -> Act<(ArcRwSignal<MemoryList>, MemoryListQuery), ()> {
     action(
         move |(read, ask): &(ArcRwSignal<MemoryList>, MemoryListQuery)| {
             let (read, ask) = (read.clone(), ask.clone());
@@ -402,7 +392,7 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
     let reading = RwSignal::new(false);
     let more_pending = browser.changes.more.pending();
     let loading =
-        move || reading.get() || more_pending.get() || browser.shown.with(Option::is_none);
+        move || reading.get() || more_pending.get() || browser.shown.with(|read| read.is_none());
     let note = move || {
         browser
             .error()
@@ -416,9 +406,9 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
                 <input type="search" class="memory-search" placeholder="Search memories" aria-label="Search memories"
                     data-testid="memory-search"
                     prop:value=move || query.get()
-                    on:input=move |ev| { only.set(None); query.set(event_target_value(&ev)); }/>
+                    on:input={handler(move |ev: leptos::ev::Event| { only.set(None); query.set(event_target_value(&ev)); })}/>
                 <select aria-label="Project" data-testid="project-filter"
-                    on:change=move |ev| { only.set(None); project.set(event_target_value(&ev)); }>
+                    on:change={handler(move |ev: leptos::ev::Event| { only.set(None); project.set(event_target_value(&ev)); })}>
                     <option value="">"All projects"</option>
                     {move || browser.projects().into_iter().map(|p| {
                         let name = p.name.clone();
@@ -438,7 +428,7 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
             })}
             {move || only.get().map(|id| view! {
                 <p class="note">{format!("Showing memory #{id} from a chat. ")}
-                    <button class="link" on:click=move |_| only.set(None)>"Show all memories"</button></p>
+                    <button class="link" on:click={handler(move |_| only.set(None))}>"Show all memories"</button></p>
             })}
             <AddMemory/>
             <ProjectMover/>
@@ -455,7 +445,7 @@ fn MemoryBrowser(only: Option<i64>) -> impl IntoView {
                     <p class="muted" data-testid="no-memories">"No memories here."</p>
                 })}
                 {move || browser.read().is_some_and(|l| l.with(|l| l.next_cursor.is_some())).then(|| view! {
-                    <button data-testid="load-more" disabled=loading on:click=move |_| browser.read_more()>"Load more"</button>
+                    <button data-testid="load-more" disabled=loading on:click={handler(move |_| browser.read_more())}>"Load more"</button>
                 })}
             </Transition>
         </div>
@@ -520,19 +510,19 @@ fn MemoryForm(
     let field = move |signal: RwSignal<String>, label: &'static str, name: &'static str| {
         view! {
             <input type="text" placeholder=label aria-label=label data-testid=format!("{prefix}-{name}")
-                prop:value=move || signal.get() on:input=move |ev| signal.set(event_target_value(&ev))/>
+                prop:value=move || signal.get() on:input={handler(move |ev: leptos::ev::Event| signal.set(event_target_value(&ev)))}/>
         }
     };
     view! {
         <form class="memory-form" data-testid=format!("{prefix}-memory")
-            on:submit=move |ev| { ev.prevent_default(); on_save.run(()); }>
+            on:submit={handler(move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); on_save.run(()); })}>
             <textarea rows="2" placeholder="Something to remember" aria-label="Memory" data-testid=format!("{prefix}-content")
-                prop:value=move || content.get() on:input=move |ev| content.set(event_target_value(&ev))></textarea>
+                prop:value=move || content.get() on:input={handler(move |ev: leptos::ev::Event| content.set(event_target_value(&ev)))}></textarea>
             {field(project, "Project", "project")}
             {field(tags, "Tags, comma-separated", "tags")}
             <button type="submit" class="primary" data-testid=format!("save-{prefix}")>{action}</button>
             {on_cancel.map(|cancel| view! {
-                <button type="button" on:click=move |_| cancel.run(())>"Cancel"</button>
+                <button type="button" on:click={handler(move |_| cancel.run(()))}>"Cancel"</button>
             })}
         </form>
     }
@@ -576,7 +566,7 @@ fn MemoryRow(memory: Memory) -> impl IntoView {
                         <time datetime=m.created_at.clone()>{day(&m.created_at).to_string()}</time>
                     </p>
                     <div class="row-actions">
-                        <button data-testid="edit-memory" on:click=move |_| editing.set(true)>"Edit"</button>
+                        <button data-testid="edit-memory" on:click={handler(move |_| editing.set(true))}>"Edit"</button>
                         <button data-testid="delete-memory" on:click=remove>"Delete"</button>
                     </div>
                 }.into_any()
@@ -626,14 +616,14 @@ fn ProjectMover() -> impl IntoView {
             <summary>"Rename or merge a project"</summary>
             <form on:submit=submit data-testid="move-project">
                 <select aria-label="Project to move" data-testid="move-from"
-                    on:change=move |ev| from.set(event_target_value(&ev))>
+                    on:change={handler(move |ev: leptos::ev::Event| from.set(event_target_value(&ev)))}>
                     <option value="">"Project…"</option>
                     {move || browser.projects().into_iter().map(|p| view! {
                         <option value=p.name.clone()>{p.name.clone()}</option>
                     }).collect_view()}
                 </select>
                 <input type="text" placeholder="New name, or a project to merge into" aria-label="New project name"
-                    data-testid="move-to" prop:value=move || to.get() on:input=move |ev| to.set(event_target_value(&ev))/>
+                    data-testid="move-to" prop:value=move || to.get() on:input={handler(move |ev: leptos::ev::Event| to.set(event_target_value(&ev)))}/>
                 <button type="submit">"Move"</button>
             </form>
         </details>
@@ -660,8 +650,7 @@ fn ImportButton() -> impl IntoView {
         };
         input.set_value("");
         progress.set(Some(0));
-        // A file is no `Send` value: the import runs on this thread.
-        browser.changes.import.dispatch_local(file);
+        browser.changes.import.dispatch(file);
     };
     view! {
         <label class="button import" class:busy=move || progress.get().is_some()>

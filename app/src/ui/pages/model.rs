@@ -4,7 +4,8 @@
 //! a remote provider with its key) tested and saved. A saved model writes
 //! the next reply; replies already running finish on theirs.
 
-use crate::ui::calls::{action, resource};
+use crate::ui::calls::{action, resource, Act, Res};
+use crate::ui::handler::handler;
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 
@@ -26,16 +27,16 @@ struct Page {
     /// `GET /api/connections` (the model in use, the servers found, the
     /// saved keys): read when the page opens, on "Look again", and after
     /// a save or a key removed.
-    data: LocalResource<Result<Connections, ApiError>>,
+    data: Res<Result<Connections, ApiError>>,
     /// Probing the loopback ports: a read is under way.
     looking: RwSignal<bool>,
     /// The choice as changed on the page; until then, the model in use.
     edited: RwSignal<Option<ModelForm>>,
-    test: Action<ConnectionChoice, Option<TestResult>>,
-    save: Action<ConnectionChoice, ()>,
+    test: Act<ConnectionChoice, Option<TestResult>>,
+    save: Act<ConnectionChoice, ()>,
     /// The models a typed address listed, offered in the model field.
-    list: Action<ConnectionChoice, Option<Vec<String>>>,
-    forget: Action<KeyRef, ()>,
+    list: Act<ConnectionChoice, Option<Vec<String>>>,
+    forget: Act<KeyRef, ()>,
     /// A test, a save or a listing is under way.
     busy: Memo<bool>,
     say: Messages,
@@ -212,12 +213,12 @@ impl Page {
 }
 
 /// Whether a flag or the environment fixes `setting` (tracked).
-fn fixed(data: LocalResource<Result<Connections, ApiError>>, setting: Setting) -> bool {
+fn fixed(data: Res<Result<Connections, ApiError>>, setting: Setting) -> bool {
     data.with(|d| matches!(d, Some(Ok(d)) if setting.fixed(&d.current)))
 }
 
 /// The form for the model in use (the default before it is read).
-fn in_use(data: LocalResource<Result<Connections, ApiError>>) -> ModelForm {
+fn in_use(data: Res<Result<Connections, ApiError>>) -> ModelForm {
     data.with(|d| match d {
         Some(Ok(d)) => ModelForm::from_current(&d.current),
         _ => ModelForm::default(),
@@ -226,7 +227,7 @@ fn in_use(data: LocalResource<Result<Connections, ApiError>>) -> ModelForm {
 
 /// Changes the form; the first change starts from the model in use.
 fn edit(
-    data: LocalResource<Result<Connections, ApiError>>,
+    data: Res<Result<Connections, ApiError>>,
     edited: RwSignal<Option<ModelForm>>,
     change: impl FnOnce(&mut ModelForm),
 ) {
@@ -363,7 +364,7 @@ fn FoundServers() -> impl IntoView {
             <div class="section-head">
                 <h2 id="found-heading">"Servers on this machine"</h2>
                 <button type="button" data-testid="look-again" disabled=move || page.looking.get()
-                    on:click=move |_| page.data.refetch()>"Look again"</button>
+                    on:click={handler(move |_| page.data.refetch())}>"Look again"</button>
             </div>
             <p class="muted">
                 "Imprint looks on this machine only: Ollama (port 11434), llama.cpp (8080), "
@@ -508,7 +509,7 @@ fn AddressField() -> impl IntoView {
                     aria-describedby=move || page.fixed(Setting::BaseUrl).then_some("model-base-url-note")
                     disabled=move || page.fixed(Setting::BaseUrl)
                     prop:value=move || page.form(|f| f.base_url.clone())
-                    on:input=move |ev| page.edit(|f| f.base_url = event_target_value(&ev))/>
+                    on:input={handler(move |ev: leptos::ev::Event| page.edit(|f| f.base_url = event_target_value(&ev)))}/>
                 <button type="button" data-testid="list-models" disabled=move || page.busy.get()
                     on:click=list>"List its models"</button>
             </div>
@@ -527,7 +528,7 @@ fn ModelField() -> impl IntoView {
                 aria-describedby=move || page.fixed(Setting::Model).then_some("model-name-note")
                 disabled=move || page.fixed(Setting::Model)
                 prop:value=move || page.form(|f| f.model.clone())
-                on:input=move |ev| page.edit(|f| f.model = event_target_value(&ev))/>
+                on:input={handler(move |ev: leptos::ev::Event| page.edit(|f| f.model = event_target_value(&ev)))}/>
             <datalist id="model-options">
                 {move || page.listed().into_iter().map(|m| view! { <option value=m/> }).collect_view()}
             </datalist>
@@ -578,7 +579,7 @@ fn KeyField() -> impl IntoView {
             <input id="model-key" type="password" autocomplete="off" spellcheck="false" data-testid="model-key"
                 aria-describedby="model-key-help"
                 prop:value=move || page.form(|f| f.api_key.clone())
-                on:input=move |ev| page.edit(|f| f.api_key = event_target_value(&ev))/>
+                on:input={handler(move |ev: leptos::ev::Event| page.edit(|f| f.api_key = event_target_value(&ev)))}/>
             <p class="field-note" id="model-key-help">{help}</p>
         </div>
     }

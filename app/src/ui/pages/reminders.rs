@@ -6,7 +6,8 @@
 //! action, after each change the server made the list is read again, and a
 //! row shows why a change of its own was refused.
 
-use crate::ui::calls::{action, resource};
+use crate::ui::calls::{action, resource, Act};
+use crate::ui::handler::handler;
 use leptos::prelude::*;
 
 use crate::api::{delete_reminder, list_reminders, update_reminder, ApiError};
@@ -36,7 +37,7 @@ impl Change {
 }
 
 /// The tab's changes, one action for every row.
-type Changes = Action<Change, Outcome>;
+type Changes = Act<Change, Outcome>;
 
 /// The one reminder being edited and what is typed so far. It lives with
 /// the tab, not the row: the list is drawn again whenever any reminder
@@ -118,7 +119,7 @@ pub fn RemindersView(focus: Option<i64>) -> impl IntoView {
     let choice = move |which: bool, label: &'static str, testid: &'static str| {
         view! {
             <button data-testid=testid aria-pressed=move || (done.get() == which).to_string()
-                on:click=move |_| done.set(which)>{label}</button>
+                on:click={handler(move |_| done.set(which))}>{label}</button>
         }
     };
     view! {
@@ -246,11 +247,11 @@ fn ReminderRow(
                 view! {
                     <form class="reminder-edit" on:submit=save>
                         <input type="text" aria-label="Reminder" data-testid="edit-reminder-text"
-                            prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/>
+                            prop:value=move || text.get() on:input={handler(move |ev: leptos::ev::Event| text.set(event_target_value(&ev)))}/>
                         <input type="text" aria-label="When" placeholder="When, e.g. tomorrow at 9" data-testid="edit-reminder-when"
-                            prop:value=move || when.get() on:input=move |ev| when.set(event_target_value(&ev))/>
+                            prop:value=move || when.get() on:input={handler(move |ev: leptos::ev::Event| when.set(event_target_value(&ev)))}/>
                         <button type="submit" class="primary" data-testid="save-reminder">"Save"</button>
-                        <button type="button" on:click=move |_| editing.row.set(None)>"Cancel"</button>
+                        <button type="button" on:click={handler(move |_| editing.row.set(None))}>"Cancel"</button>
                     </form>
                 }.into_any()
             } else {

@@ -6,6 +6,7 @@
 mod live;
 mod state;
 
+use crate::ui::handler::handler;
 use leptos::html;
 use leptos::prelude::*;
 
@@ -51,7 +52,7 @@ pub fn Conversation(id: String) -> impl IntoView {
                 <History chat=chat/>
                 <Show when=move || chat.retryable()>
                     <div class="retry-row">
-                        <button class="retry" data-testid="retry" on:click=move |_| act.retry()>"↻ Retry"</button>
+                        <button class="retry" data-testid="retry" on:click={handler(move |_| act.retry())}>"↻ Retry"</button>
                     </div>
                 </Show>
                 <Show when=move || chat.live.with(Option::is_some)>
@@ -77,7 +78,7 @@ fn ConversationHeader(chat: OpenChat, act: ChatActions) -> impl IntoView {
         <header class="conversation-header">
             <h1 class="conversation-title">{title}</h1>
             <Show when=move || chat.writing()>
-                <button class="danger stop" data-testid="stop" on:click=move |_| act.stop()>"■ Stop"</button>
+                <button class="danger stop" data-testid="stop" on:click={handler(move |_| act.stop())}>"■ Stop"</button>
             </Show>
         </header>
     }

@@ -3,7 +3,7 @@
 //! from its event stream, and sending, answering, stopping and retrying
 //! (actions, [`ChatActions`]).
 
-use crate::ui::calls::action;
+use crate::ui::calls::{action, Act};
 use futures::future::AbortHandle;
 use leptos::html;
 use leptos::prelude::*;
@@ -208,10 +208,10 @@ enum Start {
 #[derive(Clone, Copy)]
 pub struct ChatActions {
     chat: OpenChat,
-    answer: Action<(Question, Option<String>), ()>,
-    say: Action<(Question, String), ()>,
-    start: Action<Start, ()>,
-    stop: Action<(), ()>,
+    answer: Act<(Question, Option<String>), ()>,
+    say: Act<(Question, String), ()>,
+    start: Act<Start, ()>,
+    stop: Act<(), ()>,
 }
 
 impl ChatActions {
