@@ -196,6 +196,21 @@ fn a_booking_ref_is_a_kept_detail_asked() {
 }
 
 #[test]
+fn his_in_a_follow_up_stands_only_for_someone_named_before() {
+    let planet = Topic::of("Which is the biggest planet in our solar system?", &[]);
+    let his = Topic::of("when's his birthday?", &[]);
+    assert_eq!(his.following("when's his birthday?", &planet), None);
+    let landlord = Topic::of("what's my landlord's email?", &[]);
+    let number = Topic::of("ok what's his number then", &[]);
+    let carried = number
+        .following("ok what's his number then", &landlord)
+        .unwrap();
+    assert_eq!(carried.names, ["landlord"]);
+    let anna = Topic::of("Tell me about Anna", &[]);
+    assert!(his.following("when's his birthday?", &anna).is_some());
+}
+
+#[test]
 fn two_words_of_one_root_name_one_thing() {
     let topic = Topic::of("who's doing the electrics on the van", &[]);
     assert!(topic.named_in("Declan, the auto-electrician, is wiring the van"));

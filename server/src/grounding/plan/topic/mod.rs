@@ -124,6 +124,10 @@ pub struct Topic {
     /// "what's the code?"): a memory holding such a detail by its shape
     /// (an address with "@", a number) names it.
     pub named_by_asking: bool,
+    /// It names someone: whose a thing is ("the landlord's email") or a
+    /// name written with a capital ("Tell me about Anna"). Only then may
+    /// "his" or "her" in a follow-up stand for what it names.
+    pub names_someone: bool,
 }
 
 /// Words people write for the same thing: a memory holding one holds
@@ -531,7 +535,7 @@ impl Topic {
         let runs = runs_of(request, &names);
         let asked_runs = runs_of(from_last_question_word(request), &names);
         // "mum's house", "Tom's birthday": whose it is must be held.
-        let owners = lower
+        let owners: Vec<String> = lower
             .iter()
             .filter(|w| w.ends_with("'s"))
             .map(|w| w.trim_end_matches("'s").to_string())
@@ -553,11 +557,16 @@ impl Topic {
                     && !crate::common_words::is_slipped_function_word(w)
             })
             .collect();
+        let names_someone = !owners.is_empty()
+            || crate::grounding::plan::claims::capitalized_names(request, false)
+                .iter()
+                .any(|name| names.contains(&name.to_lowercase()));
         Self {
             names,
             asked,
             runs,
             asked_runs,
+            names_someone,
             owners,
             context,
             named_by_asking,
@@ -584,7 +593,12 @@ impl Topic {
             .any(|w| imprint_text::pronouns::is_third_person(w));
         let own_detail_only = self.asked.is_empty() && self.names.iter().all(|w| is_asked_of(w));
         let single = |names: &[String]| names.iter().map(|n| vec![n.clone()]).collect();
-        if pronoun && own_detail_only {
+        // "when's his birthday?" after "Which is the biggest planet?":
+        // "his" stands for no planet.
+        let of_a_person = words
+            .iter()
+            .any(|w| imprint_text::pronouns::is_of_a_person(w));
+        if pronoun && own_detail_only && (!of_a_person || previous.names_someone) {
             // The one the pronoun stands for: whose the thing was, or what
             // was named.
             let names = if previous.owners.is_empty() {
@@ -600,6 +614,7 @@ impl Topic {
                 asked: self.names.clone(),
                 context: Vec::new(),
                 named_by_asking: false,
+                names_someone: previous.names_someone,
             });
         }
         if more && !self.names.is_empty() && self.asked.is_empty() && !previous.asked.is_empty() {
