@@ -376,28 +376,53 @@ async fn a_save_keeps_the_users_words_and_a_reminder_its_time_with_no_model() {
 }
 
 #[tokio::test]
-async fn a_reminder_with_a_time_and_nothing_to_be_reminded_of_sets_none() {
+async fn a_reminder_with_a_time_and_nothing_to_be_reminded_of_asks_what_of() {
     // The built-in model's wording for "remind me tomorrow at 5pm": a
     // task the user never said, so the request without its time is left,
-    // and "remind me" is nothing to be reminded of.
+    // and "remind me" is nothing to be reminded of: Imprint asks what of,
+    // and sets it at the request's time with the answer.
     let server = planned(vec![scenario(
         "5pm",
-        vec![step(
-            json!({"text": "Remind me to go to the park at 5pm tomorrow."}),
-        )],
+        vec![
+            step(json!({"text": "Remind me to go to the park at 5pm tomorrow."})),
+            step(json!({"text": "Remind me to go to the park at 5pm tomorrow."})),
+        ],
     )])
     .await;
     server.set_now(now());
     let sid = server.create_session().await;
-    let events = server.converse(&sid, "remind me tomorrow at 5pm").await;
+    let reply_id = server.say(&sid, "remind me tomorrow at 5pm").await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let question = events.until("question").await.pop().unwrap();
+    assert_eq!(question["question"], "What should I remind you about?");
+    assert_eq!(question["options"], json!([]), "{question}");
+    server
+        .answer_ok(&sid, &question["id"], "pick up the dry cleaning")
+        .await;
+    let events = events.until_done().await;
+    assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
+    assert_eq!(
+        reminders_due(&server).await,
+        vec![(
+            "Pick up the dry cleaning".to_string(),
+            "2030-06-04 17:00".to_string()
+        )]
+    );
+    assert_eq!(server.standin.requests_for("5pm").len(), 1, "one step");
+
+    // Left to Imprint, nothing is set, and it says why.
+    let reply_id = server.say(&sid, "remind me at 5pm tomorrow").await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let question = events.until("question").await.pop().unwrap();
+    server.answer_ok(&sid, &question["id"], "you decide").await;
+    let events = events.until_done().await;
     assert!(tools_called(&events).is_empty(), "{events:?}");
-    assert_eq!(reminders_due(&server).await, Vec::new());
+    assert_eq!(reminders_due(&server).await.len(), 1);
     let text = assistant_text(&events);
     assert!(
         text.contains("couldn't tell what to remind you of"),
         "{text}"
     );
-    assert_eq!(server.standin.requests_for("5pm").len(), 1, "one step");
 }
 
 #[tokio::test(flavor = "multi_thread")]

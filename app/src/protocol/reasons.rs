@@ -33,6 +33,8 @@ pub enum QuestionReason {
     DetailNotGiven,
     /// A save whose message says nothing Imprint could tell to keep.
     NothingToKeep,
+    /// A reminder whose message says when, or nothing, but not what of.
+    NothingToRemindOf,
 }
 
 impl QuestionReason {
@@ -63,6 +65,9 @@ impl QuestionReason {
             }
             QuestionReason::NothingToKeep => {
                 "I couldn't tell from your message what to keep".to_string()
+            }
+            QuestionReason::NothingToRemindOf => {
+                "Your request doesn't say what to remind you of".to_string()
             }
         }
     }

@@ -23,16 +23,32 @@ impl Run {
                 return Ok(());
             }
             let details_asked = self.settling.details_asked();
+            let mut row = None;
             let call = if tool == REMIND {
+                let unread = crate::grounding::reminder_text(self.talk.request()).is_none()
+                    && !details_asked;
                 // A reminder with no "remind me …" to read its text from
                 // ("nudge me at 6 re the bins"): the model words it.
-                let worded = if crate::grounding::reminder_text(self.talk.request()).is_none()
-                    && !details_asked
-                {
+                let mut worded = if unread {
                     self.reminder_text_from_the_model().await?
                 } else {
                     None
                 };
+                // "remind me tomorrow at 5pm": a time, and nothing to be
+                // reminded of. The user is asked what of; the time stays
+                // the request's.
+                if unread && worded.is_none() && self.talk.offers(tools::ASK_USER) {
+                    let (answer, asked) = self
+                        .ask_open(
+                            "What should I remind you about?".into(),
+                            QuestionReason::NothingToRemindOf,
+                        )
+                        .await?;
+                    row = Some(asked);
+                    worded = answer
+                        .map(|answer| capitalized(answer.trim()))
+                        .filter(|answer| !answer.is_empty());
+                }
                 self.policy.reminder_at_the_end(
                     self.talk.tools(),
                     self.talk.request(),
@@ -45,10 +61,18 @@ impl Run {
                 return self.save_the_users_words().await;
             };
             let Some(call) = call else {
+                if let Some(row) = row {
+                    self.append_step(vec![row]).await?;
+                }
                 self.say(&self.nothing_written(tool)).await;
                 return Ok(());
             };
+            // The call is in the reply's state before the question's row
+            // is stored: a restart now sets it, not asks again.
             self.call_for_the_model(String::new(), call);
+            if let Some(row) = row {
+                self.append_step(vec![row]).await?;
+            }
         }
         self.finish_write(tool).await
     }
