@@ -74,7 +74,7 @@ pub const SEARCH_LIMIT: usize = 20;
 #[rustfmt::skip]
 const NOUNS: &[(&[&str], &str)] = &[
     (&["meeting", "meetings", "call", "sync", "standup", "stand-up", "catch-up", "catchup",
-       "workshop", "interview", "appointment"], "meeting"),
+       "interview", "appointment"], "meeting"),
     (&["document", "documents", "doc", "docs", "file", "report", "spec", "draft", "pdf",
        "presentation", "slides", "contract", "proposal", "article", "paper"], "document"),
     (&["account", "accounts", "login"], "account"),

@@ -837,3 +837,21 @@ fn the_day_of_the_month_asked_about_tells_two_memories_apart() {
         "{ferry:?}"
     );
 }
+
+#[test]
+fn of_three_words_the_thing_someone_has_must_be_held() {
+    let car = Topic::of("whats the plate number on avo carlos's car", &[]);
+    assert!(!car.named_in("My dad, Avo Carlos, lives in Porto at Rua de Cedofeita 102."));
+    let lesson = Topic::of("what time is duarte's violin lesson", &[]);
+    assert!(!lesson.named_in("Duarte's swimming lesson: Saturdays at 09:30 at the pool."));
+    assert!(lesson.named_in("Duarte's violin lesson: Mondays at 17:00."));
+}
+
+#[test]
+fn a_word_that_opens_with_another_is_not_it() {
+    let accountant = Topic::of("number for the accountant pls", &[]);
+    assert!(!accountant.named_in("Our joint account is at Millennium BCP."));
+    assert!(accountant.named_in("Our accountant is Paula Reis. Phone 913 552 864."));
+    let booking = Topic::of("when is the booking", &[]);
+    assert!(booking.named_in("Book: table for 4 at 8pm."), "{booking:?}");
+}

@@ -36,7 +36,15 @@ impl Run {
         let project = self.project_meant(&projects).or_else(|| {
             grounding::project_of_a_save(&request, &projects).map(|(project, _)| project)
         });
-        for word in reference::topic(&request, &[])
+        // A question's names are those of the clause that asks, not of
+        // the story around it ("what can't rui eat again? planning the
+        // christmas menu" asks nothing of Christmas).
+        let named_in = if asks {
+            plan::asked_part(&request)
+        } else {
+            request.as_str()
+        };
+        for word in reference::topic(named_in, &[])
             .into_iter()
             .take(NAMES_LOOKED_UP)
         {

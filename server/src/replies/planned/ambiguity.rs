@@ -101,6 +101,14 @@ pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> 
         .filter(|(_, s)| *s >= best - near_equal)
         .map(|(m, _)| *m)
         .collect();
+    // "my NIF": Rui's is his, not the user's.
+    let near: Vec<&Memory> = if topic.mine && near.iter().any(|m| !topic.anothers_in(&m.content)) {
+        near.into_iter()
+            .filter(|m| !topic.anothers_in(&m.content))
+            .collect()
+    } else {
+        near
+    };
     // The request's words single one out ("Tom's birthday" over Tim's).
     let most = near.iter().map(|m| topic.score(&m.content)).max();
     let tied: Vec<Memory> = near
@@ -250,6 +258,27 @@ mod tests {
         assert_eq!(kilns.len(), 2, "{kilns:?}");
         assert_ne!(kilns[0], kilns[1]);
         assert!(kilns[0].starts_with("Big kiln"), "{kilns:?}");
+    }
+
+    #[test]
+    fn my_thing_is_not_someone_elses() {
+        let mine = options(
+            "what's my NIF?",
+            &[
+                ("My NIF (tax number): 231 884 507.", 0.62),
+                ("Rui's NIF: 231 848 507.", 0.61),
+            ],
+        );
+        assert!(mine.len() < 2, "{mine:?}");
+        // Without "my", either may be meant.
+        let either = options(
+            "what's the NIF?",
+            &[
+                ("My NIF (tax number): 231 884 507.", 0.62),
+                ("Rui's NIF: 231 848 507.", 0.61),
+            ],
+        );
+        assert_eq!(either.len(), 2, "{either:?}");
     }
 
     #[test]

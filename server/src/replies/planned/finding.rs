@@ -109,6 +109,25 @@ impl Run {
             .iter()
             .filter(|hit| best.is_some_and(|best| best > 0 && topic.score(&hit.content) == best))
             .collect();
+        // Of those, the ones that hold what is asked: "the plate on the
+        // clio" is the car's memory, not the Clio's insurance.
+        let holding = best_hits
+            .iter()
+            .filter(|hit| topic.asked_in(&hit.content))
+            .count();
+        let best_hits: Vec<_> = best_hits
+            .into_iter()
+            .filter(|hit| holding == 0 || topic.asked_in(&hit.content))
+            .collect();
+        // "my NIF": not Rui's.
+        let others = best_hits
+            .iter()
+            .filter(|hit| topic.anothers_in(&hit.content))
+            .count();
+        let best_hits: Vec<_> = best_hits
+            .into_iter()
+            .filter(|hit| !topic.mine || others == 0 || !topic.anothers_in(&hit.content))
+            .collect();
         // Of those, the ones that say it as the request does: "my flight
         // to Lisbon" is the memory "Flight to Lisbon: …", not "Flight back
         // from Lisbon: …".

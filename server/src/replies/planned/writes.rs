@@ -147,6 +147,13 @@ impl Run {
                         tracing::info!(reply = %self.reply.id, "no fact to keep, and its last clause asks: answered as a question");
                         return self.question().await;
                     }
+                    // Judged a save by the examples alone (no verb of
+                    // keeping), and it gives nothing to keep ("number for
+                    // the accountant pls"): it asks for something.
+                    None if self.policy.judged() == Some(Routed::Save) => {
+                        tracing::info!(reply = %self.reply.id, "judged a save, but it gives no fact and says no verb of keeping: answered as a question");
+                        return self.question().await;
+                    }
                     None if self.talk.offers(tools::ASK_USER) => {
                         let question = "What should I save?".to_string();
                         let (answer, asked) = self

@@ -23,14 +23,20 @@ impl Topic {
         if !self.owners.iter().all(|owner| holds(&words, owner)) {
             return 0;
         }
-        let held = |run: &[String]| {
-            run.iter()
-                .filter(|w| holds(&words, w) || (self.named_by_asking && held_by_shape(w, content)))
-                .count()
+        let is_held =
+            |w: &String| holds(&words, w) || (self.named_by_asking && held_by_shape(w, content));
+        let held = |run: &[String]| run.iter().filter(|w| is_held(w)).count();
+        // Of three words or more, one may be missing, but not the thing
+        // someone's it is ("avo carlos's car" is not his address).
+        let lenient = |run: &[String]| {
+            run.len() >= 3
+                && !run
+                    .windows(2)
+                    .any(|pair| self.owners.contains(&pair[0]) && !is_held(&pair[1]))
         };
         self.runs
             .iter()
-            .filter(|run| held(run) + usize::from(run.len() >= 3) >= run.len())
+            .filter(|run| held(run) + usize::from(lenient(run)) >= run.len())
             .count()
     }
 
@@ -79,6 +85,17 @@ impl Topic {
                 }
                 _ => true,
             })
+    }
+
+    /// True when `content` says a thing the request names is someone
+    /// else's by a name ("Rui's NIF: …" for "my NIF").
+    pub fn anothers_in(&self, content: &str) -> bool {
+        let words = imprint_text::words::plain(content);
+        words.windows(2).any(|pair| {
+            pair[0].strip_suffix("'s").is_some_and(|owner| {
+                !imprint_text::pronouns::says_whose(owner) && !self.names.iter().any(|n| n == owner)
+            }) && self.names.iter().any(|name| holds(&pair[1..], name))
+        })
     }
 
     /// True when `content` holds what is asked ("the number": a phone, a

@@ -128,6 +128,9 @@ pub struct Topic {
     /// name written with a capital ("Tell me about Anna"). Only then may
     /// "his" or "her" in a follow-up stand for what it names.
     pub names_someone: bool,
+    /// It says the thing is the user's own ("what's my NIF?") and names
+    /// no one else's: another's ("Rui's NIF") is a near miss.
+    pub mine: bool,
 }
 
 /// Words people write for the same thing: a memory holding one holds
@@ -396,7 +399,7 @@ fn holds(words: &[String], word: &str) -> bool {
         let w = without_ordinal(w.trim_end_matches("'s"));
         w == word
             || same.contains(&w)
-            || (w.len().min(word.len()) >= 4 && (w.starts_with(word) || word.starts_with(w)))
+            || (w.len().min(word.len()) >= 4 && (ends_on(w, word) || ends_on(word, w)))
             || (w.len() >= 6 && word.len() >= 6 && stem(w) == stem(word))
             || one_root(w, word)
             || abbreviates(word, w)
@@ -408,13 +411,29 @@ fn holds(words: &[String], word: &str) -> bool {
     })
 }
 
+/// True when `longer` is `word` with a regular ending ("booking",
+/// "meetings"), not another word that opens with it ("accountant" is no
+/// "account").
+fn ends_on(longer: &str, word: &str) -> bool {
+    longer.len() > word.len()
+        && crate::common_words::plain_forms(longer)
+            .iter()
+            .any(|plain| plain == word)
+}
+
 /// True when `a` and `b` open alike for seven letters or more and differ
 /// in at most their last two letters past that: two words of one root
 /// ("electrics", "electrician"; "insulation", "insulated").
 fn one_root(a: &str, b: &str) -> bool {
     let shared = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
-    let shorter = a.chars().count().min(b.chars().count());
-    shared >= 7 && shared + 2 >= shorter
+    let (shorter, longer) = {
+        let (x, y) = (a.chars().count(), b.chars().count());
+        (x.min(y), x.max(y))
+    };
+    // One word whole at the start of a longer one is another word
+    // ("account", "accountant"), unless only an ending follows.
+    let whole_inside = shared == shorter && longer > shorter + 2;
+    shared >= 7 && shared + 2 >= shorter && !whole_inside
 }
 
 /// True when `typed` is `word` with one slip of typing: two letters
@@ -561,12 +580,17 @@ impl Topic {
             || crate::grounding::plan::claims::capitalized_names(request, false)
                 .iter()
                 .any(|name| names.contains(&name.to_lowercase()));
+        let mine = owners.is_empty()
+            && lower.iter().any(|w| {
+                imprint_text::pronouns::is_first_person(w) && imprint_text::pronouns::says_whose(w)
+            });
         Self {
             names,
             asked,
             runs,
             asked_runs,
             names_someone,
+            mine,
             owners,
             context,
             named_by_asking,
@@ -615,6 +639,7 @@ impl Topic {
                 context: Vec::new(),
                 named_by_asking: false,
                 names_someone: previous.names_someone,
+                mine: false,
             });
         }
         if more && !self.names.is_empty() && self.asked.is_empty() && !previous.asked.is_empty() {
