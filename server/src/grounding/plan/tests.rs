@@ -855,3 +855,10 @@ fn a_word_that_opens_with_another_is_not_it() {
     let booking = Topic::of("when is the booking", &[]);
     assert!(booking.named_in("Book: table for 4 at 8pm."), "{booking:?}");
 }
+
+#[test]
+fn a_memory_near_in_meaning_must_hold_what_is_someones_not_only_its_kind() {
+    let lesson = Topic::of("what time is duarte's violin lesson", &[]);
+    assert!(!lesson.heads_in("Duarte's swimming lesson: Saturdays at 09:30."));
+    assert!(lesson.heads_in("Duarte has violin lessons on Mondays at 17:00."));
+}

@@ -268,15 +268,15 @@ fn none_answers(found: &[String], topic: &Topic, request: &str) -> String {
 
 /// True when `memory` holds what `topic` asks and a word of every naming
 /// run of two words or more (see [`none_answers`]); when a kind of detail
-/// is asked, most of the runs whole too. Holding one of two things named
-/// is another thing's ("Home insurance, policy 7741-0329" for "the code
-/// for the garage at home"): shown as the closest, its number reads as
-/// the answer.
+/// is asked, most of the naming words too. Holding one of two things
+/// named is another thing's ("Home insurance, policy 7741-0329" for "the
+/// code for the garage at home"): shown as the closest, its number reads
+/// as the answer.
 fn is_closest(memory: &MemoryLine<'_>, topic: &Topic) -> bool {
     let content = memory.named_text();
     topic.asked_in(memory.content)
         && topic.touches_every_compound(&content)
-        && (topic.asked.is_empty() || 2 * topic.score(&content) > topic.runs.len())
+        && (topic.asked.is_empty() || 2 * topic.names_held(&content) > topic.names.len())
 }
 
 #[cfg(test)]
@@ -290,9 +290,9 @@ mod tests {
         let hire = line(5, "Car hire in Lisbon with Sixt, booking ref SX-4410.");
         assert!(!is_closest(&MemoryLine::read(&flight).unwrap(), &topic));
         assert!(is_closest(&MemoryLine::read(&hire).unwrap(), &topic));
-        // Part of one name and all of the other is not most of it.
+        // Most of the words that name it are near enough to show.
         let hire_desk = line(6, "Lisbon airport hire desk opens at 6am, ref LX-22.");
-        assert!(!is_closest(&MemoryLine::read(&hire_desk).unwrap(), &topic));
+        assert!(is_closest(&MemoryLine::read(&hire_desk).unwrap(), &topic));
         // One of two things named is another thing's.
         let garage = Topic::of("whats the code for the garage at home", &[]);
         let home = line(7, "Home insurance is with Tranquilidade, policy 7741-0329.");

@@ -135,7 +135,7 @@ impl Run {
         let most_said = best_hits.iter().map(said).max().unwrap_or(0);
         best_hits
             .into_iter()
-            .filter(|hit| most_said < 2 || said(hit) == most_said)
+            .filter(|hit| said(hit) == most_said)
             .take(READ_LIMIT)
             .map(memory_line)
             .collect()

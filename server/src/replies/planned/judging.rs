@@ -117,7 +117,7 @@ impl Run {
             {
                 continue;
             }
-            if kind == route.kind && route.score >= route::SURE_WRITE {
+            if kind == route.kind && (route.score >= route::SURE_WRITE || route.clearly_a_write()) {
                 tracing::info!(reply = %self.reply.id, ?kind, "the examples' write, sure enough without the model");
                 return Ok(Some(kind));
             }

@@ -421,9 +421,9 @@ fn names_it_whole(line: &str, topic: &Topic) -> bool {
     !topic.is_empty() && MemoryLine::read(line).is_some_and(|m| topic.named_in(&m.named_text()))
 }
 
-/// How many pairs of neighbouring words the question `request` asks and
-/// `content` share ("flight to", "to lisbon"): pairs that name something,
-/// not two function words ("for the" of "need it for the parking app").
+/// How many pairs of neighbouring words `request` and `content` share
+/// ("flight to", "to lisbon"): pairs that name something, not two
+/// function words ("for the" of "need it for the parking app").
 pub(super) fn shared_pairs(request: &str, content: &str) -> usize {
     let pairs = |text: &str| {
         let words = imprint_text::words::plain(text);
@@ -436,9 +436,7 @@ pub(super) fn shared_pairs(request: &str, content: &str) -> usize {
             .map(|w| format!("{} {}", w[0], w[1]))
             .collect::<std::collections::HashSet<_>>()
     };
-    pairs(plan::asked_part(request))
-        .intersection(&pairs(content))
-        .count()
+    pairs(request).intersection(&pairs(content)).count()
 }
 
 /// "I found nothing about the plumber in your memories." and what to do.

@@ -75,7 +75,14 @@ impl Topic {
     pub fn heads_in(&self, content: &str) -> bool {
         let words = imprint_text::words::plain(&one_word_names(content));
         let held = |word: &String| holds(&words, word);
+        // "duarte's violin lesson": what is his must be held, not only
+        // its kind.
+        let owned_held = |run: &[String]| {
+            !run.windows(2)
+                .any(|p| self.owners.contains(&p[0]) && !held(&p[1]))
+        };
         self.owners.iter().all(held)
+            && self.asked_runs.iter().all(|run| owned_held(run))
             && self.asked_runs.iter().all(|run| match run.split_last() {
                 // A verb's run ("did Alan pay") names no kind of thing.
                 Some((head, before))
@@ -85,6 +92,12 @@ impl Topic {
                 }
                 _ => true,
             })
+    }
+
+    /// How many of the naming words `content` holds.
+    pub fn names_held(&self, content: &str) -> usize {
+        let words = imprint_text::words::plain(&one_word_names(content));
+        self.names.iter().filter(|name| holds(&words, name)).count()
     }
 
     /// True when `content` says a thing the request names is someone
