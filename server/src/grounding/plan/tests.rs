@@ -819,7 +819,7 @@ fn when_only_the_detail_asked_names_the_thing_a_memory_holding_it_by_its_shape_n
     assert!(email.named_by_asking, "{email:?}");
     assert!(email.named_in("Client: Ana Ruiz, ana.ruiz@example.org, prefers calls."));
     assert!(!email.named_in("Ana Ruiz is the client at Ruiz Homes."));
-    let code = Topic::of("what's the code?", &[]);
+    let code = Topic::of("what's the lock code?", &[]);
     assert!(code.named_in("Bike lock: 4711."));
     assert!(!code.named_in("The bike is in the shed."));
     // A thing named is held by its words, as ever.
@@ -861,4 +861,24 @@ fn a_memory_near_in_meaning_must_hold_what_is_someones_not_only_its_kind() {
     let lesson = Topic::of("what time is duarte's violin lesson", &[]);
     assert!(!lesson.heads_in("Duarte's swimming lesson: Saturdays at 09:30."));
     assert!(lesson.heads_in("Duarte has violin lessons on Mondays at 17:00."));
+}
+
+#[test]
+fn a_code_of_letters_and_digits_is_a_number_people_ask_for() {
+    let plate = Topic::of("what's the plate number?", &[]);
+    assert!(plate.asked_in("Our car: grey Renault Clio, plate 27-QL-83."));
+    let code = Topic::of("what's the lock code?", &[]);
+    assert!(code.asked_in("bike lock combination is 4-7-1-9"));
+    assert!(!code.asked_in("Dinner at ours; the train gets in at 11:10."));
+}
+
+#[test]
+fn what_a_thing_is_wanted_for_names_nothing_kept() {
+    let nif = Topic::of("i need the NIF for a form", &[]);
+    assert!(nif.named_in("Rui's NIF: 231 848 507."), "{nif:?}");
+    assert!(nif.named_in("My NIF (tax number): 231 884 507."), "{nif:?}");
+    assert_eq!(nif.context, ["form"]);
+    // The thing itself said with "for": kept.
+    let taxi = Topic::of("what's the number for the taxi firm", &[]);
+    assert!(taxi.names.contains(&"taxi".to_string()), "{taxi:?}");
 }

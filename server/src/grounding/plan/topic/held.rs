@@ -127,7 +127,7 @@ impl Topic {
         self.asked.is_empty()
             || self.asked.iter().any(|w| holds(&words, w))
             // "Plumber: Jan, 0176 555 1234" holds a number without saying so.
-            || ((is(Wanted::Number) || is(Wanted::Phone)) && has_digit_run(content, 3))
+            || ((is(Wanted::Number) || is(Wanted::Phone)) && holds_a_number(content))
             // "Producer: Ben Harrow, ben.harrow@lumen.com.au" holds his email.
             || (is(Wanted::Email)
                 && content

@@ -279,6 +279,30 @@ fn split_told_after(asked: &str) -> (&str, String) {
     }
 }
 
+/// `asking` without what the thing is wanted for, said with "a" or "an"
+/// ("i need the NIF for a form": a form is nothing of the user's kept),
+/// which joins the story `told_after`; as it is when nothing before it
+/// names anything.
+fn without_its_purpose(asking: &str, told_after: String) -> (&str, String) {
+    let lower = asking.to_ascii_lowercase();
+    let at = [" for a ", " for an "]
+        .iter()
+        .filter_map(|purpose| lower.find(purpose))
+        .min();
+    match at {
+        Some(at)
+            if imprint_text::words::plain(&asking[..at]).iter().any(|w| {
+                !crate::common_words::names_nothing_kept(w)
+                    && !courtesy::names_nothing(w)
+                    && asked(w).is_none()
+            }) =>
+        {
+            (&asking[..at], format!("{} {told_after}", &asking[at..]))
+        }
+        _ => (asking, told_after),
+    }
+}
+
 /// `asked` split after the clause its question word at `question` opens
 /// (see [`split_told_after`]).
 fn split_after(asked: &str, question: usize) -> (&str, &str) {
@@ -500,6 +524,7 @@ impl Topic {
     /// split into naming and asked words.
     pub fn of(request: &str, projects: &[String]) -> Self {
         let (asking, told_after) = split_told_after(asked_part(request));
+        let (asking, told_after) = without_its_purpose(asking, told_after);
         let request = &one_word_names(asking);
         let words = crate::grounding::reference::topic(request, projects);
         // "Which hotel…", "what room…": the noun after the question word
@@ -740,7 +765,7 @@ impl Topic {
 /// a date for "birthday".
 fn held_by_shape(word: &str, content: &str) -> bool {
     match asked(word) {
-        Some((Wanted::Number, _)) => has_digit_run(content, 3),
+        Some((Wanted::Number, _)) => holds_a_number(content),
         Some((Wanted::Phone, _)) => has_phone_number(content),
         Some((Wanted::Email, _)) => content
             .split_whitespace()
@@ -755,8 +780,6 @@ fn held_by_shape(word: &str, content: &str) -> bool {
     }
 }
 
-/// True when `text` holds `len` digits in a row ("0176", "3382"); a
-/// house number or a postcode's "EH6" says no phone number.
 /// True when `text` holds a number as long as a phone's: six digits or
 /// more, perhaps grouped by spaces, dashes, dots or brackets ("087 660
 /// 2154", "(902) 555-0122"); "no. 16" is a house's.
@@ -765,6 +788,22 @@ fn has_phone_number(text: &str) -> bool {
         .any(|run| run.chars().filter(char::is_ascii_digit).count() >= 6)
 }
 
+/// True when `text` holds a number or code: three digits in a row
+/// ("3382"), or a code of letters and digits with three digits or more
+/// ("27-QL-83", "4-7-1-9"); a time ("11:10") or a house's "no. 16" is
+/// none.
+pub(super) fn holds_a_number(text: &str) -> bool {
+    has_digit_run(text, 3)
+        || text.split_whitespace().any(|token| {
+            let token = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+            token
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
+                && token.chars().filter(char::is_ascii_digit).count() >= 3
+        })
+}
+
+/// True when `text` holds `len` digits in a row ("0176", "3382").
 fn has_digit_run(text: &str, len: usize) -> bool {
     text.split(|c: char| !c.is_ascii_digit())
         .any(|run| run.len() >= len)
