@@ -882,3 +882,9 @@ fn what_a_thing_is_wanted_for_names_nothing_kept() {
     let taxi = Topic::of("what's the number for the taxi firm", &[]);
     assert!(taxi.names.contains(&"taxi".to_string()), "{taxi:?}");
 }
+
+#[test]
+fn a_word_cut_short_is_the_whole_word() {
+    let reno = Topic::of("who's doing the bathroom reno and what's his number?", &[]);
+    assert!(reno.named_in("Builder for the bathroom renovation: Johan Botha, 072 555 0193."));
+}

@@ -423,7 +423,9 @@ fn holds(words: &[String], word: &str) -> bool {
         let w = without_ordinal(w.trim_end_matches("'s"));
         w == word
             || same.contains(&w)
-            || (w.len().min(word.len()) >= 4 && (ends_on(w, word) || ends_on(word, w)))
+            // "reno" for "renovation", "booking" for "book"; not
+            // "accountant" for "account".
+            || (w.len().min(word.len()) >= 4 && (w.starts_with(word) || ends_on(word, w)))
             || (w.len() >= 6 && word.len() >= 6 && stem(w) == stem(word))
             || one_root(w, word)
             || abbreviates(word, w)
