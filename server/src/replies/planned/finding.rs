@@ -111,23 +111,11 @@ impl Run {
             .collect();
         // Of those, the ones that hold what is asked: "the plate on the
         // clio" is the car's memory, not the Clio's insurance.
-        let holding = best_hits
-            .iter()
-            .filter(|hit| topic.asked_in(&hit.content))
-            .count();
-        let best_hits: Vec<_> = best_hits
-            .into_iter()
-            .filter(|hit| holding == 0 || topic.asked_in(&hit.content))
-            .collect();
+        let best_hits = preferring(best_hits, |hit| topic.asked_in(&hit.content));
         // "my NIF": not Rui's.
-        let others = best_hits
-            .iter()
-            .filter(|hit| topic.anothers_in(&hit.content))
-            .count();
-        let best_hits: Vec<_> = best_hits
-            .into_iter()
-            .filter(|hit| !topic.mine || others == 0 || !topic.anothers_in(&hit.content))
-            .collect();
+        let best_hits = preferring(best_hits, |hit| {
+            !topic.mine || !topic.anothers_in(&hit.content)
+        });
         // Of those, the ones that say it as the request does: "my flight
         // to Lisbon" is the memory "Flight to Lisbon: …", not "Flight back
         // from Lisbon: …".
@@ -139,5 +127,17 @@ impl Run {
             .take(READ_LIMIT)
             .map(memory_line)
             .collect()
+    }
+}
+
+/// The `hits` that are `preferred`, or all of them when none is.
+fn preferring<'a>(
+    hits: Vec<&'a crate::store::MemoryHit>,
+    preferred: impl Fn(&crate::store::MemoryHit) -> bool,
+) -> Vec<&'a crate::store::MemoryHit> {
+    if hits.iter().any(|hit| preferred(hit)) {
+        hits.into_iter().filter(|hit| preferred(hit)).collect()
+    } else {
+        hits
     }
 }
