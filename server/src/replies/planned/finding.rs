@@ -131,10 +131,10 @@ impl Run {
 }
 
 /// The `hits` that are `preferred`, or all of them when none is.
-fn preferring<'a>(
-    hits: Vec<&'a crate::store::MemoryHit>,
+fn preferring(
+    hits: Vec<&crate::store::MemoryHit>,
     preferred: impl Fn(&crate::store::MemoryHit) -> bool,
-) -> Vec<&'a crate::store::MemoryHit> {
+) -> Vec<&crate::store::MemoryHit> {
     if hits.iter().any(|hit| preferred(hit)) {
         hits.into_iter().filter(|hit| preferred(hit)).collect()
     } else {
