@@ -195,9 +195,28 @@ async fn a_general_question_is_the_models_own_answer_with_no_tools_and_marked() 
         .remember("Website: launch is on 4 May", Some("Website"))
         .await;
     let sid = server.create_session().await;
+    // An answer of Imprint's own before it ("Done: saved …") is not shown
+    // to the model as its own words: it copied their form.
+    let saved = server
+        .converse(&sid, "Save the new PIN 4321 for my bank account.")
+        .await;
+    assert!(assistant_text(&saved).starts_with("Done: saved"));
     let events = server.converse(&sid, "Say hello in French.").await;
     let text = assistant_text(&events);
     assert!(text.starts_with("Bonjour !"), "{text}");
+    let request = &server.standin.requests_for("French")[0];
+    let messages = request["messages"].as_array().unwrap();
+    assert!(
+        messages.iter().all(|m| m["role"] != "assistant"),
+        "{request}"
+    );
+    assert!(
+        messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Save the new PIN 4321"),
+        "the user's earlier words, for context: {request}"
+    );
     assert!(text.contains("General knowledge"), "{text}");
     assert!(tools_called(&events).is_empty(), "{events:?}");
     no_tools_offered(&server, "French");

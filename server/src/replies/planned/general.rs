@@ -12,6 +12,9 @@ use crate::replies::run::{Interrupt, Run};
 /// user's life.
 const GENERAL_PROMPT: &str = "You are a helpful assistant. Answer the question briefly and correctly, in the user's language, in one or two plain sentences, without code or formulas.";
 
+/// The user's earlier messages a general answer is told at most.
+const EARLIER_ASKED: usize = 4;
+
 impl Run {
     /// The model's own answer, with no tools: general knowledge (marked so
     /// when `marked`), or a reply to small talk.
@@ -22,22 +25,50 @@ impl Run {
             self.say(&worked_out).await;
             return Ok(());
         }
-        let mut messages = vec![ChatMessage::System(GENERAL_PROMPT.into())];
-        // The conversation's words, without tools and Imprint's notes.
         let before = self.talk.messages().len().saturating_sub(1);
-        for message in &self.talk.messages()[..before] {
-            match message {
-                ChatMessage::User(text) if !note::is_note(text) => {
-                    messages.push(ChatMessage::User(text.clone()))
+        let earlier = &self.talk.messages()[..before];
+        let mut messages = if marked {
+            // A general answer reads only the user's earlier words, in its
+            // instructions: given Imprint's answers from memories, the
+            // built-in model wrote its own as one ("From your memories:
+            // The river runs through Paris. (saved …)").
+            let asked: Vec<&str> = earlier
+                .iter()
+                .filter_map(|message| match message {
+                    ChatMessage::User(text) if !note::is_note(text) => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let recent = &asked[asked.len().saturating_sub(EARLIER_ASKED)..];
+            let mut prompt = GENERAL_PROMPT.to_string();
+            if !recent.is_empty() {
+                prompt.push_str("\n\nThe user's earlier messages, for context only:");
+                for text in recent {
+                    prompt.push_str("\n- ");
+                    prompt.push_str(text);
                 }
-                ChatMessage::Assistant { content, .. } if !content.trim().is_empty() => messages
-                    .push(ChatMessage::Assistant {
-                        content: content.clone(),
-                        tool_calls: Vec::new(),
-                    }),
-                _ => {}
             }
-        }
+            vec![ChatMessage::System(prompt)]
+        } else {
+            // Small talk: the conversation's words, without tools and
+            // Imprint's notes.
+            let mut messages = vec![ChatMessage::System(GENERAL_PROMPT.into())];
+            for message in earlier {
+                match message {
+                    ChatMessage::User(text) if !note::is_note(text) => {
+                        messages.push(ChatMessage::User(text.clone()))
+                    }
+                    ChatMessage::Assistant { content, .. } if !content.trim().is_empty() => {
+                        messages.push(ChatMessage::Assistant {
+                            content: content.clone(),
+                            tool_calls: Vec::new(),
+                        })
+                    }
+                    _ => {}
+                }
+            }
+            messages
+        };
         messages.push(ChatMessage::User(self.talk.request().to_string()));
         let turn = self.turn_on(messages, Arc::new(Vec::new()), false).await?;
         if marked && !turn.text.trim().is_empty() {
