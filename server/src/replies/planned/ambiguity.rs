@@ -102,13 +102,7 @@ pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> 
         .map(|(m, _)| *m)
         .collect();
     // "my NIF": Rui's is his, not the user's.
-    let near: Vec<&Memory> = if topic.mine && near.iter().any(|m| !topic.anothers_in(&m.content)) {
-        near.into_iter()
-            .filter(|m| !topic.anothers_in(&m.content))
-            .collect()
-    } else {
-        near
-    };
+    let near = super::preferring(near, |m| !topic.mine || !topic.anothers_in(&m.content));
     // The request's words single one out ("Tom's birthday" over Tim's).
     let most = near.iter().map(|m| topic.score(&m.content)).max();
     let tied: Vec<Memory> = near

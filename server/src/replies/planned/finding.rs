@@ -8,6 +8,7 @@ use crate::replies::run::Run;
 use crate::store::MemoryQuery;
 use crate::tools::run::memory_line;
 
+use super::preferring;
 use super::reads::{shared_pairs, MeaningRead, READ_LIMIT};
 
 impl Run {
@@ -127,17 +128,5 @@ impl Run {
             .take(READ_LIMIT)
             .map(memory_line)
             .collect()
-    }
-}
-
-/// The `hits` that are `preferred`, or all of them when none is.
-fn preferring(
-    hits: Vec<&crate::store::MemoryHit>,
-    preferred: impl Fn(&crate::store::MemoryHit) -> bool,
-) -> Vec<&crate::store::MemoryHit> {
-    if hits.iter().any(|hit| preferred(hit)) {
-        hits.into_iter().filter(|hit| preferred(hit)).collect()
-    } else {
-        hits
     }
 }

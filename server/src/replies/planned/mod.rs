@@ -59,3 +59,13 @@ impl Run {
         self.push_text(text.to_string()).await;
     }
 }
+
+/// The `items` that are `preferred`, or all of them when none is: a
+/// preference among memories never leaves none.
+fn preferring<T>(items: Vec<T>, preferred: impl Fn(&T) -> bool) -> Vec<T> {
+    if items.iter().any(&preferred) {
+        items.into_iter().filter(|item| preferred(item)).collect()
+    } else {
+        items
+    }
+}
