@@ -20,6 +20,7 @@ mod finding;
 mod general;
 mod judging;
 mod reads;
+mod reminding;
 mod worded;
 mod writes;
 

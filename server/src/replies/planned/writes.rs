@@ -23,40 +23,10 @@ impl Run {
                 return Ok(());
             }
             let details_asked = self.settling.details_asked();
-            let mut row = None;
-            let call = if tool == REMIND {
-                let unread = crate::grounding::reminder_text(self.talk.request()).is_none()
-                    && !details_asked;
-                // A reminder with no "remind me …" to read its text from
-                // ("nudge me at 6 re the bins"): the model words it.
-                let mut worded = if unread {
-                    self.reminder_text_from_the_model().await?
-                } else {
-                    None
-                };
-                // "remind me tomorrow at 5pm": a time, and nothing to be
-                // reminded of. The user is asked what of; the time stays
-                // the request's.
-                if unread && worded.is_none() && self.talk.offers(tools::ASK_USER) {
-                    let (answer, asked) = self
-                        .ask_open(
-                            "What should I remind you about?".into(),
-                            QuestionReason::NothingToRemindOf,
-                        )
-                        .await?;
-                    row = Some(asked);
-                    worded = answer
-                        .map(|answer| capitalized(answer.trim()))
-                        .filter(|answer| !answer.is_empty());
-                }
-                self.policy.reminder_at_the_end(
-                    self.talk.tools(),
-                    self.talk.request(),
-                    details_asked,
-                    worded,
-                )
+            let (call, row) = if tool == REMIND {
+                self.reminder_call(details_asked).await?
             } else if details_asked {
-                None
+                (None, None)
             } else {
                 return self.save_the_users_words().await;
             };
