@@ -100,6 +100,45 @@ test.describe('remind me to call Anna, three times in a row', () => {
   }
 });
 
+// Issue 38: a reminder with a time and nothing to be reminded of. Imprint
+// asks what of (an open question of its own), and the answer is the
+// reminder's text at the request's time; after a reload the page shows
+// the same.
+test('remind me tomorrow at 5pm asks what of, and the answer is the reminder at 17:00 @real-model', async ({ chat, page, request }) => {
+  test.setTimeout(2 * MODEL_TIMEOUT);
+  await chat.startNewChat();
+  await chat.say('remind me tomorrow at 5pm');
+
+  const card = chat.questionCard.first();
+  await expect(card).toHaveAttribute('data-state', 'waiting', { timeout: MODEL_TIMEOUT });
+  // Nothing is set while the question waits.
+  expect((await (await request.get('/api/reminders')).json()).reminders).toHaveLength(0);
+  const own = card.getByTestId('own-answer');
+  await own.fill('water the tomato plants');
+  await own.press('Enter');
+  await expect(card).toHaveAttribute('data-state', 'answered');
+  await expect(chat.stop).toBeHidden({ timeout: MODEL_TIMEOUT });
+
+  const { reminders } = await (await request.get('/api/reminders')).json();
+  expect(reminders, JSON.stringify(reminders)).toHaveLength(1);
+  expect(reminders[0].text).toMatch(/water the tomato plants/i);
+  const due = new Date(reminders[0].due_at);
+  const tomorrow = new Date(Date.now() + 24 * 3600 * 1000);
+  expect(due.getDate()).toBe(tomorrow.getDate());
+  expect([due.getHours(), due.getMinutes()]).toEqual([17, 0]);
+  const check = async () => {
+    const lines = await page.getByTestId('tool-activity').allTextContents();
+    const set = lines.filter((l) => l.startsWith('Reminder set'));
+    expect(set, lines.join(' | ')).toHaveLength(1);
+    expect(set[0]).toContain('17:00');
+    await expectNoMarkup(await chat.conversation.innerText());
+  };
+  await check();
+  await page.reload();
+  await expect(chat.assistantMessages.last()).toBeVisible();
+  await check();
+});
+
 // Issue 26: with nothing saved about a plumber, the built-in model invented
 // "The plumber's number is 12345." or failed with "the model gave no
 // answer". Planned turns say plainly that nothing was found, quickly.
