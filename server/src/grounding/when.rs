@@ -312,7 +312,8 @@ fn words(text: &str) -> Vec<String> {
     imprint_text::words::terms(&lower)
 }
 
-/// Words that soften a time without changing it.
+/// Class: words that soften a time or a number without changing it
+/// ("at about 9", "roughly how many miles").
 const FILLERS: [&str; 10] = [
     "exactly",
     "about",
@@ -326,6 +327,11 @@ const FILLERS: [&str; 10] = [
     "somewhere",
 ];
 
+/// True for a word that softens a time or a number without changing it.
+pub fn softens(word: &str) -> bool {
+    FILLERS.contains(&word)
+}
+
 /// Drops filler words right after "in", "at", "by", "within", "until" or
 /// "around" ("at about 9" is "at 9"). Elsewhere they stay: "remind me
 /// about the dentist" is no time.
@@ -338,7 +344,7 @@ fn without_fillers(words: Vec<String>) -> Vec<String> {
                 "in" | "at" | "by" | "within" | "until" | "around"
             )
         });
-        if after_anchor && FILLERS.contains(&word.as_str()) {
+        if after_anchor && softens(&word) {
             continue;
         }
         kept.push(word);

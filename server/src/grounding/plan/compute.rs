@@ -18,30 +18,20 @@ pub fn answer(request: &str) -> Option<String> {
     rest_is_small_words.then_some(sentence)
 }
 
-/// Class: the words of asking for a sum or a conversion, besides
-/// function words and courtesy ("roughly how many…", "convert…", "work
-/// out…").
+/// Class: the words of asking for a sum or a conversion that no other
+/// class holds ("quick question: …", "convert…", "work out…"); function
+/// words, courtesy, verbs of asking ("tell me", "make") and words that
+/// soften a number ("roughly") stand around a sum too.
 const SUM_WORDS: &[&str] = &[
-    "roughly",
-    "approximately",
-    "approx",
-    "around",
     "quick",
     "question",
     "calculate",
     "convert",
     "compute",
     "work",
-    "tell",
-    "know",
-    "need",
     "equals",
     "equal",
-    "make",
-    "makes",
     "answer",
-    "exactly",
-    "say",
     "degrees",
     "degree",
 ];
@@ -50,6 +40,8 @@ const SUM_WORDS: &[&str] = &[
 fn is_small_word(word: &str) -> bool {
     crate::common_words::is_function_word(word)
         || crate::grounding::courtesy::names_nothing(word)
+        || crate::common_words::is_asking_verb(word)
+        || crate::grounding::when::softens(word)
         || SUM_WORDS.contains(&word)
 }
 
@@ -412,6 +404,9 @@ mod tests {
             ),
             ("1,250 + 17", "1250 + 17 is 1267."),
             ("10 / 3", "10 ÷ 3 is about 3.33."),
+            // Verbs of asking and words that soften stand around a sum.
+            ("can you tell me what 12 times 12 makes", "12 × 12 is 144."),
+            ("need to know roughly what 15% of 80 is", "15% of 80 is 12."),
         ];
         for (request, expected) in cases {
             assert_eq!(answer(request).as_deref(), Some(expected), "{request}");
