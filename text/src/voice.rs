@@ -2,10 +2,17 @@
 //! the sentence that speaks a question, matching a spoken answer to the
 //! choices, and the noise and self-hearing filters.
 
-/// Words that carry nothing when they are all an utterance holds.
+/// Class: the sounds of speech between words ("um", "erm"): they carry
+/// nothing, said or typed.
 const FILLERS: &[&str] = &[
     "uh", "um", "umm", "uhm", "hmm", "hm", "er", "erm", "ah", "eh", "mm", "mhm", "oh",
 ];
+
+/// True for a plain (lower-case) sound of speech between words: "um",
+/// "erm", "hmm".
+pub fn is_sound_of_speech(word: &str) -> bool {
+    FILLERS.contains(&word)
+}
 
 /// Recognition below this confidence is noise.
 pub const MIN_CONFIDENCE: f64 = 0.5;
@@ -41,7 +48,7 @@ pub fn is_noise(text: &str, confidence: Option<f64>) -> bool {
         return true;
     }
     let words = words(text);
-    words.is_empty() || words.iter().all(|w| FILLERS.contains(&w.as_str()))
+    words.is_empty() || words.iter().all(|w| is_sound_of_speech(w))
 }
 
 /// Whether an utterance is Echo hearing itself. `spoken` is what Echo was

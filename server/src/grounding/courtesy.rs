@@ -31,17 +31,18 @@ const COURTESY: &[(&str, Courtesy)] = &[
     ("u", Asking),
     ("hey", Opener), ("hi", Opener), ("hello", Opener), ("ok", Opener), ("okay", Opener),
     ("imprint", Opener),
-    ("uh", Filler), ("um", Filler), ("erm", Filler), ("hmm", Filler), ("so", Filler),
-    ("right", Filler), ("alright", Filler), ("oh", Filler), ("well", Filler), ("fyi", Filler),
+    ("so", Filler), ("right", Filler), ("alright", Filler), ("well", Filler), ("fyi", Filler),
     ("btw", Filler),
 ];
 
-/// What plain (lower-case) `word` does as courtesy, if it is courtesy.
+/// What plain (lower-case) `word` does as courtesy, if it is courtesy; a
+/// sound of speech ("um", "erm") is a filler.
 fn courtesy(word: &str) -> Option<Courtesy> {
     COURTESY
         .iter()
         .find(|(said, _)| *said == word)
         .map(|&(_, does)| does)
+        .or_else(|| imprint_text::voice::is_sound_of_speech(word).then_some(Filler))
 }
 
 /// True for a plain (lower-case) word that only makes a request polite.
