@@ -44,6 +44,29 @@ pub fn terms(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Class: the prepositions that tie a thing to what qualifies it ("the
+/// meeting with Anna", "…, for the roof job") or a pronoun to a verb
+/// ("about it").
+const PREPOSITIONS: &[&str] = &[
+    "about",
+    "at",
+    "by",
+    "for",
+    "from",
+    "in",
+    "near",
+    "of",
+    "on",
+    "regarding",
+    "to",
+    "with",
+];
+
+/// True for a plain (lower-case) preposition: "about", "with", "for".
+pub fn is_preposition(word: &str) -> bool {
+    PREPOSITIONS.contains(&word)
+}
+
 /// Marks that end or wrap a term, never inside one that means something.
 const EDGE_MARKS: &str = ".,;:!?\"'()“”[]";
 

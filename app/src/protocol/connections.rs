@@ -30,6 +30,20 @@ impl SettingSource {
         matches!(self, SettingSource::Flag | SettingSource::Environment)
     }
 
+    /// The page's `data-source` attribute: the variant's name in lower
+    /// case ("configfile"), as tests and styles read it. A match, not
+    /// `format!("{self:?}").to_lowercase()`: that compiled Unicode's case
+    /// tables (about 18 KB) into the wasm for five fixed words.
+    pub fn attribute(self) -> &'static str {
+        match self {
+            SettingSource::Flag => "flag",
+            SettingSource::Environment => "environment",
+            SettingSource::Page => "page",
+            SettingSource::ConfigFile => "configfile",
+            SettingSource::Default => "default",
+        }
+    }
+
     /// For people: "set by a flag", "saved on this page"…
     pub fn describe(self) -> &'static str {
         match self {
@@ -227,6 +241,19 @@ mod tests {
         );
         assert!(SettingSource::Flag.is_fixed() && SettingSource::Environment.is_fixed());
         assert!(!SettingSource::Page.is_fixed() && !SettingSource::Default.is_fixed());
+    }
+
+    #[test]
+    fn a_sources_attribute_is_its_name_in_lower_case() {
+        for source in [
+            SettingSource::Flag,
+            SettingSource::Environment,
+            SettingSource::Page,
+            SettingSource::ConfigFile,
+            SettingSource::Default,
+        ] {
+            assert_eq!(source.attribute(), format!("{source:?}").to_lowercase());
+        }
     }
 
     #[test]

@@ -87,12 +87,14 @@ const NOUNS: &[(&[&str], &str)] = &[
 /// Words that point at a thing named earlier: "the meeting", "my account".
 const DETERMINERS: &[&str] = &["the", "that", "this", "my", "our", "those", "these"];
 
-/// After a noun, these words (then a word of their own) name which one:
-/// "the meeting with Anna", "the document about hosting".
-#[rustfmt::skip]
-const QUALIFIERS: &[&str] = &[
-    "about", "regarding", "with", "titled", "called", "named", "for", "from", "on", "at", "of",
-];
+/// True when `word`, after a noun (then a word of its own), names which
+/// one: a preposition ("the meeting with Anna", "the document about
+/// hosting") or a naming verb ("the file called budget"). "To" says
+/// where the thing goes ("send the report to Anna"), not which it is.
+fn qualifies(word: &str) -> bool {
+    (imprint_text::words::is_preposition(word) && word != "to")
+        || matches!(word, "titled" | "called" | "named")
+}
 
 /// True when `word`, before a pronoun, makes it an object: a verb of
 /// doing ("send it", "pay it", "call him"), or a preposition or "do" that
@@ -100,7 +102,7 @@ const QUALIFIERS: &[&str] = &[
 /// is a subject, and one after a verb of no kind Imprint knows ("plan
 /// it, and note that planning started") is left to the model.
 fn takes_an_object(word: &str) -> bool {
-    matches!(word, "about" | "of" | "with" | "for" | "on" | "to") || super::is_a_verb_of_doing(word)
+    imprint_text::words::is_preposition(word) || super::is_a_verb_of_doing(word)
 }
 
 /// After "is it" or "was it", the words that make "it" a thing: "when is
@@ -397,7 +399,7 @@ fn is_named_after(words: &[String], i: usize) -> bool {
     let Some(next) = words.get(i + 1) else {
         return false;
     };
-    if !QUALIFIERS.contains(&next.as_str()) {
+    if !qualifies(next) {
         // "The doctor appointment", "the account number": the noun names
         // a kind of the next word, which says more than the noun alone.
         return !is_stop(next.trim_end_matches("'s"));

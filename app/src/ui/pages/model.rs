@@ -274,7 +274,7 @@ fn InUse() -> impl IntoView {
     let row = |label: &'static str, value: String, source: SettingSource, testid: &'static str| {
         view! {
             <dt>{label}</dt>
-            <dd data-testid=testid data-source=format!("{source:?}").to_lowercase()>
+            <dd data-testid=testid data-source=source.attribute()>
                 <span class="setting-value">{value}</span>
                 <span class="setting-source">{format!(" ({})", source.describe())}</span>
             </dd>

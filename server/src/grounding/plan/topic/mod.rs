@@ -339,16 +339,12 @@ fn qualifies(rest: &str) -> bool {
         .collect();
     match first_two.as_slice() {
         [the, one] if the == "the" && matches!(one.as_str(), "one" | "ones") => true,
-        [first, ..] => QUALIFIER_OPENERS.contains(&first.as_str()),
+        // A preposition opens a clause qualifying the thing asked ("…,
+        // for the green roof job", "…, at the cottage").
+        [first, ..] => imprint_text::words::is_preposition(first),
         [] => true,
     }
 }
-
-/// Class: the prepositions a clause qualifying the thing asked opens with
-/// ("…, for the green roof job", "…, at the cottage").
-const QUALIFIER_OPENERS: &[&str] = &[
-    "for", "at", "on", "in", "from", "of", "with", "about", "to", "near", "by",
-];
 
 /// With no question mark, the last clause that opens with a question
 /// word, to the end ("dad worked in osaka for years but random q, whats
