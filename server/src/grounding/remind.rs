@@ -287,7 +287,7 @@ fn after_remind_me(source: &str) -> Option<String> {
         .or_else(|| lower.find("reminder").map(|i| (i, "reminder".len())))
         .or_else(|| forget_me(&lower))
         .or_else(|| misspelt_remind_me(&lower))?;
-    let rest = clean_end(&source[i + len..]);
+    let rest = without_an_event(&clean_end(&source[i + len..]));
     if let Some(what) = after_the_time(&rest) {
         return Some(what);
     }
@@ -321,6 +321,28 @@ fn after_remind_me(source: &str) -> Option<String> {
             .iter()
             .all(|w| when::is_time_word(w) || w == "again");
     only_when.then(|| rest[start..].trim().to_string())
+}
+
+/// `rest` of a "remind me" without the time it sets against an event ("the
+/// day before the inspection", "on the day of the show"): its words are
+/// when, not what, and its "of" is no link to what ("at 4pm on the day of
+/// the show to charge the camera" is reminded "to charge the camera").
+fn without_an_event(rest: &str) -> String {
+    let Some(event) = when::before_an_event(rest) else {
+        return rest.to_string();
+    };
+    let lower = rest.to_lowercase();
+    match lower.find(&event.said) {
+        // Offsets in the lower-case text are the text's own only when
+        // lower-casing kept every length.
+        Some(at) if lower.len() == rest.len() => {
+            let (before, after) = (&rest[..at], &rest[at + event.said.len()..]);
+            format!("{} {}", before.trim_end(), after.trim_start())
+                .trim()
+                .to_string()
+        }
+        _ => rest.to_string(),
+    }
 }
 
 /// "to check in" from "Remind me before the flight to check in": when is

@@ -24,6 +24,26 @@ fn a_request_asks_for_the_writes_its_words_ask_for() {
 }
 
 #[test]
+fn a_reminders_text_leaves_out_a_time_set_against_an_event() {
+    for (request, text) in [
+        (
+            "remind me at 8am the day before the audit to print the receipts",
+            "Print the receipts",
+        ),
+        (
+            "remind me at 3pm on the day of the recital to tune the violin",
+            "Tune the violin",
+        ),
+        (
+            "remind me at 6pm the evening before the ferry to pack the bags",
+            "Pack the bags",
+        ),
+    ] {
+        assert_eq!(reminder_text(request).as_deref(), Some(text), "{request}");
+    }
+}
+
+#[test]
 fn the_reminders_text_comes_from_the_request() {
     assert_eq!(
         reminder_text("Remind me to call Anna.").as_deref(),

@@ -425,7 +425,7 @@ fn unit(word: &str) -> Option<Duration> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Part {
+pub(super) enum Part {
     Morning,
     Noon,
     Afternoon,
@@ -451,7 +451,7 @@ impl Part {
     }
 }
 
-fn part_of_day(words: &[String]) -> Option<Part> {
+pub(super) fn part_of_day(words: &[String]) -> Option<Part> {
     words.iter().find_map(|w| match w.as_str() {
         "morning" => Some(Part::Morning),
         "noon" | "midday" | "lunchtime" => Some(Part::Noon),

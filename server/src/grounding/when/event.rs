@@ -47,12 +47,24 @@ pub fn before_an_event(request: &str) -> Option<BeforeEvent> {
         .iter()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
         .collect();
-    // "the day before", "the night before": a day.
-    let (lead, took) = match words.as_slice() {
-        [.., the, day] if the == "the" && day == "day" => (Duration::days(1), 2),
-        _ => span_ending(&words)?,
+    // "the day before", "the evening before": a day, and a part of it
+    // that says a time of its own ("the evening" is 18:00).
+    let (lead, took, part) = match words.as_slice() {
+        [.., the, day] if the == "the" && day == "day" => (Duration::days(1), 2, None),
+        [.., the, part]
+            if the == "the" && super::part_of_day(std::slice::from_ref(part)).is_some() =>
+        {
+            (Duration::days(1), 2, Some(part.as_str()))
+        }
+        _ => {
+            let (lead, took) = span_ending(&words)?;
+            (lead, took, None)
+        }
     };
-    let kept = before[..before.len() - took].join(" ");
+    let mut kept = before[..before.len() - took].join(" ");
+    if let Some(part) = part {
+        kept = format!("{kept} {part}");
+    }
     let lead_said = before[before.len() - took..].join(" ");
     Some(BeforeEvent {
         lead,
@@ -227,6 +239,22 @@ mod tests {
         assert_eq!(hour.moment("The school play is about pirates.", now), None);
         let past = "The school play was on 1 December 2026 at 6pm.";
         assert_eq!(hour.moment(past, now), None);
+    }
+
+    #[test]
+    fn a_part_of_the_day_before_is_a_day_before_at_that_part() {
+        let anchored =
+            before_an_event("remind me the evening before the ferry to pack the bags").unwrap();
+        assert_eq!(anchored.lead, Duration::days(1));
+        assert_eq!(anchored.event, "ferry");
+        assert_eq!(anchored.said, "the evening before the ferry");
+        let now = at(2026, 6, 1, 10, 0);
+        let due = anchored.moment("Ferry to Bilbao on Saturday 13 June at 08:30", now);
+        assert_eq!(due, Some(super::Stated::At(at(2026, 6, 12, 18, 0))));
+        // Its own time of day wins over the part's.
+        let anchored = before_an_event("remind me at 9pm the night before the ferry").unwrap();
+        let due = anchored.moment("Ferry to Bilbao on Saturday 13 June at 08:30", now);
+        assert_eq!(due, Some(super::Stated::At(at(2026, 6, 12, 21, 0))));
     }
 
     #[test]

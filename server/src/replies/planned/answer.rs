@@ -248,9 +248,17 @@ fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouche
 /// booking ref for our car hire in durban" and the Durban flight's ref),
 /// and shown beside "closest" it reads as the answer.
 fn none_answers(found: &[String], topic: &Topic, request: &str) -> String {
+    let named = names_in_the_memories(request, found);
     let closest: Vec<&String> = found
         .iter()
-        .filter(|line| MemoryLine::read(line).is_some_and(|m| is_closest(&m, topic)))
+        .filter(|line| {
+            MemoryLine::read(line).is_some_and(|m| {
+                is_closest(&m, topic) && {
+                    let words = imprint_text::words::plain(&m.named_text());
+                    named.iter().all(|name| words.contains(name))
+                }
+            })
+        })
         .collect();
     if closest.is_empty() {
         return nothing_found(topic, request);
@@ -264,6 +272,29 @@ fn none_answers(found: &[String], topic: &Topic, request: &str) -> String {
             1
         )
     )
+}
+
+/// The words of `request` that the memories `found` write as names
+/// ("helgi" for "My brother Helgi lives in Copenhagen"), lower case: a
+/// memory without one of them is someone else's thing ("Kari flies back
+/// on Sunday" for "when does helgi fly back?"), never the closest.
+fn names_in_the_memories(request: &str, found: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for memory in found.iter().filter_map(|line| MemoryLine::read(line)) {
+        names.extend(
+            claims::capitalized_names(memory.content, true)
+                .iter()
+                .map(|n| n.to_lowercase())
+                .chain(claims::lone_names(memory.content)),
+        );
+    }
+    let mut named: Vec<String> = imprint_text::words::plain(request)
+        .into_iter()
+        .map(|w| w.strip_suffix("'s").map(str::to_string).unwrap_or(w))
+        .filter(|w| names.contains(w))
+        .collect();
+    named.dedup();
+    named
 }
 
 /// True when `memory` holds what `topic` asks and a word of every naming
@@ -311,6 +342,32 @@ mod tests {
             &[],
         );
         assert!(is_closest(&MemoryLine::read(&flight).unwrap(), &topic));
+    }
+
+    #[test]
+    fn the_closest_is_never_someone_elses_by_a_name_the_memories_hold() {
+        let request = "when does nadia fly home to lyon?";
+        let topic = Topic::of(request, &[]);
+        let found = [
+            line(
+                1,
+                "My cousin Nadia lives in Lyon; she arrives on Friday 4 June.",
+            ),
+            line(2, "Tom flies home from Lyon on Sunday 6 June at 18:30."),
+        ];
+        let text = none_answers(&found, &topic, request);
+        assert!(!text.contains("18:30"), "{text}");
+        assert!(!text.contains("4 June"), "{text}");
+        // Hers, holding every name and the thing asked, is the closest.
+        let hers = line(
+            3,
+            "Nadia flies home to Lyon on a Sunday, usually the late flight.",
+        );
+        let text = none_answers(&[found[1].clone(), hers], &topic, request);
+        assert!(
+            text.contains("late flight") && !text.contains("18:30"),
+            "{text}"
+        );
     }
 
     fn line(id: i64, content: &str) -> String {

@@ -46,6 +46,16 @@ impl Run {
             .and_then(|v| meaning.route_by_nearest(v));
         let classified = findings.vector.as_deref().and_then(|v| meaning.route(v));
         tracing::info!(reply = %self.reply.id, best = ?findings.best_similarity(), ?route, ?classified, "searched by meaning");
+        tracing::debug!(
+            reply = %self.reply.id,
+            nearest = ?findings
+                .found
+                .iter()
+                .take(6)
+                .map(|f| (f.memory.id, f.similarity))
+                .collect::<Vec<_>>(),
+            "the memories nearest in meaning"
+        );
         Some(MeaningRead {
             findings,
             route,

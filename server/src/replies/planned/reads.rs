@@ -175,8 +175,7 @@ impl Run {
                     // capital of Australia" names more than an Australia
                     // trip holds.
                     Judged::General
-                        if !(meant.surely_general()
-                            && matches!(whose, Whose::Unsaid | Whose::Named))
+                        if !meant.general_though_named(whose)
                             && found
                                 .iter()
                                 .any(|line| holds_all_it_asks(line, &topic, whose)) =>
@@ -311,6 +310,17 @@ impl MeaningRead {
             .filter(|f| f.similarity.is_some_and(|s| s >= VOUCHED))
             .map(|f| f.memory.id)
             .collect()
+    }
+
+    /// True when a request that reads as general and says nothing of the
+    /// user's ("my", a kept detail) stays general though a memory holds
+    /// what it names: the classifier is sure ([`SURELY_GENERAL`]), or no
+    /// memory speaks to it in meaning (under [`FOUND`]), so the one that
+    /// holds the name holds no answer ("what's laufabraud made of?" and
+    /// "Laufabraud day at Rosa's on Sunday", 0.29 in meaning).
+    fn general_though_named(&self, whose: Whose) -> bool {
+        matches!(whose, Whose::Unsaid | Whose::Named)
+            && (self.surely_general() || self.findings.best_similarity().unwrap_or(0.0) < FOUND)
     }
 
     /// True when the classifier over all the examples reads the request
@@ -526,6 +536,21 @@ mod tests {
             }),
             classified: None,
         }
+    }
+
+    #[test]
+    fn a_memory_holding_the_name_but_far_in_meaning_leaves_a_question_general() {
+        // "what is ratatouille made of?" with "Ratatouille night at Jo's
+        // on Friday" saved: the name, and nothing near what is asked.
+        let far = read(&[0.28, 0.12], None);
+        assert!(far.general_though_named(Whose::Unsaid));
+        assert!(far.general_though_named(Whose::Named));
+        // The user's words say it is theirs: it stays theirs.
+        assert!(!far.general_though_named(Whose::Said));
+        assert!(!far.general_though_named(Whose::Kept));
+        // A memory that speaks to it keeps it the user's.
+        let near = read(&[0.28, 0.41], None);
+        assert!(!near.general_though_named(Whose::Named));
     }
 
     #[test]

@@ -40,19 +40,20 @@ impl Topic {
             .count()
     }
 
-    /// True when `content` holds a word of every naming run of two words
-    /// or more from the question word on ("car hire" of "the booking ref
-    /// for our car hire in lisbon"; not "Mama Zodwa" of "Mama Zodwa wants
-    /// to know when we fly out"): a memory that holds none of the thing's
-    /// name is another thing's, whatever place or detail it shares
-    /// ("Electricity account" is near "the electricity company", the
-    /// Lisbon flight is not near the car hire).
+    /// True when `content` holds half or more of the words of every naming
+    /// run of two words or more from the question word on ("car hire" of
+    /// "the booking ref for our car hire in lisbon"; not "Mama Zodwa" of
+    /// "Mama Zodwa wants to know when we fly out"): a memory that holds
+    /// less of the thing's name is another thing's, whatever place or
+    /// detail it shares ("Electricity account" is near "the electricity
+    /// company", the Lisbon flight is not near the car hire, Helgi's
+    /// arrival is not "helgi fly back").
     pub fn touches_every_compound(&self, content: &str) -> bool {
         let words = imprint_text::words::plain(&one_word_names(content));
         self.asked_runs
             .iter()
             .filter(|run| run.len() >= 2)
-            .all(|run| run.iter().any(|w| holds(&words, w)))
+            .all(|run| 2 * run.iter().filter(|w| holds(&words, w)).count() >= run.len())
     }
 
     /// True when `content` holds every naming word, or all but one of
