@@ -43,7 +43,8 @@ impl Run {
         found: &[String],
         topic: &Topic,
     ) -> Result<Option<Vec<String>>, Interrupt> {
-        let candidates = equally_fitting(findings, found, topic);
+        let findings = self.with_every_found(findings, found).await;
+        let candidates = equally_fitting(&findings, found, topic);
         if candidates.len() < 2 {
             return Ok(None);
         }
@@ -56,6 +57,52 @@ impl Run {
             self.settled_by(memories);
         }
         Ok(chosen)
+    }
+}
+
+impl Run {
+    /// `findings` with every memory the words' search `found` in them and
+    /// its similarity in meaning: the words may find a memory the search
+    /// by meaning ranked too low to keep or to measure ("the nurse's number": Mum's ward
+    /// nurse as well as the vet nurse), and it fits the question as well.
+    async fn with_every_found(&self, findings: &Findings, found: &[String]) -> Findings {
+        let mut findings = findings.clone();
+        let Some(vector) = findings.vector.clone() else {
+            return findings;
+        };
+        let found_ids: Vec<i64> = found
+            .iter()
+            .filter_map(|line| MemoryLine::read(line).map(|m| m.id))
+            .collect();
+        // Found by words alone, a memory has no similarity yet.
+        for f in findings.found.iter_mut() {
+            if f.similarity.is_none() && found_ids.contains(&f.memory.id) {
+                f.similarity = self.env.meaning.similarity_of(f.memory.id, &vector);
+            }
+        }
+        let missing: Vec<i64> = found_ids
+            .into_iter()
+            .filter(|id| !findings.found.iter().any(|f| f.memory.id == *id))
+            .collect();
+        if missing.is_empty() {
+            return findings;
+        }
+        let memories = match self.reply.store.memories_by_ids(missing).await {
+            Ok(memories) => memories,
+            Err(error) => {
+                tracing::warn!(%error, "could not read the memories found by words");
+                return findings;
+            }
+        };
+        for memory in memories {
+            let similarity = self.env.meaning.similarity_of(memory.id, &vector);
+            findings.found.push(crate::meaning::search::Found {
+                memory,
+                similarity,
+                by_words: None,
+            });
+        }
+        findings
     }
 }
 

@@ -225,7 +225,8 @@ fn in_its_own_words(memory: &MemoryLine<'_>) -> String {
 
 /// True when `memory`, picked, answers: the user chose it, or it names
 /// the thing (a memory very near in meaning names it in its own words,
-/// "Builder agreed £8,400" for "paying the builders"; found by meaning
+/// "Builder agreed £8,400" for "paying the builders", as does the one
+/// clearly nearest, whose the thing is held; found by meaning
 /// alone, one must be that near when nothing names it) and holds what is
 /// asked ("When's Tom's birthday?" is not answered by when Tom likes his
 /// calls, however near in meaning), or, that near, is asked only what no
@@ -233,6 +234,7 @@ fn in_its_own_words(memory: &MemoryLine<'_>) -> String {
 fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouched) -> bool {
     let vouched_for = vouched.ids.contains(&memory.id);
     let named = (vouched_for && topic.heads_in(memory.content))
+        || (vouched.clearly_nearest == Some(memory.id) && topic.owners_in(memory.content))
         || (topic.is_empty() && !vouched.meaning_only)
         || topic.named_in(&memory.named_text());
     // What no kind of detail names ("what dose") is held in the words of
@@ -383,6 +385,7 @@ mod tests {
             ids: vec![3],
             meaning_only: true,
             general_if_none: false,
+            clearly_nearest: None,
         };
         assert!(stands(&memory, &topic, false, &vouched));
         // Not near enough in meaning: "dose" is not in its words.
@@ -395,6 +398,47 @@ mod tests {
             &birthday,
             false,
             &vouched
+        ));
+    }
+
+    #[test]
+    fn the_memory_clearly_nearest_in_meaning_names_the_thing_in_its_own_words() {
+        let topic = Topic::of("what time is tomas's concert on friday?", &[]);
+        let gig = line(
+            4,
+            "Tomas's band plays a gig at the Roxy on Friday 3 May: on stage at 21:00.",
+        );
+        let memory = MemoryLine::read(&gig).unwrap();
+        let nearest = Vouched {
+            ids: vec![4],
+            meaning_only: true,
+            general_if_none: false,
+            clearly_nearest: Some(4),
+        };
+        assert!(stands(&memory, &topic, false, &nearest));
+        // Near in meaning, but not clearly the nearest: "concert" is not
+        // in its words.
+        let near = Vouched {
+            clearly_nearest: None,
+            ..nearest
+        };
+        assert!(!stands(&memory, &topic, false, &near));
+        // Clearly nearest, but someone else's.
+        let lenas = line(
+            4,
+            "Lena's band plays a gig at the Roxy on Friday 3 May: on stage at 21:00.",
+        );
+        let nearest = Vouched {
+            ids: vec![4],
+            meaning_only: true,
+            general_if_none: false,
+            clearly_nearest: Some(4),
+        };
+        assert!(!stands(
+            &MemoryLine::read(&lenas).unwrap(),
+            &topic,
+            false,
+            &nearest
         ));
     }
 

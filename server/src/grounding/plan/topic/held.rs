@@ -95,6 +95,13 @@ impl Topic {
             })
     }
 
+    /// True when `content` holds whose the thing asked about is ("kari"
+    /// of "kari's concert"); true when the request says no one's.
+    pub fn owners_in(&self, content: &str) -> bool {
+        let words = imprint_text::words::plain(&one_word_names(content));
+        self.owners.iter().all(|owner| holds(&words, owner))
+    }
+
     /// How many of the naming words `content` holds.
     pub fn names_held(&self, content: &str) -> usize {
         let words = imprint_text::words::plain(&one_word_names(content));
