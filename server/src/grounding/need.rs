@@ -175,7 +175,8 @@ impl Need {
 }
 
 /// The one candidate whose label shares a word of three letters or more
-/// with the answer (none when two do).
+/// with the answer (none when two do); when no label does, the one whose
+/// memories hold most of the answer's words.
 fn pointed_at<'a>(
     answer: &str,
     candidates: &'a [reference::Candidate],
@@ -197,8 +198,36 @@ fn pointed_at<'a>(
             .collect();
         said.iter().any(|w| label.contains(w))
     });
-    let first = matching.next()?;
-    matching.next().is_none().then_some(first)
+    if let Some(first) = matching.next() {
+        return matching.next().is_none().then_some(first);
+    }
+    // No label holds its words: the one candidate whose memories hold
+    // most of them ("the winter vaccines for the clinic" for "Nordvet
+    // order NV-30918 (5 Dec)", whose memory is "…: the clinic's winter
+    // vaccine stock").
+    let named: Vec<&String> = said
+        .iter()
+        .filter(|w| !crate::common_words::is_function_word(w))
+        .collect();
+    let held = |c: &reference::Candidate| {
+        let words: Vec<String> = imprint_text::words::plain(&c.memories.join(" "))
+            .iter()
+            .map(plain)
+            .collect();
+        named
+            .iter()
+            .filter(|w| {
+                words.contains(w)
+                    || crate::common_words::plain_forms(w)
+                        .iter()
+                        .any(|base| words.contains(base))
+            })
+            .count()
+    };
+    let most = candidates.iter().map(held).max().filter(|&most| most > 0)?;
+    let mut holding_most = candidates.iter().filter(|c| held(c) == most);
+    let first = holding_most.next()?;
+    holding_most.next().is_none().then_some(first)
 }
 
 /// A detail the user gave (stored with a waiting reply's state).

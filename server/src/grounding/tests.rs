@@ -443,6 +443,29 @@ fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
         numbers.resolve("the phone number", now()),
         Ok(Resolved::Meant("the phone number".into()))
     );
+    // Words no label holds point at the memory that holds most of them.
+    let orders = Need::Reference {
+        phrase: "the order number".into(),
+        question: "Which one do you mean?".into(),
+        candidates: vec![
+            reference::Candidate {
+                label: "Order PX-118 (3 Apr)".into(),
+                memories: vec!["[5] Order PX-118: spring seed potatoes for the allotment".into()],
+            },
+            reference::Candidate {
+                label: "Order PX-181 (4 Apr)".into(),
+                memories: vec!["[6] Order PX-181: a new hose and two watering cans".into()],
+            },
+        ],
+    };
+    assert!(matches!(
+        orders.resolve("the seed potatoes for the allotment", now()),
+        Ok(Resolved::Memory { label, .. }) if label == "Order PX-118 (3 Apr)"
+    ));
+    assert_eq!(
+        orders.resolve("the cheaper one", now()),
+        Ok(Resolved::Meant("the cheaper one".into()))
+    );
     // A reference changes no argument of a call.
     let args = json!({"query": "x"});
     assert_eq!(Resolved::Meant("y".into()).apply(&args), args);
