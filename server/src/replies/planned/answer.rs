@@ -226,7 +226,9 @@ fn in_its_own_words(memory: &MemoryLine<'_>) -> String {
 /// True when `memory`, picked, answers: the user chose it, or it names
 /// the thing (a memory very near in meaning names it in its own words,
 /// "Builder agreed £8,400" for "paying the builders", as does the one
-/// clearly nearest, whose the thing is held; found by meaning
+/// clearly nearest that holds whose the thing is and all but one of the
+/// words naming it: "kari's concert on saturday" is his band's gig on
+/// Saturday, "helgi fly back to copenhagen" is not Helgi's arrival; found by meaning
 /// alone, one must be that near when nothing names it) and holds what is
 /// asked ("When's Tom's birthday?" is not answered by when Tom likes his
 /// calls, however near in meaning), or, that near, is asked only what no
@@ -234,7 +236,9 @@ fn in_its_own_words(memory: &MemoryLine<'_>) -> String {
 fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouched) -> bool {
     let vouched_for = vouched.ids.contains(&memory.id);
     let named = (vouched_for && topic.heads_in(memory.content))
-        || (vouched.clearly_nearest == Some(memory.id) && topic.owners_in(memory.content))
+        || (vouched.clearly_nearest == Some(memory.id)
+            && topic.owners_in(memory.content)
+            && topic.names_held(&memory.named_text()) + 1 >= topic.names.len())
         || (topic.is_empty() && !vouched.meaning_only)
         || topic.named_in(&memory.named_text());
     // What no kind of detail names ("what dose") is held in the words of
@@ -437,6 +441,19 @@ mod tests {
         assert!(!stands(
             &MemoryLine::read(&lenas).unwrap(),
             &topic,
+            false,
+            &nearest
+        ));
+        // Clearly nearest and his, but another thing of his: two of the
+        // words naming it are not in it.
+        let lesson = Topic::of("what time is tomas's swimming lesson on saturday?", &[]);
+        let cricket = line(
+            4,
+            "Tomas has cricket practice on Wednesdays and Fridays at 17:00.",
+        );
+        assert!(!stands(
+            &MemoryLine::read(&cricket).unwrap(),
+            &lesson,
             false,
             &nearest
         ));
