@@ -239,19 +239,26 @@ pub(super) fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> b
 }
 
 /// True when `request` gives a fact of its own: a number or code, a
-/// sentence's "is" or "has" ("btw my locker at the pool is number 112"),
+/// sentence's "is" or "has" ("btw my locker at the pool is number 112",
+/// "dan's hosting the quiz"),
 /// or a name and its value after a colon.
 /// "nhs no. pls", judged a save wrongly, gives none: it is asked about,
 /// not kept.
 fn gives_a_fact(request: &str) -> bool {
+    let words = imprint_text::words::plain(request);
     request.chars().any(|c| c.is_ascii_digit())
         || request.contains(": ")
-        || imprint_text::words::plain(request).iter().any(|w| {
+        || words.iter().any(|w| {
             matches!(
                 w.trim_end_matches("'s"),
                 "is" | "are" | "was" | "were" | "has" | "have" | "had"
             ) || (w.ends_with("'s") && crate::common_words::is_function_word(w))
         })
+        // "rosa's hosting new year": the "'s" is "is", before a verb's
+        // "-ing".
+        || words
+            .windows(2)
+            .any(|pair| pair[0].ends_with("'s") && pair[1].len() > 5 && pair[1].ends_with("ing"))
 }
 
 /// What follows a colon that closes the request's time: "set a reminder
@@ -309,7 +316,9 @@ mod tests {
         assert!(gives_a_fact("fyi the chimney sweep is a guy called Ruan"));
         assert!(gives_a_fact("the cat's flea stuff: frontline"));
         assert!(gives_a_fact("heads up, sports day moved to 19 june"));
+        assert!(gives_a_fact("btw mo's driving us to the airport"));
         assert!(!gives_a_fact("nhs no. pls"));
+        assert!(!gives_a_fact("mo's ring size"));
         assert!(!gives_a_fact("the pool locker"));
     }
 
