@@ -17,7 +17,7 @@ pub mod compute;
 mod topic;
 
 use topic::is_kept_detail;
-pub use topic::{asked_part, asking_clause, Topic};
+pub use topic::{asked_part, asking_clause, holds_an_amount, Topic};
 
 use crate::grounding;
 use crate::grounding::courtesy;

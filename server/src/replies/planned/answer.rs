@@ -238,7 +238,8 @@ fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouche
     let named = (vouched_for && topic.heads_in(memory.content))
         || (vouched.clearly_nearest == Some(memory.id)
             && topic.owners_in(memory.content)
-            && topic.names_held(&memory.named_text()) + 1 >= topic.names.len())
+            && topic.names_held(&memory.named_text()) + 1 >= topic.names.len()
+            && (!vouched.asks_an_amount || plan::holds_an_amount(memory.content)))
         || (topic.is_empty() && !vouched.meaning_only)
         || topic.named_in(&memory.named_text());
     // What no kind of detail names ("what dose") is held in the words of
@@ -390,6 +391,7 @@ mod tests {
             meaning_only: true,
             general_if_none: false,
             clearly_nearest: None,
+            asks_an_amount: false,
         };
         assert!(stands(&memory, &topic, false, &vouched));
         // Not near enough in meaning: "dose" is not in its words.
@@ -418,6 +420,7 @@ mod tests {
             meaning_only: true,
             general_if_none: false,
             clearly_nearest: Some(4),
+            asks_an_amount: false,
         };
         assert!(stands(&memory, &topic, false, &nearest));
         // Near in meaning, but not clearly the nearest: "concert" is not
@@ -437,12 +440,43 @@ mod tests {
             meaning_only: true,
             general_if_none: false,
             clearly_nearest: Some(4),
+            asks_an_amount: false,
         };
         assert!(!stands(
             &MemoryLine::read(&lenas).unwrap(),
             &topic,
             false,
             &nearest
+        ));
+        // How much he charged is no phone number.
+        let charged = Topic::of("how much did tomas the plumber charge for the boiler?", &[]);
+        let plumber = line(4, "Tomas, plumber, fixed the boiler in May: 0176 555 1234.");
+        let amount = Vouched {
+            ids: vec![4],
+            meaning_only: true,
+            general_if_none: false,
+            clearly_nearest: Some(4),
+            asks_an_amount: true,
+        };
+        assert!(!stands(
+            &MemoryLine::read(&plumber).unwrap(),
+            &charged,
+            false,
+            &amount
+        ));
+        let paid = line(4, "Tomas the plumber fixed the boiler in May for £180.");
+        let amount = Vouched {
+            ids: vec![4],
+            meaning_only: true,
+            general_if_none: false,
+            clearly_nearest: Some(4),
+            asks_an_amount: true,
+        };
+        assert!(stands(
+            &MemoryLine::read(&paid).unwrap(),
+            &charged,
+            false,
+            &amount
         ));
         // Clearly nearest and his, but another thing of his: two of the
         // words naming it are not in it.

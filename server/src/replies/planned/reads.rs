@@ -159,6 +159,9 @@ impl Run {
             if let Some(meant) = &meaning_read {
                 vouched.ids = meant.strong_ids();
                 vouched.clearly_nearest = meant.clearly_nearest();
+                vouched.asks_an_amount = plan::asked_part(self.talk.request())
+                    .to_lowercase()
+                    .contains("how much");
                 match meant.judge(found.is_empty(), whose) {
                     Judged::Found(lines) => {
                         tracing::info!(reply = %self.reply.id, "found by meaning");
@@ -286,6 +289,10 @@ pub(super) struct Vouched {
     /// head word is not in it, when it holds whose the thing is and what
     /// is asked.
     pub clearly_nearest: Option<i64>,
+    /// The question asks how much ("how much did the plumber charge"):
+    /// the memory clearly nearest answers only with an amount in it, not
+    /// the plumber's phone number.
+    pub asks_an_amount: bool,
 }
 
 /// How far the nearest memory in meaning must lead the next to be the

@@ -786,6 +786,14 @@ fn has_phone_number(text: &str) -> bool {
         .any(|run| run.chars().filter(char::is_ascii_digit).count() >= 6)
 }
 
+/// True when `text` holds an amount: a number outside its phone numbers
+/// ("£2,350", "quote 348,000 kr"; not "Jan, plumber: 0176 555 1234").
+pub fn holds_an_amount(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_digit() && !" -.()+".contains(c))
+        .filter(|run| run.chars().filter(char::is_ascii_digit).count() < 6)
+        .any(|run| run.chars().any(|c| c.is_ascii_digit()))
+}
+
 /// True when `text` holds a number or code: three digits in a row
 /// ("3382"), or a code of letters and digits with three digits or more
 /// ("27-QL-83", "4-7-1-9"); a time ("11:10") or a house's "no. 16" is
