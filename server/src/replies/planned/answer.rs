@@ -407,90 +407,49 @@ mod tests {
         ));
     }
 
+    /// Memory 4 found by meaning alone, clearly the nearest, or not.
+    fn nearest_is_4(clearly: bool, asks_an_amount: bool) -> Vouched {
+        Vouched {
+            ids: vec![4],
+            meaning_only: true,
+            general_if_none: false,
+            clearly_nearest: clearly.then_some(4),
+            asks_an_amount,
+        }
+    }
+
+    fn stands_as(content: &str, request: &str, vouched: &Vouched) -> bool {
+        let line = line(4, content);
+        stands(
+            &MemoryLine::read(&line).unwrap(),
+            &Topic::of(request, &[]),
+            false,
+            vouched,
+        )
+    }
+
     #[test]
     fn the_memory_clearly_nearest_in_meaning_names_the_thing_in_its_own_words() {
-        let topic = Topic::of("what time is tomas's concert on friday?", &[]);
-        let gig = line(
-            4,
-            "Tomas's band plays a gig at the Roxy on Friday 3 May: on stage at 21:00.",
-        );
-        let memory = MemoryLine::read(&gig).unwrap();
-        let nearest = Vouched {
-            ids: vec![4],
-            meaning_only: true,
-            general_if_none: false,
-            clearly_nearest: Some(4),
-            asks_an_amount: false,
-        };
-        assert!(stands(&memory, &topic, false, &nearest));
+        let concert = "what time is tomas's concert on friday?";
+        let gig = "Tomas's band plays a gig at the Roxy on Friday 3 May: on stage at 21:00.";
+        assert!(stands_as(gig, concert, &nearest_is_4(true, false)));
         // Near in meaning, but not clearly the nearest: "concert" is not
         // in its words.
-        let near = Vouched {
-            clearly_nearest: None,
-            ..nearest
-        };
-        assert!(!stands(&memory, &topic, false, &near));
+        assert!(!stands_as(gig, concert, &nearest_is_4(false, false)));
         // Clearly nearest, but someone else's.
-        let lenas = line(
-            4,
-            "Lena's band plays a gig at the Roxy on Friday 3 May: on stage at 21:00.",
-        );
-        let nearest = Vouched {
-            ids: vec![4],
-            meaning_only: true,
-            general_if_none: false,
-            clearly_nearest: Some(4),
-            asks_an_amount: false,
-        };
-        assert!(!stands(
-            &MemoryLine::read(&lenas).unwrap(),
-            &topic,
-            false,
-            &nearest
-        ));
+        let lenas = "Lena's band plays a gig at the Roxy on Friday 3 May: on stage at 21:00.";
+        assert!(!stands_as(lenas, concert, &nearest_is_4(true, false)));
         // How much he charged is no phone number.
-        let charged = Topic::of("how much did tomas the plumber charge for the boiler?", &[]);
-        let plumber = line(4, "Tomas, plumber, fixed the boiler in May: 0176 555 1234.");
-        let amount = Vouched {
-            ids: vec![4],
-            meaning_only: true,
-            general_if_none: false,
-            clearly_nearest: Some(4),
-            asks_an_amount: true,
-        };
-        assert!(!stands(
-            &MemoryLine::read(&plumber).unwrap(),
-            &charged,
-            false,
-            &amount
-        ));
-        let paid = line(4, "Tomas the plumber fixed the boiler in May for £180.");
-        let amount = Vouched {
-            ids: vec![4],
-            meaning_only: true,
-            general_if_none: false,
-            clearly_nearest: Some(4),
-            asks_an_amount: true,
-        };
-        assert!(stands(
-            &MemoryLine::read(&paid).unwrap(),
-            &charged,
-            false,
-            &amount
-        ));
+        let charged = "how much did tomas the plumber charge for the boiler?";
+        let plumber = "Tomas, plumber, fixed the boiler in May: 0176 555 1234.";
+        assert!(!stands_as(plumber, charged, &nearest_is_4(true, true)));
+        let paid = "Tomas the plumber fixed the boiler in May for £180.";
+        assert!(stands_as(paid, charged, &nearest_is_4(true, true)));
         // Clearly nearest and his, but another thing of his: two of the
         // words naming it are not in it.
-        let lesson = Topic::of("what time is tomas's swimming lesson on saturday?", &[]);
-        let cricket = line(
-            4,
-            "Tomas has cricket practice on Wednesdays and Fridays at 17:00.",
-        );
-        assert!(!stands(
-            &MemoryLine::read(&cricket).unwrap(),
-            &lesson,
-            false,
-            &nearest
-        ));
+        let lesson = "what time is tomas's swimming lesson on saturday?";
+        let cricket = "Tomas has cricket practice on Wednesdays and Fridays at 17:00.";
+        assert!(!stands_as(cricket, lesson, &nearest_is_4(true, false)));
     }
 
     #[test]
