@@ -62,6 +62,11 @@ CMAKE_FLAGS=(
   -DLLAMA_BUILD_TESTS=OFF
   -DLLAMA_BUILD_EXAMPLES=OFF
   -DLLAMA_BUILD_APP=OFF
+  # Not -march=native: on a CPU that reports AMX (Sapphire Rapids) inside a
+  # VM that does not grant it, the native build's first tile instruction
+  # (ldtilecfg) kills llama-server at start. GGML_NATIVE=OFF builds for
+  # x86-64 with AVX2, FMA and F16C, which every machine we run on has.
+  -DGGML_NATIVE=OFF
 )
 CTX_SIZE=8192   # per slot
 MAX_TOKENS=1024
