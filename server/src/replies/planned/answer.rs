@@ -227,8 +227,9 @@ fn in_its_own_words(memory: &MemoryLine<'_>) -> String {
 /// the thing (a memory very near in meaning names it in its own words,
 /// "Builder agreed £8,400" for "paying the builders", as does the one
 /// clearly nearest that holds whose the thing is and all but one of the
-/// words naming it: "kari's concert on saturday" is his band's gig on
-/// Saturday, "helgi fly back to copenhagen" is not Helgi's arrival; found by meaning
+/// words naming it, or half of them when it is far ahead of every other:
+/// "kari's concert on saturday" is his band's gig on Saturday, "helgi fly
+/// back to copenhagen" is not Helgi's arrival; found by meaning
 /// alone, one must be that near when nothing names it) and holds what is
 /// asked ("When's Tom's birthday?" is not answered by when Tom likes his
 /// calls, however near in meaning), or, that near, is asked only what no
@@ -236,10 +237,16 @@ fn in_its_own_words(memory: &MemoryLine<'_>) -> String {
 fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouched) -> bool {
     let vouched_for = vouched.ids.contains(&memory.id);
     let named = (vouched_for && topic.heads_in(memory.content))
-        || (vouched.clearly_nearest == Some(memory.id)
-            && topic.owners_in(memory.content)
-            && topic.names_held(&memory.named_text()) + 1 >= topic.names.len()
-            && (!vouched.asks_an_amount || plan::holds_an_amount(memory.content)))
+        || (vouched.clearly_nearest.is_some_and(|nearest| {
+            let held = topic.names_held(&memory.named_text());
+            nearest.id == memory.id
+                && (held + 1 >= topic.names.len()
+                    || (nearest.far_ahead && 2 * held >= topic.names.len()))
+        }) && topic.owners_in(memory.content)
+            && (!vouched.asks_an_amount || plan::holds_an_amount(memory.content))
+            && vouched
+                .asks_when
+                .is_none_or(|now| crate::grounding::when::stated(memory.content, now).is_some()))
         || (topic.is_empty() && !vouched.meaning_only)
         || topic.named_in(&memory.named_text());
     // What no kind of detail names ("what dose") is held in the words of
@@ -320,6 +327,7 @@ fn is_closest(memory: &MemoryLine<'_>, topic: &Topic) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replies::planned::reads::Nearest;
 
     #[test]
     fn the_closest_hold_most_of_what_names_the_thing() {
@@ -392,6 +400,7 @@ mod tests {
             general_if_none: false,
             clearly_nearest: None,
             asks_an_amount: false,
+            asks_when: None,
         };
         assert!(stands(&memory, &topic, false, &vouched));
         // Not near enough in meaning: "dose" is not in its words.
@@ -413,8 +422,12 @@ mod tests {
             ids: vec![4],
             meaning_only: true,
             general_if_none: false,
-            clearly_nearest: clearly.then_some(4),
+            clearly_nearest: clearly.then_some(Nearest {
+                id: 4,
+                far_ahead: false,
+            }),
             asks_an_amount,
+            asks_when: None,
         }
     }
 
@@ -450,6 +463,39 @@ mod tests {
         let lesson = "what time is tomas's swimming lesson on saturday?";
         let cricket = "Tomas has cricket practice on Wednesdays and Fridays at 17:00.";
         assert!(!stands_as(cricket, lesson, &nearest_is_4(true, false)));
+    }
+
+    #[test]
+    fn far_ahead_of_every_other_half_the_naming_words_do_but_a_when_wants_a_moment() {
+        // Under VOUCHED: the clearly nearest alone speaks for it.
+        let nearest = |far_ahead: bool, asks_when: bool| Vouched {
+            ids: Vec::new(),
+            clearly_nearest: Some(Nearest { id: 4, far_ahead }),
+            asks_when: asks_when.then(|| {
+                use chrono::TimeZone;
+                chrono::Local
+                    .with_ymd_and_hms(2026, 12, 2, 10, 0, 0)
+                    .earliest()
+                    .unwrap()
+            }),
+            ..nearest_is_4(true, false)
+        };
+        // "neighbour" and "fetches" are not its words; "twins" and
+        // "school" are.
+        let fetches = "number for the neighbour who fetches the twins from school?";
+        let boakye = "Mrs Boakye next door picks the twins up from school: 026 911 4470.";
+        assert!(stands_as(boakye, fetches, &nearest(true, false)));
+        // Only clearly nearest, all but one naming word must be its.
+        assert!(!stands_as(boakye, fetches, &nearest(false, false)));
+        // Fewer than half: no.
+        let sewing = "number for the lady who sews the kids' school uniforms?";
+        assert!(!stands_as(boakye, sewing, &nearest(true, false)));
+        // Asked when, a memory without a day or a time is no answer.
+        let appointment = "when is my next dentist appointment?";
+        let dentist = "Dentist is Dr. Okafor at Brightsmile, tel 020 7946 0318.";
+        assert!(!stands_as(dentist, appointment, &nearest(true, true)));
+        let booked = "Dentist check-up with Dr. Okafor on Tuesday 12 January at 10am.";
+        assert!(stands_as(booked, appointment, &nearest(true, true)));
     }
 
     #[test]

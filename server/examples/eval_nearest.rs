@@ -1,0 +1,154 @@
+//! How far finding by meaning alone can be trusted: for each read and
+//! not-found question of the evaluation sets given, the memory nearest in
+//! meaning, its similarity, its lead over the next, and (for a read)
+//! whether it is the memory that answers (it holds one of the expected
+//! answers). Then, for pairs of a similarity floor and a lead, how many
+//! reads the nearest memory answers, how many it would answer wrongly,
+//! and how many not-found questions it would seem to answer. Prints
+//! figures, asserts nothing: a threshold is chosen from many sets.
+//!
+//! `scripts/embedding-model.sh ensure`, then
+//! `cargo run --release -p imprint --example eval_nearest -- SET/cases.json…`
+
+use imprint::grounding::plan::asked_part;
+
+// Shared with the examples that route requests, which use all of it.
+#[allow(dead_code)]
+mod meaning_support;
+
+struct Question {
+    set: String,
+    id: String,
+    /// `Some(true)` when the nearest memory answers a read, `Some(false)`
+    /// when it does not, `None` for a not-found question.
+    nearest_answers: Option<bool>,
+    best: f32,
+    lead: f32,
+    request: String,
+    nearest: String,
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// The values a read's rule expects, lower case.
+fn expected(case: &serde_json::Value) -> Vec<String> {
+    let rule = &case["rule"];
+    let mut values: Vec<String> = rule["answer_any"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_lowercase))
+        .collect();
+    for group in rule["answer_all_groups"].as_array().into_iter().flatten() {
+        values.extend(
+            group
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_lowercase)),
+        );
+    }
+    values
+}
+
+fn main() {
+    let model = meaning_support::model();
+    let embed = |texts: &[String]| meaning_support::embed(&model, texts);
+    let mut questions = Vec::new();
+    for path in std::env::args().skip(1) {
+        let text = std::fs::read_to_string(&path).expect("a cases file");
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let memories: Vec<String> = doc["memories"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["content"].as_str().map(str::to_string))
+            .collect();
+        let memory_vectors = embed(&memories);
+        let set = path
+            .trim_end_matches("/cases.json")
+            .rsplit('/')
+            .next()
+            .unwrap_or(&path)
+            .to_string();
+        for case in doc["cases"].as_array().into_iter().flatten() {
+            let read = match case["kind"].as_str() {
+                Some("read") => true,
+                Some("notfound") => false,
+                _ => continue,
+            };
+            let request = case["request"].as_str().unwrap_or_default().to_string();
+            let vector = embed(&[asked_part(&request).to_string()]).remove(0);
+            let mut ranked: Vec<(usize, f32)> = memory_vectors
+                .iter()
+                .map(|m| dot(m, &vector))
+                .enumerate()
+                .collect();
+            ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let (index, best) = ranked[0];
+            let lead = best - ranked.get(1).map_or(0.0, |r| r.1);
+            let nearest = memories[index].clone();
+            let nearest_answers = read.then(|| {
+                let content = nearest.to_lowercase();
+                expected(case).iter().any(|v| content.contains(v.as_str()))
+            });
+            questions.push(Question {
+                set: set.clone(),
+                id: case["id"].as_str().unwrap_or_default().to_string(),
+                nearest_answers,
+                best,
+                lead,
+                request,
+                nearest,
+            });
+        }
+    }
+
+    println!("set\tid\tnearest\tbest\tlead\trequest\tnearest memory");
+    for q in &questions {
+        let verdict = match q.nearest_answers {
+            Some(true) => "answers",
+            Some(false) => "wrong",
+            None => "notfound",
+        };
+        println!(
+            "{}\t{}\t{}\t{:.2}\t{:.2}\t{}\t{}",
+            q.set,
+            q.id,
+            verdict,
+            q.best,
+            q.lead,
+            q.request,
+            q.nearest.chars().take(70).collect::<String>()
+        );
+    }
+    let reads = questions
+        .iter()
+        .filter(|q| q.nearest_answers.is_some())
+        .count();
+    let not_found = questions.len() - reads;
+    println!();
+    println!(
+        "floor\tlead\treads answered (of {reads})\treads wrong\tnot-found taken (of {not_found})"
+    );
+    for floor in [0.35, 0.4, 0.45, 0.5, 0.55, 0.6] {
+        for lead in [0.05, 0.08, 0.1, 0.12, 0.15] {
+            let taken = |q: &&Question| q.best >= floor && q.lead >= lead;
+            let count = |want: Option<bool>| {
+                questions
+                    .iter()
+                    .filter(taken)
+                    .filter(|q| q.nearest_answers == want)
+                    .count()
+            };
+            println!(
+                "{floor}\t{lead}\t{}\t{}\t{}",
+                count(Some(true)),
+                count(Some(false)),
+                count(None)
+            );
+        }
+    }
+}
