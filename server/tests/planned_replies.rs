@@ -823,3 +823,75 @@ async fn a_reminder_set_against_an_event_is_due_by_the_memory_and_two_such_event
         "an hour before Leo's play: {due:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reminder_set_against_an_event_in_other_words_asks_which_when_two_are_as_near_in_meaning()
+{
+    // The real embedding weights: no memory says "celebration".
+    let server = TestServer::start_planned_by_meaning(Vec::new()).await;
+    server.set_now(now());
+    server
+        .remember(
+            "Grandad Joe's 80th birthday party is on Saturday 15 June at 3pm at the golf club",
+            None,
+        )
+        .await;
+    server
+        .remember(
+            "Ruby's christening is on Sunday 23 June at 11am at St Peter's",
+            None,
+        )
+        .await;
+    server
+        .remember("The boiler service is on Tuesday 2 July at 8am", None)
+        .await;
+    server.meaning_ready().await;
+    let sid = server.create_session().await;
+
+    let reply_id = server
+        .say(
+            &sid,
+            "remind me at 6pm the evening before the celebration to buy a card",
+        )
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let before = events.until("question").await;
+    let question = before.last().unwrap();
+    let options: Vec<String> = question["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(options.len(), 2, "{question}");
+    assert!(!options.iter().any(|o| o.contains("boiler")), "{options:?}");
+    let ruby = options
+        .iter()
+        .find(|o| o.contains("Ruby"))
+        .expect("Ruby's christening");
+    server.answer_ok(&sid, &question["id"], ruby).await;
+    let events = events.until_done().await;
+    assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
+    let due = reminders_due(&server).await;
+    assert!(
+        due.iter().any(|(_, at)| at == "2030-06-22 18:00"),
+        "the evening before the christening: {due:?}"
+    );
+
+    // One event near in meaning: nothing to ask.
+    let events = server
+        .converse(
+            &sid,
+            "remind me at 9am the day before the boiler service to clear the cupboard",
+        )
+        .await;
+    assert!(
+        !events.iter().any(|e| e["type"] == "question"),
+        "nothing to ask: {events:?}"
+    );
+    let due = reminders_due(&server).await;
+    assert!(
+        due.iter().any(|(_, at)| at == "2030-07-01 09:00"),
+        "the day before the boiler service: {due:?}"
+    );
+}

@@ -10,10 +10,21 @@ use crate::grounding;
 use crate::grounding::plan::{self, Topic};
 use crate::grounding::reference::{self, MAX_OPTIONS, SEARCH_LIMIT};
 use crate::grounding::when::{self, Stated};
+use crate::meaning::search::CLEAR_LEAD;
 use crate::replies::run::{Interrupt, Run};
 use crate::store::{Memory, MemoryQuery};
 use crate::tools::run::MemoryLine;
 use crate::tools::{ASK_USER, REMIND};
+
+/// The similarity from which a dated memory may be the event a reminder
+/// is set against. An event's name is a few words against a whole
+/// memory, so it lies lower than a question's [`FOUND`]: "the
+/// celebration" is 0.32 to a birthday party and 0.31 to a christening,
+/// and 0.18 to a boiler service; "the church service" 0.36 to the
+/// christening and 0.24 to the boiler's.
+///
+/// [`FOUND`]: crate::meaning::search::FOUND
+const EVENT_FOUND: f32 = 0.28;
 
 impl Run {
     /// When the request sets its reminder against an event a memory
@@ -43,7 +54,7 @@ impl Run {
         };
         let now = self.env.clock.now();
         // The memories that name the event and say when it is, still ahead.
-        let dated: Vec<(Memory, Stated)> = hits
+        let mut dated: Vec<(Memory, Stated)> = hits
             .into_iter()
             .filter(|m| topic.named_in(&m.content))
             .filter_map(|m| {
@@ -51,6 +62,15 @@ impl Run {
                 Some((m, moment))
             })
             .collect();
+        // And those that are the event in other words ("the family
+        // programme" is a funeral and an engagement, "the flight comes in"
+        // two arrivals): a dated memory as near in meaning as the nearest
+        // is one more it may be.
+        for (memory, moment) in self.events_by_meaning(&anchor, now).await {
+            if !dated.iter().any(|(m, _)| m.id == memory.id) {
+                dated.push((memory, moment));
+            }
+        }
         let moment = match dated.as_slice() {
             [] => return Ok(()),
             [(_, moment)] => *moment,
@@ -62,6 +82,50 @@ impl Run {
         tracing::info!(reply = %self.reply.id, event = %anchor.event, ?moment, "a reminder set against an event the memories date");
         self.talk.set_event(moment);
         Ok(())
+    }
+
+    /// The memories that say when an event ahead is, nearest in meaning
+    /// to the `anchor`'s event: those at least [`EVENT_FOUND`] and within
+    /// [`CLEAR_LEAD`] of the nearest. None with finding by meaning off.
+    async fn events_by_meaning(
+        &self,
+        anchor: &when::BeforeEvent,
+        now: chrono::DateTime<chrono::Local>,
+    ) -> Vec<(Memory, Stated)> {
+        let meaning = &self.env.meaning;
+        if !meaning.is_on() {
+            return Vec::new();
+        }
+        let query = MemoryQuery {
+            query: anchor.event.clone(),
+            limit: Some(SEARCH_LIMIT),
+            ..MemoryQuery::default()
+        };
+        let findings = match meaning.search(&self.reply.store, query).await {
+            Ok(findings) => findings,
+            Err(error) => {
+                tracing::warn!(%error, "could not search the memories for the event by meaning");
+                return Vec::new();
+            }
+        };
+        let dated: Vec<(Memory, Stated, f32)> = findings
+            .found
+            .into_iter()
+            .filter_map(|found| {
+                let similarity = found.similarity?;
+                let moment = anchor.moment(&found.memory.content, now)?;
+                Some((found.memory, moment, similarity))
+            })
+            .collect();
+        let best = dated.iter().map(|d| d.2).fold(f32::MIN, f32::max);
+        tracing::debug!(reply = %self.reply.id, event = %anchor.event, best, dated = ?dated.iter().map(|d| (d.0.id, d.2)).collect::<Vec<_>>(), "events by meaning");
+        dated
+            .into_iter()
+            .filter(|(_, _, similarity)| {
+                *similarity >= EVENT_FOUND && *similarity > best - CLEAR_LEAD
+            })
+            .map(|(memory, moment, _)| (memory, moment))
+            .collect()
     }
 
     /// Asks which of the `dated` events is meant: the chosen one's moment,
