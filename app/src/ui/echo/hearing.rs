@@ -3,6 +3,7 @@
 //! words heard so far, the level meter, the recogniser setting, and what
 //! to do when Imprint cannot listen.
 
+use crate::ui::flow::Show;
 use crate::ui::handler::handler;
 use leptos::prelude::*;
 
