@@ -12,7 +12,7 @@
 use crate::ui::calls::{action, resource, Res};
 use crate::ui::effect::effect;
 use crate::ui::effect::effect_with;
-use crate::ui::flow::Show;
+use crate::ui::flow::{For, Show};
 use crate::ui::handler::handler;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;

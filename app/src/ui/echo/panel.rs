@@ -3,7 +3,7 @@
 //! switch. The Voice page shows it; the companion opens it in a panel.
 
 use crate::ui::effect::effect;
-use crate::ui::flow::Show;
+use crate::ui::flow::{For, Show};
 use crate::ui::handler::handler;
 use leptos::prelude::*;
 
