@@ -13,9 +13,10 @@ use crate::protocol::{
     ChatStatus, MessagePage, QuestionList, ReplyStarted, Said, Session, SessionList, SessionSummary,
 };
 
+pub mod answers;
 mod connections;
 mod records;
-mod wire_json;
+mod wire_http;
 #[cfg(feature = "ssr")]
 pub use connections::ModelConnections;
 pub use connections::{
@@ -27,7 +28,7 @@ pub use records::{
     create_memory, delete_memory, delete_reminder, get_meaning_status, get_memory, list_memories,
     list_projects, list_reminders, move_project, update_memory, update_reminder,
 };
-pub use wire_json::{Json, WireJsonEncoding};
+pub use wire_http::WireHttp;
 
 /// A failed call: the HTTP status it maps to and a message for the user.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
@@ -61,7 +62,7 @@ impl ApiError {
 }
 
 impl FromServerFnError for ApiError {
-    type Encoder = WireJsonEncoding;
+    type Encoder = server_fn::codec::JsonEncoding;
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         let status = match &value {
@@ -126,44 +127,44 @@ fn dashboard() -> Result<DashboardHandle, ApiError> {
         .ok_or_else(|| ApiError::internal("the dashboard is not set up"))
 }
 
-#[server(endpoint = "dashboard/status", input = Json, output = Json)]
+#[server(endpoint = "dashboard/status", protocol = WireHttp)]
 pub async fn fetch_status() -> Result<ChatStatus, ApiError> {
     Ok(dashboard()?.status().await)
 }
 
-#[server(endpoint = "dashboard/list_sessions", input = Json, output = Json)]
+#[server(endpoint = "dashboard/list_sessions", protocol = WireHttp)]
 pub async fn list_sessions() -> Result<SessionList, ApiError> {
     dashboard()?.list_sessions().await
 }
 
-#[server(endpoint = "dashboard/create_session", input = Json, output = Json)]
+#[server(endpoint = "dashboard/create_session", protocol = WireHttp)]
 pub async fn create_session(title: Option<String>) -> Result<SessionSummary, ApiError> {
     dashboard()?.create_session(title).await
 }
 
 /// A session with one page of its messages: the chat opens with the
 /// newest, and older pages come as the user scrolls up.
-#[server(endpoint = "dashboard/get_session_page", input = Json, output = Json)]
+#[server(endpoint = "dashboard/get_session_page", protocol = WireHttp)]
 pub async fn get_session_page(sid: String, page: MessagePage) -> Result<Session, ApiError> {
     dashboard()?.get_session(sid, Some(page)).await
 }
 
-#[server(endpoint = "dashboard/rename_session", input = Json, output = Json)]
+#[server(endpoint = "dashboard/rename_session", protocol = WireHttp)]
 pub async fn rename_session(sid: String, title: String) -> Result<SessionSummary, ApiError> {
     dashboard()?.rename_session(sid, title).await
 }
 
-#[server(endpoint = "dashboard/delete_session", input = Json, output = Json)]
+#[server(endpoint = "dashboard/delete_session", protocol = WireHttp)]
 pub async fn delete_session(sid: String) -> Result<(), ApiError> {
     dashboard()?.delete_session(sid).await
 }
 
-#[server(endpoint = "dashboard/send_message", input = Json, output = Json)]
+#[server(endpoint = "dashboard/send_message", protocol = WireHttp)]
 pub async fn send_message(sid: String, message: String) -> Result<ReplyStarted, ApiError> {
     dashboard()?.send_message(sid, message).await
 }
 
-#[server(endpoint = "dashboard/answer", input = Json, output = Json)]
+#[server(endpoint = "dashboard/answer", protocol = WireHttp)]
 pub async fn answer_question(
     sid: String,
     question_id: String,
@@ -175,22 +176,22 @@ pub async fn answer_question(
         .await
 }
 
-#[server(endpoint = "dashboard/say", input = Json, output = Json)]
+#[server(endpoint = "dashboard/say", protocol = WireHttp)]
 pub async fn say(sid: String, question_id: String, text: String) -> Result<Said, ApiError> {
     dashboard()?.say(sid, question_id, text).await
 }
 
-#[server(endpoint = "dashboard/list_questions", input = Json, output = Json)]
+#[server(endpoint = "dashboard/list_questions", protocol = WireHttp)]
 pub async fn list_questions() -> Result<QuestionList, ApiError> {
     dashboard()?.list_questions().await
 }
 
-#[server(endpoint = "dashboard/stop", input = Json, output = Json)]
+#[server(endpoint = "dashboard/stop", protocol = WireHttp)]
 pub async fn stop_reply(sid: String) -> Result<(), ApiError> {
     dashboard()?.stop(sid).await
 }
 
-#[server(endpoint = "dashboard/retry", input = Json, output = Json)]
+#[server(endpoint = "dashboard/retry", protocol = WireHttp)]
 pub async fn retry_reply(sid: String) -> Result<ReplyStarted, ApiError> {
     dashboard()?.retry(sid).await
 }

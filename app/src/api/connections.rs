@@ -7,7 +7,7 @@
 //! implements; the REST routes under `/api/connections` call the same
 //! trait, so there is one implementation behind both.
 
-use super::Json;
+use super::WireHttp;
 use leptos::prelude::*;
 
 use super::ApiError;
@@ -36,27 +36,27 @@ pub trait ModelConnections: Send + Sync + 'static {
     async fn forget_key(&self, key: KeyRef) -> Result<(), ApiError>;
 }
 
-#[server(endpoint = "dashboard/connections", input = Json, output = Json)]
+#[server(endpoint = "dashboard/connections", protocol = WireHttp)]
 pub async fn get_connections() -> Result<Connections, ApiError> {
     super::dashboard()?.connections().await
 }
 
-#[server(endpoint = "dashboard/choose_connection", input = Json, output = Json)]
+#[server(endpoint = "dashboard/choose_connection", protocol = WireHttp)]
 pub async fn choose_connection(choice: ConnectionChoice) -> Result<CurrentConnection, ApiError> {
     super::dashboard()?.choose_connection(choice).await
 }
 
-#[server(endpoint = "dashboard/test_connection", input = Json, output = Json)]
+#[server(endpoint = "dashboard/test_connection", protocol = WireHttp)]
 pub async fn test_connection(choice: ConnectionChoice) -> Result<TestResult, ApiError> {
     super::dashboard()?.test_connection(choice).await
 }
 
-#[server(endpoint = "dashboard/list_models", input = Json, output = Json)]
+#[server(endpoint = "dashboard/list_models", protocol = WireHttp)]
 pub async fn list_models(choice: ConnectionChoice) -> Result<ModelList, ApiError> {
     super::dashboard()?.list_models(choice).await
 }
 
-#[server(endpoint = "dashboard/forget_key", input = Json, output = Json)]
+#[server(endpoint = "dashboard/forget_key", protocol = WireHttp)]
 pub async fn forget_key(key: KeyRef) -> Result<(), ApiError> {
     super::dashboard()?.forget_key(key).await
 }

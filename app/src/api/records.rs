@@ -7,7 +7,7 @@
 //! the REST routes `/api/memories` and `/api/reminders` call the same
 //! trait, so there is one implementation behind both.
 
-use super::Json;
+use super::WireHttp;
 use leptos::prelude::*;
 
 use super::ApiError;
@@ -54,57 +54,57 @@ fn records() -> Result<super::DashboardHandle, ApiError> {
     super::dashboard()
 }
 
-#[server(endpoint = "dashboard/list_memories", input = Json, output = Json)]
+#[server(endpoint = "dashboard/list_memories", protocol = WireHttp)]
 pub async fn list_memories(query: MemoryListQuery) -> Result<MemoryPage, ApiError> {
     records()?.list_memories(query).await
 }
 
-#[server(endpoint = "dashboard/get_memory", input = Json, output = Json)]
+#[server(endpoint = "dashboard/get_memory", protocol = WireHttp)]
 pub async fn get_memory(id: i64) -> Result<Memory, ApiError> {
     records()?.get_memory(id).await
 }
 
-#[server(endpoint = "dashboard/create_memory", input = Json, output = Json)]
+#[server(endpoint = "dashboard/create_memory", protocol = WireHttp)]
 pub async fn create_memory(input: MemoryInput) -> Result<Memory, ApiError> {
     records()?.create_memory(input).await
 }
 
-#[server(endpoint = "dashboard/update_memory", input = Json, output = Json)]
+#[server(endpoint = "dashboard/update_memory", protocol = WireHttp)]
 pub async fn update_memory(id: i64, patch: MemoryPatch) -> Result<Memory, ApiError> {
     records()?.update_memory(id, patch).await
 }
 
-#[server(endpoint = "dashboard/delete_memory", input = Json, output = Json)]
+#[server(endpoint = "dashboard/delete_memory", protocol = WireHttp)]
 pub async fn delete_memory(id: i64) -> Result<Memory, ApiError> {
     records()?.delete_memory(id).await
 }
 
-#[server(endpoint = "dashboard/list_projects", input = Json, output = Json)]
+#[server(endpoint = "dashboard/list_projects", protocol = WireHttp)]
 pub async fn list_projects() -> Result<ProjectList, ApiError> {
     records()?.list_projects().await
 }
 
-#[server(endpoint = "dashboard/meaning_status", input = Json, output = Json)]
+#[server(endpoint = "dashboard/meaning_status", protocol = WireHttp)]
 pub async fn get_meaning_status() -> Result<MeaningStatus, ApiError> {
     records()?.meaning_status().await
 }
 
-#[server(endpoint = "dashboard/move_project", input = Json, output = Json)]
+#[server(endpoint = "dashboard/move_project", protocol = WireHttp)]
 pub async fn move_project(change: ProjectMove) -> Result<Moved, ApiError> {
     records()?.move_project(change).await
 }
 
-#[server(endpoint = "dashboard/list_reminders", input = Json, output = Json)]
+#[server(endpoint = "dashboard/list_reminders", protocol = WireHttp)]
 pub async fn list_reminders(status: Option<ReminderStatus>) -> Result<ReminderList, ApiError> {
     records()?.list_reminders(status).await
 }
 
-#[server(endpoint = "dashboard/update_reminder", input = Json, output = Json)]
+#[server(endpoint = "dashboard/update_reminder", protocol = WireHttp)]
 pub async fn update_reminder(id: i64, patch: ReminderPatch) -> Result<Reminder, ApiError> {
     records()?.update_reminder(id, patch).await
 }
 
-#[server(endpoint = "dashboard/delete_reminder", input = Json, output = Json)]
+#[server(endpoint = "dashboard/delete_reminder", protocol = WireHttp)]
 pub async fn delete_reminder(id: i64) -> Result<(), ApiError> {
     records()?.delete_reminder(id).await
 }

@@ -3,6 +3,7 @@
 //! what a test found in words, and what the page says of a setting a flag
 //! or the environment fixes.
 
+use crate::logic::numbers::fixed;
 use crate::protocol::{
     ConnectionChoice, CurrentConnection, FoundServer, Preset, SettingSource, StoredKey, TestResult,
 };
@@ -148,8 +149,8 @@ pub fn test_summary(result: &TestResult) -> String {
         return format!("The test failed: {error}");
     }
     let time = match result.first_token_ms {
-        Some(ms) if ms >= 10_000 => format!("{:.0} s", ms as f64 / 1000.0),
-        Some(ms) if ms >= 1_000 => format!("{:.1} s", ms as f64 / 1000.0),
+        Some(ms) if ms >= 10_000 => format!("{} s", fixed(ms as f64 / 1000.0, 0)),
+        Some(ms) if ms >= 1_000 => format!("{} s", fixed(ms as f64 / 1000.0, 1)),
         Some(ms) => format!("{ms} ms"),
         None => "some time".into(),
     };

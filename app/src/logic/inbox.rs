@@ -2,6 +2,7 @@
 //! kept from one load and the dashboard events, and what the page says
 //! about it (the tab title, who asks, when a nudge is due, Echo's line).
 
+use crate::logic::numbers::fixed;
 use crate::protocol::{QuestionOrigin, WaitingQuestion};
 
 /// The questions waiting, oldest first, as the inbox shows them.
@@ -73,9 +74,9 @@ pub fn time_left(expires_at_ms: f64, now_ms: f64) -> String {
     if minutes <= 1.0 {
         "under a minute left".into()
     } else if minutes < 90.0 {
-        format!("{minutes} min left")
+        format!("{} min left", fixed(minutes, 0))
     } else {
-        format!("{} h left", (minutes / 60.0).round())
+        format!("{} h left", fixed((minutes / 60.0).round(), 0))
     }
 }
 

@@ -9,6 +9,7 @@ pub mod echo;
 pub mod history;
 pub mod inbox;
 pub mod keys;
+pub mod numbers;
 pub mod records;
 pub mod reply;
 pub mod route;

@@ -7,7 +7,7 @@
 //! streams, and the answer's HTML arrives with `assistant_message` and with
 //! stored assistant messages.
 
-use serde::Deserialize;
+use crate::api::answers::Answer;
 use serde_json::Value;
 
 use crate::logic::activity::{self, Activity, Outcome};
@@ -396,7 +396,7 @@ fn tool_item(m: &Message) -> ReplyItem {
             .map(str::to_string),
         why: args
             .get("why")
-            .and_then(|why| QuestionReason::deserialize(why).ok()),
+            .and_then(|why| QuestionReason::read(why).ok()),
     };
     // A row with no outcome it can read was closed by a stop.
     let state = match QuestionOutcome::read(args.get("outcome")) {

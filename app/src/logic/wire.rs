@@ -8,13 +8,13 @@
 //! JSON objects (the tests below hold them to it), so the wire format is the one of
 //! [`crate::protocol`], defined there once.
 
-use serde::de::DeserializeOwned;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::api::answers::Answer;
+
 use crate::protocol::{
-    CallReason, DashboardEvent, Question, QuestionOrigin, QuestionReason, ReplyEvent, ToolStatus,
-    VoiceQuestion, VoiceServerMessage, VoiceTurn,
+    CallReason, DashboardEvent, Question, ReplyEvent, ToolStatus, VoiceQuestion,
+    VoiceServerMessage, VoiceTurn,
 };
 
 type Object = Map<String, Value>;
@@ -29,13 +29,10 @@ fn boolean(o: &Object, key: &str) -> Option<bool> {
     o.get(key)?.as_bool()
 }
 
-/// A unit enum, written as its serde name (or an alias). Only a string:
-/// serde would also take `{"name": null}`, which the server never writes.
-fn named<T: DeserializeOwned>(value: &Value) -> Option<T> {
-    if !value.is_string() {
-        return None;
-    }
-    T::deserialize(value).ok()
+/// A value read as [`Answer::read`] reads it (a unit enum: only its name,
+/// as a string).
+fn named<T: Answer>(value: &Value) -> Option<T> {
+    T::read(value).ok()
 }
 
 /// A list of strings (every element must be one).
@@ -73,26 +70,6 @@ fn optional<T>(
     }
 }
 
-fn question(o: &Object) -> Option<Question> {
-    Some(Question {
-        id: string(o, "id")?,
-        question: string(o, "question")?,
-        options: or_default(o, "options", Vec::new(), strings).ok()?,
-        allow_other: or_default(o, "allow_other", true, Value::as_bool).ok()?,
-        expires_at: optional(o, "expires_at", |v| v.as_str().map(str::to_owned)).ok()?,
-        origin: or_default(o, "origin", QuestionOrigin::default(), |v| {
-            match v.as_str()? {
-                "model" => Some(QuestionOrigin::Model),
-                "imprint" => Some(QuestionOrigin::Imprint),
-                _ => None,
-            }
-        })
-        .ok()?,
-        reason: optional(o, "reason", |v| v.as_str().map(str::to_owned)).ok()?,
-        why: optional(o, "why", |v| QuestionReason::deserialize(v).ok()).ok()?,
-    })
-}
-
 /// A reply event, as `serde_json::from_value::<ReplyEvent>` reads it.
 pub fn reply_event(value: &Value) -> Option<ReplyEvent> {
     let o = value.as_object()?;
@@ -116,9 +93,9 @@ pub fn reply_event(value: &Value) -> Option<ReplyEvent> {
             row_id: optional(o, "row_id", Value::as_i64).ok()?,
             args: optional(o, "args", |v| Some(v.clone())).ok()?,
             found: optional(o, "found", Value::as_u64).ok()?,
-            reason: optional(o, "reason", |v| CallReason::deserialize(v).ok()).ok()?,
+            reason: optional(o, "reason", named::<CallReason>).ok()?,
         },
-        "question" => ReplyEvent::Question(question(o)?),
+        "question" => ReplyEvent::Question(Question::read(value).ok()?),
         "answer" => ReplyEvent::Answer {
             id: string(o, "id")?,
             text: string(o, "text")?,
@@ -173,7 +150,7 @@ pub fn dashboard_event(value: &Value) -> Option<DashboardEvent> {
             session_id: optional(o, "session_id", |v| v.as_str().map(str::to_owned)).ok()?,
         },
         "meaning_progress" => DashboardEvent::MeaningProgress {
-            state: serde_json::from_value(o.get("state")?.clone()).ok()?,
+            state: named(o.get("state")?)?,
             embedded: o.get("embedded")?.as_u64()?,
             total: o.get("total")?.as_u64()?,
         },
@@ -272,6 +249,7 @@ pub fn voice_server_message(value: &Value) -> Option<VoiceServerMessage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::de::DeserializeOwned;
     use serde_json::json;
     use std::fmt::Debug;
 

@@ -78,9 +78,8 @@ impl QuestionReason {
 /// activity line is opened.
 ///
 /// The browser reads it with [`CallReason::from_value`] (see there why);
-/// everything else with serde's derive.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(not(feature = "csr"), derive(Deserialize))]
+/// the server with serde's derive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CallReason {
     /// A write about "it", and nobody said what "it" is.
@@ -180,7 +179,6 @@ impl CallReason {
     ///
     /// Why: the derive buffers the value to try the untagged `Words` after
     /// the codes, which compiles serde's buffering into the wasm.
-    #[cfg(any(feature = "csr", test))]
     pub fn from_value(value: &serde_json::Value) -> Option<Self> {
         if let Some(name) = value.as_str() {
             return Some(Self::code(name).unwrap_or_else(|| CallReason::Words(name.to_owned())));
@@ -221,7 +219,6 @@ impl CallReason {
     }
 
     /// A reason with no data, by its wire name.
-    #[cfg(any(feature = "csr", test))]
     fn code(name: &str) -> Option<Self> {
         Some(match name {
             "reference_unknown" => CallReason::ReferenceUnknown,
@@ -250,16 +247,6 @@ impl CallReason {
     /// The reason as the `reason` column stores it (its JSON).
     pub fn to_stored(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| self.words())
-    }
-}
-
-/// The browser's `Deserialize`: through a JSON value, read by
-/// [`CallReason::from_value`].
-#[cfg(feature = "csr")]
-impl<'de> Deserialize<'de> for CallReason {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(deserializer)?;
-        CallReason::from_value(&value).ok_or_else(|| serde::de::Error::custom("not a call reason"))
     }
 }
 

@@ -309,9 +309,8 @@ pub struct MeaningStatus {
 /// Why memories are found by their words only. The page says it in words.
 ///
 /// The browser reads it with [`WordsOnly::from_value`] (see there why);
-/// everything else with serde's derive.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(not(feature = "csr"), derive(Deserialize))]
+/// the server with serde's derive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum WordsOnly {
     /// Turned off by the configuration.
@@ -336,7 +335,6 @@ impl WordsOnly {
     ///
     /// Why: the derive of a tagged enum buffers the object, which
     /// compiles serde's buffering into the wasm.
-    #[cfg(any(feature = "csr", test))]
     pub fn from_value(value: &serde_json::Value) -> Option<Self> {
         let object = value.as_object()?;
         let text = |key: &str| object.get(key)?.as_str().map(str::to_owned);
@@ -356,17 +354,6 @@ impl WordsOnly {
             "stopped" => WordsOnly::Stopped,
             _ => return None,
         })
-    }
-}
-
-/// The browser's `Deserialize`: through a JSON value, read by
-/// [`WordsOnly::from_value`].
-#[cfg(feature = "csr")]
-impl<'de> Deserialize<'de> for WordsOnly {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(deserializer)?;
-        WordsOnly::from_value(&value)
-            .ok_or_else(|| serde::de::Error::custom("not a reason for words only"))
     }
 }
 

@@ -210,9 +210,8 @@ pub struct ReplyStarted {
 /// What came of text the user typed in a chat while a question waited.
 ///
 /// The browser reads it with [`Said::from_value`] (see there why);
-/// everything else with serde's derive.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(not(feature = "csr"), derive(Deserialize))]
+/// the server with serde's derive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "taken_as", rename_all = "snake_case")]
 pub enum Said {
     /// It answered the question.
@@ -230,7 +229,6 @@ impl Said {
     ///
     /// Why: the derive of a tagged enum buffers the object, which
     /// compiles serde's buffering into the wasm.
-    #[cfg(any(feature = "csr", test))]
     pub fn from_value(value: &Value) -> Option<Self> {
         let object = value.as_object()?;
         let taken_as = object.get("taken_as")?.as_str()?;
@@ -241,16 +239,6 @@ impl Said {
             },
             _ => return None,
         })
-    }
-}
-
-/// The browser's `Deserialize`: through a JSON value, read by
-/// [`Said::from_value`].
-#[cfg(feature = "csr")]
-impl<'de> Deserialize<'de> for Said {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        Said::from_value(&value).ok_or_else(|| serde::de::Error::custom("not what was said"))
     }
 }
 

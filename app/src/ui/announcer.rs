@@ -3,6 +3,7 @@
 //! each), a reply that ends, the number of questions waiting. The texts are
 //! in [`crate::logic::announce`].
 
+use crate::ui::flow::For;
 use leptos::prelude::*;
 
 use crate::logic::announce;

@@ -3,6 +3,8 @@
 //! its close button, the content, and the focus taken on open and given
 //! back on close (through [`Disclosure`]).
 
+use crate::ui::effect::effect;
+use crate::ui::flow::Show;
 use crate::ui::handler::handler;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -31,7 +33,7 @@ pub fn DialogPanel(
     children: ChildrenFn,
 ) -> impl IntoView {
     let panel_ref = NodeRef::<leptos::html::Div>::new();
-    Effect::new(move |_| {
+    effect(move || {
         let Some(el) = panel_ref.get() else { return };
         let Some(selector) = focus else {
             let _ = el.focus();

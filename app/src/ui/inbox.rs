@@ -10,6 +10,9 @@
 //! the panel is an action.
 
 use crate::ui::calls::{action, resource, Res};
+use crate::ui::effect::effect;
+use crate::ui::effect::effect_with;
+use crate::ui::flow::{For, Show};
 use crate::ui::handler::handler;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -70,14 +73,14 @@ pub fn provide_inbox() -> Inbox {
         location: expect_context(),
     };
     provide_context(inbox);
-    Effect::new(move |_| {
+    effect(move || {
         let title = page_title(inbox.waiting.with(Waiting::count));
         document().set_title(&title);
     });
     // The number waiting is said in the live region when it changes (the
     // first read is no change: nothing is said).
     let announcer = use_context::<Announcer>();
-    Effect::new(move |before: Option<Option<usize>>| {
+    effect_with(move |before: Option<Option<usize>>| {
         let now = inbox.waiting.with(Waiting::count);
         if let (Some(Some(before)), Some(announcer)) = (before, announcer) {
             if before != now {
@@ -87,7 +90,7 @@ pub fn provide_inbox() -> Inbox {
         inbox.read.with(|read| read.is_some()).then_some(now)
     });
     // A question that started waiting is nudged about once it is read.
-    Effect::new(move |_| {
+    effect(move || {
         inbox.waiting.track();
         inbox.nudge_started();
     });

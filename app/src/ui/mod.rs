@@ -5,6 +5,8 @@ mod calls;
 mod chat;
 mod dialog;
 mod echo;
+mod effect;
+mod flow;
 mod focus;
 mod handler;
 mod inbox;
@@ -17,6 +19,7 @@ mod theme;
 mod viewport;
 
 use crate::logic::route::Route;
+use crate::ui::effect::effect;
 use leptos::prelude::*;
 
 /// The whole dashboard: the shell around the routed page.
@@ -35,7 +38,7 @@ pub fn App() -> impl IntoView {
     let location = expect_context::<router::Location>();
     let route = Memo::new(move |_| Route::of(&location.pathname.get()));
     // `/` is the Chat page's address too.
-    Effect::new(move |_| {
+    effect(move || {
         if route.get() == Route::Root {
             router::navigate_with(location, "/chat");
         }

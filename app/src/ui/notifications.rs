@@ -2,6 +2,7 @@
 //! the page is hidden and the user allowed it. The permission (asked once,
 //! from the bell) also covers questions waiting unseen (see `inbox`).
 
+use crate::ui::flow::{For, Show};
 use crate::ui::handler::handler;
 use leptos::prelude::*;
 use web_sys::{Notification, NotificationOptions, NotificationPermission, VisibilityState};

@@ -3,6 +3,7 @@
 //! page), and the page's live region.
 
 use crate::ui::calls::{resource, Res};
+use crate::ui::flow::Show;
 use crate::ui::handler::handler;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

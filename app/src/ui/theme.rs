@@ -1,6 +1,7 @@
 //! Light and dark themes: the system's choice until the user toggles, then
 //! the user's, remembered in local storage.
 
+use crate::ui::effect::effect;
 use leptos::prelude::*;
 
 const STORAGE_KEY: &str = "imprint-theme";
@@ -68,7 +69,7 @@ pub fn provide_theme() {
         .and_then(|v| Theme::parse(&v));
     let theme = RwSignal::new(stored.unwrap_or_else(system_theme));
     // Touches the world outside (the root element), so an effect.
-    Effect::new(move |_| apply(theme.get()));
+    effect(move || apply(theme.get()));
     provide_context(ThemeSetting(theme));
 }
 

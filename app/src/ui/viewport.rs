@@ -5,6 +5,8 @@
 //! in sight above the keyboard.
 
 use wasm_bindgen::prelude::*;
+
+use crate::logic::numbers::fixed;
 use web_sys::HtmlElement;
 
 /// Starts following the visual viewport (for the page's whole life).
@@ -36,9 +38,10 @@ pub fn follow_on_screen_keyboard() {
             } else {
                 (layout_height - viewport.height() - viewport.offset_top()).max(0.0)
             };
-            let _ = root
-                .style()
-                .set_property("--keyboard-inset", &format!("{}px", inset.round()));
+            let _ = root.style().set_property(
+                "--keyboard-inset",
+                &format!("{}px", fixed(inset.round(), 0)),
+            );
         }
     };
     update();

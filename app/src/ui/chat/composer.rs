@@ -1,6 +1,7 @@
 //! The message box: Enter sends, Shift+Enter starts a new line. While a
 //! question waits, what is sent answers it.
 
+use crate::ui::effect::effect;
 use crate::ui::handler::handler;
 use leptos::html;
 use leptos::prelude::*;
@@ -67,7 +68,7 @@ pub fn Composer(
     };
     let area = NodeRef::<html::Textarea>::new();
     // A chat opened (a new one, too) is ready to type into.
-    Effect::new(move |_| {
+    effect(move || {
         if let Some(area) = area.get() {
             let _ = area.focus();
         }

@@ -7,6 +7,9 @@
 //! disabled and shows the answer (or "Left to Imprint"); the focus then
 //! goes back to the message box.
 
+use crate::ui::effect::effect;
+use crate::ui::effect::effect_with;
+use crate::ui::flow::Show;
 use crate::ui::handler::handler;
 use leptos::html;
 use leptos::prelude::*;
@@ -55,7 +58,7 @@ pub fn QuestionCard(
     // Take the focus when the card appears waiting, unless the user is
     // writing something elsewhere; say the question once.
     let announced = question.clone();
-    Effect::new(move |_| {
+    effect(move || {
         if !waiting() || passive {
             return;
         }
@@ -74,7 +77,7 @@ pub fn QuestionCard(
     });
     // Answered from the card: the focus, left on a control that is now
     // disabled or gone, goes to the box the user writes in next.
-    Effect::new(move |was_waiting: Option<bool>| {
+    effect_with(move |was_waiting: Option<bool>| {
         let now = waiting();
         if was_waiting == Some(true) && !now && !passive {
             let card: Option<web_sys::Element> = card_ref.get_untracked().map(Into::into);

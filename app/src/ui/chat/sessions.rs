@@ -6,6 +6,9 @@
 //! The list is a resource; a new chat, a rename and a delete are actions.
 
 use crate::ui::calls::{action, resource, Act};
+use crate::ui::effect::effect;
+use crate::ui::flow::Show;
+use crate::ui::flow::Transition;
 use crate::ui::handler::handler;
 use leptos::html;
 use leptos::prelude::*;
@@ -112,7 +115,7 @@ pub fn SessionList(current: Memo<Option<String>>) -> impl IntoView {
     // The drawer (phone only: on a wide screen the list is always shown)
     // closes when a chat is opened.
     let drawer = Disclosure::closed();
-    Effect::new(move |_| {
+    effect(move || {
         current.track();
         drawer.open.set(false);
     });

@@ -3,12 +3,14 @@
 //! words heard so far, the level meter, the recogniser setting, and what
 //! to do when Imprint cannot listen.
 
+use crate::ui::flow::Show;
 use crate::ui::handler::handler;
 use leptos::prelude::*;
 
 use super::Echo;
 use crate::io::speech::recognition;
 use crate::logic::echo::{Phase, Recogniser};
+use crate::logic::numbers::fixed;
 
 /// The status line, the interim words and the level meter.
 #[component]
@@ -27,7 +29,7 @@ pub fn EarStatus() -> impl IntoView {
             <Show when=metered>
                 <meter class="echo-meter" data-testid="echo-meter" aria-label="Microphone level"
                     min="0" max="1" low="0.3" high="0.9" optimum="0.6"
-                    value=move || format!("{:.2}", echo.level.get())></meter>
+                    value=move || fixed(echo.level.get(), 2)></meter>
             </Show>
         </div>
         <Show when=move || phase.get() == Phase::Hearing && !interim().is_empty()>

@@ -2,6 +2,8 @@
 //! replies and question cards, typed input, Stop reply and the saving
 //! switch. The Voice page shows it; the companion opens it in a panel.
 
+use crate::ui::effect::effect;
+use crate::ui::flow::{For, Show};
 use crate::ui::handler::handler;
 use leptos::prelude::*;
 
@@ -19,7 +21,7 @@ use crate::ui::focus::Disclosure;
 #[component]
 pub fn EchoPanel() -> impl IntoView {
     let echo: Echo = expect_context();
-    Effect::new(move |_| echo.connect(false));
+    effect(move || echo.connect(false));
     let typed = RwSignal::new(String::new());
     let send_typed = move || {
         let text = typed.get_untracked();

@@ -11,6 +11,7 @@
 //! the projects are read again after each.
 
 use crate::ui::calls::{action, resource, Act, Res};
+use crate::ui::flow::Transition;
 use crate::ui::handler::handler;
 use leptos::prelude::*;
 

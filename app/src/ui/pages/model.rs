@@ -5,6 +5,7 @@
 //! the next reply; replies already running finish on theirs.
 
 use crate::ui::calls::{action, resource, Act, Res};
+use crate::ui::flow::Transition;
 use crate::ui::handler::handler;
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;

@@ -7,6 +7,8 @@
 //! row shows why a change of its own was refused.
 
 use crate::ui::calls::{action, resource, Act};
+use crate::ui::effect::effect;
+use crate::ui::flow::Transition;
 use crate::ui::handler::handler;
 use leptos::prelude::*;
 
@@ -59,7 +61,7 @@ impl Editing {
         };
         // A change the server made to the edited reminder ends its edit; a
         // refused one keeps the form open, with the reason.
-        Effect::new(move |_| {
+        effect(move || {
             changes.value().with(|latest| {
                 if let Some((id, Ok(()))) = latest {
                     editing.row.update(|row| {

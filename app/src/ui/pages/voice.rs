@@ -1,6 +1,7 @@
 //! The Voice page: Echo, full size. While it listens, Echo says once per
 //! question when one starts waiting in another chat.
 
+use crate::ui::effect::effect;
 use leptos::prelude::*;
 
 use crate::logic::inbox::{spoken_nudge, Waiting};
@@ -12,7 +13,7 @@ pub fn VoicePage() -> impl IntoView {
     let echo: Echo = expect_context();
     let inbox: Inbox = expect_context();
     let spoken = StoredValue::new(Vec::<String>::new());
-    Effect::new(move |_| {
+    effect(move || {
         if !echo.listening.get() {
             return;
         }

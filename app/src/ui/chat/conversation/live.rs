@@ -1,6 +1,7 @@
 //! The reply being written, drawn from its events item by item: streamed
 //! text, tool activity, question cards, and how it is going.
 
+use crate::ui::flow::For;
 use leptos::prelude::*;
 
 use super::super::items::{activity_line, message_body};

@@ -6,6 +6,9 @@
 mod live;
 mod state;
 
+use crate::ui::effect::effect;
+use crate::ui::effect::effect_with;
+use crate::ui::flow::Show;
 use crate::ui::handler::handler;
 use leptos::html;
 use leptos::prelude::*;
@@ -22,7 +25,7 @@ pub fn Conversation(id: String) -> impl IntoView {
     let scroller = NodeRef::<html::Div>::new();
     let chat = OpenChat::new(id.clone(), scroller);
     let act = ChatActions::new(chat);
-    Effect::new(move |_| {
+    effect(move || {
         if let Some(id) = chat.ended.get() {
             chat.load(Some(id));
         }
@@ -111,7 +114,7 @@ fn History(chat: OpenChat) -> impl IntoView {
 /// own events (an event that names no session may be about any).
 fn reload_on_others_events(chat: OpenChat) {
     let events: DashboardEvents = expect_context();
-    Effect::new(move |previous: Option<u64>| {
+    effect_with(move |previous: Option<u64>| {
         let (count, about) = events.session_touched.get();
         let ours = about.is_none_or(|about| about == chat.sid.get_value());
         if previous.is_some_and(|p| p != count) && ours && chat.live.with_untracked(Option::is_none)
@@ -126,7 +129,7 @@ fn reload_on_others_events(chat: OpenChat) {
 /// the list's scroll handler, which moves the pin.
 fn keep_at_bottom(chat: OpenChat, scroller: NodeRef<html::Div>) -> impl Fn(web_sys::Event) + Copy {
     let pinned = StoredValue::new(true);
-    Effect::new(move |_| {
+    effect(move || {
         chat.live.track();
         chat.session.track();
         chat.window.history.track();
