@@ -16,6 +16,8 @@ use imprint::grounding::plan::asked_part;
 #[allow(dead_code)]
 mod meaning_support;
 
+use meaning_support::EvalSet;
+
 struct Question {
     set: String,
     id: String,
@@ -58,22 +60,13 @@ fn main() {
     let embed = |texts: &[String]| meaning_support::embed(&model, texts);
     let mut questions = Vec::new();
     for path in std::env::args().skip(1) {
-        let text = std::fs::read_to_string(&path).expect("a cases file");
-        let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-        let memories: Vec<String> = doc["memories"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|m| m["content"].as_str().map(str::to_string))
-            .collect();
+        let EvalSet {
+            name: set,
+            memories,
+            cases,
+        } = meaning_support::eval_set(&path);
         let memory_vectors = embed(&memories);
-        let set = path
-            .trim_end_matches("/cases.json")
-            .rsplit('/')
-            .next()
-            .unwrap_or(&path)
-            .to_string();
-        for case in doc["cases"].as_array().into_iter().flatten() {
+        for case in &cases {
             let read = match case["kind"].as_str() {
                 Some("read") => true,
                 Some("notfound") => false,

@@ -20,6 +20,8 @@ use std::collections::BTreeMap;
 use imprint::grounding::plan::{classify, Kind};
 use imprint::meaning::route::{Classifier, Route, Routed, Router, Training};
 
+// Shared with the examples that read evaluation sets, which use all of it.
+#[allow(dead_code)]
 mod meaning_support;
 
 type Labelled = Vec<(Routed, Vec<f32>)>;

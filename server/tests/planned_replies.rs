@@ -803,12 +803,7 @@ async fn a_reminder_set_against_an_event_is_due_by_the_memory_and_two_such_event
     let mut events = server.watch_reply(&sid, &reply_id).await;
     let before = events.until("question").await;
     let question = before.last().unwrap();
-    let options: Vec<String> = question["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o.as_str().unwrap().to_string())
-        .collect();
+    let options = question_options(question);
     assert_eq!(options.len(), 2, "{question}");
     let leo = options
         .iter()
@@ -857,12 +852,7 @@ async fn a_reminder_set_against_an_event_in_other_words_asks_which_when_two_are_
     let mut events = server.watch_reply(&sid, &reply_id).await;
     let before = events.until("question").await;
     let question = before.last().unwrap();
-    let options: Vec<String> = question["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o.as_str().unwrap().to_string())
-        .collect();
+    let options = question_options(question);
     assert_eq!(options.len(), 2, "{question}");
     assert!(!options.iter().any(|o| o.contains("boiler")), "{options:?}");
     let ruby = options

@@ -83,15 +83,6 @@ fn first_request(server: &TestServer, trigger: &str) -> String {
     requests[0].to_string()
 }
 
-fn options(question: &Value) -> Vec<String> {
-    question["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o.as_str().unwrap().to_string())
-        .collect()
-}
-
 #[tokio::test]
 async fn several_matches_give_a_question_whose_options_are_the_memories() {
     let server = with_memories(vec![answers("in the meeting")]).await;
@@ -106,7 +97,7 @@ async fn several_matches_give_a_question_whose_options_are_the_memories() {
     assert_eq!(question["origin"], "imprint");
     assert_eq!(question["question"], "Which meeting do you mean?");
     assert_eq!(question["allow_other"], true);
-    let mut offered = options(&question);
+    let mut offered = question_options(&question);
     offered.sort();
     assert_eq!(
         offered,
@@ -151,7 +142,7 @@ async fn you_decide_takes_the_first_candidate_and_own_words_are_passed_on() {
     server.say(&sid, "What did we decide in the meeting?").await;
     let mut events = server.watch(&sid, None).await;
     let question = events.until("question").await.pop().unwrap();
-    let first = options(&question)[0].clone();
+    let first = question_options(&question)[0].clone();
     let (status, body) = server
         .post(
             &format!("/api/chat/sessions/{sid}/answer"),
@@ -246,7 +237,7 @@ async fn a_pronoun_is_looked_up_only_with_nothing_before_it() {
     let question = events.until("question").await.pop().unwrap();
     assert_eq!(question["question"], "Who do you mean by “her”?");
     // The options are the people the memories name, not the memories.
-    let mut offered = options(&question);
+    let mut offered = question_options(&question);
     offered.sort();
     assert_eq!(offered, ["Anna", "Marta"]);
     server.answer_ok(&sid, &question["id"], "Marta").await;
@@ -285,7 +276,7 @@ async fn a_note_about_him_or_her_is_kept_naming_the_person_chosen() {
     let mut events = server.watch(&sid, None).await;
     let question = events.until("question").await.pop().unwrap();
     assert_eq!(question["question"], "Who do you mean by “her”?");
-    let marta = options(&question)
+    let marta = question_options(&question)
         .into_iter()
         .find(|o| o.starts_with("Marta"))
         .expect("Marta among the options");
@@ -342,7 +333,7 @@ async fn a_note_about_a_first_name_two_people_share_asks_which_and_keeps_the_ful
     let mut events = server.watch(&sid, None).await;
     let question = events.until("question").await.pop().unwrap();
     assert_eq!(question["question"], "Which Hana do you mean?");
-    let mut offered = options(&question);
+    let mut offered = question_options(&question);
     offered.sort();
     assert_eq!(offered, ["Hana Brandt", "Hana Kowalski"]);
     server.answer_ok(&sid, &question["id"], "Hana Brandt").await;
@@ -400,7 +391,7 @@ async fn a_question_about_a_first_name_two_people_share_asks_which_unless_its_wo
     let mut events = server.watch(&sid, None).await;
     let question = events.until("question").await.pop().unwrap();
     assert_eq!(question["question"], "Which Hana do you mean?");
-    let mut offered = options(&question);
+    let mut offered = question_options(&question);
     offered.sort();
     assert_eq!(offered, ["Hana Kowalski", "Hana van Dijk"]);
     server

@@ -1,6 +1,6 @@
-//! What the evaluations of routing share: the embedding model from the
-//! cache, texts embedded in batches, and the shipped labelled examples
-//! with their vectors.
+//! What the evaluations of routing and finding share: the embedding
+//! model from the cache, texts embedded in batches, the shipped labelled
+//! examples with their vectors, and an evaluation set's file.
 
 use imprint::meaning::minilm::MiniLm;
 use imprint::meaning::route::{parse_examples, Routed, EXAMPLES};
@@ -31,4 +31,36 @@ pub fn labelled_examples(model: &MiniLm) -> Vec<(Routed, Vec<f32>)> {
         .map(|(k, _)| *k)
         .zip(embed(model, &texts))
         .collect()
+}
+
+/// An evaluation set's `cases.json`: its name, its memories' texts and
+/// its cases.
+pub struct EvalSet {
+    pub name: String,
+    pub memories: Vec<String>,
+    pub cases: Vec<serde_json::Value>,
+}
+
+/// The set at `path` (a `cases.json`), or a panic naming what is wrong.
+pub fn eval_set(path: &str) -> EvalSet {
+    let text = std::fs::read_to_string(path).expect("a cases file");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let memories = doc["memories"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["content"].as_str().map(str::to_string))
+        .collect();
+    let name = path
+        .trim_end_matches("/cases.json")
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .to_string();
+    let cases = doc["cases"].as_array().cloned().unwrap_or_default();
+    EvalSet {
+        name,
+        memories,
+        cases,
+    }
 }

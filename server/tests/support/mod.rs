@@ -396,6 +396,16 @@ pub fn assistant_text(events: &[Value]) -> &str {
 /// The "now" of date tests, Monday 2030-06-03 at 10:40 local time: a
 /// server held at it ([`TestServer::set_now`]) works out "tomorrow" as
 /// 2030-06-04 whatever the wall clock says, midnight included.
+/// The options of a `question` event, as the card shows them.
+pub fn question_options(question: &serde_json::Value) -> Vec<String> {
+    question["options"]
+        .as_array()
+        .expect("a question's options")
+        .iter()
+        .map(|o| o.as_str().expect("an option's text").to_string())
+        .collect()
+}
+
 pub fn now() -> chrono::DateTime<chrono::Local> {
     use chrono::TimeZone;
     chrono::Local
