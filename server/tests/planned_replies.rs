@@ -884,4 +884,30 @@ async fn a_reminder_set_against_an_event_in_other_words_asks_which_when_two_are_
         due.iter().any(|(_, at)| at == "2030-07-01 09:00"),
         "the day before the boiler service: {due:?}"
     );
+
+    // What comes back every week is no one event to ask about.
+    server
+        .remember(
+            "Mrs Okoro collects the kids from school on Thursdays, her number is 07700 900123",
+            None,
+        )
+        .await;
+    server
+        .remember("Tom's school concert is on Friday 11 October at 6pm", None)
+        .await;
+    server
+        .remember("Amy's school play is on Thursday 10 October at 2pm", None)
+        .await;
+    server.meaning_ready().await;
+    let reply_id = server
+        .say(
+            &sid,
+            "remind me an hour before the school show to charge the camera",
+        )
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let before = events.until("question").await;
+    let options = question_options(before.last().unwrap());
+    assert_eq!(options.len(), 2, "{options:?}");
+    assert!(!options.iter().any(|o| o.contains("Okoro")), "{options:?}");
 }

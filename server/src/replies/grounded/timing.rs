@@ -57,6 +57,9 @@ impl Run {
         let mut dated: Vec<(Memory, Stated)> = hits
             .into_iter()
             .filter(|m| topic.named_in(&m.content))
+            // "collects the kids from school on Thursdays" comes back every
+            // week: no one event to set a reminder against.
+            .filter(|m| when::recurrence(&m.content).is_none())
             .filter_map(|m| {
                 let moment = anchor.moment(&m.content, now)?;
                 Some((m, moment))
@@ -84,7 +87,7 @@ impl Run {
         Ok(())
     }
 
-    /// The memories that say when an event ahead is, nearest in meaning
+    /// The memories that say when one event ahead is, nearest in meaning
     /// to the `anchor`'s event: those at least [`EVENT_FOUND`] and within
     /// [`CLEAR_LEAD`] of the nearest. None with finding by meaning off.
     async fn events_by_meaning(
@@ -111,6 +114,7 @@ impl Run {
         let dated: Vec<(Memory, Stated, f32)> = findings
             .found
             .into_iter()
+            .filter(|found| when::recurrence(&found.memory.content).is_none())
             .filter_map(|found| {
                 let similarity = found.similarity?;
                 let moment = anchor.moment(&found.memory.content, now)?;
