@@ -41,8 +41,9 @@ pub const VOUCHED: f32 = 0.6;
 /// How far the nearest memory in meaning must lead the next to be the
 /// thing asked about in other words (the answer step's clearly nearest
 /// memory); two memories closer than this are two things of one kind to
-/// ask between (two events a reminder may be set against). Measured on fresh set 16 (session 27): "kari's concert" was 0.64 to
-/// the gig and 0.48 to the next; "clinic bank account number" 0.76 to
+/// ask between (two events a reminder may be set against). Measured on
+/// fresh set 16 (session 27): "kari's concert" was 0.64 to the gig and
+/// 0.48 to the next; "clinic bank account number" 0.76 to
 /// the clinic's account and 0.50 to the next; two memories of one kind
 /// ("the nurse's number", two nurses) lie within 0.1 of each other.
 pub const CLEAR_LEAD: f32 = 0.12;

@@ -237,16 +237,7 @@ fn in_its_own_words(memory: &MemoryLine<'_>) -> String {
 fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouched) -> bool {
     let vouched_for = vouched.ids.contains(&memory.id);
     let named = (vouched_for && topic.heads_in(memory.content))
-        || (vouched.clearly_nearest.is_some_and(|nearest| {
-            let held = topic.names_held(&memory.named_text());
-            nearest.id == memory.id
-                && (held + 1 >= topic.names.len()
-                    || (nearest.far_ahead && 2 * held >= topic.names.len()))
-        }) && topic.owners_in(memory.content)
-            && (!vouched.asks_an_amount || plan::holds_an_amount(memory.content))
-            && vouched
-                .asks_when
-                .is_none_or(|now| crate::grounding::when::stated(memory.content, now).is_some()))
+        || names_as_clearly_nearest(memory, topic, vouched)
         || (topic.is_empty() && !vouched.meaning_only)
         || topic.named_in(&memory.named_text());
     // What no kind of detail names ("what dose") is held in the words of
@@ -254,6 +245,25 @@ fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouche
     let holds_asked =
         topic.asked_in(memory.content) || (vouched_for && topic.asks_no_known_detail());
     chosen || (named && holds_asked)
+}
+
+/// True when `memory` is the one clearly nearest in meaning and names
+/// the thing in its own words: it holds whose the thing is, all but one
+/// of the words naming it (half when it is far ahead of every other), an
+/// amount when "how much" is asked and a day or a time when "when" is.
+fn names_as_clearly_nearest(memory: &MemoryLine<'_>, topic: &Topic, vouched: &Vouched) -> bool {
+    let Some(nearest) = vouched.clearly_nearest.filter(|n| n.id == memory.id) else {
+        return false;
+    };
+    let held = topic.names_held(&memory.named_text());
+    let named =
+        held + 1 >= topic.names.len() || (nearest.far_ahead && 2 * held >= topic.names.len());
+    named
+        && topic.owners_in(memory.content)
+        && (!vouched.asks_an_amount || plan::holds_an_amount(memory.content))
+        && vouched
+            .asks_when
+            .is_none_or(|now| crate::grounding::when::stated(memory.content, now).is_some())
 }
 
 /// No memory found answers the question: said so, with the closest (those
