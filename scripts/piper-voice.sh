@@ -39,13 +39,22 @@ FILES=(
 )
 
 # piper-tts itself: one wheel for Linux x86-64 (cp39-abi3), and every
-# package below it at the version it was checked with (installed with
-# --no-deps: a new release of any of them never reaches CI unasked).
+# package below it at the version and wheels it was checked with: pip
+# installs them with --no-deps and --require-hashes, so neither a new
+# release nor a changed file reaches CI unasked. The wheels of numpy and
+# onnxruntime are per Python version: those of CPython 3.11-3.13 on
+# manylinux x86-64 are pinned; another Python fails here, saying so.
 PIPER_PACKAGE=piper-tts
 PIPER_VERSION=1.8.0
 PIPER_WHEEL_SHA256=25b4d3f31ff70c8fa7151908e00aaa5650cbdf16bca8fcf21299f3941b89a7d3
-PIPER_DEPS=(onnxruntime==1.32.0 numpy==2.4.6 pathvalidate==3.3.1
-  flatbuffers==25.12.19 packaging==26.4 protobuf==7.36.2)
+PIPER_DEPS=(
+  "onnxruntime==1.32.0 --hash=sha256:5a34fc4dfeb5a7b4a74c95dcba1e773d722abda720b474edf1b0c419dc6d163d --hash=sha256:99e1074c4b2197accd5073052a465361be17b89c093b8ffb6e6bd8f986c52df8 --hash=sha256:02ea12a28c069ea8510093d95a7f6ff8126bfd9fc5c0d3381c03b80fb2b424ba"
+  "numpy==2.4.6 --hash=sha256:89cd468399cfd2504718f0ba50e410dca55a170b61a02ad92bb18c8a65186e93 --hash=sha256:90f9849678c75fe7afa2d348ac842c168b0a4d3d61919687216dfc547976d853 --hash=sha256:a7830bab239b79cda9c08c2da014761cafb48da6150e1da17ac06283f43b6089"
+  "pathvalidate==3.3.1 --hash=sha256:5263baab691f8e1af96092fa5137ee17df5bdfbd6cff1fcac4d6ef4bc2e1735f"
+  "flatbuffers==25.12.19 --hash=sha256:7634f50c427838bb021c2d66a3d1168e9d199b0607e6329399f04846d42e20b4"
+  "packaging==26.4 --hash=sha256:81383611a09c1bc0b08b76e0fd5829d7c6824c65b27a6aee339da133f4233ea2"
+  "protobuf==7.36.2 --hash=sha256:89f23aa53c24553a2416fd4fd1ec06f74fa42b14b546d8883128813f775bbfd2"
+)
 VENV="$CACHE_DIR/piper-venv"
 
 piper_stamp() {
@@ -76,8 +85,11 @@ piper_ensure() {
     { echo "error: $(basename "$wheel") sha256 is $got, expected $PIPER_WHEEL_SHA256" >&2; exit 1; }
   rm -rf "$VENV"
   python3 -m venv "$VENV"
+  printf '%s\n' "${PIPER_DEPS[@]}" >"$work/requirements.txt"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir \
-    --no-deps "$wheel" "${PIPER_DEPS[@]}" >&2
+    --no-deps --only-binary :all: --require-hashes -r "$work/requirements.txt" >&2
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir \
+    --no-deps "$wheel" >&2
   "$VENV/bin/python" -m pip check >&2
   piper_stamp >"$VENV/.stamp"
   wheel_model_say "ready ($PIPER_PACKAGE $PIPER_VERSION, wheel sha256 checked)"
