@@ -15,6 +15,7 @@ mod env;
 mod grounded;
 mod history;
 mod log;
+mod on_a_day;
 mod own_answer;
 mod planned;
 mod policy;

@@ -40,6 +40,41 @@ impl Run {
         if topic.is_empty() {
             return Ok(());
         }
+        let now = self.env.clock.now();
+        // "half an hour before the appointment on the 14th": the memories
+        // that say the 14th are what it may be.
+        let dated = match self.on_the_day_named(&anchor.event, None, &topic).await {
+            Some(on_the_day) => on_the_day
+                .into_iter()
+                .filter_map(|m| {
+                    let moment = anchor.moment(&m.content, now)?;
+                    Some((m, moment))
+                })
+                .collect(),
+            None => self.named_events(&anchor, &topic, now).await,
+        };
+        let moment = match dated.as_slice() {
+            [] => return Ok(()),
+            [(_, moment)] => *moment,
+            _ => match self.which_event(&anchor.event, &dated).await? {
+                Some(moment) => moment,
+                None => return Ok(()),
+            },
+        };
+        tracing::info!(reply = %self.reply.id, event = %anchor.event, ?moment, "a reminder set against an event the memories date");
+        self.talk.set_event(moment);
+        Ok(())
+    }
+
+    /// The memories that say when the `anchor`'s event is, still ahead:
+    /// those that name it, and those near it in meaning
+    /// ([`Self::events_by_meaning`]).
+    async fn named_events(
+        &self,
+        anchor: &when::BeforeEvent,
+        topic: &Topic,
+        now: chrono::DateTime<chrono::Local>,
+    ) -> Vec<(Memory, Stated)> {
         let query = MemoryQuery {
             query: topic.words().join(" "),
             limit: Some(SEARCH_LIMIT),
@@ -49,10 +84,9 @@ impl Run {
             Ok(hits) => hits,
             Err(error) => {
                 tracing::warn!(%error, "could not search the memories for the event");
-                return Ok(());
+                return Vec::new();
             }
         };
-        let now = self.env.clock.now();
         // The memories that name the event and say when it is, still ahead.
         let mut dated: Vec<(Memory, Stated)> = hits
             .into_iter()
@@ -69,22 +103,12 @@ impl Run {
         // programme" is a funeral and an engagement, "the flight comes in"
         // two arrivals): a dated memory as near in meaning as the nearest
         // is one more it may be.
-        for (memory, moment) in self.events_by_meaning(&anchor, now).await {
+        for (memory, moment) in self.events_by_meaning(anchor, now).await {
             if !dated.iter().any(|(m, _)| m.id == memory.id) {
                 dated.push((memory, moment));
             }
         }
-        let moment = match dated.as_slice() {
-            [] => return Ok(()),
-            [(_, moment)] => *moment,
-            _ => match self.which_event(&anchor.event, &dated).await? {
-                Some(moment) => moment,
-                None => return Ok(()),
-            },
-        };
-        tracing::info!(reply = %self.reply.id, event = %anchor.event, ?moment, "a reminder set against an event the memories date");
-        self.talk.set_event(moment);
-        Ok(())
+        dated
     }
 
     /// The memories that say when one event ahead is, nearest in meaning

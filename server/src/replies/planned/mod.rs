@@ -15,6 +15,7 @@
 
 mod acts;
 mod ambiguity;
+pub(super) use ambiguity::NEAR_EQUAL_FOR_A_DETAIL;
 mod answer;
 mod finding;
 mod general;

@@ -5,6 +5,7 @@
 
 use crate::grounding::plan::claims::{capitalized_names, lone_names};
 use crate::grounding::plan::{self, Topic};
+use crate::grounding::reference::{self, MAX_OPTIONS};
 use crate::meaning::route::{Route, Routed};
 use crate::meaning::search::{Findings, CLEAR_LEAD, FOUND, STRONG, VOUCHED};
 use crate::models::{note, ChatMessage};
@@ -163,6 +164,39 @@ impl Run {
                     .to_lowercase()
                     .contains("how much");
                 vouched.asks_when = asks_when(self.talk.request()).then(|| self.env.clock.now());
+                // "what time's the appointment on the 14th?": the memories
+                // that say the 14th are what it may be about.
+                let on_the_day = match vouched.asks_when {
+                    Some(_) => {
+                        let request = self.talk.request();
+                        self.on_the_day_named(request, Some(&meant.findings), &topic)
+                            .await
+                    }
+                    None => None,
+                };
+                match on_the_day.as_deref() {
+                    Some([one]) => {
+                        tracing::info!(reply = %self.reply.id, "the one memory that says the day asked");
+                        let found = [memory_line(one)];
+                        return self.answer_from(&found, &topic, true, true, &vouched).await;
+                    }
+                    Some(several @ [_, _, ..]) => {
+                        let mut candidates = reference::distinct_candidates(several);
+                        candidates.truncate(MAX_OPTIONS);
+                        let phrase = topic.phrase(self.talk.request());
+                        tracing::info!(reply = %self.reply.id, options = candidates.len(), "several memories say the day asked: asking which");
+                        let question = "Which one do you mean?".to_string();
+                        if let Some(memories) =
+                            self.ask_which_memory(question, phrase, candidates).await?
+                        {
+                            self.settled_by(&memories);
+                            return self
+                                .answer_from(&memories, &topic, true, true, &vouched)
+                                .await;
+                        }
+                    }
+                    _ => {}
+                }
                 match meant.judge(found.is_empty(), whose) {
                     Judged::Found(lines) => {
                         tracing::info!(reply = %self.reply.id, "found by meaning");
@@ -311,10 +345,11 @@ pub(super) struct Vouched {
 }
 
 /// True when the part of `request` that asks opens with "when" or asks
-/// "what time" or "what day".
+/// "what time" or "what day" ("what time's the lunch?" too).
 fn asks_when(request: &str) -> bool {
     let asked = plan::asked_part(request).to_lowercase();
     let words = imprint_text::words::plain(&asked);
+    let plain = |w: &str| w.strip_suffix("'s").unwrap_or(w).to_string();
     words.first().is_some_and(|w| {
         w.strip_suffix("'s")
             .or_else(|| w.strip_suffix('s'))
@@ -322,7 +357,7 @@ fn asks_when(request: &str) -> bool {
             == "when"
     }) || words.windows(2).any(|w| {
         matches!(w[0].as_str(), "what" | "which")
-            && matches!(w[1].as_str(), "time" | "day" | "date")
+            && matches!(plain(&w[1]).as_str(), "time" | "day" | "date")
     })
 }
 
@@ -608,8 +643,8 @@ fn names_someone_in(request: &str, line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{
-        holds_all_it_asks, names_it_whole, names_someone_in, shared_pairs, Judged, MeaningRead,
-        Nearest, Whose,
+        asks_when, holds_all_it_asks, names_it_whole, names_someone_in, shared_pairs, Judged,
+        MeaningRead, Nearest, Whose,
     };
     use crate::meaning::route::{Route, Routed};
     use crate::meaning::search::{Findings, Found};
@@ -888,5 +923,24 @@ mod tests {
         let listed = "[5] (family, 2026-12-02) Gran (Theo's godmother) sends cards to me, Ines, Theo and Maya.";
         assert!(names_someone_in("what does ines like", listed));
         assert!(names_someone_in("whats theo's shoe size", listed));
+    }
+
+    #[test]
+    fn a_question_asks_when_by_its_first_word_or_what_time_or_day() {
+        for asking in [
+            "when's rory's appointment at the opticians",
+            "what time's the xmas lunch at dad's home?",
+            "what day is the skip collected",
+            "ok so which date did we agree for the plastering?",
+        ] {
+            assert!(asks_when(asking), "{asking}");
+        }
+        for not_asking in [
+            "what's the code for the key box",
+            "whats the name of the time zone app i saved",
+            "how much time did the plumber quote",
+        ] {
+            assert!(!asks_when(not_asking), "{not_asking}");
+        }
     }
 }

@@ -1,0 +1,227 @@
+//! A thing named with its day ("what time's the appointment on the 14th?",
+//! "when does the school thing on thursday the 17th start?", "half an hour
+//! before the appointment on the 14th"): the day limits what it can be to
+//! the memories that say that day. The words often name the event in
+//! other words than the memory ("appointment" for "braces check"), or
+//! only by its kind, so the day does what the words cannot; meaning
+//! orders them.
+
+use chrono::{DateTime, Datelike, Local, NaiveDate};
+
+use crate::grounding::plan::{self, Topic};
+use crate::grounding::reference::SEARCH_LIMIT;
+use crate::grounding::when::{self, Stated};
+use crate::meaning::search::Findings;
+use crate::replies::run::Run;
+use crate::store::{Memory, MemoryQuery};
+
+use super::planned::NEAR_EQUAL_FOR_A_DETAIL;
+
+impl Run {
+    /// The memories `named` may be when it states a day: those that say
+    /// that day, found by meaning (`findings`, or a search for `named`
+    /// when none are given) or by the day's number ("14", "14th"), as
+    /// [`on_the_day`] keeps them. `None` when it states no day.
+    pub(super) async fn on_the_day_named(
+        &self,
+        named: &str,
+        findings: Option<&Findings>,
+        topic: &Topic,
+    ) -> Option<Vec<Memory>> {
+        let now = self.env.clock.now();
+        let day = day_stated(named, now)?;
+        let searched;
+        let findings = match findings {
+            Some(findings) => Some(findings),
+            None => {
+                let query = MemoryQuery {
+                    query: named.to_string(),
+                    limit: Some(SEARCH_LIMIT),
+                    ..MemoryQuery::default()
+                };
+                searched = self.env.meaning.search(&self.reply.store, query).await.ok();
+                searched.as_ref()
+            }
+        };
+        let mut memories: Vec<(Memory, Option<f32>)> = findings
+            .iter()
+            .flat_map(|f| &f.found)
+            .map(|f| (f.memory.clone(), f.similarity))
+            .collect();
+        let vector = findings.and_then(|f| f.vector.as_deref());
+        let query = MemoryQuery {
+            query: format!("{0} {0}{1}", day.day(), ordinal_ending(day.day())),
+            limit: Some(SEARCH_LIMIT),
+            ..MemoryQuery::default()
+        };
+        match self.reply.store.search_memories(query).await {
+            Ok(hits) => {
+                for memory in hits {
+                    if !memories.iter().any(|(m, _)| m.id == memory.id) {
+                        let similarity =
+                            vector.and_then(|v| self.env.meaning.similarity_of(memory.id, v));
+                        memories.push((memory, similarity));
+                    }
+                }
+            }
+            Err(error) => tracing::warn!(%error, "could not search the memories for the day named"),
+        }
+        Some(on_the_day(memories, topic, day, now))
+    }
+}
+
+/// The calendar day the part of `text` that asks states, read at `now`
+/// ("on the 14th", "thursday the 17th", "tomorrow"); `None` when it states
+/// none.
+fn day_stated(text: &str, now: DateTime<Local>) -> Option<NaiveDate> {
+    match when::stated(plan::asked_part(text), now)? {
+        Stated::At(moment) => Some(moment.date_naive()),
+        Stated::Day(day) => Some(day),
+    }
+}
+
+/// "st", "nd", "rd" or "th": how "14th" is written after its number.
+fn ordinal_ending(day: u32) -> &'static str {
+    match (day % 10, day % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    }
+}
+
+/// Of `memories` (with their similarity in meaning to the question), those
+/// that say `day` (once, not each week) and fit the question alike: the
+/// ones holding most of the words naming the thing, when some hold any
+/// ("rory's school play on the 17th" is his nativity, not Isla's concert
+/// that day), and of those the nearest in meaning and any as near as
+/// another thing the question fits equally ([`NEAR_EQUAL_FOR_A_DETAIL`]
+/// below it). Nearest first.
+fn on_the_day(
+    memories: Vec<(Memory, Option<f32>)>,
+    topic: &Topic,
+    day: NaiveDate,
+    now: DateTime<Local>,
+) -> Vec<Memory> {
+    let mut dated: Vec<(Memory, f32, usize)> = memories
+        .into_iter()
+        .filter(|(m, _)| says_day(&m.content, day, now))
+        .map(|(m, similarity)| {
+            let held = topic.names_held(&m.content);
+            (m, similarity.unwrap_or(0.0), held)
+        })
+        .collect();
+    let most_held = dated.iter().map(|d| d.2).max().unwrap_or(0);
+    dated.retain(|d| d.2 == most_held);
+    dated.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let Some(best) = dated.first().map(|d| d.1) else {
+        return Vec::new();
+    };
+    dated
+        .into_iter()
+        .filter(|(_, similarity, _)| *similarity > best - NEAR_EQUAL_FOR_A_DETAIL)
+        .map(|(memory, _, _)| memory)
+        .collect()
+}
+
+/// True when `content` says `day`, once: "Next braces check: Mon 14 Dec
+/// at 15:40" says 14 December; "bins go out on Mondays" no one day.
+fn says_day(content: &str, day: NaiveDate, now: DateTime<Local>) -> bool {
+    when::recurrence(content).is_none()
+        && when::stated(content, now).is_some_and(|stated| match stated {
+            Stated::At(moment) => moment.date_naive() == day,
+            Stated::Day(said) => said == day,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn now() -> DateTime<Local> {
+        // Sunday 6 December 2026, 10:00.
+        Local.with_ymd_and_hms(2026, 12, 6, 10, 0, 0).unwrap()
+    }
+
+    fn day(d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 12, d).unwrap()
+    }
+
+    fn memories(memories: &[(&str, f32)]) -> Vec<(Memory, Option<f32>)> {
+        memories
+            .iter()
+            .enumerate()
+            .map(|(i, (content, similarity))| {
+                let memory = Memory {
+                    id: i as i64 + 1,
+                    content: content.to_string(),
+                    project: None,
+                    tags: Vec::new(),
+                    created_at: "2026-12-01T09:00:00Z".to_string(),
+                };
+                (memory, Some(*similarity))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_day_a_question_states_is_read_from_what_it_asks() {
+        let asked = |request: &str| day_stated(request, now());
+        assert_eq!(
+            asked("what time's the appointment on the 14th?"),
+            Some(day(14))
+        );
+        assert_eq!(
+            asked("what time does the school thing on thursday the 17th start?"),
+            Some(day(17))
+        );
+        assert_eq!(asked("when is the dentist tomorrow?"), Some(day(7)));
+        assert_eq!(asked("what time's the christmas do?"), None);
+        assert_eq!(asked("when's rory's appointment at the opticians"), None);
+    }
+
+    #[test]
+    fn the_memories_that_say_the_day_asked_and_fit_it_alike_are_what_it_may_be() {
+        let saved = [
+            // Another day, however near in meaning.
+            ("Dentist appointment: Tue 15 Dec at 9am", 0.62),
+            (
+                "Isla's orthodontist: next braces check Mon 14 Dec at 15:40",
+                0.41,
+            ),
+            ("Rory's eye test at Specsavers: Mon 14 Dec at 16:10", 0.38),
+            // That day, but far below what the question fits.
+            ("Skip collected Mon 14 Dec", 0.05),
+            // Every Monday: no one day.
+            ("Bins go out every Monday at 7am", 0.3),
+            ("Room 14 at Redburn House", 0.4),
+        ];
+        let on = |request: &str, d: u32| -> Vec<i64> {
+            on_the_day(memories(&saved), &Topic::of(request, &[]), day(d), now())
+                .iter()
+                .map(|m| m.id)
+                .collect()
+        };
+        assert_eq!(
+            on("what time's the appointment on the 14th?", 14),
+            vec![2, 3]
+        );
+        // The words name one of them.
+        assert_eq!(on("when is rory's eye test on the 14th", 14), vec![3]);
+        assert!(on("what time's the appointment on the 16th?", 16).is_empty());
+    }
+
+    #[test]
+    fn a_day_is_looked_up_by_its_number_as_memories_write_it() {
+        let endings: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 31]
+            .iter()
+            .map(|&d| format!("{d}{}", ordinal_ending(d)))
+            .collect();
+        assert_eq!(
+            endings,
+            ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "31st"]
+        );
+    }
+}
