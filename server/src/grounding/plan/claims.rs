@@ -183,6 +183,20 @@ pub fn mostly_backed(answer: &str, backing: &[&str]) -> bool {
     unheld <= 2 || unheld * 3 <= substance.len()
 }
 
+/// The fewest words a sentence must run to before how often it repeats
+/// them says anything: "Yes, yes, yes." is speech.
+const LOOP_WORDS: usize = 12;
+
+/// True when `answer` says the same few words over and over ("Culloden,
+/// Culloden, Culloden, …" to the token limit, "It is at 5pm. It is at
+/// 5pm. …"): fewer than a third of its words are different ones. A small
+/// model falls into such a loop; the sentence says nothing.
+pub fn repeats_itself(answer: &str) -> bool {
+    let words: Vec<String> = imprint_text::words::plain(answer);
+    let distinct: std::collections::HashSet<&String> = words.iter().collect();
+    words.len() >= LOOP_WORDS && distinct.len() * 3 < words.len()
+}
+
 /// True when `answer` holds a word of `memory` that the question did not
 /// (a name, a number, a place): it tells the user something. "you" for
 /// "wifi pw at my parents place??" tells nothing.
@@ -224,6 +238,22 @@ fn digits_in(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentence_saying_the_same_words_over_and_over_repeats_itself() {
+        let looped = vec!["Culloden,"; 40].join(" ");
+        assert!(repeats_itself(&looped));
+        assert!(repeats_itself(&"The code is 4816. ".repeat(5)));
+        assert!(!repeats_itself("Yes, yes, yes."));
+        assert!(!repeats_itself(
+            "Your next braces check with Dr Neil Patience is on Monday 14 December at 15:40."
+        ));
+        // Words a long answer needs again are not a loop.
+        assert!(!repeats_itself(
+            "The bins go out on Tuesday, the recycling goes out on Tuesday too, and the \
+             garden waste goes out every other Tuesday from the front of the house."
+        ));
+    }
 
     #[test]
     fn a_name_is_a_capital_inside_a_sentence_unless_openings_count() {

@@ -127,6 +127,9 @@ impl Run {
         let mut backing = vec![memory.content, plan::asked_part(self.talk.request())];
         backing.extend(self.talk.answers().iter().map(String::as_str));
         let mut invented = claims::unbacked(answer, &backing);
+        if claims::repeats_itself(answer) {
+            invented.push("(the same words over and over)".to_string());
+        }
         // A story of the model's own, with no number or name to catch.
         if invented.is_empty() && !claims::mostly_backed(answer, &backing) {
             invented.push("(words no memory holds)".to_string());
