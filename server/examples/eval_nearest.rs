@@ -10,7 +10,7 @@
 //! `scripts/embedding-model.sh ensure`, then
 //! `cargo run --release -p imprint --example eval_nearest -- SET/cases.json…`
 
-use imprint::grounding::plan::asked_part;
+use imprint::grounding::plan::{asked_part, Topic};
 
 // Shared with the examples that route requests, which use all of it.
 #[allow(dead_code)]
@@ -28,6 +28,13 @@ struct Question {
     lead: f32,
     request: String,
     nearest: String,
+    /// How many of the words naming the thing the nearest holds, of how
+    /// many.
+    held: (usize, usize),
+    /// The similarity of the naming words, whose the thing is left out
+    /// ("appointment opticians" of "rory's appointment at the
+    /// opticians"), to the nearest memory.
+    thing: Option<f32>,
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {
@@ -83,6 +90,16 @@ fn main() {
             let (index, best) = ranked[0];
             let lead = best - ranked.get(1).map_or(0.0, |r| r.1);
             let nearest = memories[index].clone();
+            let topic = Topic::of(&request, &[]);
+            let held = (topic.names_held(&nearest), topic.names.len());
+            let thing_words: Vec<String> = topic
+                .names
+                .iter()
+                .filter(|n| !topic.owners.contains(n))
+                .cloned()
+                .collect();
+            let thing = (!thing_words.is_empty())
+                .then(|| dot(&embed(&[thing_words.join(" ")])[0], &memory_vectors[index]));
             let nearest_answers = read.then(|| {
                 let content = nearest.to_lowercase();
                 expected(case).iter().any(|v| content.contains(v.as_str()))
@@ -95,11 +112,13 @@ fn main() {
                 lead,
                 request,
                 nearest,
+                held,
+                thing,
             });
         }
     }
 
-    println!("set\tid\tnearest\tbest\tlead\trequest\tnearest memory");
+    println!("set\tid\tnearest\tbest\tlead\theld\tthing\trequest\tnearest memory");
     for q in &questions {
         let verdict = match q.nearest_answers {
             Some(true) => "answers",
@@ -107,12 +126,15 @@ fn main() {
             None => "notfound",
         };
         println!(
-            "{}\t{}\t{}\t{:.2}\t{:.2}\t{}\t{}",
+            "{}\t{}\t{}\t{:.2}\t{:.2}\t{}/{}\t{}\t{}\t{}",
             q.set,
             q.id,
             verdict,
             q.best,
             q.lead,
+            q.held.0,
+            q.held.1,
+            q.thing.map_or("-".to_string(), |t| format!("{t:.2}")),
             q.request,
             q.nearest.chars().take(70).collect::<String>()
         );
@@ -143,5 +165,37 @@ fn main() {
                 count(None)
             );
         }
+    }
+
+    // Of the clearly nearest (0.45, lead 0.12): how many each test of
+    // whether it names the thing lets stand.
+    println!();
+    println!("clearly nearest (0.45 / 0.12) stands by\treads answered\treads wrong\tnot-found taken");
+    let clear: Vec<&Question> = questions
+        .iter()
+        .filter(|q| q.best >= 0.45 && q.lead >= 0.12)
+        .collect();
+    let tally = |name: &str, stands: &dyn Fn(&Question) -> bool| {
+        let count = |want: Option<bool>| {
+            clear
+                .iter()
+                .filter(|q| stands(q) && q.nearest_answers == want)
+                .count()
+        };
+        println!("{name}\t{}\t{}\t{}", count(Some(true)), count(Some(false)), count(None));
+    };
+    tally("all but one naming word (half when 0.2 ahead)", &|q| {
+        q.held.0 + 1 >= q.held.1 || (q.lead >= 0.2 && 2 * q.held.0 >= q.held.1)
+    });
+    tally("one naming word", &|q| q.held.0 >= 1);
+    for floor in [0.3, 0.35, 0.4, 0.45, 0.5] {
+        tally(&format!("the thing's words at {floor} in meaning"), &|q| {
+            q.thing.is_none_or(|t| t >= floor)
+        });
+        tally(&format!("all but one naming word, or the thing's words at {floor}"), &|q| {
+            q.held.0 + 1 >= q.held.1
+                || (q.lead >= 0.2 && 2 * q.held.0 >= q.held.1)
+                || q.thing.is_some_and(|t| t >= floor)
+        });
     }
 }
