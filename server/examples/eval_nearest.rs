@@ -170,7 +170,9 @@ fn main() {
     // Of the clearly nearest (0.45, lead 0.12): how many each test of
     // whether it names the thing lets stand.
     println!();
-    println!("clearly nearest (0.45 / 0.12) stands by\treads answered\treads wrong\tnot-found taken");
+    println!(
+        "clearly nearest (0.45 / 0.12) stands by\treads answered\treads wrong\tnot-found taken"
+    );
     let clear: Vec<&Question> = questions
         .iter()
         .filter(|q| q.best >= 0.45 && q.lead >= 0.12)
@@ -182,7 +184,12 @@ fn main() {
                 .filter(|q| stands(q) && q.nearest_answers == want)
                 .count()
         };
-        println!("{name}\t{}\t{}\t{}", count(Some(true)), count(Some(false)), count(None));
+        println!(
+            "{name}\t{}\t{}\t{}",
+            count(Some(true)),
+            count(Some(false)),
+            count(None)
+        );
     };
     tally("all but one naming word (half when 0.2 ahead)", &|q| {
         q.held.0 + 1 >= q.held.1 || (q.lead >= 0.2 && 2 * q.held.0 >= q.held.1)
@@ -192,10 +199,13 @@ fn main() {
         tally(&format!("the thing's words at {floor} in meaning"), &|q| {
             q.thing.is_none_or(|t| t >= floor)
         });
-        tally(&format!("all but one naming word, or the thing's words at {floor}"), &|q| {
-            q.held.0 + 1 >= q.held.1
-                || (q.lead >= 0.2 && 2 * q.held.0 >= q.held.1)
-                || q.thing.is_some_and(|t| t >= floor)
-        });
+        tally(
+            &format!("all but one naming word, or the thing's words at {floor}"),
+            &|q| {
+                q.held.0 + 1 >= q.held.1
+                    || (q.lead >= 0.2 && 2 * q.held.0 >= q.held.1)
+                    || q.thing.is_some_and(|t| t >= floor)
+            },
+        );
     }
 }

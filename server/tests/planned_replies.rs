@@ -911,3 +911,115 @@ async fn a_reminder_set_against_an_event_in_other_words_asks_which_when_two_are_
     assert_eq!(options.len(), 2, "{options:?}");
     assert!(!options.iter().any(|o| o.contains("Okoro")), "{options:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_thing_named_with_its_day_is_one_of_the_memories_that_say_that_day() {
+    // The real embedding weights; no memory says "appointment": the day
+    // does what the words cannot.
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "14th",
+        vec![step(
+            json!({"memory": 1, "answer": "Sam's eye test is at 16:20."}),
+        )],
+    )])
+    .await;
+    server.set_now(now());
+    server
+        .remember(
+            "Ella's orthodontist: next braces check Friday 14 June at 15:40",
+            None,
+        )
+        .await;
+    server
+        .remember(
+            "Sam's eye test at the opticians on Friday 14 June at 16:20",
+            None,
+        )
+        .await;
+    // Another day, and every week: neither is what the 14th may be.
+    server
+        .remember("Dentist check-up on Monday 17 June at 9am", None)
+        .await;
+    server
+        .remember("The bins go out every Friday at 7am", None)
+        .await;
+    server.meaning_ready().await;
+    let sid = server.create_session().await;
+
+    let reply_id = server
+        .say(&sid, "what time's the appointment on the 14th?")
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let question = events.until("question").await.last().unwrap().clone();
+    let options = question_options(&question);
+    assert_eq!(options.len(), 2, "{question}");
+    assert!(
+        !options
+            .iter()
+            .any(|o| o.contains("Dentist") || o.contains("bins")),
+        "{options:?}"
+    );
+    let sam = options
+        .iter()
+        .find(|o| o.contains("Sam"))
+        .expect("Sam's eye test");
+    server.answer_ok(&sid, &question["id"], sam).await;
+    let events = events.until_done().await;
+    let text = assistant_text(&events);
+    assert!(text.contains("16:20"), "{text}");
+    assert!(!text.contains("15:40"), "only the one chosen: {text}");
+
+    // The words name one of that day's: nothing to ask.
+    let events = server
+        .converse(&sid, "when is ella's braces check on the 14th?")
+        .await;
+    assert!(
+        !events.iter().any(|e| e["type"] == "question"),
+        "nothing to ask: {events:?}"
+    );
+    assert!(assistant_text(&events).contains("15:40"), "{events:?}");
+
+    // A reminder against it: which one, and half an hour before the
+    // chosen.
+    let reply_id = server
+        .say(
+            &sid,
+            "remind me half an hour before the appointment on the 14th to leave work",
+        )
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let question = events.until("question").await.last().unwrap().clone();
+    let options = question_options(&question);
+    assert_eq!(options.len(), 2, "{question}");
+    let ella = options
+        .iter()
+        .find(|o| o.contains("Ella"))
+        .expect("Ella's braces check");
+    server.answer_ok(&sid, &question["id"], ella).await;
+    let events = events.until_done().await;
+    assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
+    let due = reminders_due(&server).await;
+    assert!(
+        due.iter().any(|(_, at)| at == "2030-06-14 15:10"),
+        "half an hour before Ella's braces check: {due:?}"
+    );
+
+    // No day said: two dated things of the kind it names are asked
+    // between.
+    server
+        .remember("Office summer party on Friday 21 June at 7pm", None)
+        .await;
+    server
+        .remember(
+            "Tennis club summer party on Saturday 22 June from 8pm",
+            None,
+        )
+        .await;
+    server.meaning_ready().await;
+    let reply_id = server.say(&sid, "what time's the summer party?").await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let question = events.until("question").await.last().unwrap().clone();
+    let options = question_options(&question);
+    assert_eq!(options.len(), 2, "{question}");
+    assert!(options.iter().any(|o| o.contains("Tennis")), "{options:?}");
+}

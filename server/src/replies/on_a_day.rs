@@ -11,7 +11,7 @@ use chrono::{DateTime, Datelike, Local, NaiveDate};
 use crate::grounding::plan::{self, Topic};
 use crate::grounding::reference::SEARCH_LIMIT;
 use crate::grounding::when::{self, Stated};
-use crate::meaning::search::Findings;
+use crate::meaning::search::{Findings, CLEAR_LEAD};
 use crate::replies::run::Run;
 use crate::store::{Memory, MemoryQuery};
 
@@ -92,37 +92,94 @@ fn ordinal_ending(day: u32) -> &'static str {
 }
 
 /// Of `memories` (with their similarity in meaning to the question), those
-/// that say `day` (once, not each week) and fit the question alike: the
-/// ones holding most of the words naming the thing, when some hold any
-/// ("rory's school play on the 17th" is his nativity, not Isla's concert
-/// that day), and of those the nearest in meaning and any as near as
-/// another thing the question fits equally ([`NEAR_EQUAL_FOR_A_DETAIL`]
-/// below it). Nearest first.
+/// that say `day` (once, not each week) and fit the question alike
+/// ([`alike`], [`NEAR_EQUAL_FOR_A_DETAIL`] below the nearest: on one day,
+/// what the words name is what tells the memories apart). Nearest first.
 fn on_the_day(
     memories: Vec<(Memory, Option<f32>)>,
     topic: &Topic,
     day: NaiveDate,
     now: DateTime<Local>,
 ) -> Vec<Memory> {
-    let mut dated: Vec<(Memory, f32, usize)> = memories
+    let dated = memories
         .into_iter()
         .filter(|(m, _)| says_day(&m.content, day, now))
-        .map(|(m, similarity)| {
-            let held = topic.names_held(&m.content);
-            (m, similarity.unwrap_or(0.0), held)
-        })
+        .map(|(m, similarity)| (m, similarity.unwrap_or(0.0)))
         .collect();
-    let most_held = dated.iter().map(|d| d.2).max().unwrap_or(0);
-    dated.retain(|d| d.2 == most_held);
+    alike(dated, topic, NEAR_EQUAL_FOR_A_DETAIL)
+}
+
+/// The similarity from which a dated memory may be the event a request
+/// names by its kind or in other words. An event's name is a few words
+/// against a whole memory, so it lies lower than a question's [`FOUND`]:
+/// "the celebration" is 0.32 to a birthday party and 0.31 to a
+/// christening, and 0.18 to a boiler service; "the church service" 0.36
+/// to the christening and 0.24 to the boiler's.
+///
+/// [`FOUND`]: crate::meaning::search::FOUND
+pub(super) const EVENT_FOUND: f32 = 0.28;
+
+/// A "when" question that states no day ("what time's the christmas do?",
+/// "what time's the pick up again?"): the memories found that say when
+/// one event is, at least [`EVENT_FOUND`] in meaning and fitting it alike
+/// ([`alike`], within [`CLEAR_LEAD`] of the nearest). Two or more are two
+/// things it may be about; nearest first.
+pub(super) fn events_alike(
+    findings: &Findings,
+    topic: &Topic,
+    now: DateTime<Local>,
+) -> Vec<Memory> {
+    let dated = findings
+        .found
+        .iter()
+        .filter(|f| {
+            when::recurrence(&f.memory.content).is_none()
+                && when::stated(&f.memory.content, now).is_some()
+        })
+        .filter_map(|f| Some((f.memory.clone(), f.similarity?)))
+        .filter(|(_, similarity)| *similarity >= EVENT_FOUND)
+        .collect();
+    alike(dated, topic, CLEAR_LEAD)
+}
+
+/// Of `dated` (with their similarity in meaning), those that fit the
+/// question alike: those that hold whose it is (when it says), and of them
+/// the ones holding most of the words naming the thing, when some hold
+/// any ("rory's school play on the 17th" is his nativity, not Isla's
+/// concert that day), and of those the nearest in meaning and any less
+/// than `near` below it; none when the words passed over the one nearest
+/// in meaning of all. Nearest first.
+fn alike(mut dated: Vec<(Memory, f32)>, topic: &Topic, near: f32) -> Vec<Memory> {
+    let nearest = dated
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|d| d.0.id);
+    // Whose it is comes first: Isla's concert "playing" fiddle that day
+    // holds a word of "rory's school play" as his nativity holds "rory",
+    // and the shop's Tuesday hours are no "daan's swimming lesson on
+    // tuesday".
+    dated.retain(|d| topic.owners_in(&d.0.content));
+    let held = |m: &Memory| topic.names_held(&m.content);
+    let most_held = dated.iter().map(|d| held(&d.0)).max().unwrap_or(0);
+    dated.retain(|d| held(&d.0) == most_held);
     dated.sort_by(|a, b| b.1.total_cmp(&a.1));
     let Some(best) = dated.first().map(|d| d.1) else {
         return Vec::new();
     };
-    dated
+    let alike: Vec<Memory> = dated
         .into_iter()
-        .filter(|(_, similarity, _)| *similarity > best - NEAR_EQUAL_FOR_A_DETAIL)
-        .map(|(memory, _, _)| memory)
-        .collect()
+        .filter(|(_, similarity)| *similarity > best - near)
+        .map(|(memory, _)| memory)
+        .collect();
+    // The words passed over the one nearest in meaning ("the xmas lunch
+    // at dad's home" is the care home's lunch, which no "dad" names; "the
+    // kids' thing" is no more the final of a team called Golden Kids than
+    // the recital that day): the two do not agree on what it is, and
+    // nothing here is sure.
+    if !alike.iter().any(|m| Some(m.id) == nearest) {
+        return Vec::new();
+    }
+    alike
 }
 
 /// True when `content` says `day`, once: "Next braces check: Mon 14 Dec
@@ -182,6 +239,15 @@ mod tests {
         assert_eq!(asked("when's rory's appointment at the opticians"), None);
     }
 
+    /// The ids `on_the_day` keeps for `request` on day `d`, the memories
+    /// `saved` with their similarity to it.
+    fn on(saved: &[(&str, f32)], request: &str, d: u32) -> Vec<i64> {
+        on_the_day(memories(saved), &Topic::of(request, &[]), day(d), now())
+            .iter()
+            .map(|m| m.id)
+            .collect()
+    }
+
     #[test]
     fn the_memories_that_say_the_day_asked_and_fit_it_alike_are_what_it_may_be() {
         let saved = [
@@ -198,19 +264,63 @@ mod tests {
             ("Bins go out every Monday at 7am", 0.3),
             ("Room 14 at Redburn House", 0.4),
         ];
-        let on = |request: &str, d: u32| -> Vec<i64> {
-            on_the_day(memories(&saved), &Topic::of(request, &[]), day(d), now())
-                .iter()
-                .map(|m| m.id)
-                .collect()
-        };
         assert_eq!(
-            on("what time's the appointment on the 14th?", 14),
+            on(&saved, "what time's the appointment on the 14th?", 14),
             vec![2, 3]
         );
-        // The words name one of them.
-        assert_eq!(on("when is rory's eye test on the 14th", 14), vec![3]);
-        assert!(on("what time's the appointment on the 16th?", 16).is_empty());
+        assert!(on(&saved, "what time's the appointment on the 16th?", 16).is_empty());
+        // Someone else's that day is not it.
+        assert!(on(
+            &saved,
+            "what time is daan's swimming lesson on the 14th?",
+            14
+        )
+        .is_empty());
+        // The words name one of them, nearest in meaning too.
+        let eye_test = [
+            (
+                "Isla's orthodontist: next braces check Mon 14 Dec at 15:40",
+                0.45,
+            ),
+            ("Rory's eye test at Specsavers: Mon 14 Dec at 16:10", 0.62),
+        ];
+        assert_eq!(
+            on(&eye_test, "when is rory's eye test on the 14th", 14),
+            vec![2]
+        );
+        // Whose it is, though another holds a word of it ("playing").
+        let play = [
+            (
+                "Isla is playing fiddle at the Christmas concert, Thu 17 Dec at 7pm",
+                0.56,
+            ),
+            (
+                "Crown Primary nativity: Thu 17 Dec at 1:45pm. Rory is a shepherd",
+                0.67,
+            ),
+        ];
+        assert_eq!(
+            on(&play, "what time is rory's school play on the 17th?", 17),
+            vec![2]
+        );
+        // The words pass over the nearest in meaning (a team called
+        // Golden Kids holds "kids"): nothing here is sure.
+        let kids = [
+            (
+                "Kofi's football final (Bright Stars vs Golden Kids) on Sat 19 Dec at 3pm",
+                0.33,
+            ),
+            (
+                "Afua's dance recital with her troupe on Sat 19 Dec at 11am",
+                0.36,
+            ),
+        ];
+        assert!(on(
+            &kids,
+            "what time is the kids' thing on saturday the 19th",
+            19
+        )
+        .is_empty());
     }
 
     #[test]
@@ -223,5 +333,78 @@ mod tests {
             endings,
             ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "31st"]
         );
+    }
+
+    /// The ids `events_alike` keeps for `request`, the memories `saved`
+    /// found with their similarity to it.
+    fn alike(saved: &[(&str, f32)], request: &str) -> Vec<i64> {
+        let findings = Findings {
+            found: memories(saved)
+                .into_iter()
+                .map(|(memory, similarity)| crate::meaning::search::Found {
+                    memory,
+                    similarity,
+                    by_words: None,
+                })
+                .collect(),
+            by_meaning: true,
+            vector: None,
+        };
+        events_alike(&findings, &Topic::of(request, &[]), now())
+            .iter()
+            .map(|m| m.id)
+            .collect()
+    }
+
+    #[test]
+    fn a_when_question_stating_no_day_is_between_the_dated_events_that_fit_it_alike() {
+        let saved = [
+            (
+                "City Plumbing Christmas do: Fri 18 Dec at 7pm at the Kingsmills",
+                0.52,
+            ),
+            (
+                "Five-a-side Christmas do on Sat 19 Dec from 8pm at the Black Isle Bar",
+                0.47,
+            ),
+            // Further below the nearest than a near miss.
+            (
+                "Christmas lunch at Redburn House: Sun 20 Dec at 12:30",
+                0.36,
+            ),
+            // Every week, and under what an event's name comes to.
+            ("Christmas choir practice every Thursday at 6pm", 0.5),
+            ("Christmas cards posted on Mon 14 Dec", 0.2),
+        ];
+        assert_eq!(alike(&saved, "what time's the christmas do?"), vec![1, 2]);
+        // The words name one, nearest in meaning too: nothing to ask.
+        let five_a_side = [
+            (
+                "City Plumbing Christmas do: Fri 18 Dec at 7pm at the Kingsmills",
+                0.48,
+            ),
+            (
+                "Five-a-side Christmas do on Sat 19 Dec from 8pm at the Black Isle Bar",
+                0.61,
+            ),
+        ];
+        assert_eq!(
+            alike(&five_a_side, "what time's the five-a-side christmas do?"),
+            vec![2]
+        );
+        // Whose it is, said of a place: the words pass over the nearest
+        // in meaning, and nothing is asked.
+        let lunch = [
+            (
+                "Redburn House Christmas lunch for families: Sun 20 Dec at 12:30",
+                0.56,
+            ),
+            (
+                "Uncle Donnie (Dad's brother) flies in on Tue 22 Dec at 10:55",
+                0.38,
+            ),
+            ("Dad's hearing test on Wed 16 Dec at 2pm", 0.31),
+        ];
+        assert!(alike(&lunch, "what time's the xmas lunch at dad's home?").is_empty());
     }
 }

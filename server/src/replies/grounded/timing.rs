@@ -11,20 +11,11 @@ use crate::grounding::plan::{self, Topic};
 use crate::grounding::reference::{self, MAX_OPTIONS, SEARCH_LIMIT};
 use crate::grounding::when::{self, Stated};
 use crate::meaning::search::CLEAR_LEAD;
+use crate::replies::on_a_day::EVENT_FOUND;
 use crate::replies::run::{Interrupt, Run};
 use crate::store::{Memory, MemoryQuery};
 use crate::tools::run::MemoryLine;
 use crate::tools::{ASK_USER, REMIND};
-
-/// The similarity from which a dated memory may be the event a reminder
-/// is set against. An event's name is a few words against a whole
-/// memory, so it lies lower than a question's [`FOUND`]: "the
-/// celebration" is 0.32 to a birthday party and 0.31 to a christening,
-/// and 0.18 to a boiler service; "the church service" 0.36 to the
-/// christening and 0.24 to the boiler's.
-///
-/// [`FOUND`]: crate::meaning::search::FOUND
-const EVENT_FOUND: f32 = 0.28;
 
 impl Run {
     /// When the request sets its reminder against an event a memory
@@ -44,14 +35,14 @@ impl Run {
         // "half an hour before the appointment on the 14th": the memories
         // that say the 14th are what it may be.
         let dated = match self.on_the_day_named(&anchor.event, None, &topic).await {
-            Some(on_the_day) => on_the_day
+            Some(on_the_day) if !on_the_day.is_empty() => on_the_day
                 .into_iter()
                 .filter_map(|m| {
                     let moment = anchor.moment(&m.content, now)?;
                     Some((m, moment))
                 })
                 .collect(),
-            None => self.named_events(&anchor, &topic, now).await,
+            _ => self.named_events(&anchor, &topic, now).await,
         };
         let moment = match dated.as_slice() {
             [] => return Ok(()),
