@@ -121,9 +121,10 @@ pub fn is_stop(text: &str) -> bool {
 pub const STOP_CONFIDENCE: f64 = 0.55;
 
 /// Words said around a stop that change nothing ("please stop", "stop it
-/// now", "okay stop").
+/// now", "okay stop", "let's stop": the recogniser also opens a clipped
+/// "Stop, please" with a "Let's" of its own).
 const AROUND_STOP: &[&str] = &[
-    "please", "it", "now", "talking", "ok", "okay", "echo", "just", "oh",
+    "please", "it", "now", "talking", "ok", "okay", "echo", "just", "oh", "let's", "lets",
 ];
 
 /// Whether an utterance, heard while Echo speaks or a reply runs, is the
@@ -460,6 +461,7 @@ mod tests {
             "okay stop",
             "Stop it now.",
             "Stop. Stop.",
+            "Let's stop, please.",
         ] {
             assert!(heard_stop(heard, Some(0.9)), "{heard:?} is a stop");
         }
@@ -472,6 +474,7 @@ mod tests {
         assert!(heard_stop("stop", Some(STOP_CONFIDENCE - 0.05)));
         for heard in [
             "start",
+            "Let's start.",
             "Start a timer for ten minutes.",
             "Star the message from Anna.",
             "stay",
