@@ -121,7 +121,9 @@ pub(super) const EVENT_FOUND: f32 = 0.28;
 
 /// A "when" question that states no day ("what time's the christmas do?",
 /// "what time's the pick up again?"): the memories found that say when
-/// one event is, at least [`EVENT_FOUND`] in meaning and fitting it alike
+/// one event is, hold every word naming it (its words cannot tell them
+/// apart; "the MOT on the van" is neither the van's insurance nor its
+/// service), are at least [`EVENT_FOUND`] in meaning and fit it alike
 /// ([`alike`], within [`CLEAR_LEAD`] of the nearest). Two or more are two
 /// things it may be about; nearest first.
 pub(super) fn events_alike(
@@ -137,7 +139,9 @@ pub(super) fn events_alike(
                 && when::stated(&f.memory.content, now).is_some()
         })
         .filter_map(|f| Some((f.memory.clone(), f.similarity?)))
-        .filter(|(_, similarity)| *similarity >= EVENT_FOUND)
+        .filter(|(m, similarity)| {
+            *similarity >= EVENT_FOUND && topic.names_held(&m.content) == topic.names.len()
+        })
         .collect();
     alike(dated, topic, CLEAR_LEAD)
 }
@@ -406,5 +410,11 @@ mod tests {
             ("Dad's hearing test on Wed 16 Dec at 2pm", 0.31),
         ];
         assert!(alike(&lunch, "what time's the xmas lunch at dad's home?").is_empty());
+        // Two of the van's, neither its MOT: nothing to ask between.
+        let van = [
+            ("Van insurance with Simply Business renews on 31 Dec", 0.52),
+            ("Work van is due a service on Thu 7 Jan at 8am", 0.47),
+        ];
+        assert!(alike(&van, "when's the MOT due on the van").is_empty());
     }
 }
