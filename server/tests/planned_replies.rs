@@ -1003,23 +1003,4 @@ async fn a_thing_named_with_its_day_is_one_of_the_memories_that_say_that_day() {
         due.iter().any(|(_, at)| at == "2030-06-14 15:10"),
         "half an hour before Ella's braces check: {due:?}"
     );
-
-    // No day said: two dated things of the kind it names are asked
-    // between.
-    server
-        .remember("Office summer party on Friday 21 June at 7pm", None)
-        .await;
-    server
-        .remember(
-            "Tennis club summer party on Saturday 22 June from 8pm",
-            None,
-        )
-        .await;
-    server.meaning_ready().await;
-    let reply_id = server.say(&sid, "what time's the summer party?").await;
-    let mut events = server.watch_reply(&sid, &reply_id).await;
-    let question = events.until("question").await.last().unwrap().clone();
-    let options = question_options(&question);
-    assert_eq!(options.len(), 2, "{question}");
-    assert!(options.iter().any(|o| o.contains("Tennis")), "{options:?}");
 }

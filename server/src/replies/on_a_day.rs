@@ -11,7 +11,7 @@ use chrono::{DateTime, Datelike, Local, NaiveDate};
 use crate::grounding::plan::{self, Topic};
 use crate::grounding::reference::SEARCH_LIMIT;
 use crate::grounding::when::{self, Stated};
-use crate::meaning::search::{Findings, CLEAR_LEAD};
+use crate::meaning::search::Findings;
 use crate::replies::run::Run;
 use crate::store::{Memory, MemoryQuery};
 
@@ -93,8 +93,7 @@ fn ordinal_ending(day: u32) -> &'static str {
 
 /// Of `memories` (with their similarity in meaning to the question), those
 /// that say `day` (once, not each week) and fit the question alike
-/// ([`alike`], [`NEAR_EQUAL_FOR_A_DETAIL`] below the nearest: on one day,
-/// what the words name is what tells the memories apart). Nearest first.
+/// ([`alike`]). Nearest first.
 fn on_the_day(
     memories: Vec<(Memory, Option<f32>)>,
     topic: &Topic,
@@ -106,11 +105,12 @@ fn on_the_day(
         .filter(|(m, _)| says_day(&m.content, day, now))
         .map(|(m, similarity)| (m, similarity.unwrap_or(0.0)))
         .collect();
-    alike(dated, topic, NEAR_EQUAL_FOR_A_DETAIL)
+    alike(dated, topic)
 }
 
 /// The similarity from which a dated memory may be the event a request
-/// names by its kind or in other words. An event's name is a few words
+/// names in other words (a reminder's event, or the one memory that says
+/// the day a question asks about). An event's name is a few words
 /// against a whole memory, so it lies lower than a question's [`FOUND`]:
 /// "the celebration" is 0.32 to a birthday party and 0.31 to a
 /// christening, and 0.18 to a boiler service; "the church service" 0.36
@@ -119,41 +119,15 @@ fn on_the_day(
 /// [`FOUND`]: crate::meaning::search::FOUND
 pub(super) const EVENT_FOUND: f32 = 0.28;
 
-/// A "when" question that states no day ("what time's the christmas do?",
-/// "what time's the pick up again?"): the memories found that say when
-/// one event is, hold every word naming it (its words cannot tell them
-/// apart; "the MOT on the van" is neither the van's insurance nor its
-/// service), are at least [`EVENT_FOUND`] in meaning and fit it alike
-/// ([`alike`], within [`CLEAR_LEAD`] of the nearest). Two or more are two
-/// things it may be about; nearest first.
-pub(super) fn events_alike(
-    findings: &Findings,
-    topic: &Topic,
-    now: DateTime<Local>,
-) -> Vec<Memory> {
-    let dated = findings
-        .found
-        .iter()
-        .filter(|f| {
-            when::recurrence(&f.memory.content).is_none()
-                && when::stated(&f.memory.content, now).is_some()
-        })
-        .filter_map(|f| Some((f.memory.clone(), f.similarity?)))
-        .filter(|(m, similarity)| {
-            *similarity >= EVENT_FOUND && topic.names_held(&m.content) == topic.names.len()
-        })
-        .collect();
-    alike(dated, topic, CLEAR_LEAD)
-}
-
 /// Of `dated` (with their similarity in meaning), those that fit the
 /// question alike: those that hold whose it is (when it says), and of them
 /// the ones holding most of the words naming the thing, when some hold
 /// any ("rory's school play on the 17th" is his nativity, not Isla's
 /// concert that day), and of those the nearest in meaning and any less
-/// than `near` below it; none when the words passed over the one nearest
-/// in meaning of all. Nearest first.
-fn alike(mut dated: Vec<(Memory, f32)>, topic: &Topic, near: f32) -> Vec<Memory> {
+/// than [`NEAR_EQUAL_FOR_A_DETAIL`] below it (on one day, what the words
+/// name is what tells the memories apart); none when the words passed
+/// over the one nearest in meaning of all. Nearest first.
+fn alike(mut dated: Vec<(Memory, f32)>, topic: &Topic) -> Vec<Memory> {
     let nearest = dated
         .iter()
         .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -172,12 +146,11 @@ fn alike(mut dated: Vec<(Memory, f32)>, topic: &Topic, near: f32) -> Vec<Memory>
     };
     let alike: Vec<Memory> = dated
         .into_iter()
-        .filter(|(_, similarity)| *similarity > best - near)
+        .filter(|(_, similarity)| *similarity > best - NEAR_EQUAL_FOR_A_DETAIL)
         .map(|(memory, _)| memory)
         .collect();
-    // The words passed over the one nearest in meaning ("the xmas lunch
-    // at dad's home" is the care home's lunch, which no "dad" names; "the
-    // kids' thing" is no more the final of a team called Golden Kids than
+    // The words passed over the one nearest in meaning ("the kids' thing"
+    // on the 19th is no more the final of a team called Golden Kids than
     // the recital that day): the two do not agree on what it is, and
     // nothing here is sure.
     if !alike.iter().any(|m| Some(m.id) == nearest) {
@@ -337,84 +310,5 @@ mod tests {
             endings,
             ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "31st"]
         );
-    }
-
-    /// The ids `events_alike` keeps for `request`, the memories `saved`
-    /// found with their similarity to it.
-    fn alike(saved: &[(&str, f32)], request: &str) -> Vec<i64> {
-        let findings = Findings {
-            found: memories(saved)
-                .into_iter()
-                .map(|(memory, similarity)| crate::meaning::search::Found {
-                    memory,
-                    similarity,
-                    by_words: None,
-                })
-                .collect(),
-            by_meaning: true,
-            vector: None,
-        };
-        events_alike(&findings, &Topic::of(request, &[]), now())
-            .iter()
-            .map(|m| m.id)
-            .collect()
-    }
-
-    #[test]
-    fn a_when_question_stating_no_day_is_between_the_dated_events_that_fit_it_alike() {
-        let saved = [
-            (
-                "City Plumbing Christmas do: Fri 18 Dec at 7pm at the Kingsmills",
-                0.52,
-            ),
-            (
-                "Five-a-side Christmas do on Sat 19 Dec from 8pm at the Black Isle Bar",
-                0.47,
-            ),
-            // Further below the nearest than a near miss.
-            (
-                "Christmas lunch at Redburn House: Sun 20 Dec at 12:30",
-                0.36,
-            ),
-            // Every week, and under what an event's name comes to.
-            ("Christmas choir practice every Thursday at 6pm", 0.5),
-            ("Christmas cards posted on Mon 14 Dec", 0.2),
-        ];
-        assert_eq!(alike(&saved, "what time's the christmas do?"), vec![1, 2]);
-        // The words name one, nearest in meaning too: nothing to ask.
-        let five_a_side = [
-            (
-                "City Plumbing Christmas do: Fri 18 Dec at 7pm at the Kingsmills",
-                0.48,
-            ),
-            (
-                "Five-a-side Christmas do on Sat 19 Dec from 8pm at the Black Isle Bar",
-                0.61,
-            ),
-        ];
-        assert_eq!(
-            alike(&five_a_side, "what time's the five-a-side christmas do?"),
-            vec![2]
-        );
-        // Whose it is, said of a place: the words pass over the nearest
-        // in meaning, and nothing is asked.
-        let lunch = [
-            (
-                "Redburn House Christmas lunch for families: Sun 20 Dec at 12:30",
-                0.56,
-            ),
-            (
-                "Uncle Donnie (Dad's brother) flies in on Tue 22 Dec at 10:55",
-                0.38,
-            ),
-            ("Dad's hearing test on Wed 16 Dec at 2pm", 0.31),
-        ];
-        assert!(alike(&lunch, "what time's the xmas lunch at dad's home?").is_empty());
-        // Two of the van's, neither its MOT: nothing to ask between.
-        let van = [
-            ("Van insurance with Simply Business renews on 31 Dec", 0.52),
-            ("Work van is due a service on Thu 7 Jan at 8am", 0.47),
-        ];
-        assert!(alike(&van, "when's the MOT due on the van").is_empty());
     }
 }

@@ -174,19 +174,10 @@ impl Run {
                     }
                     None => None,
                 };
-                // "what time's the christmas do?": two dated things it may
-                // be are asked between, as two on the day asked are.
-                let alike = match (&on_the_day, vouched.asks_when) {
-                    (Some(on_the_day), _) => on_the_day.clone(),
-                    (None, Some(now)) => {
-                        crate::replies::on_a_day::events_alike(&meant.findings, &topic, now)
-                    }
-                    (None, None) => Vec::new(),
-                };
-                match (on_the_day.as_deref(), alike.as_slice()) {
+                match on_the_day.as_deref() {
                     // One that day names it, or is near enough in meaning
                     // to be it in other words.
-                    (Some([one]), _)
+                    Some([one])
                         if topic.names_held(&one.content) > 0
                             || meant.findings.found.iter().any(|f| {
                                 f.memory.id == one.id
@@ -198,7 +189,7 @@ impl Run {
                         let found = [memory_line(one)];
                         return self.answer_from(&found, &topic, true, true, &vouched).await;
                     }
-                    (_, several @ [_, _, ..]) => {
+                    Some(several @ [_, _, ..]) => {
                         let mut candidates = reference::distinct_candidates(several);
                         candidates.truncate(MAX_OPTIONS);
                         let phrase = topic.phrase(self.talk.request());
