@@ -27,7 +27,7 @@ impl Run {
         named: &str,
         findings: Option<&Findings>,
         topic: &Topic,
-    ) -> Option<Vec<Memory>> {
+    ) -> Option<Vec<(Memory, f32)>> {
         let now = self.env.clock.now();
         let day = day_stated(named, now)?;
         let searched;
@@ -99,7 +99,7 @@ fn on_the_day(
     topic: &Topic,
     day: NaiveDate,
     now: DateTime<Local>,
-) -> Vec<Memory> {
+) -> Vec<(Memory, f32)> {
     let dated = memories
         .into_iter()
         .filter(|(m, _)| says_day(&m.content, day, now))
@@ -127,7 +127,7 @@ pub(super) const EVENT_FOUND: f32 = 0.28;
 /// than [`NEAR_EQUAL_FOR_A_DETAIL`] below it (on one day, what the words
 /// name is what tells the memories apart); none when the words passed
 /// over the one nearest in meaning of all. Nearest first.
-fn alike(mut dated: Vec<(Memory, f32)>, topic: &Topic) -> Vec<Memory> {
+fn alike(mut dated: Vec<(Memory, f32)>, topic: &Topic) -> Vec<(Memory, f32)> {
     let nearest = dated
         .iter()
         .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -144,16 +144,15 @@ fn alike(mut dated: Vec<(Memory, f32)>, topic: &Topic) -> Vec<Memory> {
     let Some(best) = dated.first().map(|d| d.1) else {
         return Vec::new();
     };
-    let alike: Vec<Memory> = dated
+    let alike: Vec<(Memory, f32)> = dated
         .into_iter()
         .filter(|(_, similarity)| *similarity > best - NEAR_EQUAL_FOR_A_DETAIL)
-        .map(|(memory, _)| memory)
         .collect();
     // The words passed over the one nearest in meaning ("the kids' thing"
     // on the 19th is no more the final of a team called Golden Kids than
     // the recital that day): the two do not agree on what it is, and
     // nothing here is sure.
-    if !alike.iter().any(|m| Some(m.id) == nearest) {
+    if !alike.iter().any(|(m, _)| Some(m.id) == nearest) {
         return Vec::new();
     }
     alike
@@ -221,7 +220,7 @@ mod tests {
     fn on(saved: &[(&str, f32)], request: &str, d: u32) -> Vec<i64> {
         on_the_day(memories(saved), &Topic::of(request, &[]), day(d), now())
             .iter()
-            .map(|m| m.id)
+            .map(|(m, _)| m.id)
             .collect()
     }
 

@@ -37,7 +37,7 @@ impl Run {
         let dated = match self.on_the_day_named(&anchor.event, None, &topic).await {
             Some(on_the_day) if !on_the_day.is_empty() => on_the_day
                 .into_iter()
-                .filter_map(|m| {
+                .filter_map(|(m, _)| {
                     let moment = anchor.moment(&m.content, now)?;
                     Some((m, moment))
                 })

@@ -177,20 +177,18 @@ impl Run {
                 match on_the_day.as_deref() {
                     // One that day names it, or is near enough in meaning
                     // to be it in other words.
-                    Some([one])
+                    Some([(one, similarity)])
                         if topic.names_held(&one.content) > 0
-                            || meant.findings.found.iter().any(|f| {
-                                f.memory.id == one.id
-                                    && f.similarity
-                                        .is_some_and(|s| s >= crate::replies::on_a_day::EVENT_FOUND)
-                            }) =>
+                            || *similarity >= crate::replies::on_a_day::EVENT_FOUND =>
                     {
                         tracing::info!(reply = %self.reply.id, "the one memory that says the day asked");
                         let found = [memory_line(one)];
                         return self.answer_from(&found, &topic, true, true, &vouched).await;
                     }
                     Some(several @ [_, _, ..]) => {
-                        let mut candidates = reference::distinct_candidates(several);
+                        let several: Vec<crate::store::Memory> =
+                            several.iter().map(|(m, _)| m.clone()).collect();
+                        let mut candidates = reference::distinct_candidates(&several);
                         candidates.truncate(MAX_OPTIONS);
                         let phrase = topic.phrase(self.talk.request());
                         tracing::info!(reply = %self.reply.id, options = candidates.len(), "several memories say the day asked: asking which");
