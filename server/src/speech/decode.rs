@@ -211,6 +211,37 @@ fn whole_repeats_once(text: &str) -> &str {
     text
 }
 
+/// A choice heard as the whole utterance reads at least this (the mean
+/// log-probability of its tokens and the end) to stand for what was said.
+/// Measured with `eval_speech` on the project's sets and the held-out
+/// recordings (session 30): a choice said, heard in other words ("Maria"
+/// as "Berea.", "Holiday" as "Our Day."), read −0.7 to −1.4; the nearest
+/// choice under two other people talking and no answer, −2.0 and lower.
+pub const WHOLE_CHOICE_FLOOR: f32 = -1.5;
+/// …and no further than this below what the search wrote (a request read
+/// as "Stop" was 2.1 below it or more).
+pub const WHOLE_CHOICE_BEHIND: f32 = 1.5;
+/// …and this far ahead of the next choice (the other choices of a said
+/// one read 2.3 or more below it).
+pub const WHOLE_CHOICE_LEAD: f32 = 2.0;
+
+/// The choice the audio reads as, when what the search wrote names none:
+/// of `readings` (each choice's mean log-probability as the whole
+/// transcript), the best, when it clears [`WHOLE_CHOICE_FLOOR`], is within
+/// [`WHOLE_CHOICE_BEHIND`] of what was written (`written`, its mean), and
+/// leads the next by [`WHOLE_CHOICE_LEAD`]. With it, how much less likely
+/// it reads than what was written: exp(difference of the means), 0–1.
+pub fn whole_choice(written: f32, readings: &[(String, f32)]) -> Option<(&str, f32)> {
+    let mut ranked: Vec<&(String, f32)> = readings.iter().filter(|(_, m)| m.is_finite()).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let (best, mean) = ranked.first().map(|(t, m)| (t.as_str(), *m))?;
+    let lead = ranked.get(1).map_or(f32::INFINITY, |(_, next)| mean - next);
+    (mean >= WHOLE_CHOICE_FLOOR
+        && written - mean <= WHOLE_CHOICE_BEHIND
+        && lead >= WHOLE_CHOICE_LEAD)
+        .then(|| (best, (mean - written).exp().clamp(0.0, 1.0)))
+}
+
 /// exp(mean log-probability) of the tokens written (and the end), 0–1,
 /// from their sum and count.
 pub fn confidence(sum_logprob: f32, scored: usize) -> Option<f32> {
@@ -223,6 +254,38 @@ pub fn confidence(sum_logprob: f32, scored: usize) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn readings(of: &[(&str, f32)]) -> Vec<(String, f32)> {
+        of.iter().map(|(t, m)| (t.to_string(), *m)).collect()
+    }
+
+    #[test]
+    fn a_choice_read_nearly_as_well_as_what_was_written_stands_for_it() {
+        // "Maria" heard as "Berea." (−0.63): Maria reads −0.73.
+        let heard = readings(&[("Peter", -4.6), ("Maria", -0.73), ("Tom", -5.0)]);
+        let (choice, ratio) = whole_choice(-0.63, &heard).expect("a choice");
+        assert_eq!(choice, "Maria");
+        assert!((ratio - (-0.1f32).exp()).abs() < 1e-4, "{ratio}");
+        // The lone word of a stop hint needs no lead.
+        let stop = readings(&[("Stop", -1.04)]);
+        assert_eq!(whole_choice(-0.32, &stop).map(|c| c.0), Some("Stop"));
+    }
+
+    #[test]
+    fn no_choice_stands_when_it_reads_poorly_far_behind_or_near_another() {
+        // Two other people talking, no answer: the nearest choice −2.0.
+        let babble = readings(&[("Imprint", -2.01), ("Billing", -3.76)]);
+        assert_eq!(whole_choice(-0.58, &babble), None);
+        // A request while a reply runs: "Stop" far below what was written.
+        let request = readings(&[("Stop", -1.4)]);
+        assert_eq!(whole_choice(0.2, &request), None);
+        // Two choices alike ("Maria" and "Tom" under reverb).
+        let alike = readings(&[("Maria", -1.2), ("Tom", -1.9)]);
+        assert_eq!(whole_choice(-0.8, &alike), None);
+        // A choice that cannot be read at all is no candidate.
+        let none = readings(&[("Peter", f32::NEG_INFINITY)]);
+        assert_eq!(whole_choice(-0.5, &none), None);
+    }
 
     fn rules() -> Rules {
         Rules {

@@ -22,6 +22,7 @@ use super::decoder::{Audio, Cache, Decoder};
 use super::mel::{LogMel, FRAMES_PER_SECOND};
 use super::weights::{self, WeightsError};
 use super::{Engine, Hint, Transcript, SAMPLE_RATE};
+use imprint_text::voice::{heard_stop, is_stop, match_option};
 
 /// The recogniser's name, as shown to people and logs.
 pub const NAME: &str = "whisper-tiny.en";
@@ -213,15 +214,7 @@ impl Ears {
     /// `<|startofprev|>`, as if said just before), then the task.
     fn prompt(&self, hint: &Hint) -> Result<Vec<u32>, String> {
         let mut prompt = Vec::new();
-        let mut options: Vec<&str> = hint
-            .options
-            .iter()
-            .map(|o| o.trim())
-            .filter(|o| !o.is_empty())
-            .collect();
-        if hint.stop && !options.iter().any(|o| o.eq_ignore_ascii_case("stop")) {
-            options.push("Stop");
-        }
+        let options = choices(hint);
         if !options.is_empty() {
             let text = format!(" {}.", options.join(", "));
             let encoded = self
@@ -290,13 +283,14 @@ impl Ears {
             no_speech = probability(&at_sot, id as usize);
         }
         let first = self.logits(&hidden, tokens.len() - 1)?;
+        let after_prompt = cache.clone();
         let mut model = Reader {
             decoder: &self.decoder,
             audio: &audio,
             cache,
         };
         let beams = if hint.draft { 1 } else { self.tuning.beam };
-        let written = beam::search(&mut model, first, &self.rules, beams, cap)?;
+        let written = beam::search(&mut model, first.clone(), &self.rules, beams, cap)?;
         let Some(written) = written else {
             return Ok(Transcript {
                 text: String::new(),
@@ -314,10 +308,75 @@ impl Ears {
             .tokenizer
             .decode(&written.tokens, true)
             .map_err(|e| format!("cannot decode the tokens: {e}"))?;
-        Ok(Transcript {
-            text: decode::said_once(text.trim()).to_string(),
-            confidence,
-        })
+        let text = decode::said_once(text.trim()).to_string();
+        // "Maria" heard as "Berea.", "Stop" as "Let's start.": when the
+        // text names no choice, the choices are read as the whole of what
+        // was said, and one that reads nearly as well stands for it.
+        let choices = choices(hint);
+        if !hint.draft
+            && !choices.is_empty()
+            && match_option(&text, &hint.options).is_none()
+            && !heard_stop(&text, confidence.map(f64::from))
+        {
+            let mut readings = Vec::with_capacity(choices.len());
+            for choice in &choices {
+                // With its full stop ("Maria.") or without: the better.
+                let stopped =
+                    self.forced_mean(&format!("{choice}."), &first, &audio, &after_prompt)?;
+                let bare = self.forced_mean(choice, &first, &audio, &after_prompt)?;
+                readings.push((choice.clone(), stopped.max(bare)));
+            }
+            if let Some((choice, ratio)) = decode::whole_choice(written.mean_logprob(), &readings) {
+                tracing::debug!(heard = %text, %choice, ratio, "a choice read as the whole utterance");
+                // A stop is obeyed as surely as the speech was heard: a
+                // false one costs a repeat, a missed one talks over the
+                // user. A choice is as sure as it reads beside the text,
+                // so an unsure one is confirmed before it is used.
+                let sure = if is_stop(choice) {
+                    confidence
+                } else {
+                    Some(ratio)
+                };
+                return Ok(Transcript {
+                    text: choice.to_string(),
+                    confidence: sure,
+                });
+            }
+        }
+        Ok(Transcript { text, confidence })
+    }
+
+    /// The mean log-probability of `text` as the whole transcript: its
+    /// tokens, then the end, read after the prompt (whose last logits are
+    /// `first`).
+    fn forced_mean(
+        &self,
+        text: &str,
+        first: &[f32],
+        audio: &Audio,
+        after_prompt: &Cache,
+    ) -> Result<f32, String> {
+        let encoded = self
+            .tokenizer
+            .encode(format!(" {}", text.trim()), false)
+            .map_err(|e| format!("cannot encode an option: {e}"))?;
+        let ids = encoded.get_ids();
+        let Some(&opening) = ids.first() else {
+            return Ok(f32::NEG_INFINITY);
+        };
+        let mut sum = log_probability(first, opening as usize);
+        let mut cache = after_prompt.clone();
+        let input = Tensor::new(ids, &Device::Cpu)
+            .and_then(|t| t.unsqueeze(0))
+            .map_err(candle_error)?;
+        let hidden = self
+            .decoder
+            .forward(&input, audio, &mut cache)
+            .map_err(candle_error)?;
+        for (at, next) in ids[1..].iter().chain([&self.rules.end]).enumerate() {
+            sum += log_probability(&self.logits(&hidden, at)?, *next as usize);
+        }
+        Ok(sum / (ids.len() + 1) as f32)
     }
 
     /// The logits after the token at `position` of the first row.
@@ -329,6 +388,21 @@ impl Ears {
             .and_then(|l| l.to_vec1::<f32>())
             .map_err(candle_error)
     }
+}
+
+/// The choices a hint says the recogniser may hear: a waiting question's
+/// options, and "Stop" while Echo speaks or a reply runs.
+fn choices(hint: &Hint) -> Vec<String> {
+    let mut choices: Vec<String> = hint
+        .options
+        .iter()
+        .map(|o| o.trim().to_string())
+        .filter(|o| !o.is_empty())
+        .collect();
+    if hint.stop && !choices.iter().any(|o| o.eq_ignore_ascii_case("stop")) {
+        choices.push("Stop".to_string());
+    }
+    choices
 }
 
 /// The decoder and its cache as the search's [`Step`]: the beams are the
@@ -383,6 +457,14 @@ fn candle_error(e: candle_core::Error) -> String {
 }
 
 /// softmax(logits)[id].
+fn log_probability(logits: &[f32], id: usize) -> f32 {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f32 = logits.iter().map(|l| (l - max).exp()).sum();
+    logits
+        .get(id)
+        .map_or(f32::NEG_INFINITY, |l| l - max - sum.ln())
+}
+
 fn probability(logits: &[f32], id: usize) -> f32 {
     let Some(&at) = logits.get(id) else {
         return 0.0;
