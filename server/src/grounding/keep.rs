@@ -202,13 +202,14 @@ fn after_keeping_that(request: &str) -> Option<usize> {
 /// before it.
 fn before_trailing_keep(request: &str) -> Option<&str> {
     let trimmed = courtesy::without_closing(request);
-    // Only a closing clause: "…, save that", "… - remember this".
-    let cut = trimmed.rfind([',', '-', '–', '—', ';', '.'])?;
+    // Only a closing clause: "…, save that", "… - remember this", "…!!
+    // save it pls" (a sentence's end is a clause's end too).
+    let cut = trimmed.rfind([',', '-', '–', '—', ';', '.', '!'])?;
     let (before, clause) = trimmed.split_at(cut);
     if !only_asks_to_keep(&clause[clause.chars().next()?.len_utf8()..]) {
         return None;
     }
-    let before = before.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.".contains(c));
+    let before = before.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.!".contains(c));
     let before = without_lead_in(before);
     (imprint_text::words::plain(before).len() >= 2).then_some(before)
 }

@@ -749,6 +749,11 @@ fn what_to_save_comes_from_the_users_words() {
             "Lena's train gets in at 16:40 on Saturday, save that",
             Some("Lena's train gets in at 16:40 on Saturday"),
         ),
+        // A sentence that ends with "!" before the keeping words.
+        (
+            "our choir came second at the county festival!! save it pls",
+            Some("Our choir came second at the county festival"),
+        ),
         (
             "Note: the gate code is 12:34 until Friday",
             Some("The gate code is 12:34 until Friday"),
