@@ -66,7 +66,9 @@ impl Run {
             }
             Err(error) => tracing::warn!(%error, "could not search the memories for the day named"),
         }
-        Some(on_the_day(memories, topic, day, now))
+        let kept = on_the_day(memories, topic, day, now);
+        tracing::debug!(reply = %self.reply.id, %day, kept = ?kept.iter().map(|(m, s)| (m.id, *s)).collect::<Vec<_>>(), "the memories that say the day named");
+        Some(kept)
     }
 }
 
