@@ -288,7 +288,8 @@ fn none_answers(found: &[String], topic: &Topic, request: &str) -> String {
         })
         .collect();
     if closest.is_empty() {
-        return nothing_found(topic, request);
+        return known_but_not_said(found, topic, request)
+            .unwrap_or_else(|| nothing_found(topic, request));
     }
     let lines: Vec<&str> = closest.iter().map(|l| l.as_str()).collect();
     format!(
@@ -299,6 +300,27 @@ fn none_answers(found: &[String], topic: &Topic, request: &str) -> String {
             1
         )
     )
+}
+
+/// "what meds is paco on?" with seven memories about Paco and none
+/// saying his medicines: "I found nothing about “paco”" is untrue. When a
+/// memory found holds every word naming the thing and the question asks
+/// something of it that is no kind of detail one tells ("meds", not
+/// "number"), the memories about it are said to be there, and none to
+/// answer.
+fn known_but_not_said(found: &[String], topic: &Topic, request: &str) -> Option<String> {
+    if topic.asked.is_empty() || topic.detail().is_some() || topic.names.is_empty() {
+        return None;
+    }
+    let holds_the_thing = found.iter().any(|line| {
+        MemoryLine::read(line).is_some_and(|m| topic.names_held(m.content) == topic.names.len())
+    });
+    holds_the_thing.then(|| {
+        format!(
+            "I have memories about “{}”, but found none that says that. Tell me, and I'll save it.",
+            topic.phrase(request)
+        )
+    })
 }
 
 /// The words of `request` that the memories `found` write as names
@@ -396,6 +418,30 @@ mod tests {
             text.contains("late flight") && !text.contains("18:30"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn memories_about_the_thing_that_say_nothing_asked_are_said_to_be_there() {
+        let request = "what meds is paco on again";
+        let topic = Topic::of(request, &[]);
+        let found = [
+            line(1, "Paco sees the neurologist on Tue 15 Dec at 10:20."),
+            line(2, "Paco's physio comes on Mondays and Thursdays at 11."),
+        ];
+        let text = none_answers(&found, &topic, request);
+        assert!(
+            text.starts_with("I have memories about “paco”, but found none"),
+            "{text}"
+        );
+        // Nothing found holds the thing: nothing found is said.
+        let other = [line(3, "Lola is our dog, 6 years old.")];
+        let text = none_answers(&other, &topic, request);
+        assert!(text.starts_with("I found nothing about"), "{text}");
+        // A detail one tells keeps its own offer ("Tell me the number").
+        let request = "what's paco's number";
+        let topic = Topic::of(request, &[]);
+        let text = none_answers(&found, &topic, request);
+        assert!(!text.starts_with("I have memories"), "{text}");
     }
 
     fn line(id: i64, content: &str) -> String {
