@@ -307,7 +307,8 @@ fn none_answers(found: &[String], topic: &Topic, request: &str) -> String {
 /// memory found holds every word naming the thing and the question asks
 /// something of it that is no kind of detail one tells ("meds", not
 /// "number"), the memories about it are said to be there, and none to
-/// answer.
+/// answer ("Your memories mention “paco”, but I found no memory that
+/// says that.").
 fn known_but_not_said(found: &[String], topic: &Topic, request: &str) -> Option<String> {
     if topic.asked.is_empty() || topic.detail().is_some() || topic.names.is_empty() {
         return None;
@@ -317,7 +318,7 @@ fn known_but_not_said(found: &[String], topic: &Topic, request: &str) -> Option<
     });
     holds_the_thing.then(|| {
         format!(
-            "I have memories about “{}”, but found none that says that. Tell me, and I'll save it.",
+            "Your memories mention “{}”, but I found no memory that says that. Tell me, and I'll save it.",
             topic.phrase(request)
         )
     })
@@ -430,7 +431,7 @@ mod tests {
         ];
         let text = none_answers(&found, &topic, request);
         assert!(
-            text.starts_with("I have memories about “paco”, but found none"),
+            text.starts_with("Your memories mention “paco”, but I found no memory that says that."),
             "{text}"
         );
         // Nothing found holds the thing: nothing found is said.
@@ -441,7 +442,7 @@ mod tests {
         let request = "what's paco's number";
         let topic = Topic::of(request, &[]);
         let text = none_answers(&found, &topic, request);
-        assert!(!text.starts_with("I have memories"), "{text}");
+        assert!(!text.starts_with("Your memories mention"), "{text}");
     }
 
     fn line(id: i64, content: &str) -> String {
