@@ -320,11 +320,8 @@ impl Ears {
         {
             let mut readings = Vec::with_capacity(choices.len());
             for choice in &choices {
-                // With its full stop ("Maria.") or without: the better.
-                let stopped =
-                    self.forced_mean(&format!("{choice}."), &first, &audio, &after_prompt)?;
-                let bare = self.forced_mean(choice, &first, &audio, &after_prompt)?;
-                readings.push((choice.clone(), stopped.max(bare)));
+                let mean = self.forced_mean(choice, &first, &audio, &after_prompt)?;
+                readings.push((choice.clone(), mean));
             }
             if let Some((choice, ratio)) = decode::whole_choice(written.mean_logprob(), &readings) {
                 tracing::debug!(heard = %text, %choice, ratio, "a choice read as the whole utterance");
@@ -346,37 +343,64 @@ impl Ears {
         Ok(Transcript { text, confidence })
     }
 
-    /// The mean log-probability of `text` as the whole transcript: its
-    /// tokens, then the end, read after the prompt (whose last logits are
-    /// `first`).
+    /// The mean log-probability of `choice` as the whole transcript, read
+    /// after the prompt (whose last logits are `first`): its tokens, then
+    /// the end, with its full stop before the end ("Maria.") or without
+    /// ("Maria"), the better. One pass reads both when the full stop is a
+    /// token of its own after the choice's, as it is for words.
     fn forced_mean(
         &self,
-        text: &str,
+        choice: &str,
         first: &[f32],
         audio: &Audio,
         after_prompt: &Cache,
     ) -> Result<f32, String> {
-        let encoded = self
-            .tokenizer
-            .encode(format!(" {}", text.trim()), false)
-            .map_err(|e| format!("cannot encode an option: {e}"))?;
-        let ids = encoded.get_ids();
-        let Some(&opening) = ids.first() else {
-            return Ok(f32::NEG_INFINITY);
+        let encode = |text: String| {
+            self.tokenizer
+                .encode(text, false)
+                .map(|e| e.get_ids().to_vec())
+                .map_err(|e| format!("cannot encode a choice: {e}"))
         };
-        let mut sum = log_probability(first, opening as usize);
+        let bare = encode(format!(" {}", choice.trim()))?;
+        let stopped = encode(format!(" {}.", choice.trim()))?;
+        if bare.is_empty() {
+            return Ok(f32::NEG_INFINITY);
+        }
+        let name = bare.len();
+        let shares_its_tokens = stopped.len() == name + 1 && stopped.starts_with(&bare);
+        let (read, stopped_too) = if shares_its_tokens {
+            (stopped, true)
+        } else {
+            (bare, false)
+        };
         let mut cache = after_prompt.clone();
-        let input = Tensor::new(ids, &Device::Cpu)
+        let input = Tensor::new(read.as_slice(), &Device::Cpu)
             .and_then(|t| t.unsqueeze(0))
             .map_err(candle_error)?;
         let hidden = self
             .decoder
             .forward(&input, audio, &mut cache)
             .map_err(candle_error)?;
-        for (at, next) in ids[1..].iter().chain([&self.rules.end]).enumerate() {
-            sum += log_probability(&self.logits(&hidden, at)?, *next as usize);
+        // The log-probability of each token after the one before it, and
+        // of the end after the last.
+        let mut after: Vec<Vec<f32>> = Vec::with_capacity(read.len());
+        for at in 0..read.len() {
+            after.push(self.logits(&hidden, at)?);
         }
-        Ok(sum / (ids.len() + 1) as f32)
+        let mut sum = log_probability(first, read[0] as usize);
+        for at in 1..name {
+            sum += log_probability(&after[at - 1], read[at] as usize);
+        }
+        let end = self.rules.end as usize;
+        let without = (sum + log_probability(&after[name - 1], end)) / (name + 1) as f32;
+        if !stopped_too {
+            return Ok(without);
+        }
+        let with = (sum
+            + log_probability(&after[name - 1], read[name] as usize)
+            + log_probability(&after[name], end))
+            / (name + 2) as f32;
+        Ok(with.max(without))
     }
 
     /// The logits after the token at `position` of the first row.
