@@ -195,6 +195,9 @@ fn after_keeping_that(request: &str) -> Option<usize> {
     None
 }
 
+/// The marks after which a closing clause may start ("…, save that").
+const CLAUSE_ENDS: [char; 7] = [',', '-', '–', '—', ';', '.', '!'];
+
 /// The request before a closing clause that only asks to keep it
 /// ("Lena's train gets in at 16:40 on Saturday, save that" → "Lena's
 /// train gets in at 16:40 on Saturday"; "…, could you jot it down for me
@@ -204,12 +207,12 @@ fn before_trailing_keep(request: &str) -> Option<&str> {
     let trimmed = courtesy::without_closing(request);
     // Only a closing clause: "…, save that", "… - remember this", "…!!
     // save it pls" (a sentence's end is a clause's end too).
-    let cut = trimmed.rfind([',', '-', '–', '—', ';', '.', '!'])?;
+    let cut = trimmed.rfind(CLAUSE_ENDS)?;
     let (before, clause) = trimmed.split_at(cut);
     if !only_asks_to_keep(&clause[clause.chars().next()?.len_utf8()..]) {
         return None;
     }
-    let before = before.trim_end_matches(|c: char| c.is_whitespace() || ",-–—;.!".contains(c));
+    let before = before.trim_end_matches(|c: char| c.is_whitespace() || CLAUSE_ENDS.contains(&c));
     let before = without_lead_in(before);
     (imprint_text::words::plain(before).len() >= 2).then_some(before)
 }

@@ -383,10 +383,12 @@ impl Ears {
             .map_err(candle_error)?;
         // The log-probability of each token after the one before it, and
         // of the end after the last.
-        let mut after: Vec<Vec<f32>> = Vec::with_capacity(read.len());
-        for at in 0..read.len() {
-            after.push(self.logits(&hidden, at)?);
-        }
+        // One projection for every position, not one per token.
+        let after: Vec<Vec<f32>> = hidden
+            .i(0)
+            .and_then(|rows| self.decoder.logits(&rows))
+            .and_then(|logits| logits.to_vec2::<f32>())
+            .map_err(candle_error)?;
         let mut sum = log_probability(first, read[0] as usize);
         for at in 1..name {
             sum += log_probability(&after[at - 1], read[at] as usize);
