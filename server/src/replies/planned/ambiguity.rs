@@ -30,6 +30,10 @@ pub const NEAR_EQUAL: f32 = 0.15;
 /// (customers can use it too): network …, password …"; "whats the
 /// payment reference" 0.49 and 0.32. A question asking no detail ("Tell
 /// me about Anna") keeps [`NEAR_EQUAL`]: each memory of hers answers it.
+/// One naming only a kind of thing takes this band as a detail does
+/// ("how much was the quote?": the mason's quote 0.35, the electrician's
+/// "quoted" 0.17, fresh set 20): its one word fits each memory of the
+/// kind alike, and what else a memory says decides its similarity.
 pub const NEAR_EQUAL_FOR_A_DETAIL: f32 = 0.30;
 
 impl Run {
@@ -138,7 +142,7 @@ pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> 
     let Some(best) = scored.iter().map(|(_, s)| *s).max_by(f32::total_cmp) else {
         return Vec::new();
     };
-    let near_equal = if topic.detail().is_some() {
+    let near_equal = if topic.detail().is_some() || topic.names_only_a_kind() {
         NEAR_EQUAL_FOR_A_DETAIL
     } else {
         NEAR_EQUAL
@@ -279,6 +283,25 @@ mod tests {
             ],
         );
         assert!(about.len() < 2, "{about:?}");
+    }
+
+    #[test]
+    fn a_thing_named_only_by_its_kind_is_asked_about_however_much_else_they_say() {
+        let gap = NEAR_EQUAL + 0.05;
+        let quotes = [
+            (
+                "Roofer for the extension: Dale Price, his quote is £4,200 for the flat roof.",
+                0.40,
+            ),
+            (
+                "Plasterer (Kim Webb) quoted £1,150 for the back bedroom, starts in March.",
+                0.40 - gap,
+            ),
+        ];
+        assert_eq!(options("how much was the quote?", &quotes).len(), 2);
+        // Whose or which it is singles one out.
+        assert!(options("how much was the roofer's quote?", &quotes).len() < 2);
+        assert!(options("how much was the quote for the flat roof?", &quotes).len() < 2);
     }
 
     #[test]

@@ -743,6 +743,18 @@ impl Topic {
         self.names.join(" ")
     }
 
+    /// True when one word names the thing and nothing says whose or
+    /// which it is ("how much was the quote?", "when's the tax due?"):
+    /// every memory holding that word is a thing of that kind, and none
+    /// is singled out by the request.
+    pub fn names_only_a_kind(&self) -> bool {
+        matches!(self.runs.as_slice(), [run] if run.len() == 1)
+            && self.owners.is_empty()
+            && self.context.is_empty()
+            && !self.names_someone
+            && !self.mine
+    }
+
     /// The detail asked for, when it is a thing one can tell ("number",
     /// "address"): "Tell me the number, and I'll save it."
     pub fn detail(&self) -> Option<&str> {
