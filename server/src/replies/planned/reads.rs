@@ -220,11 +220,15 @@ impl Run {
                     // it the user's, however general it reads; "the
                     // capital of Australia" names more than an Australia
                     // trip holds.
+                    // "what's benachin?" with "lunch: benachin from Mam
+                    // Sai" saved: a memory that only names the thing does
+                    // not say what it is.
                     Judged::General
                         if !meant.general_though_named(whose)
-                            && found
-                                .iter()
-                                .any(|line| holds_all_it_asks(line, &topic, whose)) =>
+                            && found.iter().any(|line| {
+                                holds_all_it_asks(line, &topic, whose)
+                                    && says_what_it_is(self.talk.request(), line)
+                            }) =>
                     {
                         tracing::info!(reply = %self.reply.id, "reads as general, but a memory holds all it names: the user's");
                         personal = true;
@@ -574,6 +578,52 @@ fn holds_all_it_asks(line: &str, topic: &Topic, whose: Whose) -> bool {
         && (!must_hold_asked || MemoryLine::read(line).is_some_and(|m| topic.asked_in(m.content)))
 }
 
+/// The thing a question asks what it is ("what's benachin?", "what is
+/// a bardino?"): one to three words after "what is" (or "what's",
+/// "what are", an "a" or "an"), none of them a function word ("what's
+/// the plan" asks of the user's own plan, "what's my pin" of theirs).
+fn asked_what_it_is(request: &str) -> Option<String> {
+    let words = imprint_text::words::plain(plan::asked_part(request));
+    let rest = match words.as_slice() {
+        [what, rest @ ..] if what == "what's" || what == "whats" => rest,
+        [what, is, rest @ ..] if what == "what" && (is == "is" || is == "are") => rest,
+        _ => return None,
+    };
+    let rest = match rest {
+        [article, thing @ ..] if article == "a" || article == "an" => thing,
+        thing => thing,
+    };
+    let plain = (1..=3).contains(&rest.len())
+        && rest
+            .iter()
+            .all(|w| !crate::common_words::is_function_word(w) && !w.ends_with("'s"));
+    plain.then(|| rest.join(" "))
+}
+
+/// False when `request` asks what a thing is and the memory of a search
+/// `line` only names it: it neither opens with the thing nor says what
+/// it is after it ("Benachin is…", "benachin (…", "benachin: …").
+fn says_what_it_is(request: &str, line: &str) -> bool {
+    let Some(thing) = asked_what_it_is(request) else {
+        return true;
+    };
+    let Some(memory) = MemoryLine::read(line) else {
+        return false;
+    };
+    let content = memory.content.to_lowercase();
+    content.starts_with(&thing)
+        || content.match_indices(&thing).any(|(at, _)| {
+            let after = content[at + thing.len()..]
+                .trim_start_matches("'s")
+                .trim_start();
+            after.starts_with(['(', ':', '-', '='])
+                || after
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|word| word == "is" || word == "are")
+        })
+}
+
 /// True when the memory of a search `line` holds every naming run of
 /// `topic` (what it asks is the pick's to hold: "the name of the
 /// teacher" is answered by "Ana Ruiz is … teacher").
@@ -650,8 +700,8 @@ fn names_someone_in(request: &str, line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{
-        asks_when, holds_all_it_asks, names_it_whole, names_someone_in, shared_pairs, Judged,
-        MeaningRead, Nearest, Whose,
+        asked_what_it_is, asks_when, holds_all_it_asks, names_it_whole, names_someone_in,
+        says_what_it_is, shared_pairs, Judged, MeaningRead, Nearest, Whose,
     };
     use crate::meaning::route::{Route, Routed};
     use crate::meaning::search::{Findings, Found};
@@ -902,6 +952,35 @@ mod tests {
             &topic("which school does theo go to?"),
             Whose::Unsaid
         ));
+    }
+
+    #[test]
+    fn a_memory_that_only_names_a_thing_does_not_say_what_it_is() {
+        assert_eq!(
+            asked_what_it_is("what's a mandoline? the recipe needs one").as_deref(),
+            Some("mandoline")
+        );
+        assert_eq!(
+            asked_what_it_is("What is sourdough starter?").as_deref(),
+            Some("sourdough starter")
+        );
+        // The user's own thing, a detail of it, or another kind of question.
+        assert_eq!(asked_what_it_is("what's the plan for saturday?"), None);
+        assert_eq!(asked_what_it_is("what's my pin"), None);
+        assert_eq!(asked_what_it_is("what's gran's postcode"), None);
+        assert_eq!(asked_what_it_is("when is the mandoline coming?"), None);
+        let request = "what's a mandoline?";
+        let named = "[7] (kitchen, 2026-12-02) Ordered a mandoline from Lakeland, arrives Friday.";
+        assert!(!says_what_it_is(request, named));
+        for says in [
+            "[8] (kitchen, 2026-12-02) Mandoline: the slicer with the green guard, top drawer.",
+            "[9] (kitchen, 2026-12-02) The mandoline is the slicer in the top drawer.",
+            "[10] (kitchen, 2026-12-02) Our mandoline (the V-blade slicer) lives in the top drawer.",
+        ] {
+            assert!(says_what_it_is(request, says), "{says}");
+        }
+        // Any other question is answered by a memory that names its thing.
+        assert!(says_what_it_is("when does the mandoline arrive?", named));
     }
 
     #[test]
