@@ -819,6 +819,61 @@ async fn a_reminder_set_against_an_event_is_due_by_the_memory_and_two_such_event
     );
 }
 
+#[tokio::test]
+async fn a_day_named_by_its_event_is_that_events_day_and_two_such_events_are_asked_about() {
+    let server = planned(Vec::new()).await;
+    server.set_now(now());
+    server
+        .remember(
+            "The website launch is on Friday 14 June, go-live at 9am",
+            None,
+        )
+        .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(
+            &sid,
+            "remind me at 6.30am on launch day to check the servers",
+        )
+        .await;
+    assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
+    let due = reminders_due(&server).await;
+    assert_eq!(due.len(), 1, "{due:?}");
+    assert_eq!(due[0].1, "2030-06-14 06:30", "{due:?}");
+    assert!(due[0].0.starts_with("Check the servers"), "{due:?}");
+
+    // Two deliveries: which one's day.
+    server
+        .remember("New sofa: delivery on Tuesday 18 June, morning slot", None)
+        .await;
+    server
+        .remember(
+            "Garden shed delivery: Thursday 20 June, between 12 and 4",
+            None,
+        )
+        .await;
+    let reply_id = server
+        .say(&sid, "remind me at 7am on delivery day to clear the hall")
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let before = events.until("question").await;
+    let question = before.last().unwrap();
+    let options = question_options(question);
+    assert_eq!(options.len(), 2, "{question}");
+    let shed = options
+        .iter()
+        .find(|o| o.to_lowercase().contains("shed"))
+        .expect("the shed's delivery");
+    server.answer_ok(&sid, &question["id"], shed).await;
+    let events = events.until_done().await;
+    assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
+    let due = reminders_due(&server).await;
+    assert!(
+        due.iter().any(|(_, at)| at == "2030-06-20 07:00"),
+        "7am on the shed's delivery day: {due:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_reminder_set_against_an_event_in_other_words_asks_which_when_two_are_as_near_in_meaning()
 {

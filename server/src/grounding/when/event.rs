@@ -40,6 +40,16 @@ pub fn before_an_event(request: &str) -> Option<BeforeEvent> {
             said: lower[at..end].trim().to_string(),
         });
     }
+    // "at 6.30am on delivery day", "on the wedding day": the day of the
+    // event named before "day".
+    if let Some((event, at, end)) = named_day(&lower) {
+        return Some(BeforeEvent {
+            lead: Duration::zero(),
+            event,
+            rest: format!("{} {}", &lower[..at], &lower[end..]),
+            said: lower[at..end].trim().to_string(),
+        });
+    }
     let at = find_word(&lower, "before")?;
     let (event, end) = event_after(&lower, at + "before".len())?;
     let before: Vec<&str> = lower[..at].split_whitespace().collect();
@@ -105,6 +115,51 @@ impl BeforeEvent {
         };
         ahead.then_some(moment)
     }
+}
+
+/// "on delivery day", "on the wedding day": the event a day is named
+/// by (one to three words after "on", its "the" or "my" left off, before
+/// "day"), and where the phrase starts and ends in `lower`. Words of a
+/// time ("on the next day", "on monday") name no event.
+fn named_day(lower: &str) -> Option<(String, usize, usize)> {
+    lower
+        .match_indices("on ")
+        .map(|(at, _)| at)
+        .filter(|&at| {
+            !lower[..at]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+        })
+        .find_map(|at| {
+            let rest = &lower[at + "on ".len()..];
+            let tokens: Vec<(usize, &str)> = rest
+                .split_whitespace()
+                .take(4)
+                .map(|token| (token.as_ptr() as usize - rest.as_ptr() as usize, token))
+                .collect();
+            let day = tokens.iter().position(|(_, token)| {
+                token.trim_end_matches(|c: char| !c.is_alphanumeric()) == "day"
+            })?;
+            let (offset, token) = tokens[day];
+            // "on delivery day, …": a mark after "day" ends the phrase.
+            let end = at + "on ".len() + offset + "day".len();
+            let marked_before = tokens[..day]
+                .iter()
+                .any(|(_, t)| t.ends_with(|c: char| !c.is_alphanumeric()));
+            let named: Vec<&str> = tokens[..day]
+                .iter()
+                .map(|(_, t)| *t)
+                .skip_while(|w| crate::common_words::is_function_word(w))
+                .collect();
+            let names_an_event = !named.is_empty()
+                && !marked_before
+                && token.starts_with("day")
+                && named
+                    .iter()
+                    .all(|w| !crate::common_words::is_function_word(w) && !super::is_time_word(w));
+            names_an_event.then(|| (named.join(" "), at, end))
+        })
 }
 
 /// Where `phrase` stands in `text` as whole words.
@@ -183,6 +238,30 @@ mod tests {
         assert_eq!(anchored.lead, Duration::zero());
         assert_eq!(anchored.event, "marathon");
         assert!(anchored.rest.contains("at 6am"), "{}", anchored.rest);
+    }
+
+    #[test]
+    fn a_day_named_by_an_event_is_the_day_of_it() {
+        let moving =
+            before_an_event("remind me at 7am on moving day to defrost the freezer").unwrap();
+        assert_eq!(moving.lead, Duration::zero());
+        assert_eq!(moving.event, "moving");
+        assert_eq!(moving.said, "on moving day");
+        assert!(moving.rest.contains("at 7am"), "{}", moving.rest);
+        assert!(
+            moving.rest.contains("defrost the freezer"),
+            "{}",
+            moving.rest
+        );
+        assert_eq!(
+            read("on the open day, remind me to bring the banner"),
+            Some((Duration::zero(), "open".into()))
+        );
+        // A day the time says, not an event.
+        assert_eq!(read("remind me on the next day to ring back"), None);
+        assert_eq!(read("remind me on monday to pay the day nursery"), None);
+        assert_eq!(read("remind me on the day to bring cake"), None);
+        assert_eq!(read("what did we do on that day"), None);
     }
 
     #[test]
