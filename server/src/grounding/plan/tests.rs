@@ -873,6 +873,20 @@ fn a_code_of_letters_and_digits_is_a_number_people_ask_for() {
 }
 
 #[test]
+fn an_amount_is_no_number_people_ask_for() {
+    let number = Topic::of("have i got the roofer's number?", &[]);
+    assert!(!number.asked_in("Roofer: Dale Price, quoted £4,200 for the flat roof."));
+    assert!(!number.asked_in("Roofer: Dale Price, quoted D14,500,000 all in."));
+    assert!(number.asked_in("Roofer: Dale Price, quoted £4,200. Mobile 07700 900 412."));
+    // "no" says a number only as "no." does.
+    assert!(!number.asked_in("Roofer: Dale Price (no relation to Jo), quoted £4,200."));
+    assert!(number.asked_in("Roofer: Dale Price, no. 4 Mill Lane, 01632 960 441."));
+    let order = Topic::of("what's the order number for the tiles?", &[]);
+    assert!(order.asked_in("Tiles: order 48213, £1,250 paid."));
+    assert!(!order.asked_in("Tiles: £1,250 paid, arriving Friday."));
+}
+
+#[test]
 fn what_a_thing_is_wanted_for_names_nothing_kept() {
     let nif = Topic::of("i need the NIF for a form", &[]);
     assert!(nif.named_in("Rui's NIF: 231 848 507."), "{nif:?}");

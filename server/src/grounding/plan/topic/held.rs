@@ -122,6 +122,16 @@ impl Topic {
     /// True when `content` holds what is asked ("the number": a phone, a
     /// landline, a "tel"); true when nothing in particular is asked.
     pub fn asked_in(&self, content: &str) -> bool {
+        // "Pa Njie (no relation)": "no" is a number only as "no." is.
+        let content: String = content
+            .split_whitespace()
+            .filter(|token| {
+                let core = token.trim_matches(|c: char| !c.is_alphanumeric());
+                !core.eq_ignore_ascii_case("no") || token.ends_with('.')
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let content = content.as_str();
         let words = imprint_text::words::plain(&one_word_names(content));
         let is = |wanted: Wanted| {
             self.asked

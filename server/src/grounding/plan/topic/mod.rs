@@ -811,7 +811,14 @@ pub fn holds_an_amount(text: &str) -> bool {
 /// ("27-QL-83", "4-7-1-9"); a time ("11:10") or a house's "no. 16" is
 /// none.
 pub(super) fn holds_a_number(text: &str) -> bool {
-    has_digit_run(text, 3)
+    // "quoted D38,000 for the wiring": an amount is no number one keeps
+    // to ring, enter or quote back.
+    let text: String = text
+        .split_whitespace()
+        .filter(|token| !is_grouped_amount(token))
+        .collect::<Vec<_>>()
+        .join(" ");
+    has_digit_run(&text, 3)
         || text.split_whitespace().any(|token| {
             let token = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
             token
@@ -819,6 +826,25 @@ pub(super) fn holds_a_number(text: &str) -> bool {
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
                 && token.chars().filter(char::is_ascii_digit).count() >= 3
         })
+}
+
+/// True when `token` is a number grouped in thousands by commas, as
+/// amounts are written ("D38,000", "£2,350.50", "1,450,000;"); phones,
+/// codes and accounts are grouped by spaces or dashes, if at all.
+fn is_grouped_amount(token: &str) -> bool {
+    let number = token
+        .trim_start_matches(|c: char| !c.is_ascii_digit())
+        .trim_end_matches(|c: char| !c.is_ascii_digit());
+    let whole = number.split('.').next().unwrap_or(number);
+    let mut groups = whole.split(',');
+    let first = groups.next().unwrap_or_default();
+    let rest: Vec<&str> = groups.collect();
+    !rest.is_empty()
+        && (1..=3).contains(&first.len())
+        && first.chars().all(|c| c.is_ascii_digit())
+        && rest
+            .iter()
+            .all(|group| group.len() == 3 && group.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// True when `text` holds `len` digits in a row ("0176", "3382").
