@@ -756,6 +756,29 @@ async fn reminders_due(server: &TestServer) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Says `request`, which must ask which of two things it means, answers
+/// with the option that names `pick`, and returns the reply's events
+/// after the question.
+async fn one_of_two_chosen(
+    server: &TestServer,
+    sid: &str,
+    request: &str,
+    pick: &str,
+) -> Vec<Value> {
+    let reply_id = server.say(sid, request).await;
+    let mut events = server.watch_reply(sid, &reply_id).await;
+    let before = events.until("question").await;
+    let question = before.last().unwrap();
+    let options = question_options(question);
+    assert_eq!(options.len(), 2, "{question}");
+    let chosen = options
+        .iter()
+        .find(|o| o.to_lowercase().contains(pick))
+        .unwrap_or_else(|| panic!("an option naming {pick}: {options:?}"));
+    server.answer_ok(sid, &question["id"], chosen).await;
+    events.until_done().await
+}
+
 #[tokio::test]
 async fn a_reminder_set_against_an_event_is_due_by_the_memory_and_two_such_events_are_asked_about()
 {
@@ -797,20 +820,13 @@ async fn a_reminder_set_against_an_event_is_due_by_the_memory_and_two_such_event
     );
 
     // Two events of that name: which one, and an hour before the chosen.
-    let reply_id = server
-        .say(&sid, "remind me an hour before the school play")
-        .await;
-    let mut events = server.watch_reply(&sid, &reply_id).await;
-    let before = events.until("question").await;
-    let question = before.last().unwrap();
-    let options = question_options(question);
-    assert_eq!(options.len(), 2, "{question}");
-    let leo = options
-        .iter()
-        .find(|o| o.contains("Leo"))
-        .expect("Leo's play");
-    server.answer_ok(&sid, &question["id"], leo).await;
-    let events = events.until_done().await;
+    let events = one_of_two_chosen(
+        &server,
+        &sid,
+        "remind me an hour before the school play",
+        "leo",
+    )
+    .await;
     assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
     let due = reminders_due(&server).await;
     assert!(
@@ -852,20 +868,13 @@ async fn a_day_named_by_its_event_is_that_events_day_and_two_such_events_are_ask
             None,
         )
         .await;
-    let reply_id = server
-        .say(&sid, "remind me at 7am on delivery day to clear the hall")
-        .await;
-    let mut events = server.watch_reply(&sid, &reply_id).await;
-    let before = events.until("question").await;
-    let question = before.last().unwrap();
-    let options = question_options(question);
-    assert_eq!(options.len(), 2, "{question}");
-    let shed = options
-        .iter()
-        .find(|o| o.to_lowercase().contains("shed"))
-        .expect("the shed's delivery");
-    server.answer_ok(&sid, &question["id"], shed).await;
-    let events = events.until_done().await;
+    let events = one_of_two_chosen(
+        &server,
+        &sid,
+        "remind me at 7am on delivery day to clear the hall",
+        "shed",
+    )
+    .await;
     assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
     let due = reminders_due(&server).await;
     assert!(
