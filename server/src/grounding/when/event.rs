@@ -136,14 +136,14 @@ fn named_day(lower: &str) -> Option<(String, usize, usize)> {
             let tokens: Vec<(usize, &str)> = rest
                 .split_whitespace()
                 .take(4)
+                // Each token is a slice of `rest`: its offset in it.
                 .map(|token| (token.as_ptr() as usize - rest.as_ptr() as usize, token))
                 .collect();
             let day = tokens.iter().position(|(_, token)| {
                 token.trim_end_matches(|c: char| !c.is_alphanumeric()) == "day"
             })?;
-            let (offset, token) = tokens[day];
             // "on delivery day, …": a mark after "day" ends the phrase.
-            let end = at + "on ".len() + offset + "day".len();
+            let end = at + "on ".len() + tokens[day].0 + "day".len();
             let marked_before = tokens[..day]
                 .iter()
                 .any(|(_, t)| t.ends_with(|c: char| !c.is_alphanumeric()));
@@ -154,7 +154,6 @@ fn named_day(lower: &str) -> Option<(String, usize, usize)> {
                 .collect();
             let names_an_event = !named.is_empty()
                 && !marked_before
-                && token.starts_with("day")
                 && named
                     .iter()
                     .all(|w| !crate::common_words::is_function_word(w) && !super::is_time_word(w));
