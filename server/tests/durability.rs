@@ -562,3 +562,78 @@ async fn echos_saved_question_survives_a_kill_with_its_speech_and_an_unsaved_one
     assert_eq!(list["sessions"].as_array().unwrap().len(), 1);
     imprint.kill().await;
 }
+
+#[tokio::test]
+async fn a_question_between_events_found_by_meaning_waits_again_after_a_kill_and_an_upgrade() {
+    // The built-in model's planned path, finding by meaning on: the sofa's
+    // memory says "delivered", so only its meaning makes it a delivery.
+    let standin = StandIn::start(Vec::new()).await;
+    let model = ["--chat-provider", "local", "--chat-model", "standin"];
+    let data = tempfile::tempdir().unwrap();
+    let day = |ahead: i64| (chrono::Local::now() + chrono::Duration::days(ahead)).date_naive();
+    let (sofa_day, shed_day) = (day(9), day(11));
+    let said = |date: chrono::NaiveDate| date.format("%A %-d %B").to_string().to_lowercase();
+    let imprint = Binary::start_by_meaning(data.path(), &standin.base_url(), &model).await;
+    for content in [
+        format!(
+            "The new sofa gets delivered on {}, morning slot",
+            said(sofa_day)
+        ),
+        format!(
+            "Garden shed delivery is on {} between 12 and 4",
+            said(shed_day)
+        ),
+    ] {
+        let (status, body) = imprint
+            .post("/api/memories", json!({ "content": content }))
+            .await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let sid = imprint.create_session().await;
+    imprint
+        .say(&sid, "remind me at 7am on delivery day to clear the hall")
+        .await;
+    let (question, _) = until_question(&mut imprint.watch(&sid, None).await).await;
+    let options: Vec<String> = serde_json::from_value(question["options"].clone()).unwrap();
+    assert_eq!(options.len(), 2, "{question}");
+    let sofa = options
+        .iter()
+        .find(|o| o.contains("sofa"))
+        .expect("the sofa is an option");
+    imprint.kill().await;
+
+    // An upgrade while the question waits: the examples' vectors are made
+    // again at the next start, seconds in which the model is not ready.
+    let db = rusqlite::Connection::open(data.path().join("imprint.sqlite3")).unwrap();
+    db.execute("DELETE FROM example_vectors", []).unwrap();
+    drop(db);
+
+    let imprint = Binary::start_by_meaning(data.path(), &standin.base_url(), &model).await;
+    let session = imprint.session(&sid).await;
+    assert_eq!(session["reply"]["state"], "waiting");
+    assert_eq!(session["reply"]["question"]["id"], question["id"]);
+    let mut events = imprint.watch(&sid, None).await;
+    // The restored reply takes its steps again on the same memories, found
+    // the same way: it still waits for this answer (a reply that decided
+    // anew would have set the shed's reminder and closed the question).
+    let (status, body) = imprint.answer(&sid, &question["id"], sofa).await;
+    assert_eq!(status, 200, "{body}");
+    // It goes on once the model is ready again (seconds, more in a test
+    // build on a busy machine).
+    while events.next_patient().await.expect("the reply goes on").data["type"] != "done" {}
+    let (_, reminders) = imprint.get("/api/reminders").await;
+    let reminders = reminders["reminders"].as_array().unwrap().clone();
+    assert_eq!(reminders.len(), 1, "{reminders:?}");
+    let at_seven = sofa_day.and_hms_opt(7, 0, 0).unwrap();
+    let due = chrono::TimeZone::from_local_datetime(&chrono::Local, &at_seven)
+        .single()
+        .unwrap()
+        .with_timezone(&chrono::Utc)
+        .format("%Y-%m-%dT%H:%M")
+        .to_string();
+    assert!(
+        reminders[0]["due_at"].as_str().unwrap().starts_with(&due),
+        "7am on the sofa's day ({due}): {reminders:?}"
+    );
+    imprint.kill().await;
+}

@@ -21,6 +21,7 @@ impl Meaning {
                 s.reason = Some(reason);
             });
         };
+        let started = std::time::Instant::now();
         match loaded.await {
             Ok(Ok(())) => {}
             Ok(Err(error)) => return off(WordsOnly::NotLoaded { error }),
@@ -44,11 +45,13 @@ impl Meaning {
                 tracing::warn!(%error, "requests are routed by rules: the examples could not be embedded")
             }
         }
+        let examples_read = started.elapsed();
         if let Err(error) = self.load_index(&store).await {
             return off(WordsOnly::VectorsUnreadable {
                 error: error.to_string(),
             });
         }
+        tracing::info!(?examples_read, index_read = ?started.elapsed(), "finding by meaning: the model and the kept vectors are read");
         let changed = store.memories_changed();
         loop {
             match self.fill_once(&store).await {
@@ -148,7 +151,9 @@ impl Meaning {
     async fn examples(&self, store: &Store) -> Result<(Router, Vec<Vec<f32>>), String> {
         let examples = route::parse_examples(route::EXAMPLES)?;
         let requests: Vec<&str> = examples.iter().map(|(_, r)| *r).collect();
-        let vectors = self.embed_kept(store, route::EXAMPLES, &requests).await?;
+        let vectors = self
+            .embed_kept(store, "requests", route::EXAMPLES, &requests)
+            .await?;
         let labelled: Vec<(Routed, Vec<f32>)> = examples
             .iter()
             .map(|(kind, _)| *kind)
@@ -165,19 +170,23 @@ impl Meaning {
         request_vectors: &[Vec<f32>],
     ) -> Result<AnswerJudge, String> {
         let answers = answers::parse_answers(answers::ANSWERS);
-        let answer_vectors = self.embed_kept(store, answers::ANSWERS, &answers).await?;
+        let answer_vectors = self
+            .embed_kept(store, "answers", answers::ANSWERS, &answers)
+            .await?;
         Ok(AnswerJudge::new(&answer_vectors, request_vectors))
     }
 
     /// The vectors of `lines`, taken from `file`: kept in the store under
-    /// the model's name and the file's hash, embedded when not kept.
+    /// the `set`'s name, the model's and the file's hash, embedded when
+    /// not kept.
     async fn embed_kept(
         &self,
         store: &Store,
+        set: &str,
         file: &str,
         lines: &[&str],
     ) -> Result<Vec<Vec<f32>>, String> {
-        let key = format!("{MODEL_NAME}:{:x}", Sha256::digest(file.as_bytes()));
+        let key = format!("{set}/{MODEL_NAME}:{:x}", Sha256::digest(file.as_bytes()));
         let kept = store
             .example_vectors(&key)
             .await
@@ -191,7 +200,7 @@ impl Meaning {
             let embedded = self.embed_waiting(texts, true).await;
             vectors.extend(embedded.map_err(|e| e.to_string())?);
         }
-        if let Err(error) = store.keep_example_vectors(&key, &vectors).await {
+        if let Err(error) = store.keep_example_vectors(set, &key, &vectors).await {
             tracing::warn!(%error, "could not keep the examples' vectors");
         }
         Ok(vectors)

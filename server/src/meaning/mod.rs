@@ -281,6 +281,14 @@ impl Meaning {
     }
 }
 
+/// How long a request waits for the model and the examples' classifier
+/// at a start. At a new install's first start the examples are embedded
+/// (about 8 s for 1,100 on one core; later starts read them kept):
+/// routed by the rules alone, the first requests of a new install lost
+/// their saves, and a reply restored at a start found by words alone
+/// what it had found by meaning before its question.
+pub const START_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Memories still without a vector that a question waits for: a few
 /// batches, as after a save or at the start of a small collection.
 const WAIT_FOR_AT_MOST: u64 = 4 * FILL_BATCH as u64;
@@ -312,6 +320,7 @@ fn run_model(
             return;
         }
     };
+    let started = std::time::Instant::now();
     let model = match pool.install(|| MiniLm::load(dir)) {
         Ok(model) => model,
         Err(error) => {
@@ -319,6 +328,7 @@ fn run_model(
             return;
         }
     };
+    tracing::info!(took = ?started.elapsed(), "the embedding model is loaded");
     let _ = loaded.send(Ok(()));
     while let Some(job) = jobs.blocking_recv() {
         if job.done.is_closed() {

@@ -7,10 +7,6 @@ use super::fusion::fuse;
 use super::Meaning;
 use crate::store::{Memory, MemoryQuery, Store, StoreError, MAX_SEARCH_LIMIT};
 
-/// How long a search waits for the model to load and the memories kept
-/// before to be filled in (then it goes on with what is there).
-pub const SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
-
 /// Memories found by meaning considered for the fusion.
 const CANDIDATES: usize = 50;
 
@@ -155,7 +151,7 @@ impl Meaning {
         // Just after a start, the model loads and the memories kept
         // before are filled in: a question then waits a little for it
         // rather than miss what it would find.
-        self.settled(SETTLE_WAIT).await;
+        self.settled(super::START_WAIT).await;
         let allowed = store.memory_ids_within(&query).await?;
         let near = self.nearest(&vector, CANDIDATES, allowed.as_deref());
         let word_ids: Vec<i64> = by_words.iter().map(|m| m.id).collect();

@@ -179,18 +179,27 @@ impl Store {
         .await
     }
 
-    /// Keeps the labelled examples' vectors under `key`, alone: vectors
-    /// under any other key (an older file or model) are removed.
+    /// Keeps the vectors of one `set` of labelled lines (the example
+    /// requests, the example answers) under `key`, which names the set as
+    /// `{set}/…`: the set's vectors under any other key (an older file or
+    /// model) are removed, and so are keys of no set (as kept before the
+    /// sets had names), while another set's stay.
     pub async fn keep_example_vectors(
         &self,
+        set: &str,
         key: &str,
         vectors: &[Vec<f32>],
     ) -> Result<(), StoreError> {
         let key = key.to_string();
+        let set = format!("{set}/");
+        debug_assert!(key.starts_with(&set), "{key} names its set");
         let blob: Vec<u8> = vectors.iter().flat_map(|v| to_blob(v)).collect();
         self.call(move |conn| {
             let tx = conn.transaction()?;
-            tx.execute("DELETE FROM example_vectors", [])?;
+            tx.execute(
+                "DELETE FROM example_vectors WHERE substr(key, 1, length(?1)) = ?1 OR instr(key, '/') = 0",
+                [&set],
+            )?;
             tx.execute(
                 "INSERT INTO example_vectors (key, vectors) VALUES (?1, ?2)",
                 params![key, blob],
@@ -314,21 +323,35 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn example_vectors_are_kept_under_one_key() {
+    async fn each_set_of_example_vectors_is_kept_under_one_key_beside_the_others() {
         let store = Store::open_in_memory().unwrap();
-        assert_eq!(store.example_vectors("k1").await.unwrap(), None);
+        assert_eq!(store.example_vectors("requests/k1").await.unwrap(), None);
         let dims = crate::meaning::DIMENSIONS;
         let vectors = vec![vec![0.25; dims], vec![-0.5; dims]];
-        store.keep_example_vectors("k1", &vectors).await.unwrap();
-        assert_eq!(
-            store.example_vectors("k1").await.unwrap(),
-            Some(vectors.clone())
-        );
         store
-            .keep_example_vectors("k2", &vectors[..1])
+            .keep_example_vectors("requests", "requests/k1", &vectors)
             .await
             .unwrap();
-        assert_eq!(store.example_vectors("k1").await.unwrap(), None);
+        // Another set is kept beside it: both are read at every start.
+        store
+            .keep_example_vectors("answers", "answers/k9", &vectors[..1])
+            .await
+            .unwrap();
+        assert_eq!(
+            store.example_vectors("requests/k1").await.unwrap(),
+            Some(vectors.clone())
+        );
+        assert_eq!(
+            store.example_vectors("answers/k9").await.unwrap(),
+            Some(vectors[..1].to_vec())
+        );
+        // A new file of the same set replaces its old vectors only.
+        store
+            .keep_example_vectors("requests", "requests/k2", &vectors[..1])
+            .await
+            .unwrap();
+        assert_eq!(store.example_vectors("requests/k1").await.unwrap(), None);
+        assert!(store.example_vectors("answers/k9").await.unwrap().is_some());
     }
 
     #[tokio::test]

@@ -29,6 +29,30 @@ impl Binary {
     /// Starts `imprint` on `data` with the stand-in model at `model_url`,
     /// and waits for the line saying where it listens.
     pub async fn start(data: &Path, model_url: &str, args: &[&str]) -> Self {
+        Self::start_finding(data, model_url, "off", args).await
+    }
+
+    /// [`Binary::start`] with finding by meaning on: the real embedding
+    /// weights (`scripts/embedding-model.sh ensure`).
+    pub async fn start_by_meaning(data: &Path, model_url: &str, args: &[&str]) -> Self {
+        let dir = imprint::meaning::cached_model_dir().expect("a cache directory");
+        if let Some(missing) = imprint::meaning::minilm::missing_file(&dir) {
+            panic!(
+                "no {missing} in {}: run scripts/embedding-model.sh ensure",
+                dir.display()
+            );
+        }
+        Self::start_finding(data, model_url, dir.to_str().unwrap(), args).await
+    }
+
+    async fn start_finding(data: &Path, model_url: &str, embedding: &str, args: &[&str]) -> Self {
+        // The stand-in as an OpenAI-compatible server, unless `args` name
+        // the provider (the built-in model's `local`).
+        let provider = if args.contains(&"--chat-provider") {
+            &[][..]
+        } else {
+            &["--chat-provider", "openai", "--chat-model", "standin"][..]
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_imprint"))
             .args([
                 "--addr",
@@ -37,15 +61,12 @@ impl Binary {
                 data.to_str().unwrap(),
                 "--dist-dir",
                 "/nonexistent",
-                "--chat-provider",
-                "openai",
                 "--chat-base-url",
                 model_url,
-                "--chat-model",
-                "standin",
                 "--embedding-model-dir",
-                "off",
+                embedding,
             ])
+            .args(provider)
             .args(args)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())

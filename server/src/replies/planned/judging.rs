@@ -23,12 +23,6 @@ use crate::grounding::plan::{self, Kind, Plan, PlanReason};
 use crate::meaning::route::{self, Routed};
 use crate::replies::run::{Interrupt, Run};
 
-/// How long a request waits for the examples' classifier at a first
-/// start, while the examples are embedded (about 10 s for 900 on one
-/// core): routed by the rules alone, the first requests of a new install
-/// lost their saves.
-const ROUTER_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
-
 impl Run {
     /// The request's plan: its judged kind when there is one, else the
     /// rules'. Judging offers the writes the kind asks for.
@@ -73,7 +67,7 @@ impl Run {
         if !meaning.is_on() {
             return Ok(None);
         }
-        meaning.settled(ROUTER_WAIT).await;
+        meaning.settled(crate::meaning::START_WAIT).await;
         let route = match meaning.embed_one(self.talk.request()).await {
             Ok(vector) => meaning.route(&vector),
             Err(error) => {

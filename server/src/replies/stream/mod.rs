@@ -53,6 +53,13 @@ pub fn resume_reply(
 
 impl Run {
     pub(super) async fn run(&mut self) -> Result<(), Interrupt> {
+        if self.questions.is_stored() {
+            // Restored at a start: its steps up to its question are taken
+            // again, and must find what they found before it (the events
+            // and namesakes found by meaning it asked between), not what
+            // the words alone find while the model loads.
+            self.env.meaning.settled(crate::meaning::START_WAIT).await;
+        }
         if self.env.planned {
             return self.planned().await;
         }
