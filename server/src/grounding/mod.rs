@@ -390,17 +390,28 @@ pub fn named_project(request: &str, projects: &[String]) -> Option<String> {
 /// its name no other project's name holds or two of its words in a row
 /// ("for harbourside - sam wants…", "add to birchwood: …", "save this to
 /// the green roof project: …" of "Harbourside Park", "Birchwood green
-/// roof"; "the wedding project: …" of "Van Zyl wedding"); one project
-/// only.
+/// roof"; "the wedding project: …" of "Van Zyl wedding"; "for the bar
+/// job: …" of "Beach bar rebuild", "the turays' booking: …" of "Turay
+/// reunion"); one project only.
 pub fn project_of_a_save<'r>(
     request: &'r str,
     projects: &[String],
 ) -> Option<(String, Option<&'r str>)> {
     if let Some(project) = named_project(request, projects) {
-        return Some((project, None));
+        // "beach bar rebuild: the painter is…": the name is the lead-in.
+        let lead_in = lead_in_before_content(request)
+            .filter(|lead_in| position_of(lead_in, &project).is_some());
+        return Some((project, lead_in));
     }
     let lead_in = lead_in_before_content(request)?;
     let words = imprint_text::words::plain(lead_in);
+    // "the turays' booking", "turay's": a name's word, whoever's.
+    let holds = |word: &String| {
+        words.iter().any(|w| {
+            w.strip_prefix(word.as_str())
+                .is_some_and(|rest| matches!(rest, "" | "s" | "'s"))
+        })
+    };
     let names: Vec<Vec<String>> = projects
         .iter()
         .map(|p| imprint_text::words::plain(p))
@@ -408,14 +419,14 @@ pub fn project_of_a_save<'r>(
     let names_loosely = |index: usize| {
         let name = &names[index];
         let own = |word: &String| {
-            word.chars().count() >= 4
+            word.chars().count() >= 3
                 && !crate::common_words::is_function_word(word)
                 && !names
                     .iter()
                     .enumerate()
                     .any(|(other, n)| other != index && n.contains(word))
         };
-        name.iter().any(|w| own(w) && words.contains(w))
+        name.iter().any(|w| own(w) && holds(w))
             || name
                 .windows(2)
                 .any(|pair| words.windows(2).any(|w| w == pair))

@@ -1157,6 +1157,36 @@ fn a_save_names_its_project_loosely_in_the_words_before_what_it_keeps() {
         of("Save: Lakeside Clinic opens in May").as_deref(),
         Some("Lakeside Clinic")
     );
+    // Short words and whoever's: "the lane's", "the clinics'".
+    let projects = ["Beach bar rebuild".to_string(), "Turay reunion".to_string()];
+    let of = |request: &'static str| project_of_a_save(request, &projects);
+    assert_eq!(
+        of("for the bar job: counter top is mahogany now"),
+        Some(("Beach bar rebuild".to_string(), Some("for the bar job")))
+    );
+    assert_eq!(
+        of("add to the turays' booking: 2 more people coming"),
+        Some((
+            "Turay reunion".to_string(),
+            Some("add to the turays' booking")
+        ))
+    );
+    // The whole name as the lead-in is the lead-in too (not kept).
+    assert_eq!(
+        of("turay reunion - mrs turay wants a cake on the 26th"),
+        Some(("Turay reunion".to_string(), Some("turay reunion")))
+    );
+    assert_eq!(
+        note_lead_in("beach bar rebuild: the painter is osman", &projects),
+        Some("beach bar rebuild")
+    );
+    // Nor a word that only starts like one ("barbecue", "turayville").
+    assert_eq!(of("for the barbecue: bring charcoal"), None);
+    let projects = [
+        "Lakeside Clinic".to_string(),
+        "Orchard lane houses".to_string(),
+    ];
+    let of = |request: &str| project_of_a_save(request, &projects).map(|(p, _)| p);
     // A word of a name in the fact itself names no project, nor does a
     // lead-in that names two.
     assert_eq!(of("remember that the lakeside path floods in March"), None);
