@@ -81,7 +81,7 @@ impl Run {
                 return Ok(());
             }
         };
-        tracing::debug!(reply = %self.reply.id, picked = pick.memory, found = memories.len(), "the model's pick");
+        tracing::debug!(reply = %self.reply.id, picked = pick.memory, found = ?memories.iter().map(|m| m.id).collect::<Vec<_>>(), ?vouched, "the model's pick");
         let picked = pick
             .memory
             .checked_sub(1)
@@ -259,8 +259,9 @@ fn names_as_clearly_nearest(memory: &MemoryLine<'_>, topic: &Topic, vouched: &Vo
         return false;
     };
     let held = topic.names_held(&memory.named_text());
-    let named =
-        held + 1 >= topic.names.len() || (nearest.far_ahead && 2 * held >= topic.names.len());
+    let named = held + 1 >= topic.names.len()
+        || (nearest.far_ahead && 2 * held >= topic.names.len())
+        || nearest.thing_near;
     named
         && topic.owners_in(memory.content)
         && (!vouched.asks_an_amount || plan::holds_an_amount(memory.content))
@@ -485,6 +486,7 @@ mod tests {
             clearly_nearest: clearly.then_some(Nearest {
                 id: 4,
                 far_ahead: false,
+                thing_near: false,
             }),
             asks_an_amount,
             asks_when: None,
@@ -530,7 +532,11 @@ mod tests {
         // Under VOUCHED: the clearly nearest alone speaks for it.
         let nearest = |far_ahead: bool, asks_when: bool| Vouched {
             ids: Vec::new(),
-            clearly_nearest: Some(Nearest { id: 4, far_ahead }),
+            clearly_nearest: Some(Nearest {
+                id: 4,
+                far_ahead,
+                thing_near: false,
+            }),
             asks_when: asks_when.then(|| {
                 use chrono::TimeZone;
                 chrono::Local
@@ -556,6 +562,31 @@ mod tests {
         assert!(!stands_as(dentist, appointment, &nearest(true, true)));
         let booked = "Dentist check-up with Dr. Okafor on Tuesday 12 January at 10am.";
         assert!(stands_as(booked, appointment, &nearest(true, true)));
+    }
+
+    #[test]
+    fn the_thing_near_in_meaning_names_it_in_few_of_its_words() {
+        // "cash" and "hand" are not its words: one naming word of three
+        // is held.
+        let handed = "how much cash did we hand the plasterer";
+        let plasterer = "Plasterer Jim Hale agreed £900; we paid him a £300 deposit on 2 May.";
+        let nearest = |thing_near: bool| Vouched {
+            clearly_nearest: Some(Nearest {
+                id: 4,
+                far_ahead: false,
+                thing_near,
+            }),
+            // Under the floor that vouches for any memory that holds
+            // the head word.
+            ids: Vec::new(),
+            ..nearest_is_4(true, true)
+        };
+        assert!(!stands_as(plasterer, handed, &nearest(false)));
+        // The naming words are near it in meaning: it is the thing.
+        assert!(stands_as(plasterer, handed, &nearest(true)));
+        // Still only with what is asked in it: an amount for "how much".
+        let number = "Plasterer Jim Hale, 07700 900 412, does the ceilings.";
+        assert!(!stands_as(number, handed, &nearest(true)));
     }
 
     #[test]
