@@ -408,8 +408,8 @@ pub fn project_of_a_save<'r>(
     // "the turays' booking", "turay's": a name's word, whoever's.
     let holds = |word: &String| {
         words.iter().any(|w| {
-            w.strip_prefix(word.as_str())
-                .is_some_and(|rest| matches!(rest, "" | "s" | "'s"))
+            let whose = w.strip_suffix("'s").or_else(|| w.strip_suffix('s'));
+            w == word || whose == Some(word.as_str())
         })
     };
     let names: Vec<Vec<String>> = projects
@@ -452,17 +452,31 @@ pub fn note_lead_in<'r>(request: &'r str, projects: &[String]) -> Option<&'r str
 }
 
 /// `content` without the `lead_in` that named its project ("For
-/// harbourside - sam wants…" keeps "Sam wants…"); as it is otherwise.
+/// harbourside - sam wants…" keeps "Sam wants…"), or without what is
+/// left of it once its verb of keeping was taken ("add to the turays'
+/// booking: 2 more…" kept as "to the turays' booking: 2 more…" keeps
+/// "2 more…"); as it is otherwise.
 pub fn without_project_lead_in(content: String, lead_in: &str) -> String {
     let lead_in = lead_in.trim();
-    let starts = content
-        .get(..lead_in.len())
-        .is_some_and(|head| head.eq_ignore_ascii_case(lead_in));
-    let rest = content
-        .get(lead_in.len()..)
-        .map(|rest| rest.trim_start_matches([':', '-', '–', '—', ' ']))
-        .filter(|rest| starts && !rest.is_empty());
-    match rest {
+    let separators = [':', '-', '–', '—', ' '];
+    let after = |head: &str| {
+        content
+            .get(..head.len())
+            .filter(|start| start.eq_ignore_ascii_case(head))
+            .and_then(|_| content.get(head.len()..))
+    };
+    // The whole lead-in, or its tail from a word on when a colon or a
+    // dash still sets it apart.
+    let whole = after(lead_in).map(|rest| rest.trim_start_matches(separators));
+    let tail = || {
+        lead_in
+            .match_indices(' ')
+            .map(|(at, _)| &lead_in[at + 1..])
+            .filter_map(after)
+            .find(|rest| rest.trim_start().starts_with([':', '-', '–', '—']))
+            .map(|rest| rest.trim_start_matches(separators))
+    };
+    match whole.or_else(tail).filter(|rest| !rest.is_empty()) {
         Some(rest) => keep::capitalized(rest),
         None => content,
     }

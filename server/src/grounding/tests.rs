@@ -1224,6 +1224,22 @@ fn a_save_names_its_project_loosely_in_the_words_before_what_it_keeps() {
         ),
         "The nurse wants two more sinks"
     );
+    // What is left of it once "add" was taken as the verb of keeping.
+    assert_eq!(
+        without_project_lead_in(
+            "To the lane houses job: gutters are zinc".into(),
+            "add to the lane houses job"
+        ),
+        "Gutters are zinc"
+    );
+    // A tail of it that the fact goes on from is the fact's.
+    assert_eq!(
+        without_project_lead_in(
+            "Houses job is late again".into(),
+            "add to the lane houses job"
+        ),
+        "Houses job is late again"
+    );
 }
 
 #[test]
