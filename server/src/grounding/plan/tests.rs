@@ -193,6 +193,10 @@ fn a_booking_ref_is_a_kept_detail_asked() {
     // A month cut short is a time, not a detail.
     let topic = Topic::of("what's on for dec 14", &[]);
     assert!(topic.asked.is_empty(), "{topic:?}");
+    // Nor is a verb of doing the start of one ("use", "username"): what
+    // people use elsewhere is no detail of the user's own.
+    assert!(!asks_a_kept_detail("which plug do they use in brazil"));
+    assert!(!is_personal("which plug do they use in brazil"));
 }
 
 #[test]

@@ -66,7 +66,9 @@ const ASKED: &[(&str, Wanted, bool)] = &[
 /// What of a thing `word` asks for, and whether people keep it about
 /// their own things; `None` for a word naming a thing. A word cut short
 /// by three letters or more asks what the whole word does ("ref" for
-/// "reference", "conf" for "confirmation"), unless it says a time ("dec").
+/// "reference", "conf" for "confirmation"), unless it says a time ("dec")
+/// or is a verb of doing of its own ("what currency do they use" asks no
+/// username).
 fn asked(word: &str) -> Option<(Wanted, bool)> {
     let whole = |plain: &str| {
         word.strip_suffix("es")
@@ -80,6 +82,7 @@ fn asked(word: &str) -> Option<(Wanted, bool)> {
             && plain.len() >= word.len() + 3
             && plain.starts_with(word)
             && !crate::grounding::when::is_time_word(word)
+            && !is_doing(word)
     };
     ASKED
         .iter()
