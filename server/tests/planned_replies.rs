@@ -1068,3 +1068,29 @@ async fn a_thing_named_with_its_day_is_one_of_the_memories_that_say_that_day() {
         "half an hour before Ella's braces check: {due:?}"
     );
 }
+
+#[tokio::test]
+async fn a_name_typed_in_lower_case_that_the_memories_know_makes_the_question_the_users() {
+    // The model picks her memory, which holds no blood group.
+    let server = planned(vec![scenario(
+        "blood group is josi",
+        vec![step(json!({"memory": 1, "answer": "Josi is 9."}))],
+    )])
+    .await;
+    server
+        .remember("Our daughter Josefina (Josi) is 9, in class 4.", None)
+        .await;
+    server
+        .remember(
+            "Dad's blood group is O positive, on his hospital card.",
+            None,
+        )
+        .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "what blood group is josi?").await;
+    let text = assistant_text(&events);
+    // Her memories hold no blood group: not Dad's, and not the model's
+    // general knowledge.
+    assert!(text.starts_with("I found nothing about"), "{text}");
+    assert!(!text.contains("O positive"), "{text}");
+}

@@ -114,19 +114,39 @@ impl Run {
                 }
             }
             // "¿Cuál es el número de la escuela de Theo?": a name the
-            // memories hold makes it the user's own, in any language.
+            // memories hold makes it the user's own, in any language;
+            // typed in lower case ("what blood group is kadi?"), a naming
+            // word the memories write as a name does (see
+            // [`names_someone_in`]).
             if found.is_empty() && !personal {
                 let names: Vec<String> = capitalized_names(self.talk.request(), false)
                     .iter()
                     .map(|n| n.to_lowercase())
                     .collect();
                 if !names.is_empty() {
-                    let by_name = Topic {
-                        runs: names.iter().map(|n| vec![n.clone()]).collect(),
-                        names,
-                        ..Topic::default()
-                    };
-                    found = self.search(&by_name, project.clone()).await;
+                    found = self.search(&Topic::of_names(names), project.clone()).await;
+                }
+            }
+            // Typed in lower case ("what blood group is kadi?" with Dad's
+            // blood group saved): a naming word the memories write as a
+            // name, when what the words found names no one; its memories
+            // are what the question is about.
+            let request = self.talk.request();
+            if !personal
+                && capitalized_names(request, false).is_empty()
+                && !found.iter().any(|line| names_someone_in(request, line))
+            {
+                for name in &topic.names {
+                    let by_name = self
+                        .search(&Topic::of_names(vec![name.clone()]), project.clone())
+                        .await;
+                    if by_name
+                        .iter()
+                        .any(|line| names_someone_in(self.talk.request(), line))
+                    {
+                        found = by_name;
+                        break;
+                    }
                 }
             }
             if !personal

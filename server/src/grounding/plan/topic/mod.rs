@@ -698,6 +698,15 @@ impl Topic {
         words
     }
 
+    /// A topic naming only `names`, each a run of its own ("Theo").
+    pub fn of_names(names: Vec<String>) -> Self {
+        Self {
+            runs: names.iter().map(|n| vec![n.clone()]).collect(),
+            names,
+            ..Self::default()
+        }
+    }
+
     /// True when nothing asked is a detail of a known kind: only a noun
     /// after "what" or "which" ("what dose", "which school"). A memory
     /// near enough in meaning to vouch for answers it in its own words
