@@ -114,10 +114,7 @@ impl Run {
                 }
             }
             // "¿Cuál es el número de la escuela de Theo?": a name the
-            // memories hold makes it the user's own, in any language;
-            // typed in lower case ("what blood group is kadi?"), a naming
-            // word the memories write as a name does (see
-            // [`names_someone_in`]).
+            // memories hold makes it the user's own, in any language.
             if found.is_empty() && !personal {
                 let names: Vec<String> = capitalized_names(self.talk.request(), false)
                     .iter()
