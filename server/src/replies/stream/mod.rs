@@ -53,11 +53,13 @@ pub fn resume_reply(
 
 impl Run {
     pub(super) async fn run(&mut self) -> Result<(), Interrupt> {
-        if self.questions.is_stored() {
-            // Restored at a start: its steps up to its question are taken
-            // again, and must find what they found before it (the events
-            // and namesakes found by meaning it asked between), not what
-            // the words alone find while the model loads.
+        if self.questions.is_stored() && (self.env.planned || self.settling.is_open()) {
+            // Restored at a start, with its steps up to its question to
+            // take again (a planned reply's, or the settling before a
+            // model's first turn): they must find what they found before
+            // it (the events and namesakes found by meaning it asked
+            // between), not what the words alone find while the model
+            // loads. A model's own question resumes at once.
             self.env.meaning.settled(crate::meaning::START_WAIT).await;
         }
         if self.env.planned {
