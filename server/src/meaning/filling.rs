@@ -45,13 +45,12 @@ impl Meaning {
                 tracing::warn!(%error, "requests are routed by rules: the examples could not be embedded")
             }
         }
-        let examples_read = started.elapsed();
         if let Err(error) = self.load_index(&store).await {
             return off(WordsOnly::VectorsUnreadable {
                 error: error.to_string(),
             });
         }
-        tracing::info!(?examples_read, index_read = ?started.elapsed(), "finding by meaning: the model and the kept vectors are read");
+        tracing::info!(took = ?started.elapsed(), "finding by meaning: the model, the examples and the kept vectors are read");
         let changed = store.memories_changed();
         loop {
             match self.fill_once(&store).await {
@@ -200,7 +199,7 @@ impl Meaning {
             let embedded = self.embed_waiting(texts, true).await;
             vectors.extend(embedded.map_err(|e| e.to_string())?);
         }
-        if let Err(error) = store.keep_example_vectors(set, &key, &vectors).await {
+        if let Err(error) = store.keep_example_vectors(&key, &vectors).await {
             tracing::warn!(%error, "could not keep the examples' vectors");
         }
         Ok(vectors)

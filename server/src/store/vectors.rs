@@ -179,20 +179,21 @@ impl Store {
         .await
     }
 
-    /// Keeps the vectors of one `set` of labelled lines (the example
-    /// requests, the example answers) under `key`, which names the set as
-    /// `{set}/…`: the set's vectors under any other key (an older file or
-    /// model) are removed, and so are keys of no set (as kept before the
-    /// sets had names), while another set's stay.
+    /// Keeps the vectors of one set of labelled lines (the example
+    /// requests, the example answers) under `key`, which names its set
+    /// as `{set}/…`: the set's vectors under any other key (an older file
+    /// or model) are removed, and so are keys of no set (as kept before
+    /// the sets had names), while another set's stay.
     pub async fn keep_example_vectors(
         &self,
-        set: &str,
         key: &str,
         vectors: &[Vec<f32>],
     ) -> Result<(), StoreError> {
+        let set = match key.split_once('/') {
+            Some((set, _)) => format!("{set}/"),
+            None => key.to_string(),
+        };
         let key = key.to_string();
-        let set = format!("{set}/");
-        debug_assert!(key.starts_with(&set), "{key} names its set");
         let blob: Vec<u8> = vectors.iter().flat_map(|v| to_blob(v)).collect();
         self.call(move |conn| {
             let tx = conn.transaction()?;
@@ -329,12 +330,12 @@ mod tests {
         let dims = crate::meaning::DIMENSIONS;
         let vectors = vec![vec![0.25; dims], vec![-0.5; dims]];
         store
-            .keep_example_vectors("requests", "requests/k1", &vectors)
+            .keep_example_vectors("requests/k1", &vectors)
             .await
             .unwrap();
         // Another set is kept beside it: both are read at every start.
         store
-            .keep_example_vectors("answers", "answers/k9", &vectors[..1])
+            .keep_example_vectors("answers/k9", &vectors[..1])
             .await
             .unwrap();
         assert_eq!(
@@ -347,7 +348,7 @@ mod tests {
         );
         // A new file of the same set replaces its old vectors only.
         store
-            .keep_example_vectors("requests", "requests/k2", &vectors[..1])
+            .keep_example_vectors("requests/k2", &vectors[..1])
             .await
             .unwrap();
         assert_eq!(store.example_vectors("requests/k1").await.unwrap(), None);
