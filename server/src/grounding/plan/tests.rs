@@ -907,3 +907,42 @@ fn a_word_cut_short_is_the_whole_word() {
     let reno = Topic::of("who's doing the bathroom reno and what's his number?", &[]);
     assert!(reno.named_in("Builder for the bathroom renovation: Johan Botha, 072 555 0193."));
 }
+
+#[test]
+fn a_detail_asked_with_a_verbs_ending_is_asked() {
+    // "costing", "renewing": the cost and the day, not words a memory
+    // must hold.
+    let sofa = Topic::of("how much is the new sofa costing us", &[]);
+    assert_eq!(sofa.names, ["sofa"], "{sofa:?}");
+    assert_eq!(sofa.asked, ["costing"], "{sofa:?}");
+    assert!(sofa.named_in("Sofa from Loft & Co: £1,240, delivered in March."));
+    let renewing = Topic::of("when is the van insurance renewing", &[]);
+    assert!(
+        !renewing.names.contains(&"renewing".to_string()),
+        "{renewing:?}"
+    );
+}
+
+#[test]
+fn the_noun_before_a_detail_asked_after_which_names_the_thing() {
+    // "which meter number": the meter's number, not which meter.
+    let meter = Topic::of("which meter number do i give the supplier", &[]);
+    assert!(meter.names.contains(&"meter".to_string()), "{meter:?}");
+    assert_eq!(meter.asked, ["number"], "{meter:?}");
+    // "which school": still what is asked.
+    let school = Topic::of("which school is Ana starting at?", &[]);
+    assert!(school.asked.contains(&"school".to_string()), "{school:?}");
+}
+
+#[test]
+fn what_the_speaker_does_after_do_i_names_nothing_a_memory_must_hold() {
+    let owe = Topic::of("how much do we owe the roofer", &[]);
+    assert_eq!(owe.names, ["roofer"], "{owe:?}");
+    assert!(owe.named_in("Roofer (Kieran): £600 left to pay after the ridge tiles."));
+    let meter = Topic::of("which meter number do i top up for the shed", &[]);
+    assert!(!meter.names.contains(&"top".to_string()), "{meter:?}");
+    assert!(meter.names.contains(&"shed".to_string()), "{meter:?}");
+    // Alone, the verb is all it names.
+    let park = Topic::of("where do i park", &[]);
+    assert_eq!(park.names, ["park"], "{park:?}");
+}

@@ -566,9 +566,9 @@ mod tests {
 
     #[test]
     fn the_thing_near_in_meaning_names_it_in_few_of_its_words() {
-        // "cash" and "hand" are not its words: one naming word of three
+        // "cash" and "handed" are not its words: one naming word of three
         // is held.
-        let handed = "how much cash did we hand the plasterer";
+        let handed = "how much was the cash handed to the plasterer";
         let plasterer = "Plasterer Jim Hale agreed £900; we paid him a £300 deposit on 2 May.";
         let nearest = |thing_near: bool| Vouched {
             clearly_nearest: Some(Nearest {

@@ -28,7 +28,7 @@ const KEPT: bool = true;
 /// Class: the words that say what of a thing is asked, not which thing
 /// ("the plumber's number", "the date", "when it renews"), with what
 /// answers each and whether people keep it about their own things. Plain
-/// forms; an "s" or "es" ending is read too ("numbers", "renews").
+/// forms; their regular endings are read too ("numbers", "costing").
 #[rustfmt::skip]
 const ASKED: &[(&str, Wanted, bool)] = &[
     ("number", Wanted::Number, KEPT), ("policy", Wanted::Number, KEPT),
@@ -64,19 +64,16 @@ const ASKED: &[(&str, Wanted, bool)] = &[
 ];
 
 /// What of a thing `word` asks for, and whether people keep it about
-/// their own things; `None` for a word naming a thing. A word cut short
+/// their own things; `None` for a word naming a thing, plain or with a
+/// regular ending ("numbers", "costing", "renewed"). A word cut short
 /// by three letters or more asks what the whole word does ("ref" for
 /// "reference", "conf" for "confirmation"), unless it says a time ("dec")
 /// or is a verb of doing of its own ("what currency do they use" asks no
 /// username).
 fn asked(word: &str) -> Option<(Wanted, bool)> {
-    let whole = |plain: &str| {
-        word.strip_suffix("es")
-            .into_iter()
-            .chain(word.strip_suffix('s'))
-            .chain([word])
-            .any(|w| w == plain)
-    };
+    // "costing", "renewing", "priced": the detail with a verb's ending.
+    let forms = crate::common_words::plain_forms(word);
+    let whole = |plain: &str| word == plain || forms.iter().any(|w| w == plain);
     let cut_short = |plain: &str| {
         word.len() >= 3
             && plain.len() >= word.len() + 3
@@ -529,12 +526,13 @@ impl Topic {
         let request = &one_word_names(asking);
         let words = crate::grounding::reference::topic(request, projects);
         // "Which hotel…", "what room…": the noun after the question word
-        // is what is asked.
+        // is what is asked, unless a detail asked follows it ("which
+        // meter number": the meter's number).
         let lower = imprint_text::words::plain(request);
-        let asked_noun: Vec<&String> = lower
-            .windows(2)
-            .filter(|w| matches!(w[0].as_str(), "which" | "what"))
-            .map(|w| &w[1])
+        let asked_noun: Vec<&String> = (1..lower.len())
+            .filter(|&i| matches!(lower[i - 1].as_str(), "which" | "what"))
+            .filter(|&i| !lower.get(i + 1).is_some_and(|next| is_asked_of(next)))
+            .map(|i| &lower[i])
             .collect();
         let (asked, names): (Vec<String>, Vec<String>) = words
             .into_iter()
@@ -550,6 +548,20 @@ impl Topic {
                     && !crate::common_words::is_slipped_function_word(w)
             })
             .collect();
+        // "which meter number do i recharge", "how much do we owe the
+        // builder": the verb after "do I", "should we" is what the user
+        // does, not what a memory names, when something else is named.
+        let done_by_the_speaker: Vec<&String> = (2..lower.len())
+            .filter(|&i| {
+                imprint_text::pronouns::is_speaking_subject(&lower[i - 1])
+                    && crate::common_words::is_function_word(&lower[i - 2])
+                    && !crate::common_words::is_function_word(&lower[i])
+            })
+            .map(|i| &lower[i])
+            .collect();
+        if names.iter().any(|n| !done_by_the_speaker.contains(&n)) {
+            names.retain(|n| !done_by_the_speaker.contains(&n));
+        }
         // "my flight back from Iceland": the way back is named, as "the
         // flight home" is; the flight out is no answer.
         let way_back = lower.windows(2).any(|w| {
