@@ -395,6 +395,38 @@ async fn a_save_keeps_the_users_words_and_a_reminder_its_time_with_no_model() {
 }
 
 #[tokio::test]
+async fn a_reminder_the_model_words_with_only_the_requests_asking_and_time_asks_what_of() {
+    // "set a reminder for 7 tomorrow morning": the model's text says the
+    // request back, in the user's words, with a bare hour; nothing in it
+    // is what of.
+    let server = planned(vec![scenario(
+        "7 tomorrow morning",
+        vec![step(json!({"text": "set a reminder for 7"}))],
+    )])
+    .await;
+    server.set_now(now());
+    let sid = server.create_session().await;
+    let reply_id = server
+        .say(&sid, "set a reminder for 7 tomorrow morning")
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let question = events.until("question").await.pop().unwrap();
+    assert_eq!(question["question"], "What should I remind you about?");
+    server
+        .answer_ok(&sid, &question["id"], "put the bins out")
+        .await;
+    let events = events.until_done().await;
+    assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
+    assert_eq!(
+        reminders_due(&server).await,
+        vec![(
+            "Put the bins out".to_string(),
+            "2030-06-04 07:00".to_string()
+        )]
+    );
+}
+
+#[tokio::test]
 async fn a_reminder_with_a_time_and_nothing_to_be_reminded_of_asks_what_of() {
     // The built-in model's wording for "remind me tomorrow at 5pm": a
     // task the user never said, so the request without its time is left,
@@ -1067,6 +1099,39 @@ async fn a_thing_named_with_its_day_is_one_of_the_memories_that_say_that_day() {
         due.iter().any(|(_, at)| at == "2030-06-14 15:10"),
         "half an hour before Ella's braces check: {due:?}"
     );
+}
+
+#[tokio::test]
+async fn a_place_the_memory_found_already_holds_does_not_send_the_question_to_every_memory_naming_it(
+) {
+    // The words find the banner's memory, which writes "Tema" inside a
+    // shop's name; the inspection writes it alone, as a name.
+    let server = planned(vec![scenario(
+        "tema banner",
+        vec![step(
+            json!({"memory": 1, "answer": "The order is HP-2231."}),
+        )],
+    )])
+    .await;
+    server
+        .remember(
+            "Banner (2 m) from Tema Print House, 95 cedis, order HP-2231. Ready Friday.",
+            None,
+        )
+        .await;
+    server
+        .remember(
+            "Fire inspection of the Tema shop on Monday at 10, file no. TF-118.",
+            None,
+        )
+        .await;
+    let sid = server.create_session().await;
+    let events = server
+        .converse(&sid, "whats the order ref for the tema banner")
+        .await;
+    let text = assistant_text(&events);
+    assert!(text.contains("HP-2231"), "{text}");
+    assert!(!text.contains("TF-118"), "{text}");
 }
 
 #[tokio::test]
