@@ -55,12 +55,14 @@ pub(super) fn clock_at(words: &[String], i: usize, part: Option<Part>) -> Option
         },
     };
     let oclock = next == Some("o'clock") || next == Some("oclock");
-    // "10 in the morning", "8 at night", "7 tonight": the part of the day
-    // said right after a bare hour makes it one.
-    let with_part = matches!(
+    // "10 in the morning", "8 at night", "7 tonight", "6 tomorrow
+    // evening": the part of the day said right after a bare hour, or
+    // after the day it is on, makes it one.
+    let with_part = (matches!(
         (next, words.get(i + 2).map(String::as_str)),
         (Some("in"), Some("the")) | (Some("at"), Some("night")) | (Some("tonight"), _)
-    ) && super::part_of_day(&words[(i + 1)..words.len().min(i + 4)]).is_some();
+    ) || next.is_some_and(says_a_day))
+        && super::part_of_day(&words[(i + 1)..words.len().min(i + 4)]).is_some();
     let anchored = prev.is_some_and(is_anchor) || with_part;
     let ends_the_time = next.is_none_or(|n| {
         n == "to" || n == "and" || n == "on" || says_a_day(n) || n.starts_with(',')

@@ -598,6 +598,10 @@ fn an_hour_said_with_its_part_of_the_day_and_a_day_before_its_month() {
         ("at 4 in the afternoon", at((2026, 11, 30), 16, 0)),
         ("call the garage 8 at night", at((2026, 11, 30), 20, 0)),
         ("7 tonight", at((2026, 11, 30), 19, 0)),
+        // The day between the hour and its part of the day.
+        ("set a reminder for 7 tomorrow morning", at((2026, 12, 1), 7, 0)),
+        ("a reminder for 6 tomorrow evening", at((2026, 12, 1), 18, 0)),
+        ("nudge me 4 friday afternoon", at((2026, 12, 4), 16, 0)),
         (
             "could you remind me on the 14th of January, 9 in the morning, to book the MOT",
             at((2027, 1, 14), 9, 0),
