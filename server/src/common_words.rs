@@ -146,6 +146,18 @@ fn is_question_or_pointer(word: &str) -> bool {
         || (FUNCTION_WORDS.contains(word) && (word.starts_with("th") || word == "here"))
 }
 
+/// Class: the auxiliary verbs that open a yes/no question ("did you…",
+/// "is it…") and that tell a fact in a statement ("the code is 4512",
+/// "dan has the keys").
+const AUXILIARIES: &[&str] = &[
+    "do", "does", "did", "is", "are", "was", "were", "have", "has", "had",
+];
+
+/// True for an auxiliary verb: "did", "is", "have".
+pub fn is_auxiliary(word: &str) -> bool {
+    AUXILIARIES.contains(&word)
+}
+
 /// Class: the words that open a question for something.
 const QUESTION_WORDS: &[&str] = &[
     "what", "when", "where", "who", "whom", "whose", "which", "how", "why",

@@ -181,12 +181,17 @@ fn pointed_at<'a>(
     answer: &str,
     candidates: &'a [reference::Candidate],
 ) -> Option<&'a reference::Candidate> {
-    const VAGUE: [&str; 8] = [
-        "the", "one", "that", "this", "meeting", "first", "about", "with",
-    ];
+    // Words every label may share say nothing of which: function words
+    // ("the one about…"), ordinals ("the first") and the kinds of thing
+    // a reference names ("the meeting").
     let said: Vec<String> = imprint_text::words::plain(answer)
         .into_iter()
-        .filter(|w| w.len() >= 3 && !VAGUE.contains(&w.as_str()))
+        .filter(|w| {
+            w.len() >= 3
+                && !crate::common_words::is_function_word(w)
+                && imprint_text::numbers::ordinal(w).is_none()
+                && !reference::names_a_kind(w)
+        })
         .collect();
     // "Marta" points at "Marta's phone number".
     let plain = |w: &String| w.trim_end_matches("'s").to_string();

@@ -84,6 +84,12 @@ const NOUNS: &[(&[&str], &str)] = &[
     (&["thing", "one", "stuff"], "thing"),
 ];
 
+/// True for a noun that names a kind of thing ("meeting", "docs"), not
+/// which one.
+pub fn names_a_kind(word: &str) -> bool {
+    NOUNS.iter().any(|(group, _)| group.contains(&word))
+}
+
 /// Words that point at a thing named earlier: "the meeting", "my account".
 const DETERMINERS: &[&str] = &["the", "that", "this", "my", "our", "those", "these"];
 

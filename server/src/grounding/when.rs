@@ -332,18 +332,15 @@ pub fn softens(word: &str) -> bool {
     FILLERS.contains(&word)
 }
 
-/// Drops filler words right after "in", "at", "by", "within", "until" or
-/// "around" ("at about 9" is "at 9"). Elsewhere they stay: "remind me
+/// Drops filler words right after a clock time's anchor ("at", "by",
+/// "around", "until"), "in" or "within" ("at about 9" is "at 9"). Elsewhere they stay: "remind me
 /// about the dentist" is no time.
 fn without_fillers(words: Vec<String>) -> Vec<String> {
     let mut kept: Vec<String> = Vec::with_capacity(words.len());
     for word in words {
-        let after_anchor = kept.last().is_some_and(|prev| {
-            matches!(
-                prev.as_str(),
-                "in" | "at" | "by" | "within" | "until" | "around"
-            )
-        });
+        let after_anchor = kept
+            .last()
+            .is_some_and(|prev| is_anchor(prev) || matches!(prev.as_str(), "in" | "within"));
         if after_anchor && softens(&word) {
             continue;
         }

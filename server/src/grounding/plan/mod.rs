@@ -129,11 +129,7 @@ const BEFORE_VERB: &[&str] = &["go", "ahead", "and", "now", "just"];
 /// not a request to do something: a question word ("what's", "where") or
 /// a verb that opens a yes/no question ("did", "is", "have").
 fn opens_a_question(word: &str) -> bool {
-    crate::common_words::is_question_word(word)
-        || matches!(
-            word,
-            "did" | "do" | "does" | "is" | "are" | "was" | "were" | "have" | "has" | "had"
-        )
+    crate::common_words::is_question_word(word) || crate::common_words::is_auxiliary(word)
 }
 
 /// True when the request's last sentence ends with a question mark and

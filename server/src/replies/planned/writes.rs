@@ -239,8 +239,8 @@ pub(super) fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> b
 }
 
 /// True when `request` gives a fact of its own: a number or code, a
-/// sentence's "is" or "has" ("btw my locker at the pool is number 112",
-/// "dan's hosting the quiz"),
+/// sentence's auxiliary verb ("btw my locker at the pool is number 112",
+/// "dan's hosting the quiz", "the twins do swimming on tuesdays"),
 /// or a name and its value after a colon.
 /// "nhs no. pls", judged a save wrongly, gives none: it is asked about,
 /// not kept.
@@ -249,10 +249,8 @@ fn gives_a_fact(request: &str) -> bool {
     request.chars().any(|c| c.is_ascii_digit())
         || request.contains(": ")
         || words.iter().any(|w| {
-            matches!(
-                w.trim_end_matches("'s"),
-                "is" | "are" | "was" | "were" | "has" | "have" | "had"
-            ) || (w.ends_with("'s") && crate::common_words::is_function_word(w))
+            crate::common_words::is_auxiliary(w.trim_end_matches("'s"))
+                || (w.ends_with("'s") && crate::common_words::is_function_word(w))
         })
         // "rosa's hosting new year": the "'s" is "is", before a verb's
         // "-ing".
@@ -317,6 +315,7 @@ mod tests {
         assert!(gives_a_fact("the cat's flea stuff: frontline"));
         assert!(gives_a_fact("heads up, sports day moved to 19 june"));
         assert!(gives_a_fact("btw mo's driving us to the airport"));
+        assert!(gives_a_fact("fyi the twins do swimming on tuesdays"));
         assert!(!gives_a_fact("nhs no. pls"));
         assert!(!gives_a_fact("mo's ring size"));
         assert!(!gives_a_fact("the pool locker"));
