@@ -31,6 +31,8 @@ struct Question {
     /// How many of the words naming the thing the nearest holds, of how
     /// many.
     held: (usize, usize),
+    /// How many of them the next nearest holds.
+    next_held: usize,
     /// The similarity of the naming words, whose the thing is left out
     /// ("appointment opticians" of "rory's appointment at the
     /// opticians"), to the nearest memory.
@@ -92,6 +94,9 @@ fn main() {
             let nearest = memories[index].clone();
             let topic = Topic::of(&request, &[]);
             let held = (topic.names_held(&nearest), topic.names.len());
+            let next_held = ranked
+                .get(1)
+                .map_or(0, |(next, _)| topic.names_held(&memories[*next]));
             let thing_words: Vec<String> = topic
                 .names
                 .iter()
@@ -113,6 +118,7 @@ fn main() {
                 request,
                 nearest,
                 held,
+                next_held,
                 thing,
             });
         }
@@ -206,6 +212,35 @@ fn main() {
                     || (q.lead >= 0.2 && 2 * q.held.0 >= q.held.1)
                     || q.thing.is_some_and(|t| t >= floor)
             },
+        );
+    }
+
+    // Nearest at 0.45 by any lead, holding all but one naming word and
+    // more of them than the next nearest: the words tell it from its
+    // neighbour where meaning alone does not.
+    println!();
+    println!("nearest (floor, any lead) holding all but one naming word and more than the next\treads answered\treads wrong\tnot-found taken");
+    for floor in [0.35, 0.4, 0.45, 0.5] {
+        let stands = |q: &&Question| {
+            q.best >= floor && q.held.1 > 0 && q.held.0 + 1 >= q.held.1 && q.held.0 > q.next_held
+        };
+        let count = |want: Option<bool>| {
+            questions
+                .iter()
+                .filter(stands)
+                .filter(|q| q.nearest_answers == want)
+                .count()
+        };
+        let clear_too = questions
+            .iter()
+            .filter(stands)
+            .filter(|q| q.lead >= 0.12)
+            .count();
+        println!(
+            "{floor}\t{}\t{}\t{}\t(of them clearly nearest already: {clear_too})",
+            count(Some(true)),
+            count(Some(false)),
+            count(None)
         );
     }
 }

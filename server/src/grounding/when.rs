@@ -333,8 +333,8 @@ pub fn softens(word: &str) -> bool {
 }
 
 /// Drops filler words right after a clock time's anchor ("at", "by",
-/// "around", "until"), "in" or "within" ("at about 9" is "at 9"). Elsewhere they stay: "remind me
-/// about the dentist" is no time.
+/// "around", "until"), "in" or "within" ("at about 9" is "at 9").
+/// Elsewhere they stay: "remind me about the dentist" is no time.
 fn without_fillers(words: Vec<String>) -> Vec<String> {
     let mut kept: Vec<String> = Vec::with_capacity(words.len());
     for word in words {
