@@ -34,10 +34,10 @@ const OWN_FLOOR: f32 = 0.45;
 /// user's own things; at 0.45, 81 and the same 2; at 0.35, 89 and 5.
 const GENERAL_FLOOR: f32 = 0.40;
 
-/// The probability at which the classifier's small talk makes a remark
-/// that asks nothing small talk ([`MeaningRead::remarks_in_passing`]); the small
-/// talk of fresh sets 1–22 it read so scored 0.27–0.89, and every one
-/// under 0.3 greeted in another language and asked how it's going.
+/// The classifier's probability of small talk at which a remark that asks
+/// nothing is small talk ([`MeaningRead::remarks_in_passing`]). The small
+/// talk of fresh sets 1–22 it read so scored 0.27–0.89; each under 0.3
+/// greeted in another language and asked how it's going.
 const REMARK_FLOOR: f32 = 0.3;
 
 /// The classifier's probability for general knowledge at which a
@@ -590,9 +590,10 @@ impl MeaningRead {
     /// ("my", "our"), and no memory is near it in meaning (`best` under
     /// [`STRONG`]): "thanks boss, you saved me a trip to the office",
     /// "long day today, the guests kept me running". Measured on fresh
-    /// sets 1–22 (session 33): every clear request the classifier read as
-    /// small talk that was no small talk either asked (a read) or was a
-    /// save or a reminder the rules read first.
+    /// sets 1–22 (session 33): of the clear requests the classifier read
+    /// as small talk that were none, the reads all asked, and the rest
+    /// were saves and reminders, judged before a question is read (one
+    /// of the saves says "my").
     fn remarks_in_passing(&self, request: &str) -> bool {
         let best = self.findings.best_similarity().unwrap_or(0.0);
         let classified = self
