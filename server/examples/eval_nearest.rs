@@ -220,9 +220,15 @@ fn main() {
     // neighbour where meaning alone does not.
     println!();
     println!("nearest (floor, any lead) holding all but one naming word and more than the next\treads answered\treads wrong\tnot-found taken");
-    for floor in [0.35, 0.4, 0.45, 0.5] {
+    for (floor, least) in [0.35, 0.4, 0.45, 0.5]
+        .into_iter()
+        .flat_map(|floor| [(floor, 1), (floor, 2)])
+    {
         let stands = |q: &&Question| {
-            q.best >= floor && q.held.1 > 0 && q.held.0 + 1 >= q.held.1 && q.held.0 > q.next_held
+            q.best >= floor
+                && q.held.0 >= least
+                && q.held.0 + 1 >= q.held.1
+                && q.held.0 > q.next_held
         };
         let count = |want: Option<bool>| {
             questions
@@ -236,8 +242,23 @@ fn main() {
             .filter(stands)
             .filter(|q| q.lead >= 0.12)
             .count();
+        // Those it adds to the clearly nearest: reads answered, wrong,
+        // not-found questions taken.
+        let added = |want: Option<bool>| {
+            questions
+                .iter()
+                .filter(stands)
+                .filter(|q| q.lead < 0.12 && q.nearest_answers == want)
+                .count()
+        };
+        let clear_too = format!(
+            "{clear_too}; it adds {} reads, {} wrong, {} not found",
+            added(Some(true)),
+            added(Some(false)),
+            added(None)
+        );
         println!(
-            "{floor}\t{}\t{}\t{}\t(of them clearly nearest already: {clear_too})",
+            "{floor}, {least}+ held\t{}\t{}\t{}\t(of them clearly nearest already: {clear_too})",
             count(Some(true)),
             count(Some(false)),
             count(None)
