@@ -946,3 +946,16 @@ fn what_the_speaker_does_after_do_i_names_nothing_a_memory_must_hold() {
     let park = Topic::of("where do i park", &[]);
     assert_eq!(park.names, ["park"], "{park:?}");
 }
+
+#[test]
+fn a_price_asked_is_held_by_an_amount() {
+    // "£1,240" is no number one rings or enters, but it is a cost.
+    let sofa = Topic::of("how much is the new sofa costing us", &[]);
+    assert!(sofa.asked_in("Sofa from Loft & Co, £1,240, arrives thursday."));
+    let price = Topic::of("what was the price of the sofa", &[]);
+    assert!(price.asked_in("Sofa from Loft & Co, £1,240, arrives thursday."));
+    assert!(!price.asked_in("Sofa from Loft & Co arrives on thursday."));
+    // A number asked still is no amount.
+    let number = Topic::of("what's the plumber's number", &[]);
+    assert!(!number.asked_in("Plumber quoted £2,350 for the boiler."));
+}

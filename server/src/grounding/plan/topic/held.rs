@@ -146,6 +146,8 @@ impl Topic {
             || self.asked.iter().any(|w| holds(&words, w))
             // "Plumber: Jan, 0176 555 1234" holds a number without saying so.
             || ((is(Wanted::Number) || is(Wanted::Phone)) && holds_a_number(content))
+            // "Sofa from Loft & Co, £1,240" holds what it cost.
+            || (is(Wanted::Amount) && holds_an_amount(content))
             // "Producer: Ben Harrow, ben.harrow@lumen.com.au" holds his email.
             || (is(Wanted::Email)
                 && content

@@ -8,8 +8,10 @@ mod held;
 /// What answers an asked word.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Wanted {
-    /// A number: "the plumber's number", "the price".
+    /// A number: "the plumber's number", "the policy number".
     Number,
+    /// An amount of money: "the price", "what it cost" ("£1,240").
+    Amount,
     /// A phone number: "her mobile", "the phone number".
     Phone,
     /// A day: "the deadline", "when does it expire".
@@ -42,8 +44,8 @@ const ASKED: &[(&str, Wanted, bool)] = &[
     ("username", Wanted::Words, KEPT), ("account", Wanted::Words, KEPT),
     ("booking", Wanted::Words, KEPT), ("confirmation", Wanted::Words, KEPT),
     ("hint", Wanted::Words, KEPT),
-    ("price", Wanted::Number, !KEPT), ("cost", Wanted::Number, !KEPT),
-    ("amount", Wanted::Number, !KEPT), ("total", Wanted::Number, !KEPT),
+    ("price", Wanted::Amount, !KEPT), ("cost", Wanted::Amount, !KEPT),
+    ("amount", Wanted::Amount, !KEPT), ("total", Wanted::Amount, !KEPT),
     ("id", Wanted::Number, !KEPT), ("date", Wanted::Day, !KEPT), ("due", Wanted::Day, !KEPT),
     ("expire", Wanted::Day, !KEPT), ("renew", Wanted::Day, !KEPT),
     ("reg", Wanted::Words, !KEPT), ("registration", Wanted::Words, !KEPT),
@@ -800,6 +802,7 @@ impl Topic {
 fn held_by_shape(word: &str, content: &str) -> bool {
     match asked(word) {
         Some((Wanted::Number, _)) => holds_a_number(content),
+        Some((Wanted::Amount, _)) => holds_an_amount(content),
         Some((Wanted::Phone, _)) => has_phone_number(content),
         Some((Wanted::Email, _)) => content
             .split_whitespace()
@@ -893,8 +896,12 @@ fn one_word_names(text: &str) -> String {
 
 /// True for an asked word whose answer holds a digit: a number or a day.
 fn asks_digits(word: &str) -> bool {
-    asked(word)
-        .is_some_and(|(wanted, _)| matches!(wanted, Wanted::Number | Wanted::Phone | Wanted::Day))
+    asked(word).is_some_and(|(wanted, _)| {
+        matches!(
+            wanted,
+            Wanted::Number | Wanted::Amount | Wanted::Phone | Wanted::Day
+        )
+    })
 }
 
 /// True for a word that is a date in digits: "23/3", "2027-06-30",
