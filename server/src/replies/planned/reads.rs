@@ -514,21 +514,27 @@ enum Judged {
 }
 
 impl MeaningRead {
-    /// The memory nearest in meaning when it is at least [`CLEAR_FLOOR`]
-    /// and leads every other by [`CLEAR_LEAD`].
-    fn clearly_nearest(&self) -> Option<Nearest> {
-        let mut by_meaning: Vec<(i64, f32)> = self
+    /// The memories found by meaning, nearest first, with their
+    /// similarity.
+    fn by_meaning(&self) -> Vec<(&crate::store::Memory, f32)> {
+        let mut ranked: Vec<(&crate::store::Memory, f32)> = self
             .findings
             .found
             .iter()
-            .filter_map(|f| Some((f.memory.id, f.similarity?)))
+            .filter_map(|f| Some((&f.memory, f.similarity?)))
             .collect();
-        by_meaning.sort_by(|a, b| b.1.total_cmp(&a.1));
-        match by_meaning.as_slice() {
-            [(id, best), rest @ ..] if *best >= CLEAR_FLOOR => {
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        ranked
+    }
+
+    /// The memory nearest in meaning when it is at least [`CLEAR_FLOOR`]
+    /// and leads every other by [`CLEAR_LEAD`].
+    fn clearly_nearest(&self) -> Option<Nearest> {
+        match self.by_meaning().as_slice() {
+            [(nearest, best), rest @ ..] if *best >= CLEAR_FLOOR => {
                 let lead = rest.first().map_or(1.0, |(_, next)| best - next);
                 (lead >= CLEAR_LEAD).then_some(Nearest {
-                    id: *id,
+                    id: nearest.id,
                     far_ahead: lead >= WIDE_LEAD,
                     thing_near: false,
                 })
@@ -550,13 +556,7 @@ impl MeaningRead {
     /// with one word held, 53, 6 and 16 (on fresh sets 19–22 that gave
     /// one door's code for another's).
     fn nearest_told_apart_by_words(&self, topic: &Topic) -> Option<Nearest> {
-        let mut by_meaning: Vec<(&crate::store::Memory, f32)> = self
-            .findings
-            .found
-            .iter()
-            .filter_map(|f| Some((&f.memory, f.similarity?)))
-            .collect();
-        by_meaning.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let by_meaning = self.by_meaning();
         let [(nearest, best), rest @ ..] = by_meaning.as_slice() else {
             return None;
         };
