@@ -12,10 +12,13 @@ use super::{courtesy, reference, slip_of, UserWords};
 /// start with a slip of a long verb of keeping ("rember my …").
 pub fn asks_to_save(text: &str) -> bool {
     let lower = text.to_lowercase();
-    imprint_text::words::plain(text)
-        .iter()
-        .any(|w| KEEPING_VERBS.contains(&w.as_str()))
-        || without_keeping_words(text).1
+    clauses(text).any(|clause| {
+        let words = imprint_text::words::plain(clause);
+        (0..words.len()).any(|i| {
+            KEEPING_VERBS.contains(&words[i].as_str())
+                && !names_a_thing_after(words.get(i.wrapping_sub(1)))
+        })
+    }) || without_keeping_words(text).1
         || [
             "write down",
             "write this down",
@@ -24,6 +27,30 @@ pub fn asks_to_save(text: &str) -> bool {
         ]
         .iter()
         .any(|p| lower.contains(p))
+}
+
+/// The clauses of `text`, as punctuation or a dash between spaces sets
+/// them apart ("my NHS number is 943 476 5919 - store it pls").
+fn clauses(text: &str) -> impl Iterator<Item = &str> {
+    text.split(" - ")
+        .flat_map(|part| part.split([',', ';', '.', '!', '?', ':', '—', '–', '(', ')']))
+}
+
+/// True when a word of keeping after `before` (the word before it in its
+/// clause) is a noun: after a word that names something ("the supplier
+/// file", "the cake record") or says whose ("my file", "our log"). After
+/// courtesy, another function word or nothing, it is the verb ("pls file
+/// it", "can you note", "I want to add", "make a note that …", "for the
+/// record, …").
+fn names_a_thing_after(before: Option<&String>) -> bool {
+    before.is_some_and(|w| {
+        let whose = imprint_text::pronouns::says_whose(w);
+        whose
+            || !(crate::common_words::is_function_word(w)
+                || courtesy::names_nothing(w)
+                || crate::common_words::is_asking_verb(w)
+                || imprint_text::pronouns::is_speaking_subject(w))
+    })
 }
 
 /// A `store` call's content, kept when it holds at least half of the words
@@ -118,7 +145,11 @@ pub(crate) fn colon_before_content(request: &str) -> Option<usize> {
 pub fn content_to_save(request: &str) -> Option<String> {
     what_to_save(request).or_else(|| {
         let rest = after_keeping_words(request)?;
-        asks_to_save(request).then(|| capitalized(rest))
+        // "can you save something for me pls" names nothing to keep.
+        let names_something = imprint_text::words::plain(rest)
+            .iter()
+            .any(|w| !crate::common_words::is_function_word(w) && !courtesy::names_nothing(w));
+        (names_something && asks_to_save(request)).then(|| capitalized(rest))
     })
 }
 

@@ -1309,3 +1309,39 @@ fn a_reminder_against_an_event_is_due_at_its_moment_or_at_the_time_answered_on_i
     assert_eq!(said(&answered, Stated::Day(day)), Some(Stated::At(ten)));
     assert_eq!(said(&[], Stated::Day(day)), Some(Stated::Day(day)));
 }
+
+#[test]
+fn a_save_that_names_nothing_gives_nothing_to_keep() {
+    for request in [
+        "can you save something for me pls",
+        "could you remember this for me",
+        "pls note something down",
+    ] {
+        assert!(asks_to_save(request), "{request}");
+        assert_eq!(content_to_save(request), None, "{request}");
+    }
+    assert_eq!(
+        content_to_save("can you save the gate code for me, 4471").as_deref(),
+        Some("Gate code for me, 4471")
+    );
+}
+
+#[test]
+fn a_word_of_keeping_after_a_thing_named_is_a_noun() {
+    for request in [
+        "vat number pls, the bank wants it for the supplier file",
+        "the garage wants our log book for the van",
+    ] {
+        assert!(!asks_to_save(request), "{request}");
+    }
+    for request in [
+        "pls file this under the van: tyres done at 40k",
+        "can you note that the gate code is 4471",
+        "make a note that the boiler was serviced",
+        "the gate code is 4471, save it",
+        "i want to add that gran prefers tea",
+        "for the record, the van tyres take 55 psi",
+    ] {
+        assert!(asks_to_save(request), "{request}");
+    }
+}
