@@ -129,6 +129,11 @@ fn main() {
             .map(|(kind, request)| (*kind, rules_kind(request)))
             .collect();
         let (rules_unasked, rules_missed) = writes_wrong(&rules);
+        for ((truth, got), (_, request)) in rules.iter().zip(&requests) {
+            if (is_write(*truth) || is_write(*got)) && truth != got {
+                println!("  - the rules read {truth:?} as {got:?}: {request}");
+            }
+        }
         let right = rules
             .iter()
             .filter(|(truth, got)| coarse(*truth) == coarse(*got))
