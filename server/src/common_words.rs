@@ -175,6 +175,12 @@ pub fn is_question_word(word: &str) -> bool {
     QUESTION_WORDS.contains(&plain)
 }
 
+/// True for a question word with its "'s" ("what's", "whats",
+/// "when's"): a question by its grammar, as "what is" is.
+pub fn is_question_word_with_its_is(word: &str) -> bool {
+    !QUESTION_WORDS.contains(&word) && is_question_word(word)
+}
+
 /// True for a verb of asking Imprint for something, in any of its
 /// regular forms ("saved", "reminds", "checking", "decided").
 pub fn is_asking_verb(word: &str) -> bool {

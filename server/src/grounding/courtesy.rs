@@ -62,6 +62,15 @@ pub fn names_nothing(word: &str) -> bool {
     courtesy(word).is_some()
 }
 
+/// True for a word that opens a request said as to a person ("hey",
+/// "ok") or a sound of speech ("um"): what follows is the request, a
+/// question when it opens with a question word ("hey whats the alarm
+/// code, the new girl is locking up tonight"). "fyi" and "btw" lead
+/// into a fact, and are no opener.
+pub fn is_opener(word: &str) -> bool {
+    courtesy(word) == Some(Opener) || imprint_text::voice::is_sound_of_speech(word)
+}
+
 /// True for a word that leads into a request and says nothing of it:
 /// an opener ("ok", "hey") or a filler ("so", "fyi", "um").
 pub fn leads_in(word: &str) -> bool {

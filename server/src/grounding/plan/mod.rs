@@ -179,6 +179,37 @@ pub fn closes_with_a_question(request: &str) -> bool {
     topic::opens_a_question_word(last) && !exclaims && !last.chars().any(|c| c.is_ascii_digit())
 }
 
+/// True when the request's first clause is a question, and a story
+/// follows it ("hey whats the alarm code at the shop, the new girl is
+/// locking up tonight"): it asks, whatever time or fact the story names.
+/// The clause opens with a question word past an opener, which asks by
+/// its grammar: with its "'s" ("whats", "where's"), before an auxiliary
+/// ("when is", "what did"), or naming a thing ("which tablet", "how
+/// much"). "When" and "where" before a subject join clauses ("when you
+/// get a sec, …"), and "what a…" exclaims.
+pub fn opens_with_a_question(request: &str) -> bool {
+    let first = request
+        .split([',', ';', '.', '!', '—', '–'])
+        .next()
+        .unwrap_or(request);
+    let words: Vec<String> = imprint_text::words::plain(first)
+        .into_iter()
+        .skip_while(|w| courtesy::is_opener(w))
+        .collect();
+    let (Some(asking), Some(next)) = (words.first(), words.get(1)) else {
+        return false;
+    };
+    if !crate::common_words::is_question_word(asking) {
+        return false;
+    }
+    let contracted = crate::common_words::is_question_word_with_its_is(asking);
+    let joins_clauses = matches!(asking.as_str(), "when" | "where");
+    let exclaims = matches!(next.as_str(), "a" | "an");
+    contracted
+        || crate::common_words::is_auxiliary(next)
+        || !(joins_clauses || exclaims || imprint_text::pronouns::is_speaking_subject(next))
+}
+
 /// True when a clause after a short lead-in opens with a question word
 /// and ends the request ("quick one - what does SRT stand for, like the
 /// subtitle file"): a question too, though less surely than
@@ -212,7 +243,12 @@ pub fn classify(request: &str) -> Plan {
     let plan = |kind, reason| Plan { kind, reason };
     // "What did I note about hosting?" asks what was kept; "Can you
     // remind me…" asks for a reminder.
-    let asks_what = words.first().is_some_and(|w| opens_a_question(w)) || ends_asking(request);
+    // "hey whats the alarm code…": an opener comes before the question.
+    let asks_what = words
+        .iter()
+        .find(|w| !courtesy::is_opener(w))
+        .is_some_and(|w| opens_a_question(w))
+        || ends_asking(request);
     // "Remind me what my national insurance number is" asks what was
     // kept, not for a reminder.
     let recall = words
@@ -272,6 +308,15 @@ pub fn is_personal(request: &str) -> bool {
             || imprint_text::pronouns::says_someone_elses(w)
             || (w.ends_with("'s") && w.len() > 3 && !crate::common_words::is_function_word(w))
     }) || asks_a_kept_detail(request)
+}
+
+/// True when the request says something is the user's own: "my", "our",
+/// "mine" ("my blood type is O negative"). "Me" and "I" do not: "thanks,
+/// you saved me a trip" is said to Imprint, of nothing the user keeps.
+pub fn says_its_the_users_own(request: &str) -> bool {
+    imprint_text::words::plain(request).iter().any(|w| {
+        imprint_text::pronouns::is_first_person(w) && imprint_text::pronouns::says_whose(w)
+    })
 }
 
 /// True when the request asks for a detail people keep about their own

@@ -181,6 +181,27 @@ fn a_phone_asked_for_is_a_number_as_long_as_a_phones() {
 }
 
 #[test]
+fn a_number_written_in_pairs_of_digits_is_a_number_held() {
+    // Phones in Togo, Senegal or France are written in pairs: no three
+    // digits stand in a row.
+    for asked in ["whats ines's number", "ines mobile?", "number for ines pls"] {
+        let topic = Topic::of(asked, &[]);
+        assert!(
+            topic.asked_in("Ines (the florist) 06 12 48 90 37"),
+            "{asked}"
+        );
+        assert!(topic.asked_in("Ines - mob. 90.47.21.36"), "{asked}");
+        assert!(
+            !topic.asked_in("Ines has the van on 12 and 14 May"),
+            "{asked}"
+        );
+    }
+    // A code or a PIN is no phone.
+    let pin = Topic::of("whats the pin for the flooz account", &[]);
+    assert!(!pin.asked_in("Customers pay by Flooz to 91 58 03 47"));
+}
+
+#[test]
 fn a_booking_ref_is_a_kept_detail_asked() {
     // "booking" after "the" is a thing, not the verb "book"; "ref" is
     // "reference" cut short.
@@ -958,4 +979,64 @@ fn a_price_asked_is_held_by_an_amount() {
     // A number asked still is no amount.
     let number = Topic::of("what's the plumber's number", &[]);
     assert!(!number.asked_in("Plumber quoted £2,350 for the boiler."));
+}
+
+#[test]
+fn a_question_after_an_opener_is_a_question_whatever_time_it_names() {
+    // The time ("tonight") and the story after it read like a reminder;
+    // the question word after "hey" says it asks.
+    for request in [
+        "hey whats the gate code, the plumber comes tonight",
+        "ok, where did we park the van at the weekend",
+        "um when's the bin day this week",
+    ] {
+        assert!(is_a_question(request), "{request}");
+        assert_eq!(classify(request).kind, Kind::Question, "{request}");
+    }
+    // "fyi" and "btw" lead into a fact.
+    assert!(!is_a_question("fyi when the alarm beeps the code is 4512"));
+}
+
+#[test]
+fn a_question_before_a_story_asks_by_its_grammar() {
+    for request in [
+        "hey whats the gate code, the plumber comes tonight",
+        "which van is booked in, the garage rang this morning",
+        "how much is the deposit - the agent wants it by friday",
+        "when is the bin day, we missed it last week",
+    ] {
+        assert!(opens_with_a_question(request), "{request}");
+    }
+    for request in [
+        "when you get a sec, the boiler man comes thursday",
+        "where we parked last time, the meter takes cards now",
+        "what a day, the van broke down twice",
+        "the gate code is 4512, whats left is the alarm",
+    ] {
+        assert!(!opens_with_a_question(request), "{request}");
+    }
+}
+
+#[test]
+fn a_reference_asked_is_a_code_people_keep() {
+    let request = "whats the order ref for the new kiln";
+    let topic = Topic::of(request, &[]);
+    assert!(topic.asked_in("New kiln from Potclays: 4,200, order PC-5521, due 3 March"));
+    assert!(!topic.asked_in("New kiln arrives in March"));
+    assert!(is_personal(request));
+}
+
+#[test]
+fn a_clause_pointing_back_at_what_is_asked_is_told_about_it() {
+    let vat = Topic::of(
+        "vat number pls, the accountant wants it for the tax file",
+        &[],
+    );
+    assert_eq!(vat.names, ["vat"], "{vat:?}");
+    assert!(vat.context.contains(&"accountant".to_string()), "{vat:?}");
+    let plumber = Topic::of("the plumber's number - his van broke down again", &[]);
+    assert!(!plumber.names.contains(&"van".to_string()), "{plumber:?}");
+    // A clause that points back at nothing says which thing.
+    let gate = Topic::of("gate code, the one at the allotment", &[]);
+    assert!(gate.names.contains(&"allotment".to_string()), "{gate:?}");
 }

@@ -55,10 +55,14 @@ impl Run {
         let request = self.talk.request().to_string();
         // A request with a question mark asks ("plumber's number? the
         // boiler is banging again"), as one whose last clause opens with a
-        // question word does: it keeps nothing, whatever the examples say.
+        // question word does, or whose first clause is a question ("whats
+        // the alarm code, the new girl locks up tonight"): it keeps
+        // nothing, whatever the examples say.
         // (Sentence vectors tell what a request is about far better than
         // whether it tells or asks.)
-        let asks = request.contains('?') || plan::closes_with_a_question(&request);
+        let asks = request.contains('?')
+            || plan::closes_with_a_question(&request)
+            || plan::opens_with_a_question(&request);
         if !asks && self.files_a_note_under_a_project(&request).await {
             tracing::info!(reply = %self.reply.id, "a note filed under a project its lead-in names: a save");
             return Ok(Some(Routed::Save));
@@ -93,10 +97,11 @@ impl Run {
             return Ok(None);
         }
         // Read as small talk first, a write only next ("thanks, that's
-        // lekker"): kept only when it says something of the user's own
-        // ("btw my blood type is O negative") or gives a number.
+        // lekker", "cheers, you saved me a trip to the shop"): kept only
+        // when it says something is the user's own ("btw my blood type is
+        // O negative") or gives a number.
         let chat_first = route.kind == Routed::SmallTalk
-            && !plan::is_personal(&request)
+            && !plan::says_its_the_users_own(&request)
             && !request.chars().any(|c| c.is_ascii_digit());
         if chat_first {
             tracing::info!(reply = %self.reply.id, "small talk first, and nothing of the user's: no write");

@@ -202,10 +202,19 @@ impl Run {
                     .clearly_nearest()
                     .or_else(|| meant.nearest_told_apart_by_words(&topic));
                 vouched.clearly_nearest = match nearest {
-                    Some(nearest) => Some(Nearest {
-                        thing_near: self.names_the_thing(&topic, nearest.id).await,
-                        ..nearest
-                    }),
+                    Some(nearest) => {
+                        let content = meant
+                            .findings
+                            .found
+                            .iter()
+                            .find(|f| f.memory.id == nearest.id)
+                            .map(|f| f.memory.content.clone())
+                            .unwrap_or_default();
+                        Some(Nearest {
+                            thing_near: self.names_the_thing(&topic, nearest.id, &content).await,
+                            ..nearest
+                        })
+                    }
                     None => None,
                 };
                 vouched.asks_an_amount = plan::asked_part(self.talk.request())
@@ -342,12 +351,16 @@ impl Run {
             .await
     }
 
-    /// True when the words naming the thing `topic` asks about, whose it
-    /// is left out, are at least [`THING_NEAR`] in meaning to memory `id`.
-    async fn names_the_thing(&self, topic: &Topic, id: i64) -> bool {
+    /// True when the words naming the thing `topic` asks about that
+    /// memory `id` (its `content`) does not hold, whose it is left out,
+    /// are at least [`THING_NEAR`] to it in meaning.
+    async fn names_the_thing(&self, topic: &Topic, id: i64, content: &str) -> bool {
+        // The words it does not hold must be near it: "wedding" of "the
+        // photographer for sena's wedding" is held by the wedding's
+        // memory, which says nothing of a photographer.
         let thing: Vec<&str> = topic
-            .names
-            .iter()
+            .names_not_held(content)
+            .into_iter()
             .filter(|name| !topic.owners.contains(name))
             .map(String::as_str)
             .collect();
@@ -642,9 +655,7 @@ impl MeaningRead {
             .classified
             .as_ref()
             .is_some_and(|r| r.kind == Routed::SmallTalk && r.score >= REMARK_FLOOR);
-        let whose_own = imprint_text::words::plain(request).iter().any(|w| {
-            imprint_text::pronouns::is_first_person(w) && imprint_text::pronouns::says_whose(w)
-        });
+        let whose_own = plan::says_its_the_users_own(request);
         classified
             && best < STRONG
             && !whose_own

@@ -102,6 +102,15 @@ impl Topic {
         self.owners.iter().all(|owner| holds(&words, owner))
     }
 
+    /// The naming words `content` does not hold.
+    pub fn names_not_held(&self, content: &str) -> Vec<&String> {
+        let words = imprint_text::words::plain(&one_word_names(content));
+        self.names
+            .iter()
+            .filter(|name| !holds(&words, name))
+            .collect()
+    }
+
     /// How many of the naming words `content` holds.
     pub fn names_held(&self, content: &str) -> usize {
         let words = imprint_text::words::plain(&one_word_names(content));
@@ -146,6 +155,10 @@ impl Topic {
             || self.asked.iter().any(|w| holds(&words, w))
             // "Plumber: Jan, 0176 555 1234" holds a number without saying so.
             || ((is(Wanted::Number) || is(Wanted::Phone)) && holds_a_number(content))
+            // A phone written in pairs ("90 47 21 36", as in Togo or
+            // France) is a phone or a number, but no code or PIN.
+            || ((is(Wanted::Phone) || self.asked.iter().any(|w| asks_a_phone_or_any_number(w)))
+                && has_phone_number(content))
             // "Sofa from Loft & Co, £1,240" holds what it cost.
             || (is(Wanted::Amount) && holds_an_amount(content))
             // "Producer: Ben Harrow, ben.harrow@lumen.com.au" holds his email.

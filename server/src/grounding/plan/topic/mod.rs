@@ -58,7 +58,7 @@ const ASKED: &[(&str, Wanted, bool)] = &[
     ("status", Wanted::Words, !KEPT), ("result", Wanted::Words, !KEPT),
     ("size", Wanted::Words, !KEPT), ("color", Wanted::Words, !KEPT),
     ("colour", Wanted::Words, !KEPT), ("model", Wanted::Words, !KEPT),
-    ("version", Wanted::Words, !KEPT), ("reference", Wanted::Words, !KEPT),
+    ("version", Wanted::Words, !KEPT), ("reference", Wanted::Number, KEPT),
     ("end", Wanted::Words, !KEPT), ("ending", Wanted::Words, !KEPT),
     // "when does it run out": a day, as "expire" is.
     ("deciding", Wanted::Words, !KEPT), ("run", Wanted::Day, !KEPT),
@@ -261,7 +261,7 @@ fn split_told_after(asked: &str) -> (&str, String) {
         .find(|w| opens_a_question_word(w))
         .map(|w| w.as_ptr() as usize - asked.as_ptr() as usize)
     else {
-        return (asked, String::new());
+        return split_told_about_it(asked);
     };
     let (clause, after) = split_after(asked, question);
     // "Tomás is asking what time our train leaves": who asks, and why,
@@ -278,6 +278,28 @@ fn split_told_after(asked: &str) -> (&str, String) {
         (clause[question..].trim(), format!("{before} {after}"))
     } else {
         (clause, after.to_string())
+    }
+}
+
+/// `asked`, a request with no question word, split before a clause that
+/// points back at what it names ("nif number pls, the hotel wants it for
+/// the supplier file": "it" is the NIF): that clause is told about the
+/// thing, and names nothing a memory must hold. A clause that points
+/// back at nothing qualifies the thing ("gate code, the one at mum's").
+fn split_told_about_it(asked: &str) -> (&str, String) {
+    let told = asked.char_indices().find(|&(i, c)| {
+        (c == ',' || asked[i..].starts_with(" - "))
+            && imprint_text::words::plain(&asked[i..])
+                .iter()
+                .any(|w| imprint_text::pronouns::is_third_person(w))
+            && !imprint_text::words::plain(&asked[..i]).is_empty()
+    });
+    match told {
+        Some((at, _)) => (
+            asked[..at].trim(),
+            asked[at..].trim_start_matches([',', ' ', '-']).to_string(),
+        ),
+        None => (asked, String::new()),
     }
 }
 
@@ -378,14 +400,16 @@ fn clause_that_asks(request: &str) -> &str {
     }
 }
 
-/// True when `text`'s first word is a question word ("what's", "how").
+/// True when `text`'s first word past an opener ("hey", "ok", "um") is a
+/// question word ("what's", "how").
 pub(super) fn opens_a_question_word(text: &str) -> bool {
-    text.split_whitespace().next().is_some_and(|first| {
-        let first = first
-            .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-            .to_lowercase();
-        crate::common_words::is_question_word(&first)
-    })
+    text.split_whitespace()
+        .map(|word| {
+            word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .find(|word| !crate::grounding::courtesy::is_opener(word))
+        .is_some_and(|first| crate::common_words::is_question_word(&first))
 }
 
 /// `word` without a verb's or plural's ending, for words of 6 letters or
@@ -823,6 +847,15 @@ fn held_by_shape(word: &str, content: &str) -> bool {
 fn has_phone_number(text: &str) -> bool {
     text.split(|c: char| !c.is_ascii_digit() && !" -.()+".contains(c))
         .any(|run| run.chars().filter(char::is_ascii_digit).count() >= 6)
+}
+
+/// True for "number", with any ending: a number of any kind, a phone's
+/// too ("kodjo's number"), where "code" or "pin" asks no phone.
+fn asks_a_phone_or_any_number(word: &str) -> bool {
+    word == "number"
+        || crate::common_words::plain_forms(word)
+            .iter()
+            .any(|w| w == "number")
 }
 
 /// True when `text` holds an amount: a number outside its phone numbers
