@@ -264,7 +264,16 @@ pub fn classify(request: &str) -> Plan {
         return plan(Kind::Save, PlanReason::AsksToKeep);
     }
     if let Some(verb) = opening_verb(&words).filter(|v| CANNOT_DO.contains(&v.as_str())) {
-        return plan(Kind::CannotDo { verb }, PlanReason::AsksAnActItCannotDo);
+        // "can u send me ama's number", "text me the wifi password": a
+        // detail sent to the user asks to be told it, which a reply does.
+        let to_the_user = words
+            .iter()
+            .skip_while(|w| **w != verb)
+            .nth(1)
+            .is_some_and(|w| w == "me");
+        if !(to_the_user && asks_a_kept_detail(request)) {
+            return plan(Kind::CannotDo { verb }, PlanReason::AsksAnActItCannotDo);
+        }
     }
     // "hi", "hmm", or only emoji ("👋😊"): no word that names anything.
     // Greetings, thanks and the project list in other words are the

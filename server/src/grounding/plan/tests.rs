@@ -1040,3 +1040,21 @@ fn a_clause_pointing_back_at_what_is_asked_is_told_about_it() {
     let gate = Topic::of("gate code, the one at the allotment", &[]);
     assert!(gate.names.contains(&"allotment".to_string()), "{gate:?}");
 }
+
+#[test]
+fn a_detail_sent_to_the_user_asks_to_be_told_it() {
+    for request in [
+        "can u send me ama's number",
+        "text me the wifi password pls",
+        "send me the account number",
+    ] {
+        assert_eq!(classify(request).kind, Kind::Question, "{request}");
+    }
+    // An act for the user, or a detail sent to someone else, is no read.
+    for request in ["book me a table for friday", "send kofi the account number"] {
+        assert!(
+            matches!(classify(request).kind, Kind::CannotDo { .. }),
+            "{request}"
+        );
+    }
+}
