@@ -46,7 +46,7 @@ fn courtesy(word: &str) -> Option<Courtesy> {
 }
 
 /// True for a plain (lower-case) word that only makes a request polite.
-fn is_polite(word: &str) -> bool {
+pub fn is_polite(word: &str) -> bool {
     courtesy(word) == Some(Polite)
 }
 

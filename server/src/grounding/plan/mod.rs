@@ -210,6 +210,24 @@ pub fn opens_with_a_question(request: &str) -> bool {
         || !(joins_clauses || exclaims || imprint_text::pronouns::is_speaking_subject(next))
 }
 
+/// True when the request's first clause asks for a detail people keep,
+/// politely and without giving it ("number for yaw pls, the fuse box is
+/// acting up again", "nif number please - the hotel wants it"): a request
+/// to be told, whatever fact the story after it tells.
+pub fn asks_politely_for_a_detail(request: &str) -> bool {
+    let first = request
+        .split(" - ")
+        .next()
+        .unwrap_or(request)
+        .split([',', ';', '.', '!', '—', '–'])
+        .next()
+        .unwrap_or(request);
+    let words = imprint_text::words::plain(first);
+    words.last().is_some_and(|w| courtesy::is_polite(w))
+        && !first.chars().any(|c| c.is_ascii_digit())
+        && asks_a_kept_detail(first)
+}
+
 /// True when a clause after a short lead-in opens with a question word
 /// and ends the request ("quick one - what does SRT stand for, like the
 /// subtitle file"): a question too, though less surely than

@@ -1058,3 +1058,21 @@ fn a_detail_sent_to_the_user_asks_to_be_told_it() {
         );
     }
 }
+
+#[test]
+fn a_detail_asked_for_politely_before_a_story_asks() {
+    for request in [
+        "number for kwame pls, the fuse box is acting up again",
+        "vat number please - the accountant wants it today",
+        "gate code pls",
+    ] {
+        assert!(asks_politely_for_a_detail(request), "{request}");
+    }
+    for request in [
+        "the gate code is 4471 pls",
+        "the fuse box is acting up again pls",
+        "thanks, the plumber fixed the boiler",
+    ] {
+        assert!(!asks_politely_for_a_detail(request), "{request}");
+    }
+}

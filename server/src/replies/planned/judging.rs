@@ -56,13 +56,15 @@ impl Run {
         // A request with a question mark asks ("plumber's number? the
         // boiler is banging again"), as one whose last clause opens with a
         // question word does, or whose first clause is a question ("whats
-        // the alarm code, the new girl locks up tonight"): it keeps
-        // nothing, whatever the examples say.
+        // the alarm code, the new girl locks up tonight") or a detail asked
+        // for politely ("number for yaw pls, the fuse box is acting up"):
+        // it keeps nothing, whatever the examples say.
         // (Sentence vectors tell what a request is about far better than
         // whether it tells or asks.)
         let asks = request.contains('?')
             || plan::closes_with_a_question(&request)
-            || plan::opens_with_a_question(&request);
+            || plan::opens_with_a_question(&request)
+            || plan::asks_politely_for_a_detail(&request);
         if !asks && self.files_a_note_under_a_project(&request).await {
             tracing::info!(reply = %self.reply.id, "a note filed under a project its lead-in names: a save");
             return Ok(Some(Routed::Save));
