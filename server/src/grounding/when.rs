@@ -449,14 +449,21 @@ impl Part {
 }
 
 pub(super) fn part_of_day(words: &[String]) -> Option<Part> {
-    words.iter().find_map(|w| match w.as_str() {
-        "morning" => Some(Part::Morning),
-        "noon" | "midday" | "lunchtime" => Some(Part::Noon),
-        "afternoon" => Some(Part::Afternoon),
-        "evening" => Some(Part::Evening),
-        "tonight" | "night" => Some(Part::Night),
-        _ => None,
-    })
+    // "Good evening. Could you remind me … at ten in the morning": a
+    // greeting names no part of the day.
+    let greets = |i: usize| i > 0 && words[i - 1] == "good";
+    words
+        .iter()
+        .enumerate()
+        .find_map(|(i, w)| match w.as_str() {
+            _ if greets(i) => None,
+            "morning" => Some(Part::Morning),
+            "noon" | "midday" | "lunchtime" => Some(Part::Noon),
+            "afternoon" => Some(Part::Afternoon),
+            "evening" => Some(Part::Evening),
+            "tonight" | "night" => Some(Part::Night),
+            _ => None,
+        })
 }
 
 /// The days of the week by name, lower case ("monday"), from the

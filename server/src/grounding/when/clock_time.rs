@@ -102,14 +102,30 @@ fn meridiem(hour: u32, suffix: Option<Meridiem>, part: Option<Part>) -> u32 {
 /// clock's face (1–12) after it.
 fn minutes_past_or_to(words: &[String], i: usize, part: Option<Part>) -> Option<NaiveTime> {
     let past = words[i] == "past";
-    let minutes = match i.checked_sub(1).map(|j| words[j].as_str())? {
+    // "twenty minutes past ten": the minutes may say their unit.
+    let said_at = match i.checked_sub(1).map(|j| words[j].as_str())? {
+        "minutes" | "minute" | "mins" | "min" => i.checked_sub(2)?,
+        _ => i - 1,
+    };
+    let minutes = match words[said_at].as_str() {
         "half" if past => 30,
         "quarter" => 15,
         // "5 to 6" is a span of hours more often than a time: minutes
         // before "to" are said in words ("ten to six").
         said if !past && said.starts_with(|c: char| c.is_ascii_digit()) => return None,
-        said => super::number(said).filter(|m| (1..=30).contains(m))? as u32,
+        said => {
+            let units = super::number(said)?;
+            // "twenty five past": the tens said before the units.
+            let tens = said_at
+                .checked_sub(1)
+                .and_then(|j| super::number(&words[j]))
+                .filter(|t| (units < 10) && matches!(t, 20 | 30));
+            (units + tens.unwrap_or(0)).clamp(0, 60) as u32
+        }
     };
+    if !(1..=30).contains(&minutes) {
+        return None;
+    }
     let (body, suffix) = split_suffix(words.get(i + 1)?);
     let suffix = suffix.or(match words.get(i + 2).map(String::as_str) {
         Some("am") => Some(Meridiem::Am),
@@ -121,6 +137,9 @@ fn minutes_past_or_to(words: &[String], i: usize, part: Option<Part>) -> Option<
         .ok()
         .or_else(|| super::number(body))
         .filter(|h| (1..=12).contains(h))? as u32;
+    // "…past ten in the morning": the part said after the hour.
+    let after = &words[(i + 2).min(words.len())..words.len().min(i + 5)];
+    let part = super::part_of_day(after).or(part);
     let (hour, minute) = if past {
         (hour, minutes)
     } else {

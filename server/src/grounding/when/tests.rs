@@ -577,6 +577,15 @@ fn clock_times_said_past_or_to_the_hour() {
         ("ten to six pm", at((2026, 11, 30), 17, 50)),
         ("friday at twenty past eight am", at((2026, 12, 4), 8, 20)),
         ("20 past 3pm", at((2026, 11, 30), 15, 20)),
+        // The minutes with their unit, tens and units apart.
+        (
+            "friday at twenty five minutes past eleven to ring the bank",
+            at((2026, 12, 4), 11, 25),
+        ),
+        (
+            "at ten minutes to nine in the evening",
+            at((2026, 11, 30), 20, 50),
+        ),
     ];
     for (text, expected) in cases {
         assert_eq!(stated(text, now()), expected, "{text}");
@@ -589,6 +598,21 @@ fn clock_times_said_past_or_to_the_hour() {
         without_the_time("feed the cat at half past 7"),
         "feed the cat".to_string()
     );
+}
+
+#[test]
+fn a_greeting_names_no_part_of_the_day() {
+    let cases = [
+        (
+            "Good evening. Please remind me on Friday at twenty minutes past eight in the morning to ring the bank.",
+            at((2026, 12, 4), 8, 20),
+        ),
+        ("good morning! a reminder at 8 tonight", at((2026, 11, 30), 20, 0)),
+        ("good afternoon, remind me at 9 to water the beans", at((2026, 12, 1), 9, 0)),
+    ];
+    for (text, want) in cases {
+        assert_eq!(stated(text, now()), want, "{text}");
+    }
 }
 
 #[test]
