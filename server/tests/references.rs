@@ -368,11 +368,16 @@ async fn a_question_about_a_first_name_two_people_share_asks_which_unless_its_wo
     let server = with_memories(vec![
         scenario("number", vec![Turn::text("Her number is 07700 900 222.")]),
         scenario("cello", vec![Turn::text("Her number is 07700 900 222.")]),
+        scenario(
+            "alarm code",
+            vec![Turn::text("The studio alarm code is 4821.")],
+        ),
     ])
     .await;
     seed(
         &server,
         &[
+            ("Studio alarm code: 4821", None, "2030-04-02T10:00:00Z"),
             (
                 "Hana Kowalski does our accounts, 07700 900 111",
                 None,
@@ -415,6 +420,25 @@ async fn a_question_about_a_first_name_two_people_share_asks_which_unless_its_wo
         .await;
     assert!(
         !types(&events).contains(&"question".to_string()),
+        "{events:?}"
+    );
+
+    // Named only in the story told after the question: it asks nothing
+    // of her.
+    let sid = server.create_session().await;
+    let events = server
+        .converse(
+            &sid,
+            "hey whats the alarm code, hana is opening up the studio",
+        )
+        .await;
+    assert!(
+        !types(&events).contains(&"question".to_string()),
+        "{events:?}"
+    );
+    let answer = events.iter().find(|e| e["type"] == "assistant_message");
+    assert!(
+        answer.is_some_and(|m| m.to_string().contains("4821")),
         "{events:?}"
     );
 }

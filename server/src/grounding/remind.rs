@@ -23,17 +23,30 @@ const TIME_LEADS: &[&str] = &["for ", "on ", "at "];
 pub fn asks_for_reminder(text: &str) -> bool {
     let lower = text.to_lowercase();
     let words = imprint_text::words::plain(text);
+    // "an alarm for 6", "alert me at 9", not "whats the alarm code, …
+    // tomorrow": the alarm itself is followed by a function word, a time
+    // or nothing; a word naming a thing makes it another thing's name.
+    let the_alarm_itself = |i: usize| {
+        words.get(i + 1).is_none_or(|next| {
+            crate::common_words::is_function_word(next)
+                || when::is_time_word(next)
+                || next.starts_with(|c: char| c.is_ascii_digit())
+        })
+    };
     words
         .iter()
+        .enumerate()
         // "which reminded me …", "it reminds me of …" tell, not ask.
-        .filter(|w| !matches!(w.as_str(), "reminded" | "reminds"))
-        .any(|w| {
+        .filter(|(_, w)| !matches!(w.as_str(), "reminded" | "reminds"))
+        .any(|(i, w)| {
             w.starts_with("remind")
             // "remnd", "reminf": one slip of the keys is still the verb.
             || slip_of(w, "remind")
             // "set an alarm for 6", not "the new alarm code is 7731": as
             // nouns of other things, these ask only with a time.
-            || (matches!(w.as_str(), "alarm" | "alert") && says_a_time(text))
+            || (matches!(w.as_str(), "alarm" | "alert")
+                && the_alarm_itself(i)
+                && says_a_time(text))
         })
         || tell_me_later(&lower).is_some()
         || forget_me(&lower).is_some()

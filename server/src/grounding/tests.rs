@@ -690,6 +690,8 @@ fn writes_the_user_never_asked_for_are_refused() {
         "Don't let me forget the keys",
         "I need a reminder",
         "set an alarm for 6:30 tomorrow",
+        "alarm 6am tomorrow",
+        "an alert on friday at 9 pls",
         "ping me about the bins",
     ] {
         assert!(asks_for_reminder(request), "{request}");
@@ -698,6 +700,9 @@ fn writes_the_user_never_asked_for_are_refused() {
     for request in [
         "new alarm code for the studio is 7731",
         "the smoke alarm is beeping",
+        // A time in a story told after it.
+        "hey whats the alarm code at the shed, ben is opening up tomorrow",
+        "the alarm company is coming friday at 10, is that right?",
     ] {
         assert!(!asks_for_reminder(request), "{request}");
     }

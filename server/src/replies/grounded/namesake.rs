@@ -44,8 +44,13 @@ impl Run {
         } else {
             request.as_str()
         };
+        // Nor of a story told after the question ("hey whats the safe
+        // code, musu needs to lock the cash in tonight"): the topic reads
+        // it as context, which says nothing of whose the thing is.
+        let told_around = |word: &String| topic.as_ref().is_some_and(|t| t.context.contains(word));
         for word in reference::topic(named_in, &[])
             .into_iter()
+            .filter(|word| !told_around(word))
             .take(NAMES_LOOKED_UP)
         {
             let query = MemoryQuery {
