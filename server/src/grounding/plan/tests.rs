@@ -367,6 +367,9 @@ fn a_birthday_is_not_answered_by_a_phone_number_ending_a_sentence() {
     ));
     assert!(topic.asked_in("Theo's birthday: 14/6"));
     assert!(topic.asked_in("Theo was born 2018-06-14"));
+    assert!(topic.asked_in("Theo turns 9 on 14 June"));
+    // Another day of his is not his birthday.
+    assert!(!topic.asked_in("Theo's school trip fee is due 11 Jan"));
 }
 
 #[test]

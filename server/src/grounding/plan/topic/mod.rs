@@ -16,6 +16,10 @@ enum Wanted {
     Phone,
     /// A day: "the deadline", "when does it expire".
     Day,
+    /// A day of the person's own that the memory must name, as any date
+    /// of theirs is not it: "korto's birthday" is not the day her fees
+    /// are due.
+    OwnDay,
     /// Words: "the address", "the name".
     Words,
     /// An email address: "ben's email" is answered by "ben@…".
@@ -37,7 +41,7 @@ const ASKED: &[(&str, Wanted, bool)] = &[
     ("phone", Wanted::Phone, KEPT), ("mobile", Wanted::Phone, KEPT),
     ("cell", Wanted::Phone, KEPT), ("telephone", Wanted::Phone, KEPT),
     ("code", Wanted::Number, KEPT), ("pin", Wanted::Number, KEPT),
-    ("passcode", Wanted::Number, KEPT), ("birthday", Wanted::Day, KEPT),
+    ("passcode", Wanted::Number, KEPT), ("birthday", Wanted::OwnDay, KEPT),
     ("deadline", Wanted::Day, KEPT), ("pw", Wanted::Words, KEPT),
     ("address", Wanted::Words, KEPT), ("email", Wanted::Email, KEPT),
     ("password", Wanted::Words, KEPT), ("login", Wanted::Words, KEPT),
@@ -151,7 +155,7 @@ const SAME_THING: &[&[&str]] = &[
     &["code", "combination", "combo", "pin", "passcode"],
     &["password", "pw", "pwd", "passcode", "key"],
     &["wifi", "wi-fi", "wlan", "wireless"],
-    &["birthday", "bday", "birth", "born"],
+    &["birthday", "bday", "birth", "born", "turns"],
     &["booking", "ref", "reference", "confirmation"],
     &["flight", "flights", "fly", "flying", "flies"],
     // A trip's way back: "the flight home" is "Flight back from Porto".
@@ -822,7 +826,7 @@ impl Topic {
 
 /// True when `content` holds a detail of the kind `word` asks for by its
 /// shape: a number for "code", an address with "@" for "email", a month or
-/// a date for "birthday".
+/// a date for "deadline" (a birthday is held only where it is named).
 fn held_by_shape(word: &str, content: &str) -> bool {
     match asked(word) {
         Some((Wanted::Number, _)) => holds_a_number(content),
@@ -932,7 +936,7 @@ fn asks_digits(word: &str) -> bool {
     asked(word).is_some_and(|(wanted, _)| {
         matches!(
             wanted,
-            Wanted::Number | Wanted::Amount | Wanted::Phone | Wanted::Day
+            Wanted::Number | Wanted::Amount | Wanted::Phone | Wanted::Day | Wanted::OwnDay
         )
     })
 }
