@@ -44,6 +44,22 @@ pub fn terms(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The text's clauses, as punctuation or a dash between spaces sets them
+/// apart ("my NHS number is 943 476 5919 - store it pls", "whats the safe
+/// code, musu is locking up"): the rules that read a request's first
+/// clause, or each of them, cut it here. "3.5" and "6.45pm" are cut too;
+/// the readers of numbers and times read [`terms`] instead.
+pub fn clauses(text: &str) -> impl Iterator<Item = &str> {
+    text.split(" - ")
+        .flat_map(|part| part.split([',', ';', '.', '!', '?', ':', '—', '–', '(', ')']))
+}
+
+/// The text's first clause (see [`clauses`]); the whole text when it has
+/// no mark.
+pub fn first_clause(text: &str) -> &str {
+    clauses(text).next().unwrap_or(text)
+}
+
 /// Class: the prepositions that tie a thing to what qualifies it ("the
 /// meeting with Anna", "…, for the roof job") or a pronoun to a verb
 /// ("about it").
@@ -77,6 +93,20 @@ fn is_apostrophe(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clauses_are_cut_at_marks_and_spaced_dashes_only() {
+        let parts: Vec<&str> = clauses("my e-mail is new - store it pls, ta (work one)").collect();
+        assert_eq!(
+            parts,
+            ["my e-mail is new", "store it pls", " ta ", "work one", ""]
+        );
+        assert_eq!(
+            first_clause("hey whats the gate code? ben is locked out"),
+            "hey whats the gate code"
+        );
+        assert_eq!(first_clause("no marks at all"), "no marks at all");
+    }
 
     #[test]
     fn plain_words_keep_an_inner_apostrophe_and_nothing_else() {

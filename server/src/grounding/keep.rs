@@ -12,7 +12,7 @@ use super::{courtesy, reference, slip_of, UserWords};
 /// start with a slip of a long verb of keeping ("rember my …").
 pub fn asks_to_save(text: &str) -> bool {
     let lower = text.to_lowercase();
-    clauses(text).any(|clause| {
+    imprint_text::words::clauses(text).any(|clause| {
         let words = imprint_text::words::plain(clause);
         (0..words.len()).any(|i| {
             KEEPING_VERBS.contains(&words[i].as_str())
@@ -27,13 +27,6 @@ pub fn asks_to_save(text: &str) -> bool {
         ]
         .iter()
         .any(|p| lower.contains(p))
-}
-
-/// The clauses of `text`, as punctuation or a dash between spaces sets
-/// them apart ("my NHS number is 943 476 5919 - store it pls").
-fn clauses(text: &str) -> impl Iterator<Item = &str> {
-    text.split(" - ")
-        .flat_map(|part| part.split([',', ';', '.', '!', '?', ':', '—', '–', '(', ')']))
 }
 
 /// True when a word of keeping after `before` (the word before it in its

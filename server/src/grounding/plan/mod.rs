@@ -188,10 +188,7 @@ pub fn closes_with_a_question(request: &str) -> bool {
 /// much"). "When" and "where" before a subject join clauses ("when you
 /// get a sec, …"), and "what a…" exclaims.
 pub fn opens_with_a_question(request: &str) -> bool {
-    let first = request
-        .split([',', ';', '.', '!', '—', '–'])
-        .next()
-        .unwrap_or(request);
+    let first = imprint_text::words::first_clause(request);
     let words: Vec<String> = imprint_text::words::plain(first)
         .into_iter()
         .skip_while(|w| courtesy::is_opener(w))
@@ -215,13 +212,7 @@ pub fn opens_with_a_question(request: &str) -> bool {
 /// acting up again", "nif number please - the hotel wants it"): a request
 /// to be told, whatever fact the story after it tells.
 pub fn asks_politely_for_a_detail(request: &str) -> bool {
-    let first = request
-        .split(" - ")
-        .next()
-        .unwrap_or(request)
-        .split([',', ';', '.', '!', '—', '–'])
-        .next()
-        .unwrap_or(request);
+    let first = imprint_text::words::first_clause(request);
     let words = imprint_text::words::plain(first);
     words.last().is_some_and(|w| courtesy::is_polite(w))
         && !first.chars().any(|c| c.is_ascii_digit())
