@@ -120,12 +120,11 @@ fn minutes_past_or_to(words: &[String], i: usize, part: Option<Part>) -> Option<
                 .checked_sub(1)
                 .and_then(|j| super::number(&words[j]))
                 .filter(|t| (units < 10) && matches!(t, 20 | 30));
-            (units + tens.unwrap_or(0)).clamp(0, 60) as u32
+            u32::try_from(units + tens.unwrap_or(0))
+                .ok()
+                .filter(|m| (1..=30).contains(m))?
         }
     };
-    if !(1..=30).contains(&minutes) {
-        return None;
-    }
     let (body, suffix) = split_suffix(words.get(i + 1)?);
     let suffix = suffix.or(match words.get(i + 2).map(String::as_str) {
         Some("am") => Some(Meridiem::Am),

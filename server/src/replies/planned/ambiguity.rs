@@ -143,16 +143,14 @@ pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> 
     // is, and nearer in meaning than any memory the words name.
     let best_named = scored.iter().map(|(_, s)| *s).max_by(f32::total_cmp);
     if let Some(best_named) = best_named.filter(|_| !topic.asked.is_empty()) {
-        let in_other_words = findings.found.iter().filter_map(|f| {
+        scored.extend(findings.found.iter().filter_map(|f| {
             let similarity = f.similarity?;
             (similarity > best_named
                 && topic.names_held(&f.memory.content) == 0
                 && topic.owners_in(&f.memory.content)
                 && topic.asked_in(&f.memory.content))
             .then_some((&f.memory, similarity))
-        });
-        let in_other_words: Vec<_> = in_other_words.collect();
-        scored.extend(in_other_words);
+        }));
     }
     tracing::debug!(
         found = found_ids.len(),
