@@ -54,6 +54,23 @@ pub fn clauses(text: &str) -> impl Iterator<Item = &str> {
         .flat_map(|part| part.split([',', ';', '.', '!', '?', ':', '—', '–', '(', ')']))
 }
 
+/// The text's sentences, as a sentence's end, a semicolon or a dash sets
+/// them apart ("I'm a bit worried. And where does he keep his EpiPen"):
+/// commas and colons stay inside.
+pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split(" - ")
+        .flat_map(|part| part.split(['.', '!', '?', ';', '—', '–']))
+}
+
+/// The last of `parts` with a word in it, trimmed; "" when none has.
+pub fn last_filled<'a>(parts: impl Iterator<Item = &'a str>) -> &'a str {
+    parts
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .last()
+        .unwrap_or_default()
+}
+
 /// The text's first clause (see [`clauses`]); the whole text when it has
 /// no mark.
 pub fn first_clause(text: &str) -> &str {
@@ -106,6 +123,12 @@ mod tests {
             "hey whats the gate code"
         );
         assert_eq!(first_clause("no marks at all"), "no marks at all");
+        assert_eq!(
+            last_filled(sentences("I'm worried. And, well, where is it? ")),
+            "And, well, where is it"
+        );
+        assert_eq!(last_filled(clauses("what is it, the code?")), "the code");
+        assert_eq!(last_filled(clauses(" ... ")), "");
     }
 
     #[test]

@@ -141,20 +141,9 @@ fn ends_asking(request: &str) -> bool {
     let Some(body) = request.trim_end().strip_suffix('?') else {
         return false;
     };
-    let last = last_part(body, &['.', '!', '?', ';', '—', '–']);
+    let last = imprint_text::words::last_filled(imprint_text::words::sentences(body));
     let words = imprint_text::words::plain(last);
     words.iter().take(2).any(|w| opens_a_question(w))
-}
-
-/// The last part of `text` that is not empty, after the last of `marks`
-/// or of a spaced dash (" - "): the sentence or clause a request ends on.
-fn last_part<'a>(text: &'a str, marks: &[char]) -> &'a str {
-    text.split(marks)
-        .flat_map(|part| part.split(" - "))
-        .map(str::trim)
-        .filter(|part| !part.is_empty())
-        .last()
-        .unwrap_or_default()
 }
 
 /// True when a request is a question by its form: what it asks ends with
@@ -172,7 +161,7 @@ pub fn is_a_question(request: &str) -> bool {
 /// "what a night that was" exclaims; "when the alarm beeps the code is
 /// 4512" tells.
 pub fn closes_with_a_question(request: &str) -> bool {
-    let last = last_part(request, &[',', ';', '.', '!', '—', '–']);
+    let last = imprint_text::words::last_filled(imprint_text::words::clauses(request));
     let words = imprint_text::words::plain(last);
     let exclaims = words.first().is_some_and(|w| w == "what")
         && words.get(1).is_some_and(|w| w == "a" || w == "an");

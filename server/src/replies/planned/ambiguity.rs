@@ -120,47 +120,45 @@ pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> 
     if topic.is_empty() {
         return Vec::new();
     }
-    let named = |m: &Memory| {
-        topic.named_in(&crate::memory_lines::named_text(
-            &m.content,
-            m.project.as_deref(),
-        ))
-    };
+    let named_text = |m: &Memory| crate::memory_lines::named_text(&m.content, m.project.as_deref());
+    // Each memory that fits, with its nearness in meaning and whether the
+    // request's words name it.
     // Those the words' search found: it ranks by the words of the story
     // too ("lights went off at the bakery, which cash power number…"
     // found the bakery's meter, not the house's), which meaning does not
     // weigh (fresh sets 23 and 24, session 35).
-    let mut scored: Vec<(&Memory, f32)> = findings
+    let mut scored: Vec<(&Memory, f32, bool)> = findings
         .found
         .iter()
         .filter(|f| found_ids.contains(&f.memory.id))
         .filter_map(|f| Some((&f.memory, f.similarity?)))
-        .filter(|(m, _)| named(m) && topic.asked_in(&m.content))
+        .filter(|(m, _)| topic.named_in(&named_text(m)) && topic.asked_in(&m.content))
+        .map(|(m, s)| (m, s, true))
         .collect();
     // A thing of the kind named in other words ("Tuition … due Jan 15"
     // for "when are the school fees due", with "School fees … due Jan
     // 11" saved): none of the naming words, but what is asked, whose it
     // is, and nearer in meaning than any memory the words name.
-    let best_named = scored.iter().map(|(_, s)| *s).max_by(f32::total_cmp);
+    let best_named = scored.iter().map(|(_, s, _)| *s).max_by(f32::total_cmp);
     if let Some(best_named) = best_named.filter(|_| !topic.asked.is_empty()) {
         scored.extend(findings.found.iter().filter_map(|f| {
             let similarity = f.similarity?;
             (similarity > best_named
-                && topic.names_held(&f.memory.content) == 0
+                && topic.names_held(&named_text(&f.memory)) == 0
                 && topic.owners_in(&f.memory.content)
                 && topic.asked_in(&f.memory.content))
-            .then_some((&f.memory, similarity))
+            .then_some((&f.memory, similarity, false))
         }));
     }
     tracing::debug!(
         found = found_ids.len(),
-        fitting = ?scored.iter().map(|(m, s)| (m.id, *s)).collect::<Vec<_>>(),
+        fitting = ?scored.iter().map(|(m, s, _)| (m.id, *s)).collect::<Vec<_>>(),
         "memories that name the thing and hold what is asked"
     );
     // No floor in meaning: a short question ("what's the account
     // number?") is far from every memory that holds it among other
     // things, and two that hold its words alike fit it alike.
-    let Some(best) = scored.iter().map(|(_, s)| *s).max_by(f32::total_cmp) else {
+    let Some(best) = scored.iter().map(|(_, s, _)| *s).max_by(f32::total_cmp) else {
         return Vec::new();
     };
     let near_equal = if topic.detail().is_some() || topic.names_only_a_kind() {
@@ -168,24 +166,24 @@ pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> 
     } else {
         NEAR_EQUAL
     };
-    let near: Vec<&Memory> = scored
+    let near: Vec<(&Memory, bool)> = scored
         .iter()
-        .filter(|(_, s)| *s >= best - near_equal)
-        .map(|(m, _)| *m)
+        .filter(|(_, s, _)| *s >= best - near_equal)
+        .map(|(m, _, named)| (*m, *named))
         .collect();
     // "my NIF": Rui's is his, not the user's.
-    let near = super::preferring(near, |m| !topic.mine || !topic.anothers_in(&m.content));
+    let near = super::preferring(near, |(m, _)| !topic.mine || !topic.anothers_in(&m.content));
     // The request's words single one out ("Tom's birthday" over Tim's),
     // among those they name; one named in other words stays beside them.
     let most = near
         .iter()
-        .filter(|m| named(m))
-        .map(|m| topic.score(&m.content))
+        .filter(|(_, named)| *named)
+        .map(|(m, _)| topic.score(&m.content))
         .max();
     let tied: Vec<Memory> = near
         .into_iter()
-        .filter(|m| !named(m) || Some(topic.score(&m.content)) == most)
-        .cloned()
+        .filter(|(m, named)| !named || Some(topic.score(&m.content)) == most)
+        .map(|(m, _)| m.clone())
         .collect();
     let mut options = reference::distinct_candidates(&tied);
     options.truncate(MAX_OPTIONS);
