@@ -48,7 +48,7 @@ impl Run {
         topic: &Topic,
     ) -> Result<Option<Vec<String>>, Interrupt> {
         let findings = self.with_every_found(findings, found).await;
-        let candidates = equally_fitting(&findings, found, topic);
+        let candidates = equally_fitting(&findings, found, topic, self.talk.request());
         if candidates.len() < 2 {
             return Ok(None);
         }
@@ -112,7 +112,12 @@ impl Run {
 
 /// The memories of `found` that fit the question equally, as options (at
 /// most [`MAX_OPTIONS`]); fewer than two when one fits best.
-pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> Vec<Candidate> {
+pub fn equally_fitting(
+    findings: &Findings,
+    found: &[String],
+    topic: &Topic,
+    request: &str,
+) -> Vec<Candidate> {
     let found_ids: Vec<i64> = found
         .iter()
         .filter_map(|line| MemoryLine::read(line).map(|m| m.id))
@@ -135,6 +140,28 @@ pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> 
         .filter(|(m, _)| topic.named_in(&named_text(m)) && topic.asked_in(&m.content))
         .map(|(m, s)| (m, s, true))
         .collect();
+    // One the words name as they name those found, that the words' search
+    // ranked too low to keep ("LEC prepaid meter at the yard" beside the
+    // house's, for "whats the LEC meter number"): it fits as well unless
+    // the request's other words, its story too, single out those found
+    // ("the current finished at the yard, what's the LEC meter number").
+    let said_in = |m: &Memory| Topic::request_words_held(request, &named_text(m));
+    let most_said = scored.iter().map(|(m, _, _)| said_in(m)).max();
+    if let Some(most_said) = most_said {
+        let unranked: Vec<(&Memory, f32, bool)> = findings
+            .found
+            .iter()
+            .filter(|f| !found_ids.contains(&f.memory.id))
+            .filter_map(|f| Some((&f.memory, f.similarity?)))
+            .filter(|(m, _)| {
+                topic.named_in(&named_text(m))
+                    && topic.asked_in(&m.content)
+                    && said_in(m) >= most_said
+            })
+            .map(|(m, s)| (m, s, true))
+            .collect();
+        scored.extend(unranked);
+    }
     // A thing of the kind named in other words ("Tuition … due Jan 15"
     // for "when are the school fees due", with "School fees … due Jan
     // 11" saved): none of the naming words, but what is asked, whose it
@@ -180,9 +207,20 @@ pub fn equally_fitting(findings: &Findings, found: &[String], topic: &Topic) -> 
         .filter(|(_, named)| *named)
         .map(|(m, _)| topic.score(&m.content))
         .max();
-    let tied: Vec<Memory> = near
+    let tied: Vec<(&Memory, bool)> = near
         .into_iter()
         .filter(|(m, named)| !named || Some(topic.score(&m.content)) == most)
+        .collect();
+    // Then all the request says, the story before the question too ("we're
+    // out of units at the shop, what's the meter no.": the shop's meter).
+    let most_said = tied
+        .iter()
+        .filter(|(_, named)| *named)
+        .map(|(m, _)| said_in(m))
+        .max();
+    let tied: Vec<Memory> = tied
+        .into_iter()
+        .filter(|(m, named)| !named || Some(said_in(m)) == most_said)
         .map(|(m, _)| m.clone())
         .collect();
     let mut options = reference::distinct_candidates(&tied);
@@ -237,7 +275,7 @@ mod tests {
     ) -> Vec<String> {
         let (findings, mut lines) = found(memories);
         lines.truncate(by_words);
-        equally_fitting(&findings, &lines, &Topic::of(request, &[]))
+        equally_fitting(&findings, &lines, &Topic::of(request, &[]), request)
             .into_iter()
             .map(|c| c.label)
             .collect()
@@ -285,6 +323,45 @@ mod tests {
             1,
         );
         assert!(no_day.len() < 2, "{no_day:?}");
+    }
+
+    #[test]
+    fn one_the_words_name_alike_but_did_not_rank_fits_unless_other_words_single_out() {
+        let meters = |request: &str| {
+            options_found_first(
+                request,
+                &[
+                    ("Water meter at the flat: serial 88 1204 7731", 0.52),
+                    ("Water meter at the allotment: serial 88 1204 7713", 0.44),
+                ],
+                1,
+            )
+        };
+        assert_eq!(meters("whats the water meter serial").len(), 2);
+        // The story names the place: the one found is meant.
+        let told = meters("the tap at the flat is dry, whats the water meter serial");
+        assert!(told.len() < 2, "{told:?}");
+        // Both found by the words: the story still singles one out.
+        let both = [
+            ("Water meter at the flat: serial 88 1204 7731", 0.52),
+            ("Water meter at the allotment: serial 88 1204 7713", 0.50),
+        ];
+        assert_eq!(options("whats the water meter serial", &both).len(), 2);
+        let story = options(
+            "the allotment tap is dry, whats the water meter serial",
+            &both,
+        );
+        assert!(story.len() < 2, "{story:?}");
+        // Named by the words only in part: no option.
+        let gas = options_found_first(
+            "whats the water meter serial",
+            &[
+                ("Water meter at the flat: serial 88 1204 7731", 0.52),
+                ("Gas meter at the flat: serial 41 0092 5567", 0.50),
+            ],
+            1,
+        );
+        assert!(gas.len() < 2, "{gas:?}");
     }
 
     #[test]

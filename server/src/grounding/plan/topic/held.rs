@@ -111,6 +111,26 @@ impl Topic {
             .collect()
     }
 
+    /// How many words of `request` that name or say anything `content`
+    /// holds, its story's too: no function word, question word, verb of
+    /// asking or detail asked ("number", "code"), which a memory may say
+    /// or hold by its shape alike.
+    pub fn request_words_held(request: &str, content: &str) -> usize {
+        let words = imprint_text::words::plain(&one_word_names(content));
+        let mut said = imprint_text::words::plain(request);
+        said.sort();
+        said.dedup();
+        said.iter()
+            .filter(|w| {
+                !crate::common_words::is_function_word(w)
+                    && !crate::common_words::is_question_word(w)
+                    && !crate::common_words::is_asking_verb(w)
+                    && asked(w).is_none()
+            })
+            .filter(|w| holds(&words, w))
+            .count()
+    }
+
     /// How many of the naming words `content` holds.
     pub fn names_held(&self, content: &str) -> usize {
         let words = imprint_text::words::plain(&one_word_names(content));
