@@ -916,6 +916,22 @@ fn an_amount_is_no_number_people_ask_for() {
 }
 
 #[test]
+fn thousands_grouped_by_spaces_are_an_amount_not_a_number() {
+    let number = Topic::of("what's the number for the roofer", &[]);
+    assert!(!number.asked_in("Roofer Yapi: 450 000 F for the shed roof, 2 350 000 F all in."));
+    assert!(number.asked_in("Roofer Yapi: 450 000 F. Cell 07 58 31 24 96."));
+    assert!(number.asked_in("Roofer Yapi, in Minnesota: +1 763 555 0148."));
+    assert!(number.asked_in("Roofer Yapi: 0777 230 418."));
+    assert!(number.asked_in("Roofer Yapi: 07700 900 412."));
+    assert!(number.asked_in("Roofer Yapi: 628 451 903."));
+    assert!(!number.asked_in("Roofer Yapi: € 450 000 for the lot."));
+    let cost = Topic::of("how much is the roofer costing", &[]);
+    assert!(cost.asked_in("Roofer Yapi: 2 350 000 FCFA all in."));
+    assert!(cost.asked_in("Roofer Yapi: 450 000 F."));
+    assert!(!cost.asked_in("Roofer Yapi: 07 58 31 24 96."));
+}
+
+#[test]
 fn what_a_thing_is_wanted_for_names_nothing_kept() {
     let nif = Topic::of("i need the NIF for a form", &[]);
     assert!(nif.named_in("Rui's NIF: 231 848 507."), "{nif:?}");

@@ -849,7 +849,8 @@ fn held_by_shape(word: &str, content: &str) -> bool {
 /// more, perhaps grouped by spaces, dashes, dots or brackets ("087 660
 /// 2154", "(902) 555-0122"); "no. 16" is a house's.
 fn has_phone_number(text: &str) -> bool {
-    text.split(|c: char| !c.is_ascii_digit() && !" -.()+".contains(c))
+    without_amounts(text)
+        .split(|c: char| !c.is_ascii_digit() && !" -.()+".contains(c))
         .any(|run| run.chars().filter(char::is_ascii_digit).count() >= 6)
 }
 
@@ -865,9 +866,12 @@ fn asks_a_phone_or_any_number(word: &str) -> bool {
 /// True when `text` holds an amount: a number outside its phone numbers
 /// ("£2,350", "quote 348,000 kr"; not "Jan, plumber: 0176 555 1234").
 pub fn holds_an_amount(text: &str) -> bool {
-    text.split(|c: char| !c.is_ascii_digit() && !" -.()+".contains(c))
-        .filter(|run| run.chars().filter(char::is_ascii_digit).count() < 6)
-        .any(|run| run.chars().any(|c| c.is_ascii_digit()))
+    // "450 000 F", "2 350 000 FCFA": thousands grouped by spaces.
+    !space_grouped_amounts(text).is_empty()
+        || text
+            .split(|c: char| !c.is_ascii_digit() && !" -.()+".contains(c))
+            .filter(|run| run.chars().filter(char::is_ascii_digit).count() < 6)
+            .any(|run| run.chars().any(|c| c.is_ascii_digit()))
 }
 
 /// True when `text` holds a number or code: three digits in a row
@@ -877,11 +881,7 @@ pub fn holds_an_amount(text: &str) -> bool {
 pub(super) fn holds_a_number(text: &str) -> bool {
     // "quoted D38,000 for the wiring": an amount is no number one keeps
     // to ring, enter or quote back.
-    let text: String = text
-        .split_whitespace()
-        .filter(|token| !is_grouped_amount(token))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = without_amounts(text);
     has_digit_run(&text, 3)
         || text.split_whitespace().any(|token| {
             let token = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
@@ -909,6 +909,86 @@ fn is_grouped_amount(token: &str) -> bool {
         && rest
             .iter()
             .all(|group| group.len() == 3 && group.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// `text` without its amounts grouped in thousands ("D38,000", "450 000
+/// F"), whose digits are no phone, code or account.
+fn without_amounts(text: &str) -> String {
+    let spaced = space_grouped_amounts(text);
+    text.split_whitespace()
+        .enumerate()
+        .filter(|(i, token)| !is_grouped_amount(token) && !spaced.contains(i))
+        .map(|(_, token)| token)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The places (among `text`'s whitespace-split tokens) of the numbers
+/// grouped in thousands by spaces, as French-speaking countries write
+/// amounts ("450 000 F", "2 350 000 FCFA"): one to three digits not
+/// opening with 0 or "+", then groups of three, with a currency's sign or
+/// code beside them. A phone in pairs ("07 58 31 24 96"), fours ("0421
+/// 5037") or threes ("628 451 903"), or "07700 900 412", is none.
+fn space_grouped_amounts(text: &str) -> Vec<usize> {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let digits = |token: &str| {
+        token
+            .trim_end_matches(|c: char| !c.is_ascii_digit())
+            .to_string()
+    };
+    let is_group = |token: &str| {
+        let core = digits(token);
+        core.len() == 3 && core.chars().all(|c| c.is_ascii_digit())
+    };
+    let mut places = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let head = tokens[i].trim_start_matches(|c: char| !c.is_ascii_digit() && c != '+');
+        let core = digits(head);
+        let opens = (1..=3).contains(&core.len())
+            && core.chars().all(|c| c.is_ascii_digit())
+            && !core.starts_with('0')
+            // "450 000 F," may end a clause; "450, 000" is two numbers.
+            && head.len() == core.len()
+            // "07700 900 412": the tail of a phone.
+            && !(i > 0 && tokens[i - 1].ends_with(|c: char| c.is_ascii_digit()));
+        let mut end = i + 1;
+        if opens {
+            // A group ends at its mark: "350 000." closes the amount.
+            while end < tokens.len()
+                && is_group(tokens[end])
+                && tokens[end - 1]
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_ascii_digit())
+            {
+                end += 1;
+            }
+        }
+        // Said as money: a currency's sign or code beside it ("450 000 F",
+        // "€ 2 350 000"); "628 451 903" alone is a phone in threes.
+        let sign = |token: &str| {
+            let token = token.trim_end_matches(['.', ',', ';', ')']);
+            ((1..=4).contains(&token.len()) && token.chars().all(|c| c.is_ascii_uppercase()))
+                || token.chars().any(is_currency_sign)
+        };
+        let as_money = tokens.get(end).is_some_and(|next| sign(next))
+            || tokens[i].starts_with(is_currency_sign)
+            || (i > 0 && sign(tokens[i - 1]));
+        if end > i + 1 && as_money {
+            places.extend(i..end);
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    places
+}
+
+/// True for a currency's sign ("€", "$", "£", "₦").
+fn is_currency_sign(c: char) -> bool {
+    // Unicode's block of currency symbols, and the older signs before it.
+    ('\u{20A0}'..='\u{20CF}').contains(&c) || matches!(c, '$' | '£' | '¥' | '¢')
 }
 
 /// True when `text` holds `len` digits in a row ("0176", "3382").
