@@ -229,6 +229,35 @@ async fn a_general_question_is_the_models_own_answer_with_no_tools_and_marked() 
 }
 
 #[tokio::test]
+async fn small_talk_after_a_save_is_not_shown_imprints_receipts_to_copy() {
+    // After "Done: saved …", the built-in model answered a remark with a
+    // "Done: saved" of its own, and nothing was saved.
+    let server = planned(vec![scenario("thanks", vec![Turn::text("Any time!")])]).await;
+    let sid = server.create_session().await;
+    let saved = server
+        .converse(&sid, "Save the new PIN 4321 for my bank account.")
+        .await;
+    assert!(assistant_text(&saved).starts_with("Done: saved"));
+    let events = server.converse(&sid, "thanks!").await;
+    assert_eq!(assistant_text(&events), "Any time!");
+    let request = &server.standin.requests_for("thanks")[0];
+    let messages = request["messages"].as_array().unwrap();
+    assert!(
+        messages.iter().all(|m| m["role"] != "assistant"),
+        "{request}"
+    );
+    assert!(!request.to_string().contains("Done: saved"), "{request}");
+    assert!(
+        messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Save the new PIN 4321"),
+        "the user's earlier words, for context: {request}"
+    );
+    assert!(tools_called(&events).is_empty(), "{events:?}");
+}
+
+#[tokio::test]
 async fn a_follow_up_with_his_asks_of_the_one_the_question_before_named() {
     // A helper's fresh requests (session 13): "ok what's his number then"
     // after a question about the landlord got the sister-in-law's number.

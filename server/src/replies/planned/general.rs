@@ -27,48 +27,29 @@ impl Run {
         }
         let before = self.talk.messages().len().saturating_sub(1);
         let earlier = &self.talk.messages()[..before];
-        let mut messages = if marked {
-            // A general answer reads only the user's earlier words, in its
-            // instructions: given Imprint's answers from memories, the
-            // built-in model wrote its own as one ("From your memories:
-            // The river runs through Paris. (saved …)").
-            let asked: Vec<&str> = earlier
-                .iter()
-                .filter_map(|message| match message {
-                    ChatMessage::User(text) if !note::is_note(text) => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
-            let recent = &asked[asked.len().saturating_sub(EARLIER_ASKED)..];
-            let mut prompt = GENERAL_PROMPT.to_string();
-            if !recent.is_empty() {
-                prompt.push_str("\n\nThe user's earlier messages, for context only:");
-                for text in recent {
-                    prompt.push_str("\n- ");
-                    prompt.push_str(text);
-                }
+        // A general answer and small talk alike read only the user's
+        // earlier words, in their instructions: given Imprint's answers,
+        // the built-in model wrote its own as one ("From your memories:
+        // The river runs through Paris. (saved …)"), or said it had saved
+        // what it had not ("Done: saved \"…\"" after a save, to a remark
+        // about a power cut: session 36).
+        let asked: Vec<&str> = earlier
+            .iter()
+            .filter_map(|message| match message {
+                ChatMessage::User(text) if !note::is_note(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let recent = &asked[asked.len().saturating_sub(EARLIER_ASKED)..];
+        let mut prompt = GENERAL_PROMPT.to_string();
+        if !recent.is_empty() {
+            prompt.push_str("\n\nThe user's earlier messages, for context only:");
+            for text in recent {
+                prompt.push_str("\n- ");
+                prompt.push_str(text);
             }
-            vec![ChatMessage::System(prompt)]
-        } else {
-            // Small talk: the conversation's words, without tools and
-            // Imprint's notes.
-            let mut messages = vec![ChatMessage::System(GENERAL_PROMPT.into())];
-            for message in earlier {
-                match message {
-                    ChatMessage::User(text) if !note::is_note(text) => {
-                        messages.push(ChatMessage::User(text.clone()))
-                    }
-                    ChatMessage::Assistant { content, .. } if !content.trim().is_empty() => {
-                        messages.push(ChatMessage::Assistant {
-                            content: content.clone(),
-                            tool_calls: Vec::new(),
-                        })
-                    }
-                    _ => {}
-                }
-            }
-            messages
-        };
+        }
+        let mut messages = vec![ChatMessage::System(prompt)];
         messages.push(ChatMessage::User(self.talk.request().to_string()));
         let turn = self.turn_on(messages, Arc::new(Vec::new()), false).await?;
         if marked && !turn.text.trim().is_empty() {
