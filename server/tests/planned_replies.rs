@@ -184,6 +184,23 @@ async fn a_pick_of_a_memory_that_names_nothing_asked_about_is_not_the_answer() {
     );
 }
 
+/// Asserts the model's `request` holds none of Imprint's answers, and the
+/// user's earlier "Save the new PIN 4321…" in its instructions.
+fn told_only_the_users_earlier_words(request: &Value) {
+    let messages = request["messages"].as_array().unwrap();
+    assert!(
+        messages.iter().all(|m| m["role"] != "assistant"),
+        "{request}"
+    );
+    assert!(
+        messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Save the new PIN 4321"),
+        "the user's earlier words, for context: {request}"
+    );
+}
+
 #[tokio::test]
 async fn a_general_question_is_the_models_own_answer_with_no_tools_and_marked() {
     let server = planned(vec![
@@ -204,19 +221,7 @@ async fn a_general_question_is_the_models_own_answer_with_no_tools_and_marked() 
     let events = server.converse(&sid, "Say hello in French.").await;
     let text = assistant_text(&events);
     assert!(text.starts_with("Bonjour !"), "{text}");
-    let request = &server.standin.requests_for("French")[0];
-    let messages = request["messages"].as_array().unwrap();
-    assert!(
-        messages.iter().all(|m| m["role"] != "assistant"),
-        "{request}"
-    );
-    assert!(
-        messages[0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("Save the new PIN 4321"),
-        "the user's earlier words, for context: {request}"
-    );
+    told_only_the_users_earlier_words(&server.standin.requests_for("French")[0]);
     assert!(text.contains("General knowledge"), "{text}");
     assert!(tools_called(&events).is_empty(), "{events:?}");
     no_tools_offered(&server, "French");
@@ -241,19 +246,8 @@ async fn small_talk_after_a_save_is_not_shown_imprints_receipts_to_copy() {
     let events = server.converse(&sid, "thanks!").await;
     assert_eq!(assistant_text(&events), "Any time!");
     let request = &server.standin.requests_for("thanks")[0];
-    let messages = request["messages"].as_array().unwrap();
-    assert!(
-        messages.iter().all(|m| m["role"] != "assistant"),
-        "{request}"
-    );
+    told_only_the_users_earlier_words(request);
     assert!(!request.to_string().contains("Done: saved"), "{request}");
-    assert!(
-        messages[0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("Save the new PIN 4321"),
-        "the user's earlier words, for context: {request}"
-    );
     assert!(tools_called(&events).is_empty(), "{events:?}");
 }
 

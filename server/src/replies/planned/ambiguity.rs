@@ -126,42 +126,41 @@ pub fn equally_fitting(
         return Vec::new();
     }
     let named_text = |m: &Memory| crate::memory_lines::named_text(&m.content, m.project.as_deref());
-    // Each memory that fits, with its nearness in meaning and whether the
-    // request's words name it.
+    // Each memory the words name that holds what is asked, with its
+    // nearness in meaning and whether the words' search found it.
+    let named: Vec<(&Memory, f32, bool)> = findings
+        .found
+        .iter()
+        .filter_map(|f| Some((&f.memory, f.similarity?)))
+        .filter(|(m, _)| topic.named_in(&named_text(m)) && topic.asked_in(&m.content))
+        .map(|(m, s)| (m, s, found_ids.contains(&m.id)))
+        .collect();
     // Those the words' search found: it ranks by the words of the story
     // too ("lights went off at the bakery, which cash power number…"
     // found the bakery's meter, not the house's), which meaning does not
-    // weigh (fresh sets 23 and 24, session 35).
-    let mut scored: Vec<(&Memory, f32, bool)> = findings
-        .found
-        .iter()
-        .filter(|f| found_ids.contains(&f.memory.id))
-        .filter_map(|f| Some((&f.memory, f.similarity?)))
-        .filter(|(m, _)| topic.named_in(&named_text(m)) && topic.asked_in(&m.content))
-        .map(|(m, s)| (m, s, true))
-        .collect();
-    // One the words name as they name those found, that the words' search
-    // ranked too low to keep ("LEC prepaid meter at the yard" beside the
-    // house's, for "whats the LEC meter number"): it fits as well unless
-    // the request's other words, its story too, single out those found
-    // ("the current finished at the yard, what's the LEC meter number").
+    // weigh (fresh sets 23 and 24, session 35). One it ranked too low to
+    // keep fits as well ("LEC prepaid meter at the yard" beside the
+    // house's, for "whats the LEC meter number") unless the request's
+    // other words, its story too, single out those found ("the current
+    // finished at the yard, what's the LEC meter number").
     let said_in = |m: &Memory| Topic::request_words_held(request, &named_text(m));
-    let most_said = scored.iter().map(|(m, _, _)| said_in(m)).max();
-    if let Some(most_said) = most_said {
-        let unranked: Vec<(&Memory, f32, bool)> = findings
-            .found
-            .iter()
-            .filter(|f| !found_ids.contains(&f.memory.id))
-            .filter_map(|f| Some((&f.memory, f.similarity?)))
-            .filter(|(m, _)| {
-                topic.named_in(&named_text(m))
-                    && topic.asked_in(&m.content)
-                    && said_in(m) >= most_said
-            })
-            .map(|(m, s)| (m, s, true))
-            .collect();
-        scored.extend(unranked);
-    }
+    let most_said = named
+        .iter()
+        .filter(|(_, _, by_words)| *by_words)
+        .map(|(m, _, _)| said_in(m))
+        .max();
+    // Those found first: the options keep that order.
+    let (found_by_words, unranked): (Vec<_>, Vec<_>) =
+        named.into_iter().partition(|(_, _, by_words)| *by_words);
+    let mut scored: Vec<(&Memory, f32, bool)> = found_by_words
+        .into_iter()
+        .chain(
+            unranked
+                .into_iter()
+                .filter(|(m, _, _)| most_said.is_some_and(|most| said_in(m) >= most)),
+        )
+        .map(|(m, s, _)| (m, s, true))
+        .collect();
     // A thing of the kind named in other words ("Tuition … due Jan 15"
     // for "when are the school fees due", with "School fees … due Jan
     // 11" saved): none of the naming words, but what is asked, whose it

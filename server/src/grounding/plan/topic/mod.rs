@@ -931,10 +931,15 @@ fn without_amounts(text: &str) -> String {
 /// 5037") or threes ("628 451 903"), or "07700 900 412", is none.
 fn space_grouped_amounts(text: &str) -> Vec<usize> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
-    let digits = |token: &str| {
-        token
-            .trim_end_matches(|c: char| !c.is_ascii_digit())
-            .to_string()
+    fn digits(token: &str) -> &str {
+        token.trim_end_matches(|c: char| !c.is_ascii_digit())
+    }
+    // Said as money: a currency's sign or code beside it ("450 000 F",
+    // "€ 2 350 000"); "628 451 903" alone is a phone in threes.
+    let sign = |token: &str| {
+        let token = token.trim_end_matches(['.', ',', ';', ')']);
+        ((1..=4).contains(&token.len()) && token.chars().all(|c| c.is_ascii_uppercase()))
+            || token.chars().any(is_currency_sign)
     };
     let is_group = |token: &str| {
         let core = digits(token);
@@ -965,13 +970,6 @@ fn space_grouped_amounts(text: &str) -> Vec<usize> {
                 end += 1;
             }
         }
-        // Said as money: a currency's sign or code beside it ("450 000 F",
-        // "€ 2 350 000"); "628 451 903" alone is a phone in threes.
-        let sign = |token: &str| {
-            let token = token.trim_end_matches(['.', ',', ';', ')']);
-            ((1..=4).contains(&token.len()) && token.chars().all(|c| c.is_ascii_uppercase()))
-                || token.chars().any(is_currency_sign)
-        };
         let as_money = tokens.get(end).is_some_and(|next| sign(next))
             || tokens[i].starts_with(is_currency_sign)
             || (i > 0 && sign(tokens[i - 1]));
