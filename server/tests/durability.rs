@@ -58,6 +58,18 @@ async fn until_question(events: &mut Events) -> (Value, u64) {
     }
 }
 
+/// [`until_question`] for a reply that first waits for the meaning model:
+/// at a first start it embeds the routing examples, tens of seconds in a
+/// test build on a slow machine, and no event comes meanwhile.
+async fn until_question_patiently(events: &mut Events) -> Value {
+    loop {
+        let message = events.next_patient().await.expect("a question");
+        if message.data["type"] == "question" {
+            return message.data;
+        }
+    }
+}
+
 fn messages(session: &Value) -> Vec<Value> {
     session["messages"].as_array().unwrap().clone()
 }
@@ -593,7 +605,7 @@ async fn a_question_between_events_found_by_meaning_waits_again_after_a_kill_and
     imprint
         .say(&sid, "remind me at 7am on delivery day to clear the hall")
         .await;
-    let (question, _) = until_question(&mut imprint.watch(&sid, None).await).await;
+    let question = until_question_patiently(&mut imprint.watch(&sid, None).await).await;
     let options: Vec<String> = serde_json::from_value(question["options"].clone()).unwrap();
     assert_eq!(options.len(), 2, "{question}");
     let sofa = options
