@@ -31,14 +31,16 @@ pub fn asks_to_save(text: &str) -> bool {
 
 /// True when a word of keeping after `before` (the word before it in its
 /// clause) is a noun: after a word that names something ("the supplier
-/// file", "the cake record") or says whose ("my file", "our log"). After
-/// courtesy, another function word or nothing, it is the verb ("pls file
-/// it", "can you note", "I want to add", "make a note that …", "for the
-/// record, …").
+/// file", "the cake record"), says whose ("my file", "our log") or points
+/// at a thing ("at the store", "this log"). After courtesy, another
+/// function word or nothing, it is the verb ("pls file it", "can you
+/// note", "I want to add", "make a note that …"). "For the record, …"
+/// keeps by its labelled examples, not by a verb.
 fn names_a_thing_after(before: Option<&String>) -> bool {
     before.is_some_and(|w| {
         let whose = imprint_text::pronouns::says_whose(w);
         whose
+            || reference::is_determiner(w)
             || !(crate::common_words::is_function_word(w)
                 || courtesy::names_nothing(w)
                 || crate::common_words::is_asking_verb(w)

@@ -93,6 +93,12 @@ pub fn names_a_kind(word: &str) -> bool {
 /// Words that point at a thing named earlier: "the meeting", "my account".
 const DETERMINERS: &[&str] = &["the", "that", "this", "my", "our", "those", "these"];
 
+/// True for a word that points at a thing ("the", "this", "our"): the
+/// word after it is a noun.
+pub(crate) fn is_determiner(word: &str) -> bool {
+    DETERMINERS.contains(&word)
+}
+
 /// True when `word`, after a noun (then a word of its own), names which
 /// one: a preposition ("the meeting with Anna", "the document about
 /// hosting") or a naming verb ("the file called budget"). "To" says

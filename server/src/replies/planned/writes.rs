@@ -88,9 +88,8 @@ impl Run {
                     row = Some(asked);
                     answer.map(|answer| format!("{label}: {}", the_value(&answer)))
                 }
-                // "fyi my gym number is CLB-00482-7" (judged a save, with no
-                // verb of keeping) or "for the record, …" (a verb of keeping
-                // the rules cannot read past): the fact is the model's, in
+                // "fyi my gym number is CLB-00482-7" or "for the record, …"
+                // (judged a save, with no verb of keeping): the fact is the model's, in
                 // the user's words; when it is not theirs, the user is asked.
                 None => match self.fact_from_the_model().await? {
                     Some(fact) => Some(fact),
