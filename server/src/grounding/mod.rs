@@ -418,9 +418,11 @@ pub fn project_of_a_save<'r>(
         .collect();
     let names_loosely = |index: usize| {
         let name = &names[index];
+        // "new" of "New website" says what is new ("a new number"), not
+        // which project.
         let own = |word: &String| {
             word.chars().count() >= 3
-                && !crate::common_words::is_function_word(word)
+                && !crate::common_words::names_nothing_kept(word)
                 && !names
                     .iter()
                     .enumerate()
