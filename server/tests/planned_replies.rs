@@ -835,6 +835,35 @@ async fn one_of_two_chosen(
 }
 
 #[tokio::test]
+async fn a_reminder_naming_a_first_name_two_people_share_asks_whom_and_says_it() {
+    let server = planned(Vec::new()).await;
+    server.set_now(now());
+    server
+        .remember("Tomas Berg fits the kitchen worktops, 0701 224 913", None)
+        .await;
+    server
+        .remember(
+            "Tomas Lind is the kids' swimming coach, fees by the 5th",
+            None,
+        )
+        .await;
+    let sid = server.create_session().await;
+    let events = one_of_two_chosen(
+        &server,
+        &sid,
+        "remind me friday at 4pm to pay tomas",
+        "lind",
+    )
+    .await;
+    assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
+    let due = reminders_due(&server).await;
+    assert_eq!(due.len(), 1, "{due:?}");
+    assert!(due[0].0.contains("Tomas Lind"), "{due:?}");
+    assert!(due[0].1.ends_with("16:00"), "{due:?}");
+    assert!(server.standin.requests().is_empty(), "no model step");
+}
+
+#[tokio::test]
 async fn a_reminder_set_against_an_event_is_due_by_the_memory_and_two_such_events_are_asked_about()
 {
     let server = planned(Vec::new()).await;

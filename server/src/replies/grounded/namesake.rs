@@ -1,6 +1,7 @@
 //! Settling a first name the memories give two people ("Priya Naidoo",
 //! the accountant, and "Priya Pillay", the piano teacher): for a note to
-//! keep ("note that priya's rates go up") and for a question whose other
+//! keep ("note that priya's rates go up"), a reminder ("remind me friday
+//! to pay priya") and for a question whose other
 //! words do not say which ("whats priya's number"), Imprint asks which, by
 //! their full names, before the note is written or the question answered
 //! (see [`crate::grounding::reference::namesakes`]).
@@ -16,15 +17,16 @@ use crate::tools::run::MemoryLine;
 const NAMES_LOOKED_UP: usize = 6;
 
 impl Run {
-    /// A note to keep that names someone by a first name the memories
-    /// give two people ("note that priya's rates go up", with Priya Naidoo
-    /// and Priya Pillay kept): Imprint asks which, with their full names
-    /// as the options, and the note is kept with the one chosen.
+    /// A note to keep or a reminder that names someone by a first name
+    /// the memories give two people ("note that priya's rates go up",
+    /// with Priya Naidoo and Priya Pillay kept): Imprint asks which, with
+    /// their full names as the options, and the note or the reminder is
+    /// kept with the one chosen.
     pub(super) async fn settle_a_namesake(&mut self) -> Result<Option<String>, Interrupt> {
         let request = self.talk.request().to_string();
         let writes = grounding::writes_asked(&request).or(self.policy.judged_writes());
         let asks = !writes.save && !writes.remind && plan::is_a_question(&request);
-        if !writes.save && !asks {
+        if !writes.save && !writes.remind && !asks {
             return Ok(None);
         }
         // What a question asks of the person ("number") and its other

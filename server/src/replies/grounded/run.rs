@@ -105,16 +105,26 @@ impl Run {
     fn held_to_users_words(&self, name: &str, args: Value) -> Value {
         let words = self.talk.user_words(self.policy.judged_writes());
         match name {
-            REMIND => grounding::recurring(
-                &grounding::reminder_text_from_user(
+            REMIND => {
+                let mut args = grounding::reminder_text_from_user(
                     &args,
                     &words,
                     self.settling.meant(),
                     self.settling.chosen_label(),
-                ),
-                &words,
-                self.env.clock.now(),
-            ),
+                );
+                // "pay yaw", Yaw Asante chosen of two Yaws: the reminder
+                // says whom.
+                let text = args.get("text").and_then(Value::as_str).unwrap_or("");
+                let named = self
+                    .settling
+                    .chosen_label()
+                    .filter(|label| namesakes::is_a_full_name(label))
+                    .and_then(|full| namesakes::with_the_full_name(text, full));
+                if let (Some(named), Some(map)) = (named, args.as_object_mut()) {
+                    map.insert("text".into(), Value::String(named));
+                }
+                grounding::recurring(&args, &words, self.env.clock.now())
+            }
             SEARCH => grounding::dates_from_user(&args, &words, self.env.clock.now()),
             STORE => {
                 let mut args = grounding::memory_content_from_user(&args, &words);
