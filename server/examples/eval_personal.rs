@@ -115,6 +115,32 @@ fn main() {
         println!("{name}\t{general}/{general_total}\t{own}/{own_total}");
     };
     report("words say not personal", &|q| !q.personal);
+    // The other side: a question whose words say nothing of the user's,
+    // read as the user's own by the classifier's read probability alone
+    // (said to be not found when nothing answers, never the model's).
+    let read_p = |q: &Question| {
+        q.classified
+            .as_ref()
+            .filter(|r| r.kind == Routed::Read)
+            .map_or(0.0, |r| r.score)
+    };
+    let general_runner_up = |q: &Question| {
+        q.classified
+            .as_ref()
+            .and_then(|r| r.runner_up)
+            .filter(|(kind, _)| *kind == Routed::General)
+            .map_or(0.0, |(_, p)| p)
+    };
+    for floor in [0.3, 0.33, 0.35, 0.38, 0.4, 0.45] {
+        report(
+            &format!("NOT general: read >= {floor}, words not personal"),
+            &|q| !q.personal && read_p(q) >= floor,
+        );
+        report(
+            &format!("NOT general: read >= {floor}, general runner-up under half of it, words not personal"),
+            &|q| !q.personal && read_p(q) >= floor && general_runner_up(q) * 2.0 < read_p(q),
+        );
+    }
     report("nearest general (clear)", &nearest_general);
     for floor in [0.35, 0.4, 0.45, 0.5, 0.55, 0.6] {
         report(&format!("classifier general >= {floor}"), &|q| {
