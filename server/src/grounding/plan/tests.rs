@@ -1095,3 +1095,25 @@ fn a_detail_asked_for_politely_before_a_story_asks() {
         assert!(!asks_politely_for_a_detail(request), "{request}");
     }
 }
+
+#[test]
+fn a_registration_is_held_by_its_shape_though_no_word_says_plate() {
+    let plate = Topic::of("the van's plate?", &[]);
+    for memory in [
+        "Company van: white Transit, GR 3847-19. Insurance renews in March.",
+        "Our van (blue Ford) 2784 JP 01",
+        "Van: AB12 CDE, MOT due June",
+        "The van's reg is KCA 123A",
+    ] {
+        assert!(plate.asked_in(memory), "{memory}");
+    }
+    for memory in [
+        // A phone, an amount, an invoice and a model are no plate.
+        "Van driver: Sam Otoo, 055 218 4473, GHS 600 a week.",
+        "Van repairs invoice INV-2614 from K2700 Motors, paid.",
+    ] {
+        assert!(!plate.asked_in(memory), "{memory}");
+    }
+    // "reg" and "registration" ask the same.
+    assert!(Topic::of("whats the reg of the van", &[]).asked_in("Van: GR 3847-19"));
+}

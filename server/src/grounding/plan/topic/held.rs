@@ -181,6 +181,8 @@ impl Topic {
                 && has_phone_number(content))
             // "Sofa from Loft & Co, £1,240" holds what it cost.
             || (is(Wanted::Amount) && holds_an_amount(content))
+            // "Company van: white Transit, GR 3847-19" holds its plate.
+            || (is(Wanted::Registration) && holds_a_registration(content))
             // "Producer: Ben Harrow, ben.harrow@lumen.com.au" holds his email.
             || (is(Wanted::Email)
                 && content

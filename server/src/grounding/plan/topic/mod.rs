@@ -16,6 +16,9 @@ enum Wanted {
     Phone,
     /// A day: "the deadline", "when does it expire".
     Day,
+    /// A vehicle's registration, held by its shape whether or not the
+    /// memory says "plate" ("Company van: white Transit, GR 3847-19").
+    Registration,
     /// A day of the person's own that the memory must name, as any date
     /// of theirs is not it: "korto's birthday" is not the day her fees
     /// are due.
@@ -52,8 +55,8 @@ const ASKED: &[(&str, Wanted, bool)] = &[
     ("amount", Wanted::Amount, !KEPT), ("total", Wanted::Amount, !KEPT),
     ("id", Wanted::Number, !KEPT), ("date", Wanted::Day, !KEPT), ("due", Wanted::Day, !KEPT),
     ("expire", Wanted::Day, !KEPT), ("renew", Wanted::Day, !KEPT),
-    ("reg", Wanted::Words, !KEPT), ("registration", Wanted::Words, !KEPT),
-    ("plate", Wanted::Words, !KEPT), ("pwd", Wanted::Words, !KEPT),
+    ("reg", Wanted::Registration, !KEPT), ("registration", Wanted::Registration, !KEPT),
+    ("plate", Wanted::Registration, !KEPT), ("pwd", Wanted::Words, !KEPT),
     ("mail", Wanted::Email, !KEPT), ("name", Wanted::Words, !KEPT),
     ("time", Wanted::Words, !KEPT), ("day", Wanted::Words, !KEPT),
     ("when", Wanted::Words, !KEPT), ("where", Wanted::Words, !KEPT),
@@ -835,6 +838,7 @@ fn held_by_shape(word: &str, content: &str) -> bool {
         Some((Wanted::Email, _)) => content
             .split_whitespace()
             .any(|w| w.contains('@') && w.contains('.')),
+        Some((Wanted::Registration, _)) => holds_a_registration(content),
         Some((Wanted::Day, _)) => {
             imprint_text::words::plain(content)
                 .iter()
@@ -890,6 +894,82 @@ pub(super) fn holds_a_number(text: &str) -> bool {
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
                 && token.chars().filter(char::is_ascii_digit).count() >= 3
         })
+}
+
+/// True when `text` holds a vehicle registration by its shape: one to
+/// three words of capitals, digits and dashes, 4 to 10 of them letters
+/// or digits, unbroken by a mark, that hold both, with letters between
+/// digits or digits between letters ("2784 JP 01", "AB12 CDE", "KCA
+/// 123A"), or capitals before digits joined by a dash ("GR 3847-19").
+/// Capitals and digits alone say an amount ("GHS 600"), an invoice
+/// ("INV-2614") or a model ("K2700").
+pub(super) fn holds_a_registration(text: &str) -> bool {
+    let mut runs: Vec<Vec<&str>> = vec![Vec::new()];
+    for token in text.split_whitespace() {
+        let bare = token
+            .trim_start_matches('(')
+            .trim_end_matches(['.', ',', ';', ':', ')']);
+        let fits = !bare.is_empty()
+            && bare
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-');
+        if fits {
+            runs.last_mut().unwrap().push(bare);
+        }
+        // A mark after it ("4473,") or a word of another shape ends a run.
+        if !fits || bare.len() < token.len() {
+            runs.push(Vec::new());
+        }
+    }
+    runs.iter().any(|run| is_registration(run))
+}
+
+/// True for words shaped as [`holds_a_registration`] reads a plate.
+fn is_registration(words: &[&str]) -> bool {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Chunk {
+        Letters,
+        Digits,
+        DashedDigits,
+    }
+    let characters = words
+        .iter()
+        .flat_map(|w| w.chars())
+        .filter(|c| *c != '-')
+        .count();
+    if !(1..=3).contains(&words.len()) || !(4..=10).contains(&characters) {
+        return false;
+    }
+    let mut chunks: Vec<Chunk> = Vec::new();
+    for word in words {
+        let mut previous: Option<char> = None;
+        for c in word.chars() {
+            let chunk = match c {
+                '-' => None,
+                c if c.is_ascii_digit() => Some(Chunk::Digits),
+                _ => Some(Chunk::Letters),
+            };
+            match chunk {
+                Some(Chunk::Digits)
+                    if previous == Some('-')
+                        && matches!(chunks.last(), Some(Chunk::Digits | Chunk::DashedDigits)) =>
+                {
+                    *chunks.last_mut().unwrap() = Chunk::DashedDigits;
+                }
+                // A new word starts a chunk of its own.
+                Some(chunk) if chunks.last() != Some(&chunk) || previous.is_none() => {
+                    chunks.push(chunk)
+                }
+                _ => {}
+            }
+            previous = Some(c);
+        }
+    }
+    let letters = |c: Chunk| c == Chunk::Letters;
+    chunks.windows(3).any(|w| {
+        (letters(w[0]) && !letters(w[1]) && letters(w[2]))
+            || (!letters(w[0]) && letters(w[1]) && !letters(w[2]))
+    }) || (chunks.contains(&Chunk::Letters) && chunks.contains(&Chunk::DashedDigits))
 }
 
 /// True when `token` is a number grouped in thousands by commas, as
@@ -1014,7 +1094,12 @@ fn asks_digits(word: &str) -> bool {
     asked(word).is_some_and(|(wanted, _)| {
         matches!(
             wanted,
-            Wanted::Number | Wanted::Amount | Wanted::Phone | Wanted::Day | Wanted::OwnDay
+            Wanted::Number
+                | Wanted::Amount
+                | Wanted::Phone
+                | Wanted::Day
+                | Wanted::OwnDay
+                | Wanted::Registration
         )
     })
 }
