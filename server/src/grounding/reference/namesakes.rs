@@ -74,6 +74,16 @@ pub(in crate::grounding) fn is_capitalised(word: &str) -> bool {
 /// they are two or more by their full names: one option each, labelled by
 /// the full name, with the memories about them. `None` for one person.
 pub fn namesakes(first: &str, hits: &[Memory]) -> Option<Vec<Candidate>> {
+    // "cold" of "Cold Store" and "Cold Chain Ltd": a word the memories
+    // also write in small letters ("the cold room") is no one's first name.
+    let in_small_letters = hits.iter().any(|hit| {
+        hit.content
+            .split_whitespace()
+            .any(|token| token.trim_matches(|c: char| !c.is_alphanumeric()) == first)
+    });
+    if in_small_letters {
+        return None;
+    }
     let people = super::grouped_by(hits, |hit| full_name(first, &hit.content));
     (people.len() >= 2).then_some(people)
 }
@@ -246,6 +256,16 @@ mod tests {
         assert_eq!(labels, ["Priya Naidoo", "Priya Pillay"]);
         assert_eq!(people[0].memories.len(), 2);
         assert!(namesakes("priya", &hits[..1]).is_none());
+        // Names written with a capital, and the word itself in small
+        // letters: a common word, not two people.
+        let things = [
+            memory(1, "Cold Store wifi: shop_5G"),
+            memory(2, "Cold Chain Ltd deliver on Tuesdays"),
+        ];
+        assert_eq!(namesakes("cold", &things).map(|p| p.len()), Some(2));
+        let mut things = things.to_vec();
+        things.push(memory(3, "Check the cold room door seal"));
+        assert!(namesakes("cold", &things).is_none());
         assert!(namesakes("priya", &[hits[0].clone(), hits[2].clone()]).is_none());
     }
 
