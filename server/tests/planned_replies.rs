@@ -764,6 +764,29 @@ async fn a_misspelt_read_finds_the_memory_and_a_near_miss_is_not_the_answer() {
 }
 
 #[tokio::test]
+async fn a_word_of_keeping_the_memories_use_as_a_name_asks_about_that_thing() {
+    let server = planned(Vec::new()).await;
+    server
+        .remember("File room key: blue tag, behind the office door", None)
+        .await;
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "file room key?").await;
+    let text = assistant_text(&events);
+    assert!(text.contains("blue tag"), "{text}");
+    assert!(
+        !tools_called(&events).contains(&"store".to_string()),
+        "{events:?}"
+    );
+    let (_, memories) = server.get("/api/memories").await;
+    assert_eq!(memories["memories"].as_array().unwrap().len(), 1);
+    // With no memory holding it so, it is the verb it always was.
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "file the van receipt?").await;
+    let text = assistant_text(&events);
+    assert!(!text.contains("blue tag"), "{text}");
+}
+
+#[tokio::test]
 async fn polite_and_spoken_saves_keep_what_the_user_said() {
     let server = planned(Vec::new()).await;
     for (request, kept) in [

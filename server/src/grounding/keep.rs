@@ -12,13 +12,8 @@ use super::{courtesy, reference, slip_of, UserWords};
 /// start with a slip of a long verb of keeping ("rember my …").
 pub fn asks_to_save(text: &str) -> bool {
     let lower = text.to_lowercase();
-    imprint_text::words::clauses(text).any(|clause| {
-        let words = imprint_text::words::plain(clause);
-        (0..words.len()).any(|i| {
-            KEEPING_VERBS.contains(&words[i].as_str())
-                && !names_a_thing_after(words.get(i.wrapping_sub(1)))
-        })
-    }) || without_keeping_words(text).1
+    !keeping_words_with_the_next(text).is_empty()
+        || without_keeping_words(text).1
         || [
             "write down",
             "write this down",
@@ -27,6 +22,25 @@ pub fn asks_to_save(text: &str) -> bool {
         ]
         .iter()
         .any(|p| lower.contains(p))
+}
+
+/// The words of keeping `text` reads as verbs, each with the word after
+/// it ("store wifi password?": "store", "wifi"); a word of keeping that
+/// ends its clause has none. What the user's memories hold side by side
+/// is their name for a thing ("Store wifi: …"), not a verb.
+pub fn keeping_words_with_the_next(text: &str) -> Vec<(String, Option<String>)> {
+    imprint_text::words::clauses(text)
+        .flat_map(|clause| {
+            let words = imprint_text::words::plain(clause);
+            (0..words.len())
+                .filter(|&i| {
+                    KEEPING_VERBS.contains(&words[i].as_str())
+                        && !names_a_thing_after(words.get(i.wrapping_sub(1)))
+                })
+                .map(|i| (words[i].clone(), words.get(i + 1).cloned()))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// True when a word of keeping after `before` (the word before it in its

@@ -33,7 +33,8 @@ pub mod when;
 
 pub(crate) use keep::capitalized;
 pub use keep::{
-    asks_to_save, content_to_save, memory_content_from_user, what_to_save, without_lead_in,
+    asks_to_save, content_to_save, keeping_words_with_the_next, memory_content_from_user,
+    what_to_save, without_lead_in,
 };
 pub use need::{Need, NeedKind, Resolved};
 use remind::about;

@@ -213,6 +213,32 @@ impl Store {
         .await
     }
 
+    /// True when a memory's content holds `words` side by side, as the
+    /// search index reads them ("store wifi" in "Store wifi: …"): the
+    /// user's own name for a thing. Only letters and digits count.
+    pub async fn holds_phrase(&self, words: Vec<String>) -> Result<bool, StoreError> {
+        let words: Vec<String> = words
+            .iter()
+            .map(|w| {
+                w.chars()
+                    .filter(|c| c.is_alphanumeric())
+                    .collect::<String>()
+            })
+            .filter(|w| !w.is_empty())
+            .collect();
+        if words.len() < 2 {
+            return Ok(false);
+        }
+        let phrase = format!("content : \"{}\"", words.join(" "));
+        self.call(move |conn| {
+            let held = conn
+                .prepare_cached("SELECT 1 FROM memories_fts WHERE memories_fts MATCH ?1 LIMIT 1")?
+                .exists([phrase])?;
+            Ok(held)
+        })
+        .await
+    }
+
     /// One page of memories: newest first, or ranked as
     /// [`Store::search_memories`] ranks them when `query` has a word. The
     /// page's cursor gives the next one (`None` at the end).

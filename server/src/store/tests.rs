@@ -1667,3 +1667,25 @@ async fn an_import_taken_back_refuses_its_next_chunk() {
     assert!(store.finish_import(import).await.is_err());
     assert!(store.all_memories().await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_phrase_is_held_only_as_its_words_side_by_side() {
+    let store = mem();
+    store
+        .add_memory(memory(
+            "Store wifi: Coldroom_5G, password in the drawer",
+            None,
+            "2026-12-01T10:00:00.000Z",
+        ))
+        .await
+        .unwrap();
+    let held = |words: &[&str]| store.holds_phrase(words.iter().map(|w| w.to_string()).collect());
+    assert!(held(&["store", "wifi"]).await.unwrap());
+    // Case, stems and marks as the index reads them.
+    assert!(held(&["STORE", "wifi?"]).await.unwrap());
+    assert!(!held(&["wifi", "store"]).await.unwrap());
+    assert!(!held(&["store", "password"]).await.unwrap());
+    // FTS syntax is words like any other.
+    assert!(!held(&["store", "wifi\" OR \"x"]).await.unwrap());
+    assert!(!held(&["store"]).await.unwrap());
+}

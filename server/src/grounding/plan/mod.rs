@@ -56,6 +56,9 @@ pub enum PlanReason {
     AsksToBeReminded,
     /// A verb of keeping: "save", "note", "remember".
     AsksToKeep,
+    /// A question whose words of keeping are the user's name for a thing
+    /// their memories hold ("store wifi password?", "Store wifi: …").
+    KeepingWordsNameAThing,
     /// An act Imprint has no tool for opens it ("send", "book").
     AsksAnActItCannotDo,
     /// Only courtesy and fillers: "hi", "hmm", "👋".
@@ -78,6 +81,9 @@ impl std::fmt::Display for PlanReason {
             PlanReason::AsksWhatWasKept => "the request asks to be told what was kept",
             PlanReason::AsksToBeReminded => "the request asks to be reminded",
             PlanReason::AsksToKeep => "the request asks to keep something",
+            PlanReason::KeepingWordsNameAThing => {
+                "the request asks, and its words of keeping name a thing the memories hold"
+            }
             PlanReason::AsksAnActItCannotDo => "the request asks for an act Imprint cannot do",
             PlanReason::NamesNothing => "the request names nothing",
             PlanReason::AsksSomething => "the request asks something",

@@ -27,7 +27,13 @@ impl Run {
     /// The request's plan: its judged kind when there is one, else the
     /// rules'. Judging offers the writes the kind asks for.
     pub(super) async fn judged_plan(&mut self) -> Result<Plan, Interrupt> {
-        let rules = plan::classify(self.talk.request());
+        let mut rules = plan::classify(self.talk.request());
+        if rules.reason == PlanReason::AsksToKeep && self.keeping_words_name_a_thing().await {
+            rules = Plan {
+                kind: Kind::Question,
+                reason: PlanReason::KeepingWordsNameAThing,
+            };
+        }
         let judged = match self.policy.judged() {
             Some(kind) => Some(kind),
             None => self.judge_kind(&rules).await?,
@@ -43,6 +49,31 @@ impl Run {
             self.talk.reoffer(tools);
         }
         Ok(plan_of(kind, rules))
+    }
+
+    /// True when the request asks (a question mark) and every word of
+    /// keeping in it is, with the word after it, what a memory holds side
+    /// by side: the user's name for a thing ("store wifi password?" with
+    /// "Store wifi: …" kept), not a verb.
+    async fn keeping_words_name_a_thing(&self) -> bool {
+        let request = self.talk.request();
+        if !request.contains('?') {
+            return false;
+        }
+        let read = crate::grounding::keeping_words_with_the_next(request);
+        if read.is_empty() {
+            return false;
+        }
+        for (word, next) in read {
+            let Some(next) = next else {
+                return false;
+            };
+            match self.reply.store.holds_phrase(vec![word, next]).await {
+                Ok(true) => {}
+                _ => return false,
+            }
+        }
+        true
     }
 
     /// A write the rules missed: the examples' save or reminder, when the
