@@ -883,6 +883,15 @@ async fn a_reminder_naming_a_first_name_two_people_share_asks_whom_and_says_it()
     assert_eq!(due.len(), 1, "{due:?}");
     assert!(due[0].0.contains("Tomas Lind"), "{due:?}");
     assert!(due[0].1.ends_with("16:00"), "{due:?}");
+    // The reminder's other words say which: no question.
+    let events = server
+        .converse(
+            &sid,
+            "remind me monday at 8am to pay tomas the swimming fees",
+        )
+        .await;
+    assert!(events.iter().all(|e| e["type"] != "question"), "{events:?}");
+    assert_eq!(reminders_due(&server).await.len(), 2);
     assert!(server.standin.requests().is_empty(), "no model step");
 }
 

@@ -30,8 +30,15 @@ impl Run {
             return Ok(None);
         }
         // What a question asks of the person ("number") and its other
-        // words ("the piano teacher") may single one out.
-        let topic = asks.then(|| Topic::of(plan::asked_part(&request), &[]));
+        // words ("the piano teacher") may single one out; so may a
+        // reminder's ("pay priya for the piano lessons").
+        let topic = if asks {
+            Some(Topic::of(plan::asked_part(&request), &[]))
+        } else if writes.remind && !writes.save {
+            Some(Topic::of(&request, &[]))
+        } else {
+            None
+        };
         // A note filed under a project ("note for the attic project:
         // declan says…") means the one its memories name.
         let projects = self.recent_projects().await;
