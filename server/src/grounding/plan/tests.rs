@@ -1104,6 +1104,7 @@ fn a_registration_is_held_by_its_shape_though_no_word_says_plate() {
         "Our van (blue Ford) 2784 JP 01",
         "Van: AB12 CDE, MOT due June",
         "The van's reg is KCA 123A",
+        "Van: Renault Trafic, SL-2871-B",
     ] {
         assert!(plate.asked_in(memory), "{memory}");
     }
@@ -1111,6 +1112,7 @@ fn a_registration_is_held_by_its_shape_though_no_word_says_plate() {
         // A phone, an amount, an invoice and a model are no plate.
         "Van driver: Sam Otoo, 055 218 4473, GHS 600 a week.",
         "Van repairs invoice INV-2614 from K2700 Motors, paid.",
+        "Van insurance with Hartwell, policy HM-55210-C, renews 14 March",
     ] {
         assert!(!plate.asked_in(memory), "{memory}");
     }

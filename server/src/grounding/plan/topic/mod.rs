@@ -902,7 +902,8 @@ pub(super) fn holds_a_number(text: &str) -> bool {
 /// digits or digits between letters ("2784 JP 01", "AB12 CDE", "KCA
 /// 123A"), or capitals before digits joined by a dash ("GR 3847-19").
 /// Capitals and digits alone say an amount ("GHS 600"), an invoice
-/// ("INV-2614") or a model ("K2700").
+/// ("INV-2614") or a model ("K2700"); a longer group a policy's number
+/// ("HM-55210-C").
 pub(super) fn holds_a_registration(text: &str) -> bool {
     let mut runs: Vec<Vec<&str>> = vec![Vec::new()];
     for token in text.split_whitespace() {
@@ -939,6 +940,20 @@ fn is_registration(words: &[&str]) -> bool {
         .count();
     if !(1..=3).contains(&words.len()) || !(4..=10).contains(&characters) {
         return false;
+    }
+    // A plate's groups are short: at most three letters or four digits
+    // ("HM-55210-C" is a policy's number).
+    let mut group = (None::<bool>, 0);
+    for c in words.iter().flat_map(|w| w.chars().chain([' '])) {
+        let digit = c.is_ascii_digit();
+        group = match c {
+            '-' | ' ' => (None, 0),
+            _ if group.0 == Some(digit) => (Some(digit), group.1 + 1),
+            _ => (Some(digit), 1),
+        };
+        if group.1 > if digit { 4 } else { 3 } {
+            return false;
+        }
     }
     let mut chunks: Vec<Chunk> = Vec::new();
     for word in words {
