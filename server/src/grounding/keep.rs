@@ -25,9 +25,9 @@ pub fn asks_to_save(text: &str) -> bool {
 }
 
 /// The words of keeping `text` reads as verbs, each with the word after
-/// it ("store wifi password?": "store", "wifi"); a word of keeping that
+/// it ("file room key?": "file", "room"); a word of keeping that
 /// ends its clause has none. What the user's memories hold side by side
-/// is their name for a thing ("Store wifi: …"), not a verb.
+/// is their name for a thing ("File room key: …"), not a verb.
 pub fn keeping_words_with_the_next(text: &str) -> Vec<(String, Option<String>)> {
     imprint_text::words::clauses(text)
         .flat_map(|clause| {

@@ -214,7 +214,7 @@ impl Store {
     }
 
     /// True when a memory's content holds `words` side by side, as the
-    /// search index reads them ("store wifi" in "Store wifi: …"): the
+    /// search index reads them ("file room" in "File room key: …"): the
     /// user's own name for a thing. Only letters and digits count.
     pub async fn holds_phrase(&self, words: Vec<String>) -> Result<bool, StoreError> {
         let words: Vec<String> = words

@@ -57,7 +57,7 @@ pub enum PlanReason {
     /// A verb of keeping: "save", "note", "remember".
     AsksToKeep,
     /// A question whose words of keeping are the user's name for a thing
-    /// their memories hold ("store wifi password?", "Store wifi: …").
+    /// their memories hold ("file room key?", "File room key: …").
     KeepingWordsNameAThing,
     /// An act Imprint has no tool for opens it ("send", "book").
     AsksAnActItCannotDo,

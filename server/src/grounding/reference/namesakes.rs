@@ -74,8 +74,8 @@ pub(in crate::grounding) fn is_capitalised(word: &str) -> bool {
 /// they are two or more by their full names: one option each, labelled by
 /// the full name, with the memories about them. `None` for one person.
 pub fn namesakes(first: &str, hits: &[Memory]) -> Option<Vec<Candidate>> {
-    // "cold" of "Cold Store" and "Cold Chain Ltd": a word the memories
-    // also write in small letters ("the cold room") is no one's first name.
+    // "green" of "Green Grocers" and "Green Line Taxis": a word the memories
+    // also write in small letters ("the green bin") is no one's first name.
     let in_small_letters = hits.iter().any(|hit| {
         hit.content
             .split_whitespace()
@@ -259,13 +259,13 @@ mod tests {
         // Names written with a capital, and the word itself in small
         // letters: a common word, not two people.
         let things = [
-            memory(1, "Cold Store wifi: shop_5G"),
-            memory(2, "Cold Chain Ltd deliver on Tuesdays"),
+            memory(1, "Green Grocers deliver on Fridays"),
+            memory(2, "Green Line Taxis: 0161 555 0142"),
         ];
-        assert_eq!(namesakes("cold", &things).map(|p| p.len()), Some(2));
+        assert_eq!(namesakes("green", &things).map(|p| p.len()), Some(2));
         let mut things = things.to_vec();
-        things.push(memory(3, "Check the cold room door seal"));
-        assert!(namesakes("cold", &things).is_none());
+        things.push(memory(3, "The green bin goes out on Mondays"));
+        assert!(namesakes("green", &things).is_none());
         assert!(namesakes("priya", &[hits[0].clone(), hits[2].clone()]).is_none());
     }
 

@@ -112,7 +112,7 @@ impl Run {
                     self.settling.meant(),
                     self.settling.chosen_label(),
                 );
-                // "pay yaw", Yaw Asante chosen of two Yaws: the reminder
+                // "pay tomas", Tomas Lind chosen of two Tomases: the reminder
                 // says whom.
                 let text = args.get("text").and_then(Value::as_str).unwrap_or("");
                 let named = self

@@ -53,8 +53,8 @@ impl Run {
 
     /// True when the request asks (a question mark) and every word of
     /// keeping in it is, with the word after it, what a memory holds side
-    /// by side: the user's name for a thing ("store wifi password?" with
-    /// "Store wifi: …" kept), not a verb.
+    /// by side: the user's name for a thing ("file room key?" with
+    /// "File room key: …" kept), not a verb.
     async fn keeping_words_name_a_thing(&self) -> bool {
         let request = self.talk.request();
         if !request.contains('?') {
