@@ -50,22 +50,26 @@ impl WithCall for Turn {
 /// Reads the reply's events until its question; returns the question and
 /// its event id.
 async fn until_question(events: &mut Events) -> (Value, u64) {
-    loop {
-        let message = events.next().await.expect("a question");
-        if message.data["type"] == "question" {
-            return (message.data, message.id.unwrap());
-        }
-    }
+    first_question(events, false).await
 }
 
 /// [`until_question`] for a reply that first waits for the meaning model:
 /// at a first start it embeds the routing examples, tens of seconds in a
 /// test build on a slow machine, and no event comes meanwhile.
 async fn until_question_patiently(events: &mut Events) -> Value {
+    first_question(events, true).await.0
+}
+
+async fn first_question(events: &mut Events, patient: bool) -> (Value, u64) {
     loop {
-        let message = events.next_patient().await.expect("a question");
+        let message = if patient {
+            events.next_patient().await
+        } else {
+            events.next().await
+        };
+        let message = message.expect("a question");
         if message.data["type"] == "question" {
-            return message.data;
+            return (message.data, message.id.unwrap());
         }
     }
 }

@@ -116,9 +116,7 @@ impl Run {
                 // says whom.
                 let text = args.get("text").and_then(Value::as_str).unwrap_or("");
                 let named = self
-                    .settling
-                    .chosen_label()
-                    .filter(|label| namesakes::is_a_full_name(label))
+                    .chosen_full_name()
                     .and_then(|full| namesakes::with_the_full_name(text, full));
                 if let (Some(named), Some(map)) = (named, args.as_object_mut()) {
                     map.insert("text".into(), Value::String(named));
@@ -131,11 +129,7 @@ impl Run {
                 // "he's allergic to bee stings too", Sipho chosen: the
                 // memory says whom it is about.
                 let content = args.get("content").and_then(Value::as_str).unwrap_or("");
-                let full_name = self
-                    .settling
-                    .chosen_label()
-                    .filter(|label| namesakes::is_a_full_name(label));
-                let named = match full_name {
+                let named = match self.chosen_full_name() {
                     // "priya's rates go up", Priya Pillay chosen of two
                     // Priyas: kept with her full name.
                     Some(full) => namesakes::with_the_full_name(content, full),
@@ -150,6 +144,14 @@ impl Run {
             }
             _ => args,
         }
+    }
+
+    /// The full name the user chose of two people sharing a first name
+    /// ("Tomas Lind"), if that is what Imprint asked.
+    fn chosen_full_name(&self) -> Option<&str> {
+        self.settling
+            .chosen_label()
+            .filter(|label| namesakes::is_a_full_name(label))
     }
 
     /// Says with a call's result what the user chose when Imprint asked
