@@ -216,6 +216,17 @@ pub(super) fn in_the_users_words(fact: &str, request: &str, digits: Digits) -> b
     {
         return false;
     }
+    // "fyi mia got her swimming badge" worded "I got my swimming badge":
+    // a fact told of the user that the request never told of them is
+    // someone else's, taken for theirs.
+    let of_the_user = |words: &[String]| {
+        words
+            .iter()
+            .any(|w| imprint_text::pronouns::is_first_person(w))
+    };
+    if of_the_user(&ours) && !of_the_user(&theirs) {
+        return false;
+    }
     // Words of substance: "We moved our joint account to Monzo, and the
     // code is 04-00-04" adds only function words to the user's "we moved
     // our joint account to monzo, sort code 04-00-04".
@@ -355,6 +366,17 @@ mod tests {
         ));
         // Nothing of substance is no fact: "Save it." kept as "it".
         assert!(!kept("It.", "Save it."));
+        // Told of someone else, it is not kept as the user's own.
+        let request = "fyi tom passed his grade 3 piano today, proud mum";
+        assert!(!kept("I passed my grade 3 piano today, proud mum", request));
+        assert!(kept(
+            "Tom passed his grade 3 piano today, proud mum",
+            request
+        ));
+        assert!(kept(
+            "I passed my grade 3 piano today",
+            "note that i passed my grade 3 piano today"
+        ));
     }
 
     #[test]
