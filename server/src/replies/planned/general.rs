@@ -50,12 +50,56 @@ impl Run {
             }
         }
         let mut messages = vec![ChatMessage::System(prompt)];
-        messages.push(ChatMessage::User(self.talk.request().to_string()));
+        let request = self.talk.request();
+        let asked = if marked {
+            question_asked(request)
+        } else {
+            request
+        };
+        messages.push(ChatMessage::User(asked.to_string()));
         let turn = self.turn_on(messages, Arc::new(Vec::new()), false).await?;
         if marked && !turn.text.trim().is_empty() {
             self.say("\n\n*General knowledge, from the model, not from your memories.*")
                 .await;
         }
         Ok(())
+    }
+}
+
+/// What a general question gives the model to answer: the clause that
+/// asks, without the story told around it ("craig was asking, whats the
+/// capital of the falklands"; the built-in model echoed the whole as
+/// "Craig asked, …"), unless that clause points back at the story ("…,
+/// what year was that").
+fn question_asked(request: &str) -> &str {
+    let clause = plan::asking_clause(request);
+    let points_back = imprint_text::words::plain(clause).iter().any(|w| {
+        imprint_text::pronouns::is_third_person(w)
+            || (crate::grounding::reference::is_determiner(w)
+                && !imprint_text::pronouns::says_whose(w)
+                && w != "the")
+    });
+    if points_back || clause.trim().is_empty() {
+        request
+    } else {
+        clause
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::question_asked;
+
+    #[test]
+    fn a_general_question_is_asked_without_the_story_around_it() {
+        assert_eq!(
+            question_asked("my son was asking, why is the sea salty"),
+            "why is the sea salty"
+        );
+        // A clause that points back at the story needs it.
+        let napoleon = "napoleon died on the island didnt he, what year was that";
+        assert_eq!(question_asked(napoleon), napoleon);
+        let plain = "what is the boiling point of water?";
+        assert_eq!(question_asked(plain), plain);
     }
 }
