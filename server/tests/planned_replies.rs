@@ -787,6 +787,48 @@ async fn a_word_of_keeping_the_memories_use_as_a_name_asks_about_that_thing() {
 }
 
 #[tokio::test]
+async fn a_word_of_asking_the_memories_use_in_a_name_asks_for_that_thing() {
+    // The stand-in picks the review, as the built-in model did.
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "sickle",
+        vec![step(
+            json!({"memory": 1, "answer": "Leo's review is on Thursday 21 January at 9am."}),
+        )],
+    )])
+    .await;
+    server
+        .remember(
+            "Leo's sickle cell review at the children's hospital: Thu 21 Jan, 9am",
+            None,
+        )
+        .await;
+    server
+        .remember("Leo's school nurse, Mrs Hart: 0161 555 0192", None)
+        .await;
+    server
+        .remember(
+            "Leo's blood test at the hospital went fine, results by post",
+            None,
+        )
+        .await;
+    // "cell" would ask a phone number; the memory names the review by it.
+    let sid = server.create_session().await;
+    let events = server
+        .converse(
+            &sid,
+            "when is leo's sickle cell review at the hospital, day and time?",
+        )
+        .await;
+    let text = assistant_text(&events);
+    assert!(text.contains("21 Jan"), "{text}");
+    // Where no memory runs it into a name, it still asks a number.
+    let sid = server.create_session().await;
+    let events = server.converse(&sid, "leo's nurse cell?").await;
+    let text = assistant_text(&events);
+    assert!(text.contains("0161 555 0192"), "{text}");
+}
+
+#[tokio::test]
 async fn polite_and_spoken_saves_keep_what_the_user_said() {
     let server = planned(Vec::new()).await;
     for (request, kept) in [

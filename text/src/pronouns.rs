@@ -95,6 +95,12 @@ pub fn says_someone_elses(word: &str) -> bool {
     forms(word).any(|(points, role)| role == Whose && matches!(points, Person | Others))
 }
 
+/// True for a pronoun that is a clause's subject: "i", "we", "she",
+/// "they", "it", also contracted ("i'll").
+pub fn is_subject(word: &str) -> bool {
+    forms(word).any(|(_, role)| role == Subject)
+}
+
 /// True for "I", "we" or "you": a subject in the conversation itself,
 /// which opens a clause ("before I leave", "the one we booked").
 pub fn is_speaking_subject(word: &str) -> bool {

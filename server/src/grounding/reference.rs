@@ -320,8 +320,12 @@ fn topic_of(words: &[String], skip: &[&str], projects: &[String]) -> Vec<String>
     for (i, word) in words.iter().enumerate() {
         let plain = word.trim_end_matches("'s");
         // "the booking ref", "my blood pressure reading": a verb's "-ing"
-        // after a determiner names a thing.
-        let named_thing = plain.ends_with("ing")
+        // after a determiner names a thing, as a verb of asking does
+        // ("the meter at the store", "the call with Dana"), unless it is
+        // a word for what Imprint keeps ("my notes").
+        let named_thing = (plain.ends_with("ing")
+            || (crate::common_words::is_asking_verb(plain)
+                && !crate::common_words::is_kept_thing(plain)))
             && i > 0
             && (DETERMINERS.contains(&words[i - 1].as_str())
                 || imprint_text::pronouns::says_whose(&words[i - 1]))

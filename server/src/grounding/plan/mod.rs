@@ -17,7 +17,9 @@ pub mod compute;
 mod topic;
 
 use topic::is_kept_detail;
-pub use topic::{asked_part, asking_clause, holds_an_amount, Topic};
+pub use topic::{
+    asked_part, asked_words_running_into_a_name, asking_clause, holds_an_amount, Topic,
+};
 
 use crate::grounding;
 use crate::grounding::courtesy;

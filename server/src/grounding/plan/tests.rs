@@ -140,6 +140,21 @@ fn a_word_typed_with_a_slip_names_the_word_it_meant() {
     assert!(topic.named_in("Roofer quoted £3,100 for the flat roof"));
     let topic = Topic::of("what's grandad's blood presure reading", &[]);
     assert!(topic.named_in("Grandad's blood pressure reading: 135/85"));
+    // A long name typed by its initials.
+    let topic = Topic::of("my rnli pager number?", &[]);
+    assert!(topic.named_in("Royal National Lifeboat Institution crew pager: 07700 900 215"));
+    assert!(!topic.named_in("Pager for the harbour crew: 07700 900 216"));
+    // Fewer than four letters are as likely a name of their own.
+    let topic = Topic::of("sam's number", &[]);
+    assert!(!topic.named_in("Insured with South Atlantic Marine: 22 415"));
+    // A short name's "'s" typed without its mark.
+    let topic = Topic::of("what time is lia's dance class", &[]);
+    assert!(topic.named_in("Lia's dance class: Wednesdays 4.30pm at the hall"));
+    let topic = Topic::of("what time is lias dance class", &[]);
+    assert!(topic.named_in("Lia's dance class: Wednesdays 4.30pm at the hall"));
+    let topic = Topic::of("whats the number of nans carer", &[]);
+    assert!(topic.named_in("Nan's carer Rita: 07700 900 612"));
+    assert!(!topic.named_in("Carer agency: 07700 900 100"));
     // A letter typed for another is another word; short words are left
     // alone; a slip must keep the first letter.
     let topic = Topic::of("what's the sales quota for march", &[]);
@@ -808,6 +823,10 @@ fn the_story_told_after_a_question_rules_no_memory_out_and_a_qualifier_does() {
     assert!(!studio.named_in("Home wifi password: fern-42."));
     let garden = Topic::of("what's the gate code, for the allotment", &[]);
     assert!(!garden.named_in("Front gate code: 7781."), "{garden:?}");
+    // A detail asked of whom the clause before names is the question.
+    let fridge = Topic::of("the guy who services our freezers, his number?", &[]);
+    assert!(fridge.context.is_empty(), "{fridge:?}");
+    assert!(fridge.asked.contains(&"number".to_string()), "{fridge:?}");
     // A second question is asked too.
     let both = Topic::of("what's the bike lock code, where did I leave the bike", &[]);
     assert!(both.context.is_empty(), "{both:?}");
@@ -923,6 +942,12 @@ fn thousands_grouped_by_spaces_are_an_amount_not_a_number() {
     assert!(number.asked_in("Roofer Yapi, in Minnesota: +1 763 555 0148."));
     assert!(number.asked_in("Roofer Yapi: 0777 230 418."));
     assert!(number.asked_in("Roofer Yapi: 07700 900 412."));
+    // Five digits standing alone: a small island's phone; beside a word,
+    // a postcode.
+    let mobile = Topic::of("the roofer's mobile", &[]);
+    assert!(mobile.asked_in("Roofer Yapi, does the flat roofs. 51472."));
+    assert!(!mobile.asked_in("Roofer Yapi, 12 Elm St, Springfield, IL 62704."));
+    assert!(!mobile.asked_in("Roofer Yapi, 4 rue Oberkampf, 75011 Paris."));
     assert!(number.asked_in("Roofer Yapi: 628 451 903."));
     assert!(!number.asked_in("Roofer Yapi: € 450 000 for the lot."));
     let cost = Topic::of("how much is the roofer costing", &[]);
@@ -937,6 +962,34 @@ fn what_a_thing_is_wanted_for_names_nothing_kept() {
     assert!(nif.named_in("Rui's NIF: 231 848 507."), "{nif:?}");
     assert!(nif.named_in("My NIF (tax number): 231 884 507."), "{nif:?}");
     assert_eq!(nif.context, ["form"]);
+    // What the user does is no thing wanted: the course is asked about.
+    let course = Topic::of("how much do we charge for a beginners course", &[]);
+    assert!(course.names.contains(&"course".to_string()), "{course:?}");
+    // A clause of purpose after "so": what the user will do with it.
+    let meter = Topic::of(
+        "power's out at the shop, whats the meter number so i can top up",
+        &[],
+    );
+    assert_eq!(meter.names, ["meter"], "{meter:?}");
+    assert!(meter.context.contains(&"top".to_string()), "{meter:?}");
+    let gate = Topic::of("what's the gate code so that the cleaner gets in", &[]);
+    assert_eq!(gate.names, ["gate"], "{gate:?}");
+    // A verb of asking after "the" names a thing, in the story told
+    // before the question too.
+    let store = Topic::of("units ran out at the store, whats the meter number", &[]);
+    assert_eq!(store.names, ["meter"], "{store:?}");
+    assert!(store.context.contains(&"store".to_string()), "{store:?}");
+    assert!(
+        store.score("Prepaid meter at the store: 5408") > store.score("Meter at home: 3301"),
+        "{store:?}"
+    );
+    let call = Topic::of("what time is the call with dana", &[]);
+    assert!(call.names.contains(&"call".to_string()), "{call:?}");
+    let notes = Topic::of("what's in my notes about dana", &[]);
+    assert_eq!(notes.names, ["dana"], "{notes:?}");
+    // "so" that opens no clause is no purpose: "is it so cold".
+    let so = Topic::of("why is the so called spare room cold", &[]);
+    assert!(so.names.contains(&"room".to_string()), "{so:?}");
     // The thing itself said with "for": kept.
     let taxi = Topic::of("what's the number for the taxi firm", &[]);
     assert!(taxi.names.contains(&"taxi".to_string()), "{taxi:?}");

@@ -95,7 +95,8 @@ impl Run {
             Some(meant) => format!("{meant}: {}", plan::asked_part(self.talk.request())),
             None => self.talk.request().to_string(),
         };
-        let mut topic = Topic::of(&words, &projects);
+        let naming = self.asked_words_the_memories_name(&words).await;
+        let mut topic = Topic::of_naming(&words, &projects, &naming);
         // "and Dana's?", "what's his number then": a follow-up leans on
         // the question before it.
         let carried = self.previous_request().and_then(|before| {
@@ -360,8 +361,33 @@ impl Run {
                     .await;
             }
         }
+        // The words found them alike: the model, which leans to the first
+        // it is offered, sees the nearest in meaning first ("what does
+        // mama take for her sugar": her medicines before her carer).
+        let found = match (&meaning_read, chosen) {
+            (Some(read), false) => read.nearest_first(found),
+            _ => found,
+        };
         self.answer_from(&found, &topic, personal, chosen, &vouched)
             .await
+    }
+
+    /// The words of `request` that would say what is asked but which a
+    /// memory holds as part of a thing's name, with the word beside them
+    /// ("cell" of "when is ama's sickle cell review" with "Ama's sickle
+    /// cell review…" kept): the user's own name for the thing asks no
+    /// phone number.
+    async fn asked_words_the_memories_name(&self, request: &str) -> Vec<String> {
+        let mut naming = Vec::new();
+        for (word, phrases) in plan::asked_words_running_into_a_name(request) {
+            for phrase in phrases {
+                if let Ok(true) = self.reply.store.holds_phrase(phrase.to_vec()).await {
+                    naming.push(word);
+                    break;
+                }
+            }
+        }
+        naming
     }
 
     /// True when the words naming the thing `topic` asks about that
@@ -551,6 +577,27 @@ impl MeaningRead {
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         ranked
+    }
+
+    /// `found` (search lines) ordered nearest in meaning first; those
+    /// with no similarity keep their order, after the rest.
+    fn nearest_first(&self, mut found: Vec<String>) -> Vec<String> {
+        let similarity = |line: &String| {
+            MemoryLine::read(line).and_then(|m| {
+                self.findings
+                    .found
+                    .iter()
+                    .find(|f| f.memory.id == m.id)
+                    .and_then(|f| f.similarity)
+            })
+        };
+        found.sort_by(|a, b| match (similarity(a), similarity(b)) {
+            (Some(a), Some(b)) => b.total_cmp(&a),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        found
     }
 
     /// The memory nearest in meaning when it is at least [`CLEAR_FLOOR`]
@@ -924,6 +971,22 @@ mod tests {
             }),
             classified: None,
         }
+    }
+
+    #[test]
+    fn the_memories_found_alike_are_offered_nearest_in_meaning_first() {
+        // The model leans to the first it is offered.
+        let meant = read(&[0.42, 0.58, 0.31], None);
+        let line = |i: usize| crate::memory_lines::memory_line(&meant.findings.found[i].memory);
+        let unfound = crate::memory_lines::memory_line(&Memory {
+            id: 9,
+            content: "found by its words alone".into(),
+            project: None,
+            tags: Vec::new(),
+            created_at: "2026-12-01T10:00:00.000Z".into(),
+        });
+        let offered = meant.nearest_first(vec![unfound.clone(), line(0), line(2), line(1)]);
+        assert_eq!(offered, [line(1), line(0), line(2), unfound]);
     }
 
     #[test]

@@ -11,7 +11,7 @@ impl Topic {
     /// count too, to tell two memories apart.
     pub fn score(&self, content: &str) -> usize {
         let whole = self.whole_runs(content);
-        let words = imprint_text::words::plain(&one_word_names(content));
+        let words = content_words(content);
         let told = self.context.iter().filter(|w| holds(&words, w)).count();
         whole + usize::from(whole > 0) * told
     }
@@ -19,7 +19,7 @@ impl Topic {
     /// The naming runs of the asking clause `content` holds whole (see
     /// [`Topic::score`]).
     fn whole_runs(&self, content: &str) -> usize {
-        let words = imprint_text::words::plain(&one_word_names(content));
+        let words = content_words(content);
         if !self.owners.iter().all(|owner| holds(&words, owner)) {
             return 0;
         }
@@ -49,7 +49,7 @@ impl Topic {
     /// company", the Lisbon flight is not near the car hire, Helgi's
     /// arrival is not "helgi fly back").
     pub fn touches_every_compound(&self, content: &str) -> bool {
-        let words = imprint_text::words::plain(&one_word_names(content));
+        let words = content_words(content);
         self.asked_runs
             .iter()
             .filter(|run| run.len() >= 2)
@@ -74,7 +74,7 @@ impl Topic {
     /// ("Painter agreed £2,350" for "paying the painter"; "Alan paid a
     /// deposit" for "how much deposit did Alan pay").
     pub fn heads_in(&self, content: &str) -> bool {
-        let words = imprint_text::words::plain(&one_word_names(content));
+        let words = content_words(content);
         let held = |word: &String| holds(&words, word);
         // "duarte's violin lesson": what is his must be held, not only
         // its kind.
@@ -98,13 +98,13 @@ impl Topic {
     /// True when `content` holds whose the thing asked about is ("kari"
     /// of "kari's concert"); true when the request says no one's.
     pub fn owners_in(&self, content: &str) -> bool {
-        let words = imprint_text::words::plain(&one_word_names(content));
+        let words = content_words(content);
         self.owners.iter().all(|owner| holds(&words, owner))
     }
 
     /// The naming words `content` does not hold.
     pub fn names_not_held(&self, content: &str) -> Vec<&String> {
-        let words = imprint_text::words::plain(&one_word_names(content));
+        let words = content_words(content);
         self.names
             .iter()
             .filter(|name| !holds(&words, name))
@@ -116,7 +116,7 @@ impl Topic {
     /// asking or detail asked ("number", "code"), which a memory may say
     /// or hold by its shape alike.
     pub fn request_words_held(request: &str, content: &str) -> usize {
-        let words = imprint_text::words::plain(&one_word_names(content));
+        let words = content_words(content);
         let mut said = imprint_text::words::plain(request);
         said.sort();
         said.dedup();
@@ -133,7 +133,7 @@ impl Topic {
 
     /// How many of the naming words `content` holds.
     pub fn names_held(&self, content: &str) -> usize {
-        let words = imprint_text::words::plain(&one_word_names(content));
+        let words = content_words(content);
         self.names.iter().filter(|name| holds(&words, name)).count()
     }
 
@@ -161,7 +161,7 @@ impl Topic {
             .collect::<Vec<_>>()
             .join(" ");
         let content = content.as_str();
-        let words = imprint_text::words::plain(&one_word_names(content));
+        let words = content_words(content);
         let is = |wanted: Wanted| {
             self.asked
                 .iter()

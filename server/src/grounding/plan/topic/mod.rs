@@ -310,24 +310,51 @@ fn split_told_about_it(asked: &str) -> (&str, String) {
     }
 }
 
+/// The verbs of `words` (plain) that the speaker does, after "do I",
+/// "should we": "which meter number do i recharge", "how much do we
+/// charge for a course".
+fn done_by_the_speaker(words: &[String]) -> impl Iterator<Item = &String> {
+    (2..words.len())
+        .filter(|&i| {
+            imprint_text::pronouns::is_speaking_subject(&words[i - 1])
+                && crate::common_words::is_function_word(&words[i - 2])
+                && !crate::common_words::is_function_word(&words[i])
+        })
+        .map(|i| &words[i])
+}
+
 /// `asking` without what the thing is wanted for, said with "a" or "an"
-/// ("i need the NIF for a form": a form is nothing of the user's kept),
-/// which joins the story `told_after`; as it is when nothing before it
-/// names anything.
+/// ("i need the NIF for a form": a form is nothing of the user's kept)
+/// or as a clause of its own after "so" ("whats the meter number so i
+/// can buy units": what the user will do with it), which joins the story
+/// `told_after`; as it is when nothing before it names anything.
 fn without_its_purpose(asking: &str, told_after: String) -> (&str, String) {
     let lower = asking.to_ascii_lowercase();
-    let at = [" for a ", " for an "]
+    let with_a = [" for a ", " for an "]
         .iter()
-        .filter_map(|purpose| lower.find(purpose))
-        .min();
+        .filter_map(|purpose| lower.find(purpose));
+    // "so" with a subject after it opens a clause: "so i can", "so that".
+    let so_clause = lower.match_indices(" so ").map(|(at, _)| at).filter(|&at| {
+        lower[at + 4..]
+            .split_whitespace()
+            .next()
+            .is_some_and(|next| next == "that" || imprint_text::pronouns::is_subject(next))
+    });
+    let at = with_a.chain(so_clause).min();
+    // What the speaker does names nothing: "how much do we charge for an
+    // open water course" asks of the course.
+    let names_before = |before: &str| {
+        let words = imprint_text::words::plain(before);
+        let done: Vec<&String> = done_by_the_speaker(&words).collect();
+        words.iter().any(|w| {
+            !crate::common_words::names_nothing_kept(w)
+                && !courtesy::names_nothing(w)
+                && asked(w).is_none()
+                && !done.contains(&w)
+        })
+    };
     match at {
-        Some(at)
-            if imprint_text::words::plain(&asking[..at]).iter().any(|w| {
-                !crate::common_words::names_nothing_kept(w)
-                    && !courtesy::names_nothing(w)
-                    && asked(w).is_none()
-            }) =>
-        {
+        Some(at) if names_before(&asking[..at]) => {
             (&asking[..at], format!("{} {told_after}", &asking[at..]))
         }
         _ => (asking, told_after),
@@ -353,7 +380,7 @@ fn split_after(asked: &str, question: usize) -> (&str, &str) {
         return (asked, "");
     };
     let rest = asked[after..].trim();
-    if rest.is_empty() || qualifies(rest) || opens_a_question_word(rest) {
+    if rest.is_empty() || qualifies(rest) || opens_a_question_word(rest) || asks_its_detail(rest) {
         (asked, "")
     } else {
         (asked[..at].trim(), rest)
@@ -374,6 +401,20 @@ fn qualifies(rest: &str) -> bool {
         // for the green roof job", "…, at the cottage").
         [first, ..] => imprint_text::words::is_preposition(first),
         [] => true,
+    }
+}
+
+/// True when `rest`, told after a clause naming someone, asks a detail of
+/// them by a pronoun ("the guy who fixes our freezers, his number?"):
+/// the question is the whole, "who" opening no question of its own.
+fn asks_its_detail(rest: &str) -> bool {
+    match imprint_text::words::plain(rest).as_slice() {
+        [whose, detail, ..] => {
+            imprint_text::pronouns::is_third_person(whose)
+                && imprint_text::pronouns::says_whose(whose)
+                && is_asked_of(detail)
+        }
+        _ => false,
     }
 }
 
@@ -455,6 +496,8 @@ fn holds(words: &[String], word: &str) -> bool {
             // "reno" for "renovation", "booking" for "book"; not
             // "accountant" for "account".
             || (w.len().min(word.len()) >= 4 && (w.starts_with(word) || ends_on(word, w)))
+            // "mias", "mums": a short name's "'s" typed without its mark.
+            || (w.len() >= 3 && word.strip_suffix('s') == Some(w))
             || (w.len() >= 6 && word.len() >= 6 && stem(w) == stem(word))
             || one_root(w, word)
             || abbreviates(word, w)
@@ -550,11 +593,72 @@ fn is_asked_of(word: &str) -> bool {
     asked(word).is_some()
 }
 
+/// The words of `request`'s asking clause that would say what is asked
+/// ("cell", "phone", "code") but run straight on into a word naming a
+/// thing ("ama's sickle cell review", "the phone bill"), each with the
+/// phrases it makes with the naming words beside it. When a memory holds
+/// one of those phrases, the word is part of the thing's name in the
+/// user's own words ([`Topic::of_naming`]), not the detail asked.
+pub fn asked_words_running_into_a_name(request: &str) -> Vec<(String, Vec<[String; 2]>)> {
+    // A mark after a word ("number, mama wants it") ends the run.
+    let tokens: Vec<(String, bool)> = asking_clause(request)
+        .split_whitespace()
+        .filter_map(|token| {
+            let word = imprint_text::words::plain(token).join("");
+            let runs_on = token.ends_with(|c: char| c.is_alphanumeric());
+            (!word.is_empty()).then_some((word, runs_on))
+        })
+        .collect();
+    let names_a_thing = |word: &str| {
+        !is_asked_of(word)
+            && !crate::common_words::names_nothing_kept(word)
+            && !courtesy::names_nothing(word)
+            && !crate::grounding::when::is_time_word(word)
+            && !is_doing(word)
+    };
+    tokens
+        .windows(2)
+        .enumerate()
+        .filter(|(_, pair)| pair[0].1 && is_asked_of(&pair[0].0) && names_a_thing(&pair[1].0))
+        .map(|(i, pair)| {
+            let (word, next) = (&pair[0].0, &pair[1].0);
+            let mut phrases = vec![[word.clone(), next.clone()]];
+            if let Some((before, true)) = i.checked_sub(1).map(|j| &tokens[j]) {
+                if names_a_thing(before) {
+                    phrases.push([before.clone(), word.clone()]);
+                }
+            }
+            (word.clone(), phrases)
+        })
+        .collect()
+}
+
 impl Topic {
     /// The topic of `request` (see [`crate::grounding::reference::topic`]),
     /// split into naming and asked words.
     pub fn of(request: &str, projects: &[String]) -> Self {
-        let (asking, told_after) = split_told_after(asked_part(request));
+        Self::of_naming(request, projects, &[])
+    }
+
+    /// As [`Topic::of`], with `naming`, words that would say what is
+    /// asked, read as naming the thing ("cell" of "sickle cell review";
+    /// see [`asked_words_running_into_a_name`]).
+    pub fn of_naming(request: &str, projects: &[String], naming: &[String]) -> Self {
+        let is_asked_of = |word: &str| is_asked_of(word) && !naming.iter().any(|n| n == word);
+        let asked = asked_part(request);
+        // The story told before the question ("units ran out at the
+        // store, whats the meter number") is told around it, as one told
+        // after it is; a question before it is no story.
+        let told_before = request
+            .find(asked)
+            .map_or("", |at| request[..at].trim())
+            .trim_end_matches([',', ';', ':']);
+        let told_before = match opens_a_question_word(told_before) {
+            true => "",
+            false => told_before,
+        };
+        let (asking, told_after) = split_told_after(asked);
+        let told_after = format!("{told_before} {told_after}");
         let (asking, told_after) = without_its_purpose(asking, told_after);
         let request = &one_word_names(asking);
         let words = crate::grounding::reference::topic(request, projects);
@@ -584,14 +688,7 @@ impl Topic {
         // "which meter number do i recharge", "how much do we owe the
         // builder": the verb after "do I", "should we" is what the user
         // does, not what a memory names, when something else is named.
-        let done_by_the_speaker: Vec<&String> = (2..lower.len())
-            .filter(|&i| {
-                imprint_text::pronouns::is_speaking_subject(&lower[i - 1])
-                    && crate::common_words::is_function_word(&lower[i - 2])
-                    && !crate::common_words::is_function_word(&lower[i])
-            })
-            .map(|i| &lower[i])
-            .collect();
+        let done_by_the_speaker: Vec<&String> = done_by_the_speaker(&lower).collect();
         if names.iter().any(|n| !done_by_the_speaker.contains(&n)) {
             names.retain(|n| !done_by_the_speaker.contains(&n));
         }
@@ -851,11 +948,21 @@ fn held_by_shape(word: &str, content: &str) -> bool {
 
 /// True when `text` holds a number as long as a phone's: six digits or
 /// more, perhaps grouped by spaces, dashes, dots or brackets ("087 660
-/// 2154", "(902) 555-0122"); "no. 16" is a house's.
+/// 2154", "(902) 555-0122"); "no. 16" is a house's. Five digits standing
+/// alone between marks ("Keith, my skipper. 51472.") are a small
+/// country's phone, where a postcode or a sum has a word beside it
+/// ("Springfield, IL 62704", "75011 Paris", "£48000").
 fn has_phone_number(text: &str) -> bool {
-    without_amounts(text)
-        .split(|c: char| !c.is_ascii_digit() && !" -.()+".contains(c))
-        .any(|run| run.chars().filter(char::is_ascii_digit).count() >= 6)
+    let text = without_amounts(text);
+    let alone = text
+        .split([',', ';', ':', '.', '(', ')'])
+        .flat_map(|piece| piece.split(" - "))
+        .map(str::trim)
+        .any(|piece| piece.len() == 5 && piece.chars().all(|c| c.is_ascii_digit()));
+    alone
+        || text
+            .split(|c: char| !c.is_ascii_digit() && !" -.()+".contains(c))
+            .any(|run| run.chars().filter(char::is_ascii_digit).count() >= 6)
 }
 
 /// True for "number", with any ending: a number of any kind, a phone's
@@ -1091,6 +1198,56 @@ fn has_digit_run(text: &str, len: usize) -> bool {
 }
 
 /// "wi-fi" and "e-mail" as the one word people also write.
+/// The words of a memory's `content` as a topic is held in it: plain,
+/// with the initials of each name it writes in capitals ("bosh" of "Bank
+/// of St Helena"): people type a long name by its initials.
+fn content_words(content: &str) -> Vec<String> {
+    let text = one_word_names(content);
+    let mut words = imprint_text::words::plain(&text);
+    words.extend(initials(&text));
+    words
+}
+
+/// The initials of the names `text` writes in capitals, three words or
+/// more, small function words within counted ("Bank of St Helena":
+/// "bosh"); four letters at least, as fewer ("sam" of "South Atlantic
+/// Marine") are as likely a word or a name of their own.
+fn initials(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut run: Vec<String> = Vec::new();
+    let mut close = |run: &mut Vec<String>| {
+        while run
+            .last()
+            .is_some_and(|w| crate::common_words::is_function_word(w))
+        {
+            run.pop();
+        }
+        let letters: String = run.iter().filter_map(|w| w.chars().next()).collect();
+        if run.len() >= 3 && letters.chars().count() >= 4 {
+            found.push(letters);
+        }
+        run.clear();
+    };
+    for token in text.split_whitespace() {
+        let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+        let capital = crate::grounding::reference::namesakes::is_capitalised(word);
+        let within = !run.is_empty()
+            && word.chars().all(char::is_lowercase)
+            && crate::common_words::is_function_word(word);
+        if capital || within {
+            run.push(word.to_lowercase());
+        } else {
+            close(&mut run);
+        }
+        // A mark after a word ends the name: "Bank of St Helena: …".
+        if !token.ends_with(|c: char| c.is_alphanumeric()) {
+            close(&mut run);
+        }
+    }
+    close(&mut run);
+    found
+}
+
 fn one_word_names(text: &str) -> String {
     let mut text = text.to_string();
     for (written, word) in [
