@@ -1197,7 +1197,6 @@ fn has_digit_run(text: &str, len: usize) -> bool {
         .any(|run| run.len() >= len)
 }
 
-/// "wi-fi" and "e-mail" as the one word people also write.
 /// The words of a memory's `content` as a topic is held in it: plain,
 /// with the initials of each name it writes in capitals ("bosh" of "Bank
 /// of St Helena"): people type a long name by its initials.
@@ -1248,6 +1247,7 @@ fn initials(text: &str) -> Vec<String> {
     found
 }
 
+/// "wi-fi" and "e-mail" as the one word people also write.
 fn one_word_names(text: &str) -> String {
     let mut text = text.to_string();
     for (written, word) in [
