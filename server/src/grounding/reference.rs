@@ -93,6 +93,12 @@ pub fn names_a_kind(word: &str) -> bool {
 /// Words that point at a thing named earlier: "the meeting", "my account".
 const DETERMINERS: &[&str] = &["the", "that", "this", "my", "our", "those", "these"];
 
+/// True for a word that points at a thing by where it is ("that",
+/// "this", "those", "these"): alone, it stands for something said before.
+pub(crate) fn is_demonstrative(word: &str) -> bool {
+    is_determiner(word) && word != "the" && !imprint_text::pronouns::says_whose(word)
+}
+
 /// True for a word that points at a thing ("the", "this", "our"): the
 /// word after it is a noun.
 pub(crate) fn is_determiner(word: &str) -> bool {
@@ -467,7 +473,7 @@ fn pronoun(words: &[String]) -> Option<(usize, bool)> {
                 after.is_some_and(|a| SAID_OF_IT.contains(&a))
             }
             "it" => object,
-            "that" | "this" | "those" | "these" => {
+            w if is_demonstrative(w) => {
                 object && after.is_none_or(|a| AFTER_DEMONSTRATIVE.contains(&a))
             }
             "them" => object,

@@ -75,9 +75,7 @@ fn question_asked(request: &str) -> &str {
     let clause = plan::asking_clause(request);
     let points_back = imprint_text::words::plain(clause).iter().any(|w| {
         imprint_text::pronouns::is_third_person(w)
-            || (crate::grounding::reference::is_determiner(w)
-                && !imprint_text::pronouns::says_whose(w)
-                && w != "the")
+            || crate::grounding::reference::is_demonstrative(w)
     });
     if points_back || clause.trim().is_empty() {
         request
