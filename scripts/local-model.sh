@@ -356,17 +356,17 @@ cmd_start() {
   # Started for one person, so that a reply's first token waits only for
   # what is new in its prompt (Imprint's system prompt and tool schemas are
   # the same in every reply, the time and the conversation come last):
-  # --parallel: one model slot per Imprint writing slot. Each request names
-  #   its slot (`id_slot`, the writing slot's number), so a new reply lands
-  #   on the slot whose prompt cache holds the last reply written there,
-  #   never on one holding something else (llama-server's default is 4
-  #   slots chosen by prompt similarity and age).
+  # --parallel: one model slot per Imprint writing slot (llama-server's
+  #   default is 4). Imprint names no slot (`id_slot`): a request naming a
+  #   busy one is started inside the other's context and the answers mix;
+  #   unnamed, each request waits for a free slot, the one whose cached
+  #   prompt is most alike.
   # -c: the context of one slot times the slots (each slot gets its own).
   # --cache-reuse 256: beyond the common prefix, chunks of at least 256
   #   tokens found again later in the prompt are shifted into place rather
   #   than read again. Prompt caching itself (`cache_prompt`) is on by
-  #   default, and so is the prompt similarity a request without `id_slot`
-  #   is placed by (--slot-prompt-similarity, kept at its default).
+  #   default, and so is the prompt similarity a request is placed by
+  #   (--slot-prompt-similarity, kept at its default).
   # --cache-ram 256: prompts a slot gives up are kept in memory (up to 256
   #   MiB; one of Imprint's, its ~700 tokens, is about 8 MiB with this model)
   #   and swapped back when a later request shares more with one of them:

@@ -86,8 +86,6 @@ pub struct StepRequest {
     pub schema: Value,
     /// Most tokens the step may write (a pick or a sentence).
     pub max_tokens: u32,
-    /// The writing slot the reply holds (see [`TurnRequest::slot`]).
-    pub slot: Option<usize>,
 }
 
 /// One model turn: the conversation so far and the tools offered.
@@ -102,8 +100,4 @@ pub struct TurnRequest {
     pub allow_calls: bool,
     /// Prefix of ids given to calls written as markup (unique per turn).
     pub call_id_prefix: String,
-    /// The writing slot the reply holds: a local llama-server is asked to
-    /// use its slot of the same number (`id_slot`), whose prompt cache
-    /// holds the last request written on it.
-    pub slot: Option<usize>,
 }

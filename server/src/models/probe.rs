@@ -57,7 +57,7 @@ impl ServerKind {
     }
 
     /// The provider preset that reaches it: llama-server is what `local`
-    /// speaks to (its `id_slot`, its grammar for planned turns); any other
+    /// speaks to (its grammar for planned turns); any other
     /// local OpenAI-compatible server is reached as `vllm` is (no key,
     /// native tool calls).
     pub fn provider(self) -> Provider {

@@ -67,13 +67,13 @@ impl ModelClient {
         })
     }
 
-    fn step_body(&self, step: &StepRequest) -> Value {
+    pub(super) fn step_body(&self, step: &StepRequest) -> Value {
         let messages: Vec<Value> = step
             .messages
             .iter()
             .map(|m| prompt::wire_message(m, true))
             .collect();
-        let mut body = json!({
+        let body = json!({
             "model": self.settings.model,
             "messages": messages,
             "stream": false,
@@ -86,11 +86,6 @@ impl ModelClient {
                 "json_schema": {"name": "step", "strict": true, "schema": step.schema},
             },
         });
-        if self.settings.provider == crate::config::Provider::Local {
-            if let Some(slot) = step.slot {
-                body["id_slot"] = json!(slot);
-            }
-        }
         body
     }
 }

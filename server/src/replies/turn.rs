@@ -48,7 +48,6 @@ impl Run {
             tools,
             allow_calls,
             call_id_prefix: format!("t{number}_"),
-            slot: self.turns.slot_index(),
         };
         // Dropped at the research deadline: a small model can write hidden
         // call markup until its token limit, minutes with nothing shown.

@@ -182,7 +182,6 @@ impl Run {
             ],
             schema,
             max_tokens: 160,
-            slot: self.turns.slot_index(),
         };
         let stop = self.reply.stop_token().child_token();
         let value = self.env.model.constrained(step, stop).await.map_err(|e| {

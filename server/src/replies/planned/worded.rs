@@ -107,7 +107,6 @@ impl Run {
             ],
             schema,
             max_tokens,
-            slot: self.turns.slot_index(),
         };
         let stop = self.reply.stop_token().child_token();
         match self.env.model.constrained(step, stop).await {

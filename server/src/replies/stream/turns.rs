@@ -76,12 +76,6 @@ impl Turns {
         self.slot = None;
     }
 
-    /// The model server's slot this reply writes on (see
-    /// [`crate::models::TurnRequest::slot`]).
-    pub(in crate::replies) fn slot_index(&self) -> Option<usize> {
-        self.slot.as_ref().map(WritingSlot::index)
-    }
-
     /// The calls to run from here (a turn's, or Imprint's own).
     pub(in crate::replies) fn run_calls(&mut self, pending: PendingCalls) {
         self.pending = Some(pending);
