@@ -154,9 +154,10 @@ fn minutes_past_or_to(words: &[String], i: usize, part: Option<Part>) -> Option<
     clock(hour, minute)
 }
 
-/// A word after which a bare number is an hour: "at 9", "by 10".
+/// A word after which a bare number is an hour: "at 9", "by 10", and
+/// the Nordic clock's "kl 10", "kl. 9.30" (Finnish "klo").
 pub(super) fn is_anchor(word: &str) -> bool {
-    matches!(word, "at" | "by" | "around" | "@" | "until")
+    matches!(word, "at" | "by" | "around" | "@" | "until" | "kl" | "klo")
 }
 
 /// How the hour and minutes were written.

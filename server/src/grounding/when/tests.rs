@@ -691,3 +691,38 @@ fn an_hour_spelled_out_and_a_weekday_with_its_date() {
     );
     assert_eq!(stated("at one point we spoke", now()), None);
 }
+
+#[test]
+fn the_nordic_clock_word_marks_a_time() {
+    // "kl" (klokka, klokken, klockan) and Finnish "klo" lead a clock
+    // time as "at" does, a dot between hour and minutes included.
+    let monday = (2026, 12, 7);
+    let cases = [
+        (
+            "remind me 22/1 kl 10 to ring the garage",
+            at((2027, 1, 22), 10, 0),
+        ),
+        (
+            "mon kl. 8.30 remind me to send the receipts",
+            at(monday, 8, 30),
+        ),
+        ("tmrw kl 10 chase the invoice", at((2026, 12, 1), 10, 0)),
+        ("call the bank klo 17.45", at((2026, 11, 30), 17, 45)),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(stated_in(text, now(), None), expected, "{text}");
+    }
+    assert_eq!(
+        stated_in(
+            "remind me 11/1 kl 9.30 to send the invoices",
+            now(),
+            Some(DateOrder::DayFirst)
+        ),
+        at((2027, 1, 11), 9, 30)
+    );
+    // "kl" is part of the time, not of what to be reminded of.
+    assert_eq!(
+        without_the_time("send the receipts mon kl. 8.30"),
+        "send the receipts"
+    );
+}

@@ -177,13 +177,14 @@ const VAGUE: &[&str] = &[
 pub(crate) fn is_time_word(word: &str) -> bool {
     const WORDS: &[&str] = &[
         "today", "tomorrow", "tmrw", "tonight", "day", "days", "week", "weeks", "after", "next",
-        "this", "on", "at", "by", "in", "within", "until", "every", "each", "once", "a", "an",
-        "the", "of", "to", "through", "-", "@", "half", "am", "pm", "o'clock", "oclock", "daily",
-        "weekly", "nightly", "everyday", "weekday", "weekdays", "workday", "workdays", "working",
-        "business", "mon-fri", "month", "months", "year", "years", "weekend", "later", "soon",
-        "sometime", "and", "quarter", "past", "from", "now",
+        "this", "on", "in", "within", "every", "each", "once", "a", "an", "the", "of", "to",
+        "through", "-", "half", "am", "pm", "o'clock", "oclock", "daily", "weekly", "nightly",
+        "everyday", "weekday", "weekdays", "workday", "workdays", "working", "business", "mon-fri",
+        "month", "months", "year", "years", "weekend", "later", "soon", "sometime", "and",
+        "quarter", "past", "from", "now",
     ];
     WORDS.contains(&word)
+        || super::clock_time::is_anchor(word)
         || FILLERS.contains(&word)
         || part_of_day(&[word.to_string()]).is_some()
         || weekday_in_full(word).is_some()
