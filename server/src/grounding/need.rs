@@ -174,9 +174,13 @@ impl Need {
     }
 }
 
-/// The one candidate whose label shares a word of three letters or more
-/// with the answer (none when two do); when no label does, the one whose
-/// memories hold most of the answer's words.
+/// The one candidate the answer's words point at: the one whose label
+/// shares a word of three letters or more with it (none when two do), or
+/// else the one whose memories hold most of its words; either way, its
+/// memories and label must hold most of what the answer names ("jogvan i
+/// gong, the landlord" is not Jogvan's pickup, whose label shares
+/// "jogvan": the studio rent's memory holds "Jogvan i Gong"). None: the
+/// answer is taken in the user's words.
 fn pointed_at<'a>(
     answer: &str,
     candidates: &'a [reference::Candidate],
@@ -196,31 +200,17 @@ fn pointed_at<'a>(
     // "Marta" points at "Marta's phone number".
     let plain = |w: &String| w.trim_end_matches("'s").to_string();
     let said: Vec<String> = said.iter().map(plain).collect();
-    let mut matching = candidates.iter().filter(|c| {
-        let label: Vec<String> = imprint_text::words::plain(&c.label)
-            .iter()
-            .map(plain)
-            .collect();
-        said.iter().any(|w| label.contains(w))
-    });
-    if let Some(first) = matching.next() {
-        return matching.next().is_none().then_some(first);
-    }
-    // No label holds its words: the one candidate whose memories hold
-    // most of them ("the winter vaccines for the clinic" for "Nordvet
-    // order NV-30918 (5 Dec)", whose memory is "…: the clinic's winter
-    // vaccine stock").
-    let named: Vec<&String> = said
-        .iter()
-        .filter(|w| !crate::common_words::is_function_word(w))
-        .collect();
+    let words_of = |text: &str| -> Vec<String> {
+        imprint_text::words::plain(text).iter().map(plain).collect()
+    };
+    // How many of the answer's words the candidate's label and memories
+    // hold ("the winter vaccines for the clinic" for "Nordvet order
+    // NV-30918 (5 Dec)", whose memory is "…: the clinic's winter vaccine
+    // stock").
     let held = |c: &reference::Candidate| {
-        let words: Vec<String> = imprint_text::words::plain(&c.memories.join(" "))
-            .iter()
-            .map(plain)
-            .collect();
-        named
-            .iter()
+        let mut words = words_of(&c.label);
+        words.extend(words_of(&c.memories.join(" ")));
+        said.iter()
             .filter(|w| {
                 words.contains(w)
                     || crate::common_words::plain_forms(w)
@@ -229,10 +219,18 @@ fn pointed_at<'a>(
             })
             .count()
     };
+    let holds_most = |c: &reference::Candidate| 2 * held(c) > said.len();
+    let mut by_label = candidates.iter().filter(|c| {
+        let label = words_of(&c.label);
+        said.iter().any(|w| label.contains(w))
+    });
+    if let (Some(one), None) = (by_label.next(), by_label.next()) {
+        return holds_most(one).then_some(one);
+    }
     let most = candidates.iter().map(held).max().filter(|&most| most > 0)?;
     let mut holding_most = candidates.iter().filter(|c| held(c) == most);
     let first = holding_most.next()?;
-    holding_most.next().is_none().then_some(first)
+    (holding_most.next().is_none() && holds_most(first)).then_some(first)
 }
 
 /// A detail the user gave (stored with a waiting reply's state).

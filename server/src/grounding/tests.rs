@@ -466,6 +466,51 @@ fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
         orders.resolve("the cheaper one", now()),
         Ok(Resolved::Meant("the cheaper one".into()))
     );
+    // Labels that share the answer's name point at neither; the memory
+    // that holds most of what it says does ("ines ruas, who rents us the
+    // flat" is the rent's memory, not Ines's car).
+    let ines = Need::Reference {
+        phrase: "ines's number".into(),
+        question: "Which one do you mean?".into(),
+        candidates: vec![
+            reference::Candidate {
+                label: "Ines's car (3 Apr)".into(),
+                memories: vec!["[7] Ines's car: a red Fiat Panda, 06-KL-93".into()],
+            },
+            reference::Candidate {
+                label: "Flat rent (4 Apr)".into(),
+                memories: vec!["[8] Flat rent: 950 a month to Ines Ruas, 912 044 377".into()],
+            },
+            reference::Candidate {
+                label: "Ines's sister (5 Apr)".into(),
+                memories: vec!["[9] Ines's sister Joana lives in Braga".into()],
+            },
+        ],
+    };
+    assert!(matches!(
+        ines.resolve("ines ruas, the flat", now()),
+        Ok(Resolved::Memory { label, .. }) if label == "Flat rent (4 Apr)"
+    ));
+    // One label shares a name, but its memory holds little else of the
+    // answer: the one meant is not among them, in the user's words.
+    let bikes = Need::Reference {
+        phrase: "rakel's number".into(),
+        question: "Which one do you mean?".into(),
+        candidates: vec![
+            reference::Candidate {
+                label: "Rakel's bike (1 May)".into(),
+                memories: vec!["[10] Rakel's bike: green, lock code 4411".into()],
+            },
+            reference::Candidate {
+                label: "Garden shed (2 May)".into(),
+                memories: vec!["[11] Garden shed: padlock 2290".into()],
+            },
+        ],
+    };
+    assert_eq!(
+        bikes.resolve("rakel dias, the bride", now()),
+        Ok(Resolved::Meant("rakel dias, the bride".into()))
+    );
     // A reference changes no argument of a call.
     let args = json!({"query": "x"});
     assert_eq!(Resolved::Meant("y".into()).apply(&args), args);
