@@ -1285,3 +1285,39 @@ async fn a_name_typed_in_lower_case_that_the_memories_know_makes_the_question_th
     assert!(text.starts_with("I found nothing about"), "{text}");
     assert!(!text.contains("O positive"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_naming_only_a_day_lists_what_the_memories_say_of_it() {
+    // No model step: the day is the whole question.
+    let server = TestServer::start_planned(vec![]).await;
+    server.set_now(now());
+    for memory in [
+        "Zara's dental check at the Bridge Street clinic, Fri 7 June at 8.40",
+        "Invoice 2231 to Hollis Bakery: £420, due Fri 7 June",
+        // Another day, every week, and no day at all.
+        "Book club at Priya's on Thursday 6 June, 7pm",
+        "Swimming lessons every Friday at 5pm",
+        "Gas meter reading: 07731",
+    ] {
+        server.remember(memory, None).await;
+    }
+    let sid = server.create_session().await;
+
+    let events = server.converse(&sid, "anything on fri the 7th?").await;
+    let text = assistant_text(&events);
+    assert!(text.contains("8.40") && text.contains("£420"), "{text}");
+    for other in ["Book club", "Swimming", "07731"] {
+        assert!(!text.contains(other), "{other} is not on the 7th: {text}");
+    }
+    assert!(
+        !events.iter().any(|e| e["type"] == "question"),
+        "{events:?}"
+    );
+
+    let events = server.converse(&sid, "what have I got on the 12th?").await;
+    let text = assistant_text(&events);
+    assert!(
+        text.contains("nothing on Wednesday 12 June"),
+        "no memory says the 12th: {text}"
+    );
+}

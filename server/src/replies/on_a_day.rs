@@ -72,10 +72,35 @@ impl Run {
     }
 }
 
+impl Run {
+    /// The memories that say `day` (once, not each week), for a question
+    /// that names nothing but the day ("anything on fri the 18th?",
+    /// "what have I got on tomorrow"): found by the day's number, as the
+    /// memories write it ("Fri 18 Dec", "on the 18th", "18/12").
+    pub(super) async fn memories_on(&self, day: NaiveDate) -> Vec<Memory> {
+        let now = self.env.clock.now();
+        let query = MemoryQuery {
+            query: format!("{0} {0}{1}", day.day(), ordinal_ending(day.day())),
+            limit: Some(SEARCH_LIMIT),
+            ..MemoryQuery::default()
+        };
+        match self.reply.store.search_memories(query).await {
+            Ok(hits) => hits
+                .into_iter()
+                .filter(|m| says_day(&m.content, day, now))
+                .collect(),
+            Err(error) => {
+                tracing::warn!(%error, "could not search the memories for the day asked");
+                Vec::new()
+            }
+        }
+    }
+}
+
 /// The calendar day the part of `text` that asks states, read at `now`
 /// ("on the 14th", "thursday the 17th", "tomorrow"); `None` when it states
 /// none.
-fn day_stated(text: &str, now: DateTime<Local>) -> Option<NaiveDate> {
+pub(super) fn day_stated(text: &str, now: DateTime<Local>) -> Option<NaiveDate> {
     match when::stated(plan::asked_part(text), now)? {
         Stated::At(moment) => Some(moment.date_naive()),
         Stated::Day(day) => Some(day),

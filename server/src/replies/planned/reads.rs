@@ -111,6 +111,19 @@ impl Run {
         // The memory the user chose from Imprint's options, or the one
         // match its lookup found, is what the request is about.
         let chosen = self.chosen_memories();
+        // "anything on fri the 18th?": nothing named but the day; what
+        // the memories say of that day is the answer.
+        if topic.is_empty()
+            && topic.asked.is_empty()
+            && chosen.is_empty()
+            && !follows
+            && project.is_none()
+        {
+            let now = self.env.clock.now();
+            if let Some(day) = crate::replies::on_a_day::day_stated(self.talk.request(), now) {
+                return self.what_is_on(day).await;
+            }
+        }
         let said = plan::is_personal(self.talk.request())
             || follows
             || project.is_some()
@@ -370,6 +383,23 @@ impl Run {
         };
         self.answer_from(&found, &topic, personal, chosen, &vouched)
             .await
+    }
+
+    /// The memories that say `day`, or that none does.
+    async fn what_is_on(&mut self, day: chrono::NaiveDate) -> Result<(), Interrupt> {
+        let memories = self.memories_on(day).await;
+        tracing::info!(reply = %self.reply.id, %day, found = memories.len(), "a day asked about, and nothing else named");
+        let text = if memories.is_empty() {
+            format!(
+                "I found nothing on {} in your memories.",
+                day.format("%A %-d %B")
+            )
+        } else {
+            let lines: Vec<String> = memories.iter().map(memory_line).collect();
+            own_answer::from_found(&lines.join("\n"))
+        };
+        self.say(&text).await;
+        Ok(())
     }
 
     /// The words of `request` that would say what is asked but which a
