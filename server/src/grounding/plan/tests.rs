@@ -132,6 +132,18 @@ fn a_question_is_personal_when_it_says_my_or_we_or_names_someones_thing() {
 }
 
 #[test]
+fn a_month_is_named_however_it_is_written() {
+    let topic = Topic::of("when's the photo shoot in january", &[]);
+    assert!(topic.named_in("Photo shoot for the cafe menu: Thu 14 Jan at 9.15"));
+    assert!(!topic.named_in("Photo shoot for the cafe menu: Thu 14 Feb at 9.15"));
+    let topic = Topic::of("what did the plumber charge in sept?", &[]);
+    assert!(topic.named_in("Plumber fixed the leak in September, charged £90"));
+    // "may" is a month only in full: "Dad may come" names none.
+    let topic = Topic::of("any plans in may?", &[]);
+    assert!(topic.named_in("Plans: the Lisbon trip, 12 May"));
+}
+
+#[test]
 fn a_word_typed_with_a_slip_names_the_word_it_meant() {
     // Two letters swapped, or one dropped.
     let topic = Topic::of("whats the garden shed combo, the padlcok one", &[]);

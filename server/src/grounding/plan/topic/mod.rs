@@ -501,6 +501,9 @@ fn holds(words: &[String], word: &str) -> bool {
             || (w.len() >= 6 && word.len() >= 6 && stem(w) == stem(word))
             || one_root(w, word)
             || abbreviates(word, w)
+            // "january" and "Jan": a month however it is written.
+            || crate::grounding::when::month(word)
+                .is_some_and(|month| crate::grounding::when::month(w) == Some(month))
             || slipped(word, w)
             // "quoet" for "quoted": the slip is of the word's plain form.
             || crate::common_words::plain_forms(w)
