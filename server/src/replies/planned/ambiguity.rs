@@ -7,7 +7,7 @@
 
 use crate::grounding::plan::Topic;
 use crate::grounding::reference::{self, Candidate, MAX_OPTIONS};
-use crate::meaning::search::Findings;
+use crate::meaning::search::{Findings, FOUND};
 use crate::replies::run::{Interrupt, Run};
 use crate::store::Memory;
 use crate::tools::run::MemoryLine;
@@ -164,12 +164,16 @@ pub fn equally_fitting(
     // A thing of the kind named in other words ("Tuition … due Jan 15"
     // for "when are the school fees due", with "School fees … due Jan
     // 11" saved): none of the naming words, but what is asked, whose it
-    // is, and nearer in meaning than any memory the words name.
+    // is, and nearer in meaning than any memory the words name, and near
+    // enough to speak to the request at all ([`FOUND`]): under it, a
+    // memory naming nothing asked is nearer only by chance ("number for
+    // the sports hall?": a rent's landlord's number, 0.26 beside 0.26).
     let best_named = scored.iter().map(|(_, s, _)| *s).max_by(f32::total_cmp);
     if let Some(best_named) = best_named.filter(|_| !topic.asked.is_empty()) {
         scored.extend(findings.found.iter().filter_map(|f| {
             let similarity = f.similarity?;
             (similarity > best_named
+                && similarity >= FOUND
                 && topic.names_held(&named_text(&f.memory)) == 0
                 && topic.owners_in(&f.memory.content)
                 && topic.asked_in(&f.memory.content))
@@ -301,6 +305,22 @@ mod tests {
         assert_eq!(fees(0.48).len(), 2, "{:?}", fees(0.48));
         // Further in meaning than what the words name: another thing.
         assert!(fees(0.40).len() < 2, "{:?}", fees(0.40));
+        // Both far in meaning: nearer by chance, not another word for it.
+        let far = options_found_first(
+            "when are the school fees due",
+            &[
+                (
+                    "Ben is in year 8 at St Mary's. School fees 1,200 a term, due 11 Jan",
+                    0.26,
+                ),
+                (
+                    "Amy is at Hillside Sixth Form. Tuition 650 a term, due 15 Jan",
+                    0.27,
+                ),
+            ],
+            1,
+        );
+        assert!(far.len() < 2, "{far:?}");
         // Holding some of the words but not all is a near miss, not
         // other words for the same kind.
         let insurance = options_found_first(
