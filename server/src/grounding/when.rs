@@ -5,7 +5,8 @@
 //! after tomorrow", "tonight", weekdays ("on Friday", "next Monday"), month
 //! dates ("December 3", "3rd of December") and dates with slashes ("14/12",
 //! "12/14/26"; [`slashed_date`]); clock times ("at 9", "9am", "18:00",
-//! "9:30 pm", "6.45pm", "noon", "midnight", "7 o'clock"); parts of the day
+//! "9:30 pm", "6.45pm", "noon", "midnight", "7 o'clock", the Nordic "kl 10"
+//! and "kl. 8.30"); parts of the day
 //! ("this evening", "tomorrow morning"); and spans from now ("in 2 hours",
 //! "in 1 hr 15 min", "in an hour and a half", "2 hours from now";
 //! [`span`]). Filler words after "in", "at" or "by" are read past: "in

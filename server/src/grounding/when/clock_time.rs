@@ -6,7 +6,7 @@ use chrono::NaiveTime;
 use super::{clock, says_a_day, Part};
 
 /// A clock time in the words: "9:30", "18:00", "9am", "9 pm", "at 9",
-/// "by 10", "7 o'clock", "noon", "midnight", "6.45pm", "at 18.45", "half
+/// "by 10", "kl 10", "7 o'clock", "noon", "midnight", "6.45pm", "at 18.45", "half
 /// past 7", "quarter to 6". `part`
 /// settles whether a bare hour is morning or evening.
 pub(super) fn clock_time(words: &[String], part: Option<Part>) -> Option<NaiveTime> {
@@ -155,9 +155,16 @@ fn minutes_past_or_to(words: &[String], i: usize, part: Option<Part>) -> Option<
 }
 
 /// A word after which a bare number is an hour: "at 9", "by 10", and
-/// the Nordic clock's "kl 10", "kl. 9.30" (Finnish "klo").
+/// the Nordic clock's "kl 10", "kl. 9.30".
 pub(super) fn is_anchor(word: &str) -> bool {
-    matches!(word, "at" | "by" | "around" | "@" | "until" | "kl" | "klo")
+    matches!(word, "at" | "by" | "around" | "@" | "until") || is_clock_word(word)
+}
+
+/// The Nordic clock's word before a time ("kl 10", "kl. 8.30"; Finnish
+/// "klo"): part of a time only with the time after it ("my flight to KL"
+/// names a city).
+pub(super) fn is_clock_word(word: &str) -> bool {
+    matches!(word, "kl" | "klo")
 }
 
 /// How the hour and minutes were written.

@@ -720,9 +720,13 @@ fn the_nordic_clock_word_marks_a_time() {
         ),
         at((2027, 1, 11), 9, 30)
     );
-    // "kl" is part of the time, not of what to be reminded of.
+    // "kl" is part of the time, not of what to be reminded of; with no
+    // time after it, it is a word of the text ("KL" for Kuala Lumpur).
     assert_eq!(
         without_the_time("send the receipts mon kl. 8.30"),
         "send the receipts"
     );
+    assert_eq!(without_the_time("kl 10 ring the garage"), "ring the garage");
+    assert!(!is_time_word("kl"));
+    assert_eq!(stated_in("when's my flight to KL?", now(), None), None);
 }

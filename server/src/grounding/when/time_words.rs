@@ -103,14 +103,22 @@ enum End {
 /// that is not time. A count just before it is left out when the time
 /// says the same without it: "chapter 3 on Monday" keeps its 3.
 fn time_run(tokens: &[&str], end: End) -> Option<usize> {
-    let is_time = |token: &&&str| {
+    let all_time = |token: &str| {
         words(token.trim_end_matches(':'))
             .iter()
             .all(|w| is_time_word(w))
     };
+    // "kl 10", "kl. 8.30": the clock word with the time after it.
+    let is_time = |i: usize| {
+        all_time(tokens[i])
+            || (words(tokens[i])
+                .iter()
+                .all(|w| super::clock_time::is_clock_word(w))
+                && tokens.get(i + 1).is_some_and(|next| all_time(next)))
+    };
     let length = match end {
-        End::Last => tokens.iter().rev().take_while(is_time).count(),
-        End::First => tokens.iter().take_while(is_time).count(),
+        End::Last => (0..tokens.len()).rev().take_while(|&i| is_time(i)).count(),
+        End::First => (0..tokens.len()).take_while(|&i| is_time(i)).count(),
     };
     if length == 0 || length == tokens.len() {
         return None;
@@ -183,8 +191,10 @@ pub(crate) fn is_time_word(word: &str) -> bool {
         "month", "months", "year", "years", "weekend", "later", "soon", "sometime", "and",
         "quarter", "past", "from", "now",
     ];
+    // The anchors of a clock time ("at", "by"), but not the Nordic clock
+    // word, a time only with the time after it (see `time_run`).
     WORDS.contains(&word)
-        || super::clock_time::is_anchor(word)
+        || (super::clock_time::is_anchor(word) && !super::clock_time::is_clock_word(word))
         || FILLERS.contains(&word)
         || part_of_day(&[word.to_string()]).is_some()
         || weekday_in_full(word).is_some()
