@@ -175,12 +175,12 @@ impl Need {
 }
 
 /// The one candidate the answer's words point at: the one whose label
-/// shares a word of three letters or more with it (none when two do), or
-/// else the one whose memories hold most of its words; either way, its
-/// memories and label must hold most of what the answer names ("jogvan i
-/// gong, the landlord" is not Jogvan's pickup, whose label shares
-/// "jogvan": the studio rent's memory holds "Jogvan i Gong"). None: the
-/// answer is taken in the user's words.
+/// shares a word of three letters or more with it, or else the one whose
+/// memories hold most of its words; either way, its memories and label
+/// must hold at least half of what the answer names ("jogvan i gong, the
+/// landlord" is not Jogvan's pickup, whose label shares "jogvan": the
+/// studio rent's memory holds "Jogvan i Gong"). None: the answer is taken
+/// in the user's words.
 fn pointed_at<'a>(
     answer: &str,
     candidates: &'a [reference::Candidate],
@@ -192,7 +192,8 @@ fn pointed_at<'a>(
         .into_iter()
         .filter(|w| {
             w.len() >= 3
-                && !crate::common_words::is_function_word(w)
+                && !crate::common_words::names_nothing_kept(w)
+                && !crate::grounding::courtesy::is_polite(w)
                 && imprint_text::numbers::ordinal(w).is_none()
                 && !reference::names_a_kind(w)
         })
@@ -219,13 +220,15 @@ fn pointed_at<'a>(
             })
             .count()
     };
-    let holds_most = |c: &reference::Candidate| 2 * held(c) > said.len();
+    let holds_most = |c: &reference::Candidate| 2 * held(c) >= said.len();
     let mut by_label = candidates.iter().filter(|c| {
         let label = words_of(&c.label);
         said.iter().any(|w| label.contains(w))
     });
     if let (Some(one), None) = (by_label.next(), by_label.next()) {
-        return holds_most(one).then_some(one);
+        if holds_most(one) {
+            return Some(one);
+        }
     }
     let most = candidates.iter().map(held).max().filter(|&most| most > 0)?;
     let mut holding_most = candidates.iter().filter(|c| held(c) == most);

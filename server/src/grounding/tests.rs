@@ -491,6 +491,11 @@ fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
         ines.resolve("ines ruas, the flat", now()),
         Ok(Resolved::Memory { label, .. }) if label == "Flat rent (4 Apr)"
     ));
+    // One label shares the name, another's memory holds more of the answer.
+    assert!(matches!(
+        ines.resolve("the car please", now()),
+        Ok(Resolved::Memory { label, .. }) if label == "Ines's car (3 Apr)"
+    ));
     // One label shares a name, but its memory holds little else of the
     // answer: the one meant is not among them, in the user's words.
     let bikes = Need::Reference {
@@ -511,6 +516,11 @@ fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
         bikes.resolve("rakel dias, the bride", now()),
         Ok(Resolved::Meant("rakel dias, the bride".into()))
     );
+    // A polite word or a verb of saying is not what the answer names.
+    assert!(matches!(
+        bikes.resolve("i mean rakel's bike thanks", now()),
+        Ok(Resolved::Memory { label, .. }) if label == "Rakel's bike (1 May)"
+    ));
     // A reference changes no argument of a call.
     let args = json!({"query": "x"});
     assert_eq!(Resolved::Meant("y".into()).apply(&args), args);
