@@ -489,6 +489,9 @@ fn holds(words: &[String], word: &str) -> bool {
         })
         .map_or(&[][..], |group| *group);
     let word = without_ordinal(word);
+    if month_written_short(words, word) {
+        return true;
+    }
     words.iter().any(|w| {
         let w = without_ordinal(w.trim_end_matches("'s"));
         w == word
@@ -501,14 +504,33 @@ fn holds(words: &[String], word: &str) -> bool {
             || (w.len() >= 6 && word.len() >= 6 && stem(w) == stem(word))
             || one_root(w, word)
             || abbreviates(word, w)
-            // "january" and "Jan": a month however it is written.
-            || crate::grounding::when::month(word)
-                .is_some_and(|month| crate::grounding::when::month(w) == Some(month))
             || slipped(word, w)
             // "quoet" for "quoted": the slip is of the word's plain form.
             || crate::common_words::plain_forms(w)
                 .iter()
                 .any(|plain| slipped(word, plain))
+    })
+}
+
+/// True when `word` names a month in full ("january") and `words` (a
+/// memory's, in order) write it short beside a day's number ("14 Jan",
+/// "Jan 14th"); "Jan Olsen" or "jan's" is someone, not the month.
+fn month_written_short(words: &[String], word: &str) -> bool {
+    use crate::grounding::when::month;
+    let Some(month_named) = month(word).filter(|_| word.len() > 3) else {
+        return false;
+    };
+    let is_day = |i: usize| {
+        words.get(i).is_some_and(|w| {
+            without_ordinal(w)
+                .parse::<u32>()
+                .is_ok_and(|d| (1..=31).contains(&d))
+        })
+    };
+    words.iter().enumerate().any(|(i, w)| {
+        w.len() == 3
+            && month(w) == Some(month_named)
+            && (i.checked_sub(1).is_some_and(is_day) || is_day(i + 1))
     })
 }
 
