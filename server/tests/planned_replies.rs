@@ -1295,8 +1295,8 @@ async fn a_question_naming_only_a_day_lists_what_the_memories_say_of_it() {
         "Zara's dental check at the Bridge Street clinic, Fri 7 June at 8.40",
         "Invoice 2231 to Hollis Bakery: £420, due Fri 7 June",
         // Another day, every week, and no day at all.
-        "Book club at Priya's on Thursday 6 June, 7pm",
-        "Swimming lessons every Friday at 5pm",
+        "Book club at Priya's on Thursday 6 June at 7",
+        "Swimming lessons every Friday at 7",
         "Gas meter reading: 07731",
     ] {
         server.remember(memory, None).await;

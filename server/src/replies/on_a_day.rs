@@ -76,12 +76,20 @@ impl Run {
     /// The memories that say `day` (once, not each week), for a question
     /// that names nothing but the day ("anything on fri the 18th?",
     /// "what have I got on tomorrow"): found by the day's number, as the
-    /// memories write it ("Fri 18 Dec", "on the 18th", "18/12").
+    /// memories write it ("Fri 18 Dec", "on the 18th", "18/12"), and by
+    /// its month, as many as a search returns: a small day's number is in
+    /// many memories ("£7", "Year 7").
     pub(super) async fn memories_on(&self, day: NaiveDate) -> Vec<Memory> {
         let now = self.env.clock.now();
         let query = MemoryQuery {
-            query: format!("{0} {0}{1}", day.day(), ordinal_ending(day.day())),
-            limit: Some(SEARCH_LIMIT),
+            query: format!(
+                "{0} {0}{1} {2} {3}",
+                day.day(),
+                ordinal_ending(day.day()),
+                day.format("%B"),
+                day.format("%b")
+            ),
+            limit: Some(crate::store::MAX_SEARCH_LIMIT),
             ..MemoryQuery::default()
         };
         match self.reply.store.search_memories(query).await {
@@ -95,6 +103,22 @@ impl Run {
             }
         }
     }
+}
+
+/// True when `request` asks what is on a day, not about the day itself:
+/// the day is said after "on" ("anything on fri the 18th?") or the request
+/// says it is the user's own ("what have I got tomorrow?"), and it is no
+/// yes-or-no question of the calendar ("is tomorrow friday?") nor a count
+/// ("how many days until friday?").
+pub(super) fn asks_what_is_on(request: &str) -> bool {
+    let words = imprint_text::words::plain(plan::asked_part(request));
+    let personal = plan::is_personal(request);
+    let first = words.first().map(String::as_str);
+    // "is there anything on friday?" asks what is on it.
+    let yes_or_no = first.is_some_and(crate::common_words::is_auxiliary)
+        && words.get(1).is_none_or(|w| w != "there")
+        && !personal;
+    (words.iter().any(|w| w == "on") || personal) && !yes_or_no && first != Some("how")
 }
 
 /// The calendar day the part of `text` that asks states, read at `now`
@@ -336,5 +360,28 @@ mod tests {
             endings,
             ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "31st"]
         );
+    }
+
+    #[test]
+    fn what_is_on_a_day_is_asked_not_the_day_itself() {
+        for asks in [
+            "anything on fri the 18th?",
+            "what have I got on the 12th?",
+            "what do I have tomorrow",
+            "is there anything on friday?",
+            "whats on tomorrow",
+        ] {
+            assert!(asks_what_is_on(asks), "{asks}");
+        }
+        for about_the_day in [
+            "is tomorrow friday?",
+            "how many days until friday?",
+            "is the 25th a sunday?",
+            "what's 3 days from now?",
+            "anything within a week?",
+            "and tomorrow?",
+        ] {
+            assert!(!asks_what_is_on(about_the_day), "{about_the_day}");
+        }
     }
 }

@@ -118,6 +118,7 @@ impl Run {
             && chosen.is_empty()
             && !follows
             && project.is_none()
+            && crate::replies::on_a_day::asks_what_is_on(self.talk.request())
         {
             let now = self.env.clock.now();
             if let Some(day) = crate::replies::on_a_day::day_stated(self.talk.request(), now) {
