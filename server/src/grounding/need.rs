@@ -220,20 +220,26 @@ fn pointed_at<'a>(
             })
             .count()
     };
-    let holds_most = |c: &reference::Candidate| 2 * held(c) >= said.len();
-    let mut by_label = candidates.iter().filter(|c| {
+    let counted: Vec<(&reference::Candidate, usize)> =
+        candidates.iter().map(|c| (c, held(c))).collect();
+    let holds_most = |held: usize| 2 * held >= said.len();
+    let mut by_label = counted.iter().filter(|(c, _)| {
         let label = words_of(&c.label);
         said.iter().any(|w| label.contains(w))
     });
-    if let (Some(one), None) = (by_label.next(), by_label.next()) {
-        if holds_most(one) {
+    if let (Some(&(one, held)), None) = (by_label.next(), by_label.next()) {
+        if holds_most(held) {
             return Some(one);
         }
     }
-    let most = candidates.iter().map(held).max().filter(|&most| most > 0)?;
-    let mut holding_most = candidates.iter().filter(|c| held(c) == most);
-    let first = holding_most.next()?;
-    (holding_most.next().is_none() && holds_most(first)).then_some(first)
+    let most = counted
+        .iter()
+        .map(|&(_, held)| held)
+        .max()
+        .filter(|&most| most > 0)?;
+    let mut holding_most = counted.iter().filter(|&&(_, held)| held == most);
+    let &(first, _) = holding_most.next()?;
+    (holding_most.next().is_none() && holds_most(most)).then_some(first)
 }
 
 /// A detail the user gave (stored with a waiting reply's state).

@@ -385,6 +385,22 @@ fn project_answers_resolve_to_a_known_name_or_the_users_own() {
     assert!(need.resolve("  ", now()).is_err());
 }
 
+/// Imprint's "Which one do you mean?" about `phrase`, between
+/// candidates of one memory each, as (label, memory line).
+fn which_one(phrase: &str, candidates: &[(&str, &str)]) -> Need {
+    Need::Reference {
+        phrase: phrase.into(),
+        question: "Which one do you mean?".into(),
+        candidates: candidates
+            .iter()
+            .map(|(label, memory)| reference::Candidate {
+                label: (*label).into(),
+                memories: vec![(*memory).into()],
+            })
+            .collect(),
+    }
+}
+
 #[test]
 fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
     let candidate = |label: &str, id: i64| reference::Candidate {
@@ -444,20 +460,19 @@ fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
         Ok(Resolved::Meant("the phone number".into()))
     );
     // Words no label holds point at the memory that holds most of them.
-    let orders = Need::Reference {
-        phrase: "the order number".into(),
-        question: "Which one do you mean?".into(),
-        candidates: vec![
-            reference::Candidate {
-                label: "Order PX-118 (3 Apr)".into(),
-                memories: vec!["[5] Order PX-118: spring seed potatoes for the allotment".into()],
-            },
-            reference::Candidate {
-                label: "Order PX-181 (4 Apr)".into(),
-                memories: vec!["[6] Order PX-181: a new hose and two watering cans".into()],
-            },
+    let orders = which_one(
+        "the order number",
+        &[
+            (
+                "Order PX-118 (3 Apr)",
+                "[5] Order PX-118: spring seed potatoes for the allotment",
+            ),
+            (
+                "Order PX-181 (4 Apr)",
+                "[6] Order PX-181: a new hose and two watering cans",
+            ),
         ],
-    };
+    );
     assert!(matches!(
         orders.resolve("the seed potatoes for the allotment", now()),
         Ok(Resolved::Memory { label, .. }) if label == "Order PX-118 (3 Apr)"
@@ -469,49 +484,44 @@ fn reference_answers_resolve_to_a_candidate_or_the_users_words() {
     // Labels that share the answer's name point at neither; the memory
     // that holds most of what it says does ("ines ruas, who rents us the
     // flat" is the rent's memory, not Ines's car).
-    let ines = Need::Reference {
-        phrase: "ines's number".into(),
-        question: "Which one do you mean?".into(),
-        candidates: vec![
-            reference::Candidate {
-                label: "Ines's car (3 Apr)".into(),
-                memories: vec!["[7] Ines's car: a red Fiat Panda, 06-KL-93".into()],
-            },
-            reference::Candidate {
-                label: "Flat rent (4 Apr)".into(),
-                memories: vec!["[8] Flat rent: 950 a month to Ines Ruas, 912 044 377".into()],
-            },
-            reference::Candidate {
-                label: "Ines's sister (5 Apr)".into(),
-                memories: vec!["[9] Ines's sister Joana lives in Braga".into()],
-            },
+    let ines = which_one(
+        "ines's number",
+        &[
+            (
+                "Ines's car (3 Apr)",
+                "[7] Ines's car: a red Fiat Panda, 06-KL-93",
+            ),
+            (
+                "Flat rent (4 Apr)",
+                "[8] Flat rent: 950 a month to Ines Ruas, 912 044 377",
+            ),
+            (
+                "Ines's sister (5 Apr)",
+                "[9] Ines's sister Joana lives in Braga",
+            ),
         ],
-    };
+    );
     assert!(matches!(
         ines.resolve("ines ruas, the flat", now()),
         Ok(Resolved::Memory { label, .. }) if label == "Flat rent (4 Apr)"
     ));
-    // One label shares the name, another's memory holds more of the answer.
+    // A polite word names nothing: "the car please" is Ines's car.
     assert!(matches!(
         ines.resolve("the car please", now()),
         Ok(Resolved::Memory { label, .. }) if label == "Ines's car (3 Apr)"
     ));
     // One label shares a name, but its memory holds little else of the
     // answer: the one meant is not among them, in the user's words.
-    let bikes = Need::Reference {
-        phrase: "rakel's number".into(),
-        question: "Which one do you mean?".into(),
-        candidates: vec![
-            reference::Candidate {
-                label: "Rakel's bike (1 May)".into(),
-                memories: vec!["[10] Rakel's bike: green, lock code 4411".into()],
-            },
-            reference::Candidate {
-                label: "Garden shed (2 May)".into(),
-                memories: vec!["[11] Garden shed: padlock 2290".into()],
-            },
+    let bikes = which_one(
+        "rakel's number",
+        &[
+            (
+                "Rakel's bike (1 May)",
+                "[10] Rakel's bike: green, lock code 4411",
+            ),
+            ("Garden shed (2 May)", "[11] Garden shed: padlock 2290"),
         ],
-    };
+    );
     assert_eq!(
         bikes.resolve("rakel dias, the bride", now()),
         Ok(Resolved::Meant("rakel dias, the bride".into()))

@@ -50,7 +50,7 @@ impl Run {
             .collect();
         let vector = findings.and_then(|f| f.vector.as_deref());
         let query = MemoryQuery {
-            query: format!("{0} {0}{1}", day.day(), ordinal_ending(day.day())),
+            query: day_number_words(day),
             limit: Some(SEARCH_LIMIT),
             ..MemoryQuery::default()
         };
@@ -70,9 +70,7 @@ impl Run {
         tracing::debug!(reply = %self.reply.id, %day, kept = ?kept.iter().map(|(m, s)| (m.id, *s)).collect::<Vec<_>>(), "the memories that say the day named");
         Some(kept)
     }
-}
 
-impl Run {
     /// The memories that say `day` (once, not each week), for a question
     /// that names nothing but the day ("anything on fri the 18th?",
     /// "what have I got on tomorrow"): found by the day's number, as the
@@ -83,9 +81,8 @@ impl Run {
         let now = self.env.clock.now();
         let query = MemoryQuery {
             query: format!(
-                "{0} {0}{1} {2} {3}",
-                day.day(),
-                ordinal_ending(day.day()),
+                "{} {} {}",
+                day_number_words(day),
                 day.format("%B"),
                 day.format("%b")
             ),
@@ -129,6 +126,11 @@ pub(super) fn day_stated(text: &str, now: DateTime<Local>) -> Option<NaiveDate> 
         Stated::At(moment) => Some(moment.date_naive()),
         Stated::Day(day) => Some(day),
     }
+}
+
+/// The words a memory writes `day`'s number in: "14 14th".
+fn day_number_words(day: NaiveDate) -> String {
+    format!("{0} {0}{1}", day.day(), ordinal_ending(day.day()))
 }
 
 /// "st", "nd", "rd" or "th": how "14th" is written after its number.
