@@ -478,3 +478,41 @@ async fn a_thing_asked_for_in_other_words_than_the_memorys_is_found_among_near_m
         assert!(tools_called(&events).is_empty(), "{request:?}: {events:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_naming_none_of_the_options_is_looked_up_by_its_words() {
+    // No scenario: what is said is the memory Imprint itself found.
+    let server = TestServer::start_planned_by_meaning(vec![]).await;
+    for memory in [
+        "Book deadline: final text to the editor by 15 Jan",
+        "Book grant report deadline 20 Jan",
+        "Print files to Nordtryk by 1 Mar",
+        "Spare door code is 5521",
+    ] {
+        server.remember(memory, None).await;
+    }
+    server.meaning_ready().await;
+    let sid = server.create_session().await;
+    let reply_id = server.say(&sid, "when's the deadline for the book").await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let question = events.until("question").await.last().unwrap().clone();
+    let options = question["options"].to_string();
+    assert!(options.contains("Book deadline"), "{question}");
+    assert!(!options.contains("Nordtryk"), "not an option: {question}");
+    // The deadline meant is none of the options, in the user's words.
+    server
+        .answer_ok(&sid, &question["id"], "the print files to nordtryk")
+        .await;
+    let events = events.until_done().await;
+    let text = assistant_text(&events);
+    assert!(text.contains("1 Mar"), "{text}");
+    for other in ["15 Jan", "20 Jan", "5521"] {
+        assert!(!text.contains(other), "{other}: {text}");
+    }
+    // The exchange stays in history, the answer as typed.
+    let messages = server.session(&sid).await["messages"].to_string();
+    assert!(
+        messages.contains("the print files to nordtryk"),
+        "{messages}"
+    );
+}

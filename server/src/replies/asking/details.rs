@@ -14,23 +14,44 @@ use crate::replies::run::{Interrupt, Run};
 use crate::store::{NewMessage, ToolOutcome};
 use crate::tools::ASK_USER;
 
+/// What the answer to "Which one do you mean?" said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::replies) enum Which {
+    /// One of the options: its memory lines.
+    Chosen(Vec<String>),
+    /// None of them, in the user's own words ("the print files to
+    /// nordtryk"): another thing, to look up by them.
+    Meant(String),
+}
+
+impl Which {
+    /// The chosen option's memory lines; `None` for another thing.
+    pub(in crate::replies) fn chosen(self) -> Option<Vec<String>> {
+        match self {
+            Which::Chosen(memories) => Some(memories),
+            Which::Meant(_) => None,
+        }
+    }
+}
+
 impl Run {
     /// Asks which of the `candidates` (memories that fit alike) is meant,
-    /// as `question` about the user's `phrase`: the chosen one's memory
-    /// lines, or `None` when no answer named one.
+    /// as `question` about the user's `phrase`: what the answer named, or
+    /// `None` when no answer came.
     pub(in crate::replies) async fn ask_which_memory(
         &mut self,
         question: String,
         phrase: String,
         candidates: Vec<Candidate>,
-    ) -> Result<Option<Vec<String>>, Interrupt> {
+    ) -> Result<Option<Which>, Interrupt> {
         let need = Need::Reference {
             question,
             phrase,
             candidates,
         };
         match self.ask_for(&need).await? {
-            Some(Resolved::Memory { memories, .. }) => Ok(Some(memories)),
+            Some(Resolved::Memory { memories, .. }) => Ok(Some(Which::Chosen(memories))),
+            Some(Resolved::Meant(words)) => Ok(Some(Which::Meant(words))),
             _ => Ok(None),
         }
     }

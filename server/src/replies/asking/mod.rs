@@ -31,6 +31,8 @@ use crate::store::{NewMessage, ToolOutcome};
 use crate::tools::ASK_USER;
 use questions::ResumedWait;
 
+pub(in crate::replies) use details::Which;
+
 /// How a question ended, short of a stop.
 enum Posed {
     Answered(String),

@@ -11,6 +11,7 @@ use crate::grounding::plan::{self, Topic};
 use crate::grounding::reference::{self, MAX_OPTIONS, SEARCH_LIMIT};
 use crate::grounding::when::{self, Stated};
 use crate::meaning::search::CLEAR_LEAD;
+use crate::replies::asking::Which;
 use crate::replies::on_a_day::EVENT_FOUND;
 use crate::replies::run::{Interrupt, Run};
 use crate::store::{Memory, MemoryQuery};
@@ -164,6 +165,7 @@ impl Run {
         let Some(memories) = self
             .ask_which_memory(question, event.to_string(), candidates)
             .await?
+            .and_then(Which::chosen)
         else {
             return Ok(None);
         };

@@ -8,6 +8,7 @@
 use crate::grounding::plan::Topic;
 use crate::grounding::reference::{self, Candidate, MAX_OPTIONS};
 use crate::meaning::search::{Findings, FOUND};
+use crate::replies::asking::Which;
 use crate::replies::run::{Interrupt, Run};
 use crate::store::Memory;
 use crate::tools::run::MemoryLine;
@@ -38,15 +39,15 @@ pub const NEAR_EQUAL_FOR_A_DETAIL: f32 = 0.30;
 
 impl Run {
     /// When several of the memories `found` fit the question equally, asks
-    /// which one is meant: the chosen one's memories, or `None` when
-    /// nothing is ambiguous or no answer came (the answer step then goes on
-    /// from all of them, as before).
+    /// which one is meant: what the answer named, or `None` when nothing
+    /// is ambiguous or no answer came (the answer step then goes on from
+    /// all of them, as before).
     pub(super) async fn which_is_meant(
         &mut self,
         findings: &Findings,
         found: &[String],
         topic: &Topic,
-    ) -> Result<Option<Vec<String>>, Interrupt> {
+    ) -> Result<Option<Which>, Interrupt> {
         let findings = self.with_every_found(findings, found).await;
         let candidates = equally_fitting(&findings, found, topic, self.talk.request());
         if candidates.len() < 2 {
@@ -57,7 +58,7 @@ impl Run {
         let chosen = self
             .ask_which_memory("Which one do you mean?".to_string(), phrase, candidates)
             .await?;
-        if let Some(memories) = &chosen {
+        if let Some(Which::Chosen(memories)) = &chosen {
             self.settled_by(memories);
         }
         Ok(chosen)

@@ -9,6 +9,7 @@ use crate::grounding::reference::{self, MAX_OPTIONS};
 use crate::meaning::route::{Route, Routed};
 use crate::meaning::search::{Findings, CLEAR_LEAD, FOUND, STRONG, VOUCHED};
 use crate::models::{note, ChatMessage};
+use crate::replies::asking::Which;
 use crate::replies::own_answer;
 use crate::replies::run::{Interrupt, Run};
 use crate::tools::run::{memory_line, MemoryLine};
@@ -278,8 +279,10 @@ impl Run {
                         let phrase = topic.phrase(self.talk.request());
                         tracing::info!(reply = %self.reply.id, options = candidates.len(), "several memories say the day asked: asking which");
                         let question = "Which one do you mean?".to_string();
-                        if let Some(memories) =
-                            self.ask_which_memory(question, phrase, candidates).await?
+                        if let Some(memories) = self
+                            .ask_which_memory(question, phrase, candidates)
+                            .await?
+                            .and_then(Which::chosen)
                         {
                             self.settled_by(&memories);
                             return self
@@ -369,10 +372,23 @@ impl Run {
         }
         // Two things of the user's fit the question equally: which one?
         if let (false, Some(read)) = (chosen, &meaning_read) {
-            if let Some(memories) = self.which_is_meant(&read.findings, &found, &topic).await? {
-                return self
-                    .answer_from(&memories, &topic, true, true, &vouched)
-                    .await;
+            match self.which_is_meant(&read.findings, &found, &topic).await? {
+                Some(Which::Chosen(memories)) => {
+                    return self
+                        .answer_from(&memories, &topic, true, true, &vouched)
+                        .await;
+                }
+                // "the print files to nordtryk" to "which deadline?": a
+                // thing the options were not, found by the answer's words.
+                Some(Which::Meant(words)) => {
+                    if let Some(memories) = self.meant_instead(&words, project.clone()).await {
+                        self.settled_by(&memories);
+                        return self
+                            .answer_from(&memories, &topic, true, true, &vouched)
+                            .await;
+                    }
+                }
+                None => {}
             }
         }
         // The words found them alike: the model, which leans to the first
@@ -384,6 +400,26 @@ impl Run {
         };
         self.answer_from(&found, &topic, personal, chosen, &vouched)
             .await
+    }
+
+    /// The memories the answer to "Which one do you mean?" names when it
+    /// named none of the options ("the print files to nordtryk" to "which
+    /// deadline?"): found by its words and naming all it names. `None`
+    /// when its words name nothing kept ("the cheaper one").
+    async fn meant_instead(
+        &mut self,
+        answer: &str,
+        project: Option<String>,
+    ) -> Option<Vec<String>> {
+        let meant = Topic::of(answer, &[]);
+        let found: Vec<String> = self
+            .search(&meant, project)
+            .await
+            .into_iter()
+            .filter(|line| MemoryLine::read(line).is_some_and(|m| meant.named_in(&m.named_text())))
+            .collect();
+        tracing::info!(reply = %self.reply.id, found = found.len(), "the answer named none of the options: looked up by its words");
+        (!found.is_empty()).then_some(found)
     }
 
     /// The memories that say `day`, or that none does.
