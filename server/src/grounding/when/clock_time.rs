@@ -28,6 +28,9 @@ pub(super) fn clock_at(words: &[String], i: usize, part: Option<Part>) -> Option
     if word == "past" || word == "to" {
         return minutes_past_or_to(words, i, part);
     }
+    if word == "half" {
+        return half_the_hour(words, i, part);
+    }
     let (body, suffix) = split_suffix(word);
     let suffix = suffix.or(match next {
         Some("am") => Some(Meridiem::Am),
@@ -64,9 +67,7 @@ pub(super) fn clock_at(words: &[String], i: usize, part: Option<Part>) -> Option
     ) || next.is_some_and(says_a_day))
         && super::part_of_day(&words[(i + 1)..words.len().min(i + 4)]).is_some();
     let anchored = prev.is_some_and(is_anchor) || with_part;
-    let ends_the_time = next.is_none_or(|n| {
-        n == "to" || n == "and" || n == "on" || says_a_day(n) || n.starts_with(',')
-    });
+    let ends_the_time = ends_a_time(next);
     let plain = match written {
         Written::Colon => true,
         Written::Spelled => {
@@ -95,6 +96,39 @@ fn meridiem(hour: u32, suffix: Option<Meridiem>, part: Option<Part>) -> u32 {
         None if (1..12).contains(&hour) && part.is_some_and(Part::is_pm) => hour + 12,
         None => hour,
     }
+}
+
+/// True when the word after a time (`next`) ends it: none, "to", "and",
+/// "on", a day or a clause's mark ("at 9 on friday", "at 9, and…").
+fn ends_a_time(next: Option<&str>) -> bool {
+    next.is_none_or(|n| n == "to" || n == "and" || n == "on" || says_a_day(n) || n.starts_with(','))
+}
+
+/// "half 8", "half 12": half past the hour, as Ireland and Britain say
+/// it. The word at `i` is "half", with an hour of the clock's face (1–12)
+/// right after it that ends the time: the request, a clause, "am" or
+/// "pm", the part of the day or the day after it ("cut it in half 2
+/// times" is no time).
+fn half_the_hour(words: &[String], i: usize, part: Option<Part>) -> Option<NaiveTime> {
+    let (body, suffix) = split_suffix(words.get(i + 1)?);
+    let after = words.get(i + 2).map(String::as_str);
+    let suffix = suffix.or(match after {
+        Some("am") => Some(Meridiem::Am),
+        Some("pm") => Some(Meridiem::Pm),
+        _ => None,
+    });
+    let ends_the_time = suffix.is_some()
+        || ends_a_time(after)
+        || super::part_of_day(&words[(i + 2).min(words.len())..words.len().min(i + 5)]).is_some();
+    if !ends_the_time {
+        return None;
+    }
+    let hour = body
+        .parse::<i64>()
+        .ok()
+        .or_else(|| super::number(body))
+        .filter(|h| (1..=12).contains(h))? as u32;
+    clock(meridiem(hour, suffix, part), 30)
 }
 
 /// "half past 7", "quarter to 6", "ten past 8", "twenty to 5pm": the word at

@@ -586,6 +586,17 @@ fn clock_times_said_past_or_to_the_hour() {
             "at ten minutes to nine in the evening",
             at((2026, 11, 30), 20, 50),
         ),
+        // "half 8": half past, as Ireland and Britain say it.
+        (
+            "remind me to pay sean friday at half 12",
+            at((2026, 12, 4), 12, 30),
+        ),
+        (
+            "remind me wed at half 8 in the morning",
+            at((2026, 12, 2), 8, 30),
+        ),
+        ("tmrw half 3 in the afternoon", at((2026, 12, 1), 15, 30)),
+        ("thursday at half seven pm", at((2026, 12, 3), 19, 30)),
     ];
     for (text, expected) in cases {
         assert_eq!(stated(text, now()), expected, "{text}");
@@ -594,6 +605,13 @@ fn clock_times_said_past_or_to_the_hour() {
     // without an hour after it.
     assert_eq!(clock_time(&words("from 5 to 6"), None), None);
     assert_eq!(clock_time(&words("it is long past due"), None), None);
+    // "half" is a time only with an hour after it.
+    assert_eq!(clock_time(&words("half an hour"), None), None);
+    assert_eq!(clock_time(&words("cut it in half 2 times"), None), None);
+    assert_eq!(
+        without_the_time("pay sean friday at half 12"),
+        "pay sean".to_string()
+    );
     assert_eq!(
         without_the_time("feed the cat at half past 7"),
         "feed the cat".to_string()
