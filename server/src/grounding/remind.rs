@@ -385,6 +385,17 @@ fn only_an_event(request: &str) -> Option<String> {
     (!said_else).then(|| format!("of the {}", anchor.event))
 }
 
+/// True when `text` names something to be reminded of: a word that is
+/// not one of asking, of courtesy or of when ("set a reminder for 6",
+/// "half 3 in the afternoon" name nothing).
+pub fn names_something_to_remind(text: &str) -> bool {
+    imprint_text::words::plain(text).iter().any(|w| {
+        !crate::common_words::names_nothing_kept(w)
+            && !super::courtesy::names_nothing(w)
+            && !when::is_time_word(w)
+    })
+}
+
 /// What to remind of, in the user's own words: "Remind me to call Anna."
 /// → "Call Anna"; `None` when the request does not say it that way.
 pub fn reminder_text(request: &str) -> Option<String> {
@@ -394,6 +405,14 @@ pub fn reminder_text(request: &str) -> Option<String> {
         .or_else(|| only_an_event(request))?;
     let (_, what) = about.split_once(' ')?;
     let what = what.trim();
+    // "reminder for tmrw, half 3 in the afternoon": a time, and nothing
+    // to be reminded of ("call him", "check in" are things to do).
+    let says_more_than_when = imprint_text::words::plain(what)
+        .iter()
+        .any(|w| !when::is_time_word(w) && !super::courtesy::names_nothing(w));
+    if !says_more_than_when {
+        return None;
+    }
     let mut chars = what.chars();
     let first = chars.next()?;
     Some(first.to_uppercase().chain(chars).collect())

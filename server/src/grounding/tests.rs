@@ -78,6 +78,12 @@ fn the_reminders_text_comes_from_the_request() {
         Some("Check in")
     );
     assert_eq!(reminder_text("Set a reminder"), None);
+    // A time, and nothing to be reminded of.
+    assert_eq!(
+        reminder_text("reminder for tmrw, half 3 in the afternoon"),
+        None
+    );
+    assert_eq!(reminder_text("remind me tomorrow at 5pm"), None);
     // Nothing said but when, against an event: the event.
     assert_eq!(
         reminder_text("remind me an hour before the school play pls").as_deref(),

@@ -53,11 +53,7 @@ impl Run {
         // "set a reminder for 6" of "set a reminder for 6 tomorrow
         // evening" its words of asking and of when: nothing to be
         // reminded of, so no reminder is set rather than one saying so.
-        let names_something = imprint_text::words::plain(&text).iter().any(|w| {
-            !crate::common_words::names_nothing_kept(w)
-                && !crate::grounding::courtesy::names_nothing(w)
-                && !crate::grounding::when::is_time_word(w)
-        });
+        let names_something = crate::grounding::names_something_to_remind(&text);
         // A note, as the rules' texts are: "Putting the bins out".
         Ok(Some(capitalized(text.trim())).filter(|_| names_something))
     }
