@@ -516,3 +516,32 @@ async fn an_answer_naming_none_of_the_options_is_looked_up_by_its_words() {
         "{messages}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_save_that_names_nothing_to_keep_asks_what() {
+    // The model words "got something i need you to remember" as a fact
+    // that only asks to keep: nothing is kept unasked, the user is asked
+    // what, and the answer is kept.
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "got something",
+        vec![step(
+            json!({"kind": "statement", "fact": "I need to remember something"}),
+        )],
+    )])
+    .await;
+    let sid = server.create_session().await;
+    let reply_id = server
+        .say(&sid, "got something i need you to remember")
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let question = events.until("question").await.pop().unwrap();
+    assert_eq!(question["question"], "What should I save?", "{question}");
+    server
+        .answer_ok(&sid, &question["id"], "the bin men come on thursdays now")
+        .await;
+    let events = events.until_done().await;
+    assert_eq!(tools_called(&events), vec!["store"], "{events:?}");
+    let saved = server.memories_about("bin men").await;
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert!(server.memories_about("something").await.is_empty());
+}

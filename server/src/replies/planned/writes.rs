@@ -91,7 +91,13 @@ impl Run {
                 // "fyi my gym number is CLB-00482-7" or "for the record, …"
                 // (judged a save, with no verb of keeping): the fact is the model's, in
                 // the user's words; when it is not theirs, the user is asked.
-                None => match self.fact_from_the_model().await? {
+                // "got something i need you to remember": the model's
+                // fact must name something, not only ask to keep.
+                None => match self
+                    .fact_from_the_model()
+                    .await?
+                    .filter(|fact| names_something_kept(fact))
+                {
                     Some(fact) => Some(fact),
                     // Judged a save, but shaped as a question, with no
                     // fact of the user's to keep ("how many characters per
@@ -194,6 +200,15 @@ pub(super) enum Digits {
     AllKept,
     /// Say only theirs (a reminder's time stays out of its text).
     Theirs,
+}
+
+/// True when `fact` names something to keep: a word that is not one of
+/// asking, of keeping or of courtesy ("I need to remember something"
+/// names nothing).
+fn names_something_kept(fact: &str) -> bool {
+    imprint_text::words::plain(fact).iter().any(|w| {
+        !crate::common_words::names_nothing_kept(w) && !crate::grounding::courtesy::names_nothing(w)
+    })
 }
 
 /// True when `fact` is the user's own words: every word with a digit is
