@@ -1000,42 +1000,14 @@ fn asks_a_phone_or_any_number(word: &str) -> bool {
 }
 
 /// True when `text` holds an amount: a number outside its phone numbers
-/// ("£2,350", "quote 348,000 kr"; not "Jan, plumber: 0176 555 1234"),
-/// its codes ("operator no. FO-7714") and the lone digit of a name
-/// ("DJI Mavic 3", "Year 4").
+/// ("£2,350", "quote 348,000 kr"; not "Jan, plumber: 0176 555 1234").
 pub fn holds_an_amount(text: &str) -> bool {
     // "450 000 F", "2 350 000 FCFA": thousands grouped by spaces.
-    if !space_grouped_amounts(text).is_empty() {
-        return true;
-    }
-    let text: Vec<&str> = text
-        .split_whitespace()
-        .filter(|token| {
-            let bare = token.trim_matches(|c: char| "()[],;:.!?'\"".contains(c));
-            !is_lettered_code(bare) && !is_lone_digit(bare)
-        })
-        .collect();
-    text.join(" ")
-        .split(|c: char| !c.is_ascii_digit() && !" -.()+".contains(c))
-        .filter(|run| run.chars().filter(char::is_ascii_digit).count() < 6)
-        .any(|run| run.chars().any(|c| c.is_ascii_digit()))
-}
-
-/// True for a code of letters, a dash and digits ("FO-7714",
-/// "INV-2614"): a name for a thing, never what it cost.
-fn is_lettered_code(token: &str) -> bool {
-    token.split_once('-').is_some_and(|(letters, digits)| {
-        !letters.is_empty()
-            && letters.chars().all(|c| c.is_ascii_alphabetic())
-            && !digits.is_empty()
-            && digits.chars().all(|c| c.is_ascii_digit() || c == '-')
-    })
-}
-
-/// True for one digit standing alone, no sign of money beside it: part
-/// of a name ("Mavic 3") or a count, where "£3" and "3€" are amounts.
-fn is_lone_digit(token: &str) -> bool {
-    token.len() == 1 && token.chars().all(|c| c.is_ascii_digit())
+    !space_grouped_amounts(text).is_empty()
+        || text
+            .split(|c: char| !c.is_ascii_digit() && !" -.()+".contains(c))
+            .filter(|run| run.chars().filter(char::is_ascii_digit).count() < 6)
+            .any(|run| run.chars().any(|c| c.is_ascii_digit()))
 }
 
 /// True when `text` holds a number or code: three digits in a row
