@@ -439,18 +439,18 @@ async fn a_thing_asked_for_in_other_words_than_the_memorys_is_found_among_near_m
     // scenario: the stand-in's reply is no answer, so what is said is the
     // memory Imprint itself found.
     let server = TestServer::start_planned_by_meaning(vec![]).await;
-    for memory in [
-        "Nana Maureen lives at 41 Ashgrove Road",
-        "Nana Maureen's landline: 01632 960 118",
-        "Flight back from Porto 2 Jan, Ryanair FR8824, booking ref JW4TXA",
-        "Hotel in Porto: Casa Azul, booking ref HX22PQ",
-        "Theo was born 2018-06-14",
-        "Theo's school office phone 0161 555 0190",
-        "Parents' house wifi: Bluebell#77",
-        "Office wifi password: Quill2026",
-    ] {
-        server.remember(memory, None).await;
-    }
+    server
+        .remember_all(&[
+            "Nana Maureen lives at 41 Ashgrove Road",
+            "Nana Maureen's landline: 01632 960 118",
+            "Flight back from Porto 2 Jan, Ryanair FR8824, booking ref JW4TXA",
+            "Hotel in Porto: Casa Azul, booking ref HX22PQ",
+            "Theo was born 2018-06-14",
+            "Theo's school office phone 0161 555 0190",
+            "Parents' house wifi: Bluebell#77",
+            "Office wifi password: Quill2026",
+        ])
+        .await;
     server.meaning_ready().await;
     for (request, wanted, not_wanted) in [
         (
@@ -483,14 +483,14 @@ async fn a_thing_asked_for_in_other_words_than_the_memorys_is_found_among_near_m
 async fn an_answer_naming_none_of_the_options_is_looked_up_by_its_words() {
     // No scenario: what is said is the memory Imprint itself found.
     let server = TestServer::start_planned_by_meaning(vec![]).await;
-    for memory in [
-        "Book deadline: final text to the editor by 15 Jan",
-        "Book grant report deadline 20 Jan",
-        "Print files to Nordtryk by 1 Mar",
-        "Spare door code is 5521",
-    ] {
-        server.remember(memory, None).await;
-    }
+    server
+        .remember_all(&[
+            "Book deadline: final text to the editor by 15 Jan",
+            "Book grant report deadline 20 Jan",
+            "Print files to Nordtryk by 1 Mar",
+            "Spare door code is 5521",
+        ])
+        .await;
     server.meaning_ready().await;
     let sid = server.create_session().await;
     let reply_id = server.say(&sid, "when's the deadline for the book").await;

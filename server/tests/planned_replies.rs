@@ -1291,16 +1291,16 @@ async fn a_question_naming_only_a_day_lists_what_the_memories_say_of_it() {
     // No model step: the day is the whole question.
     let server = TestServer::start_planned(vec![]).await;
     server.set_now(now());
-    for memory in [
-        "Zara's dental check at the Bridge Street clinic, Fri 7 June at 8.40",
-        "Invoice 2231 to Hollis Bakery: £420, due Fri 7 June",
-        // Another day, every week, and no day at all.
-        "Book club at Priya's on Thursday 6 June at 7",
-        "Swimming lessons every Friday at 7",
-        "Gas meter reading: 07731",
-    ] {
-        server.remember(memory, None).await;
-    }
+    server
+        .remember_all(&[
+            "Zara's dental check at the Bridge Street clinic, Fri 7 June at 8.40",
+            "Invoice 2231 to Hollis Bakery: £420, due Fri 7 June",
+            // Another day, every week, and no day at all.
+            "Book club at Priya's on Thursday 6 June at 7",
+            "Swimming lessons every Friday at 7",
+            "Gas meter reading: 07731",
+        ])
+        .await;
     let sid = server.create_session().await;
 
     let events = server.converse(&sid, "anything on fri the 7th?").await;

@@ -238,6 +238,13 @@ impl TestServer {
             .unwrap();
     }
 
+    /// Stores each of `contents` as a memory of no project, in order.
+    pub async fn remember_all(&self, contents: &[&str]) {
+        for content in contents {
+            self.remember(content, None).await;
+        }
+    }
+
     /// The stored memories a search for `query` finds.
     pub async fn memories_about(&self, query: &str) -> Vec<imprint::store::MemoryHit> {
         self.running
