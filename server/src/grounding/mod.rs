@@ -39,8 +39,8 @@ pub use keep::{
 pub use need::{Need, NeedKind, Resolved};
 use remind::about;
 pub use remind::{
-    asks_for_reminder, names_something_to_remind, reminder_text, reminder_text_from_user,
-    time_options,
+    asks_for_reminder, names_something_kept, names_something_to_remind, reminder_text,
+    reminder_text_from_user, time_options,
 };
 use remind::{next_week_options, times_on};
 

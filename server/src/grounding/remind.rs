@@ -389,11 +389,24 @@ fn only_an_event(request: &str) -> Option<String> {
 /// not one of asking, of courtesy or of when ("set a reminder for 6",
 /// "half 3 in the afternoon" name nothing).
 pub fn names_something_to_remind(text: &str) -> bool {
-    imprint_text::words::plain(text).iter().any(|w| {
-        !crate::common_words::names_nothing_kept(w)
-            && !super::courtesy::names_nothing(w)
-            && !when::is_time_word(w)
+    names_something_beside(text, |w| {
+        crate::common_words::names_nothing_kept(w) || when::is_time_word(w)
     })
+}
+
+/// True when `fact` names something to keep: a word that is not one of
+/// asking, of keeping or of courtesy ("I need to remember something"
+/// names nothing).
+pub fn names_something_kept(fact: &str) -> bool {
+    names_something_beside(fact, crate::common_words::names_nothing_kept)
+}
+
+/// True when `text` holds a word that is no word of courtesy and none
+/// that `says_nothing` holds to say nothing.
+fn names_something_beside(text: &str, says_nothing: impl Fn(&str) -> bool) -> bool {
+    imprint_text::words::plain(text)
+        .iter()
+        .any(|w| !super::courtesy::names_nothing(w) && !says_nothing(w))
 }
 
 /// What to remind of, in the user's own words: "Remind me to call Anna."
@@ -407,10 +420,7 @@ pub fn reminder_text(request: &str) -> Option<String> {
     let what = what.trim();
     // "reminder for tmrw, half 3 in the afternoon": a time, and nothing
     // to be reminded of ("call him", "check in" are things to do).
-    let says_more_than_when = imprint_text::words::plain(what)
-        .iter()
-        .any(|w| !when::is_time_word(w) && !super::courtesy::names_nothing(w));
-    if !says_more_than_when {
+    if !names_something_beside(what, when::is_time_word) {
         return None;
     }
     let mut chars = what.chars();

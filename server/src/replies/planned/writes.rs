@@ -96,7 +96,7 @@ impl Run {
                 None => match self
                     .fact_from_the_model()
                     .await?
-                    .filter(|fact| names_something_kept(fact))
+                    .filter(|fact| crate::grounding::names_something_kept(fact))
                 {
                     Some(fact) => Some(fact),
                     // Judged a save, but shaped as a question, with no
@@ -200,15 +200,6 @@ pub(super) enum Digits {
     AllKept,
     /// Say only theirs (a reminder's time stays out of its text).
     Theirs,
-}
-
-/// True when `fact` names something to keep: a word that is not one of
-/// asking, of keeping or of courtesy ("I need to remember something"
-/// names nothing).
-fn names_something_kept(fact: &str) -> bool {
-    imprint_text::words::plain(fact).iter().any(|w| {
-        !crate::common_words::names_nothing_kept(w) && !crate::grounding::courtesy::names_nothing(w)
-    })
 }
 
 /// True when `fact` is the user's own words: every word with a digit is
