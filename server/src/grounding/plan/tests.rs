@@ -1185,3 +1185,31 @@ fn a_registration_is_held_by_its_shape_though_no_word_says_plate() {
     // "reg" and "registration" ask the same.
     assert!(Topic::of("whats the reg of the van", &[]).asked_in("Van: GR 3847-19"));
 }
+
+#[test]
+fn a_thing_named_before_a_question_of_what_the_speaker_did_or_of_it_is_what_is_asked() {
+    // The question names only what the speaker did: the thing is what the
+    // words before it name, not the verb.
+    for (request, thing) in [
+        ("deposit - how much did we pay", "deposit"),
+        ("the plumber, when did we pay him", "plumber"),
+        ("new boiler - when did i get it", "boiler"),
+    ] {
+        let topic = Topic::of(request, &[]);
+        assert!(
+            topic.names.iter().any(|n| n == thing),
+            "{request}: {topic:?}"
+        );
+        assert!(
+            !topic.names.iter().any(|n| n == "pay" || n == "get"),
+            "{request}: {topic:?}"
+        );
+    }
+    // Nor does one asking only a detail of what it points back at.
+    let topic = Topic::of("stewarts invoice, what number did i give it", &[]);
+    assert!(topic.names.iter().any(|n| n == "invoice"), "{topic:?}");
+    assert_eq!(topic.asked, ["number"], "{topic:?}");
+    // A question naming a thing of its own keeps the story before it apart.
+    let topic = Topic::of("units ran out at the store, whats the meter number", &[]);
+    assert!(!topic.names.iter().any(|n| n == "units"), "{topic:?}");
+}

@@ -431,11 +431,20 @@ fn clause_that_asks(request: &str) -> &str {
             rest.starts_with(char::is_whitespace) && opens_a_question_word(rest)
         });
     // A clause that names nothing ("…lerato's car registration, what is
-    // it") asks of what the words before it name.
+    // it"), only what the speaker did ("deposit - how much did we pay"),
+    // or only a detail of what it points back at ("stewarts invoice, what
+    // number did i give it") asks of what the words before it name.
     let names_something = |clause: &str| {
-        imprint_text::words::plain(clause)
+        let words = imprint_text::words::plain(clause);
+        let done: Vec<&String> = done_by_the_speaker(&words).collect();
+        let points_back = words
             .iter()
-            .any(|w| !crate::common_words::names_nothing_kept(w))
+            .any(|w| imprint_text::pronouns::is_third_person(w));
+        words.iter().any(|w| {
+            !crate::common_words::names_nothing_kept(w)
+                && !done.contains(&w)
+                && (!points_back || !is_asked_of(w))
+        })
     };
     match start {
         Some(start)
