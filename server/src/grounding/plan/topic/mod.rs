@@ -437,9 +437,10 @@ fn clause_that_asks(request: &str) -> &str {
     let names_something = |clause: &str| {
         let words = imprint_text::words::plain(clause);
         let done: Vec<&String> = done_by_the_speaker(&words).collect();
-        let points_back = words
-            .iter()
-            .any(|w| imprint_text::pronouns::is_third_person(w));
+        // "it", not "her": who a person is, is the reference's to settle.
+        let points_back = words.iter().any(|w| {
+            imprint_text::pronouns::points(w) == Some(imprint_text::pronouns::Points::Thing)
+        });
         words.iter().any(|w| {
             !crate::common_words::names_nothing_kept(w)
                 && !done.contains(&w)
