@@ -40,6 +40,17 @@ pub fn before_an_event(request: &str) -> Option<BeforeEvent> {
             said: lower[at..end].trim().to_string(),
         });
     }
+    // "morning of the fair, 7am", "the evening of the party": the event's
+    // day, and the part of it said keeps its time ("the evening" is 18:00).
+    if let Some((part, at, of_end)) = day_of(&lower) {
+        let (event, end) = event_after(&lower, of_end)?;
+        return Some(BeforeEvent {
+            lead: Duration::zero(),
+            event,
+            rest: format!("{} {part} {}", &lower[..at], &lower[end..]),
+            said: lower[at..end].trim().to_string(),
+        });
+    }
     // "at 6.30am on delivery day", "on the wedding day": the day of the
     // event named before "day".
     if let Some((event, at, end)) = named_day(&lower) {
@@ -58,14 +69,16 @@ pub fn before_an_event(request: &str) -> Option<BeforeEvent> {
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
         .collect();
     // "the day before", "the evening before": a day, and a part of it
-    // that says a time of its own ("the evening" is 18:00).
+    // that says a time of its own ("the evening" is 18:00). Opening the
+    // request, the "the" is often left off ("day before the flight, 6pm").
+    let is_part = |word: &String| super::part_of_day(std::slice::from_ref(word)).is_some();
     let (lead, took, part) = match words.as_slice() {
         [.., the, day] if the == "the" && day == "day" => (Duration::days(1), 2, None),
-        [.., the, part]
-            if the == "the" && super::part_of_day(std::slice::from_ref(part)).is_some() =>
-        {
+        [day] if day == "day" => (Duration::days(1), 1, None),
+        [.., the, part] if the == "the" && is_part(part) => {
             (Duration::days(1), 2, Some(part.as_str()))
         }
+        [part] if is_part(part) => (Duration::days(1), 1, Some(part.as_str())),
         _ => {
             let (lead, took) = span_ending(&words)?;
             (lead, took, None)
@@ -159,6 +172,39 @@ fn named_day(lower: &str) -> Option<(String, usize, usize)> {
                     .all(|w| !crate::common_words::is_function_word(w) && !super::is_time_word(w));
             names_an_event.then(|| (named.join(" "), at, end))
         })
+}
+
+/// "morning of the fair", "the day of the move": the part of the day
+/// said ("" for the day itself), where the phrase starts (with its
+/// "the" or "on the") and where its "of" ends. It opens the request or
+/// follows "the": "the cost of the fair" is no day.
+fn day_of(lower: &str) -> Option<(&str, usize, usize)> {
+    let words: Vec<(usize, &str)> = lower
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - lower.as_ptr() as usize, w))
+        .collect();
+    (0..words.len().saturating_sub(1)).find_map(|i| {
+        let (at, word) = words[i];
+        if words[i + 1].1 != "of" {
+            return None;
+        }
+        let part = match word {
+            "day" => "",
+            _ if super::part_of_day(&[word.to_string()]).is_some() => word,
+            _ => return None,
+        };
+        let start = match i {
+            0 => at,
+            _ if words[i - 1].1 == "the" => match i {
+                1 => words[0].0,
+                _ if words[i - 2].1 == "on" => words[i - 2].0,
+                _ => words[i - 1].0,
+            },
+            _ => return None,
+        };
+        let (of_at, of) = words[i + 1];
+        Some((part, start, of_at + of.len()))
+    })
 }
 
 /// Where `phrase` stands in `text` as whole words.
@@ -261,6 +307,46 @@ mod tests {
         assert_eq!(read("remind me on monday to pay the day nursery"), None);
         assert_eq!(read("remind me on the day to bring cake"), None);
         assert_eq!(read("what did we do on that day"), None);
+    }
+
+    #[test]
+    fn a_lead_opening_the_request_may_leave_its_the_off() {
+        assert_eq!(
+            read("day before the flight, 6pm, remind me to do the online check in"),
+            Some((Duration::days(1), "flight".into()))
+        );
+        let night = before_an_event("night before mums appointment remind me at 8 to ring her");
+        let night = night.unwrap();
+        assert_eq!(
+            (night.lead, night.event.as_str()),
+            (Duration::days(1), "mums appointment")
+        );
+        assert!(night.rest.contains("night"), "{}", night.rest);
+        // Inside a sentence, a day with no "the" leads nothing.
+        assert_eq!(read("remind me every day before the school run"), None);
+    }
+
+    #[test]
+    fn a_part_of_an_events_day_is_its_day_at_that_part() {
+        let fair = before_an_event("morning of the fair, 7am, remind me to fill the float tin");
+        let fair = fair.unwrap();
+        assert_eq!((fair.lead, fair.event.as_str()), (Duration::zero(), "fair"));
+        assert!(
+            fair.rest.contains("morning") && fair.rest.contains("7am"),
+            "{}",
+            fair.rest
+        );
+        assert_eq!(
+            read("remind me on the evening of the party to bring the speaker"),
+            Some((Duration::zero(), "party".into()))
+        );
+        assert_eq!(
+            read("the day of the move, remind me to defrost the freezer"),
+            Some((Duration::zero(), "move".into()))
+        );
+        // "of" after a word of no day is no event's day.
+        assert_eq!(read("remind me what the cost of the fair was"), None);
+        assert_eq!(read("remind me to ring the head of the school"), None);
     }
 
     #[test]
