@@ -146,12 +146,7 @@ fn named_day(lower: &str) -> Option<(String, usize, usize)> {
         })
         .find_map(|at| {
             let rest = &lower[at + "on ".len()..];
-            let tokens: Vec<(usize, &str)> = rest
-                .split_whitespace()
-                .take(4)
-                // Each token is a slice of `rest`: its offset in it.
-                .map(|token| (token.as_ptr() as usize - rest.as_ptr() as usize, token))
-                .collect();
+            let tokens: Vec<(usize, &str)> = words_at(rest).take(4).collect();
             let day = tokens.iter().position(|(_, token)| {
                 token.trim_end_matches(|c: char| !c.is_alphanumeric()) == "day"
             })?;
@@ -179,10 +174,7 @@ fn named_day(lower: &str) -> Option<(String, usize, usize)> {
 /// "the" or "on the") and where its "of" ends. It opens the request or
 /// follows "the": "the cost of the fair" is no day.
 fn day_of(lower: &str) -> Option<(&str, usize, usize)> {
-    let words: Vec<(usize, &str)> = lower
-        .split_whitespace()
-        .map(|w| (w.as_ptr() as usize - lower.as_ptr() as usize, w))
-        .collect();
+    let words: Vec<(usize, &str)> = words_at(lower).collect();
     (0..words.len().saturating_sub(1)).find_map(|i| {
         let (at, word) = words[i];
         if words[i + 1].1 != "of" {
@@ -195,16 +187,20 @@ fn day_of(lower: &str) -> Option<(&str, usize, usize)> {
         };
         let start = match i {
             0 => at,
-            _ if words[i - 1].1 == "the" => match i {
-                1 => words[0].0,
-                _ if words[i - 2].1 == "on" => words[i - 2].0,
-                _ => words[i - 1].0,
-            },
-            _ => return None,
+            _ if words[i - 1].1 != "the" => return None,
+            _ if i >= 2 && words[i - 2].1 == "on" => words[i - 2].0,
+            _ => words[i - 1].0,
         };
         let (of_at, of) = words[i + 1];
         Some((part, start, of_at + of.len()))
     })
+}
+
+/// The words of `text` split at whitespace, each with its offset in it.
+fn words_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    // Each word is a slice of `text`: its offset is the pointers' gap.
+    text.split_whitespace()
+        .map(move |word| (word.as_ptr() as usize - text.as_ptr() as usize, word))
 }
 
 /// Where `phrase` stands in `text` as whole words.
