@@ -994,6 +994,123 @@ async fn a_reminder_set_against_an_event_is_due_by_the_memory_and_two_such_event
 }
 
 #[tokio::test]
+async fn an_event_one_memory_dates_on_two_days_asks_which_day() {
+    let server = planned(Vec::new()).await;
+    server.set_now(now());
+    server
+        .remember(
+            "Pottery classes at the village hall: Thu 13 June and Thu 27 June, 7pm to 9pm, £20 each",
+            None,
+        )
+        .await;
+    server
+        .remember("Garden club trip: Sat 25 May and Sat 15 June 2030", None)
+        .await;
+    let sid = server.create_session().await;
+
+    // Two days ahead: which one, with the days as the options.
+    let reply_id = server
+        .say(
+            &sid,
+            "day before the pottery class, 5pm, remind me to buy clay",
+        )
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let before = events.until("question").await;
+    let question = before.last().unwrap();
+    assert_eq!(
+        question["question"], "Which day do you mean for “pottery class”?",
+        "{question}"
+    );
+    assert_eq!(
+        question_options(question),
+        vec![
+            "Pottery classes at the village hall on Thu 13 Jun",
+            "Pottery classes at the village hall on Thu 27 Jun",
+        ],
+        "{question}"
+    );
+    assert_eq!(
+        question["reason"], "Your memory of “pottery class” says 2 days",
+        "{question}"
+    );
+    server
+        .answer_ok(
+            &sid,
+            &question["id"],
+            "Pottery classes at the village hall on Thu 27 Jun",
+        )
+        .await;
+    let events = events.until_done().await;
+    assert_eq!(tools_called(&events), vec!["remind"], "{events:?}");
+    let due = reminders_due(&server).await;
+    assert_eq!(due.len(), 1, "{due:?}");
+    assert_eq!(
+        due[0].1, "2030-06-26 17:00",
+        "the day before the 27th: {due:?}"
+    );
+
+    // A day typed in the user's own words picks it too.
+    let reply_id = server
+        .say(
+            &sid,
+            "remind me at 8am on the day of the pottery class to pack the apron",
+        )
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let question = events.until("question").await.last().unwrap().clone();
+    server.answer_ok(&sid, &question["id"], "the 13th").await;
+    events.until_done().await;
+    let due = reminders_due(&server).await;
+    assert!(
+        due.iter().any(|(_, at)| at == "2030-06-13 08:00"),
+        "the morning of the 13th: {due:?}"
+    );
+
+    // One of its two days has passed: nothing to ask.
+    let events = server
+        .converse(
+            &sid,
+            "remind me at 7am on the day of the garden club trip to make sandwiches",
+        )
+        .await;
+    assert!(
+        !events.iter().any(|e| e["type"] == "question"),
+        "one day still ahead: {events:?}"
+    );
+    let due = reminders_due(&server).await;
+    assert!(
+        due.iter().any(|(_, at)| at == "2030-06-15 07:00"),
+        "the trip still ahead: {due:?}"
+    );
+
+    // An event no memory dates: its clock time is on a day nobody said,
+    // so when is asked rather than set today.
+    let reply_id = server
+        .say(
+            &sid,
+            "evening before the piano exam, 8pm, remind me to print the music",
+        )
+        .await;
+    let mut events = server.watch_reply(&sid, &reply_id).await;
+    let question = events.until("question").await.last().unwrap().clone();
+    assert_eq!(question["why"], "no_time", "{question}");
+    server
+        .answer_ok(&sid, &question["id"], "thursday at 8pm")
+        .await;
+    events.until_done().await;
+    let due = reminders_due(&server).await;
+    assert!(
+        due.iter().any(|(_, at)| at == "2030-06-06 20:00"),
+        "the evening the user said: {due:?}"
+    );
+    assert!(
+        !due.iter().any(|(_, at)| at == "2030-06-03 20:00"),
+        "not tonight: {due:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_day_named_by_its_event_is_that_events_day_and_two_such_events_are_asked_about() {
     let server = planned(Vec::new()).await;
     server.set_now(now());

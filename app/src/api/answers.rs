@@ -341,6 +341,10 @@ impl Answer for QuestionReason {
                 phrase: f.get("phrase")?,
                 count: f.get("count")?,
             },
+            "on_several_days" => QuestionReason::OnSeveralDays {
+                phrase: f.get("phrase")?,
+                count: f.get("count")?,
+            },
             _ => return Err(Wrong::SHAPE),
         })
     }

@@ -304,6 +304,8 @@ mod tests {
                 "why": "no_time"}),
             json!({"type": "question", "id": "q", "question": "Which?",
                 "why": {"memories_match": {"phrase": "the meeting", "count": 3}}}),
+            json!({"type": "question", "id": "q", "question": "Which day?",
+                "why": {"on_several_days": {"phrase": "the workshop", "count": 2}}}),
             json!({"type": "question", "id": "q", "question": "Which?", "why": "because"}),
             json!({"type": "question", "id": "q", "question": "Which?", "why": null}),
             json!({"type": "question", "id": "q", "question": "Which?", "options": ["A", "B"],

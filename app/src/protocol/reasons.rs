@@ -29,6 +29,9 @@ pub enum QuestionReason {
     ProjectsUnnamed { count: usize },
     /// How many memories match the phrase the request refers by.
     MemoriesMatch { phrase: String, count: usize },
+    /// The one memory of the event the phrase names dates it on `count`
+    /// days.
+    OnSeveralDays { phrase: String, count: usize },
     /// A save names a detail ("the gate code") without giving it.
     DetailNotGiven,
     /// A save whose message says nothing Imprint could tell to keep.
@@ -60,6 +63,9 @@ impl QuestionReason {
                 1 => format!("1 memory matches “{phrase}”"),
                 n => format!("{n} memories match “{phrase}”"),
             },
+            QuestionReason::OnSeveralDays { phrase, count } => {
+                format!("Your memory of “{phrase}” says {count} days")
+            }
             QuestionReason::DetailNotGiven => {
                 "Your request names it, but does not say it".to_string()
             }

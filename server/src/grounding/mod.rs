@@ -101,7 +101,7 @@ impl UserWords<'_> {
     pub fn state_a_time(&self, now: DateTime<Local>) -> bool {
         self.event.is_some()
             || self
-                .latest_first()
+                .timed_first()
                 .any(|text| when::stated(text, now).is_some())
     }
 
@@ -112,7 +112,7 @@ impl UserWords<'_> {
         if let Some(event) = self.event {
             return Some(self.when_against(event, now));
         }
-        let texts: Vec<&str> = self.latest_first().collect();
+        let texts: Vec<&str> = self.timed_first().collect();
         // An answer may be a bare hour ("10"); the request may not.
         let read = |i: usize, text: &str| {
             if i < self.answers.len() {
@@ -174,6 +174,19 @@ impl UserWords<'_> {
             .rev()
             .map(String::as_str)
             .chain(std::iter::once(self.request))
+    }
+
+    /// [`Self::latest_first`], less a request that sets its time against
+    /// an event no memory dates ("the evening before the collection,
+    /// 20h"): its clock time is on the event's day, which nobody has
+    /// said, so only an answer says when.
+    fn timed_first(&self) -> impl Iterator<Item = &str> {
+        let undated_event = self.event.is_none() && when::before_an_event(self.request).is_some();
+        let answers = self.answers.len();
+        self.latest_first()
+            .enumerate()
+            .filter(move |(i, _)| !undated_event || *i < answers)
+            .map(|(_, text)| text)
     }
 }
 

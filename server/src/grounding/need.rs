@@ -102,6 +102,19 @@ impl Need {
             Need::Project { options } => QuestionReason::ProjectsUnnamed {
                 count: options.len(),
             },
+            // One memory as every option: the days it dates an event on.
+            Need::Reference {
+                phrase, candidates, ..
+            } if candidates.len() > 1
+                && candidates
+                    .iter()
+                    .all(|c| c.memories == candidates[0].memories) =>
+            {
+                QuestionReason::OnSeveralDays {
+                    phrase: phrase.clone(),
+                    count: candidates.len(),
+                }
+            }
             Need::Reference {
                 phrase, candidates, ..
             } => QuestionReason::MemoriesMatch {

@@ -644,6 +644,22 @@ const LABEL_WORDS: usize = 6;
 /// A short label: the memory's first clause (a few words), and the day it
 /// was kept: "Billing meeting (12 Nov)".
 fn label(memory: &Memory) -> String {
+    let short = head(memory);
+    match day_label(&memory.created_at) {
+        Some(day) => format!("{short} ({day})"),
+        None => short,
+    }
+}
+
+/// An option for the event `memory` dates on several days, on `day` of
+/// them: "Candle workshops on Sat 16 Jan".
+pub fn label_on(memory: &Memory, day: chrono::NaiveDate) -> String {
+    format!("{} on {}", head(memory), day.format("%a %-d %b"))
+}
+
+/// The first words of `memory`'s first clause, capitalised: what it is
+/// about.
+fn head(memory: &Memory) -> String {
     let content = memory.content.trim();
     let clauses: Vec<&str> = content
         .split([':', ';', '.', '—', '(', '\n'])
@@ -664,12 +680,8 @@ fn label(memory: &Memory) -> String {
         short.push('…');
     }
     let mut chars = short.chars();
-    let short: String = match chars.next() {
+    match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => short,
-    };
-    match day_label(&memory.created_at) {
-        Some(day) => format!("{short} ({day})"),
         None => short,
     }
 }

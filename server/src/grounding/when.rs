@@ -29,7 +29,7 @@ mod time_words;
 mod zone;
 
 use clock_time::{clock_at, clock_time, is_anchor};
-pub use event::{before_an_event, BeforeEvent};
+pub use event::{before_an_event, BeforeEvent, EventMoment};
 pub use slashed_date::{date_order, date_order_of, DateOrder};
 use slashed_date::{Reading, Slashed};
 pub(crate) use span::is_bare_span;
@@ -229,6 +229,53 @@ impl Recurrence {
         }
         None
     }
+}
+
+/// Every day `text` states, in the order it states them, when it states
+/// more than one ("workshops on Sat 16 Jan and Sat 30 Jan, 10am to 1pm",
+/// "flight out 3 Feb, back 21 Feb"): each at the time of day its own part
+/// says, else at the one the whole text says ("10am"), else the day
+/// alone. Empty for a text that states one day or none, where
+/// [`stated`] says it.
+pub fn days_stated(text: &str, now: DateTime<Local>) -> Vec<Stated> {
+    let today = now.date_naive();
+    let order = date_order();
+    let all = without_fillers(words(text));
+    let whole_time = clock_time(&all, part_of_day(&all));
+    let mut days: Vec<(NaiveDate, Option<NaiveTime>)> = Vec::new();
+    // The parts a list of days is written in: between its marks, and on
+    // either side of "and" ("Sat 16 Jan and Sat 30 Jan").
+    let parts = text
+        .split([',', ';', '&'])
+        .flat_map(|part| part.split(" and "));
+    // A list of dates writes its year once, on the last ("Tue 12 Jan and
+    // Tue 26 Jan 2027"): each part without one of its own takes it.
+    let is_year =
+        |w: &String| w.len() == 4 && w.parse::<u16>().is_ok_and(|y| (1900..2200).contains(&y));
+    let year = all.iter().find(|w| is_year(w)).cloned();
+    for part in parts {
+        let mut words = without_fillers(words(part));
+        if let Some(year) = &year {
+            if !words.iter().any(is_year) {
+                words.push(year.clone());
+            }
+        }
+        let Some(DaySaid::On(day)) = day_of(&words, today, order) else {
+            continue;
+        };
+        if !days.iter().any(|(d, _)| *d == day) {
+            days.push((day, clock_time(&words, part_of_day(&words))));
+        }
+    }
+    if days.len() < 2 {
+        return Vec::new();
+    }
+    days.into_iter()
+        .filter_map(|(day, time)| match time.or(whole_time) {
+            Some(time) => local(day, time).map(Stated::At),
+            None => Some(Stated::Day(day)),
+        })
+        .collect()
 }
 
 /// How often the user's words say something should come back, if they

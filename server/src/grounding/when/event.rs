@@ -7,11 +7,21 @@
 use chrono::{DateTime, Duration, Local};
 
 use super::span::span_ending;
-use super::{stated, time_on, Stated};
+use super::{days_stated, stated, time_on, Stated};
 
 /// The most words an event's name runs to ("the christmas concert",
 /// "the nct is due"): more is a sentence, not a name.
 const MOST_WORDS: usize = 6;
+
+/// When a reminder set against an event is due, for one day the event
+/// may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventMoment {
+    /// The event's day, when its memory states several: what the user is
+    /// asked to choose by.
+    pub day: Option<chrono::NaiveDate>,
+    pub due: Stated,
+}
 
 /// A reminder's time, said before an event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,7 +114,42 @@ impl BeforeEvent {
     /// 9am"). A day alone when only a day is known; `None` when the
     /// memory says no time, or the moment has passed.
     pub fn moment(&self, memory: &str, now: DateTime<Local>) -> Option<Stated> {
-        let moment = match stated(memory, now)? {
+        self.due_before(stated(memory, now)?, now)
+    }
+
+    /// Each day the event `memory` dates may be, with when the reminder
+    /// is due for it: one for a memory that states one day ("Finn's
+    /// concert is Friday 18 December"), several for one that states more
+    /// ("workshops on Sat 16 Jan and Sat 30 Jan", which is asked); only
+    /// those still ahead.
+    pub fn moments(&self, memory: &str, now: DateTime<Local>) -> Vec<EventMoment> {
+        let days = days_stated(memory, now);
+        if days.is_empty() {
+            return self
+                .moment(memory, now)
+                .map(|due| EventMoment { day: None, due })
+                .into_iter()
+                .collect();
+        }
+        days.into_iter()
+            .filter_map(|event| {
+                let due = self.due_before(event, now)?;
+                let day = match event {
+                    Stated::At(at) => at.date_naive(),
+                    Stated::Day(day) => day,
+                };
+                Some(EventMoment {
+                    day: Some(day),
+                    due,
+                })
+            })
+            .collect()
+    }
+
+    /// When the reminder is due for the event at `event`; `None` once
+    /// passed.
+    fn due_before(&self, event: Stated, now: DateTime<Local>) -> Option<Stated> {
+        let moment = match event {
             Stated::At(event) => {
                 let due = event - self.lead;
                 match time_on(&self.rest, due.date_naive()) {
@@ -241,7 +286,14 @@ fn event_after(text: &str, start: usize) -> Option<(String, usize)> {
     {
         words.remove(0);
     }
-    (!words.is_empty() && words.len() <= MOST_WORDS).then(|| (words.join(" "), start + end))
+    // "the delivery at 18h", "the fair on sat": the time that closes it
+    // is the reminder's, not part of the event's name.
+    let mut end = start + end;
+    if let Some(k) = (1..words.len()).find(|&k| super::is_only_time(&words[k..].join(" "))) {
+        end = words[k].as_ptr() as usize - text.as_ptr() as usize;
+        words.truncate(k);
+    }
+    (!words.is_empty() && words.len() <= MOST_WORDS).then(|| (words.join(" "), end))
 }
 
 #[cfg(test)]
@@ -323,6 +375,21 @@ mod tests {
     }
 
     #[test]
+    fn a_time_closing_the_event_is_the_reminders() {
+        let anchored =
+            before_an_event("day before the delivery at 18h remind me to prep the buckets")
+                .unwrap();
+        assert_eq!(anchored.event, "delivery");
+        assert!(anchored.rest.contains("at 18h"), "{anchored:?}");
+        assert_eq!(anchored.said, "day before the delivery");
+        let anchored = before_an_event("remind me the evening before the quiz on friday").unwrap();
+        assert_eq!(anchored.event, "quiz");
+        // A name that only ends in a word of time keeps it.
+        let anchored = before_an_event("remind me an hour before the night market").unwrap();
+        assert_eq!(anchored.event, "night market");
+    }
+
+    #[test]
     fn a_part_of_an_events_day_is_its_day_at_that_part() {
         let fair = before_an_event("morning of the fair, 7am, remind me to fill the float tin");
         let fair = fair.unwrap();
@@ -399,6 +466,58 @@ mod tests {
         assert_eq!(hour.moment("The school play is about pirates.", now), None);
         let past = "The school play was on 1 December 2026 at 6pm.";
         assert_eq!(hour.moment(past, now), None);
+    }
+
+    #[test]
+    fn an_event_dated_on_several_days_is_due_before_each_still_ahead() {
+        use super::EventMoment;
+        use crate::grounding::when::Stated;
+        let now = at(2026, 12, 5, 10, 0);
+        let day = |m, d| chrono::NaiveDate::from_ymd_opt(2027, m, d).unwrap();
+        let classes = "Life drawing classes at the arts centre: Tue 12 Jan and Tue 26 Jan 2027, 6.30pm to 8.30pm.";
+        let before =
+            before_an_event("the day before the drawing class, remind me at 5pm to book the model")
+                .unwrap();
+        assert_eq!(
+            before.moments(classes, now),
+            vec![
+                EventMoment {
+                    day: Some(day(1, 12)),
+                    due: Stated::At(at(2027, 1, 11, 17, 0)),
+                },
+                EventMoment {
+                    day: Some(day(1, 26)),
+                    due: Stated::At(at(2027, 1, 25, 17, 0)),
+                },
+            ]
+        );
+        // With no time of the request's own, each day at the memory's.
+        let hour = before_an_event("remind me an hour before the drawing class").unwrap();
+        let dues: Vec<Stated> = hour.moments(classes, now).iter().map(|m| m.due).collect();
+        assert_eq!(
+            dues,
+            vec![
+                Stated::At(at(2027, 1, 12, 17, 30)),
+                Stated::At(at(2027, 1, 26, 17, 30)),
+            ]
+        );
+        // A day gone by is no choice; one day is no choice at all.
+        let later = at(2027, 1, 20, 9, 0);
+        assert_eq!(
+            hour.moments(classes, later),
+            vec![EventMoment {
+                day: Some(day(1, 26)),
+                due: Stated::At(at(2027, 1, 26, 17, 30)),
+            }]
+        );
+        let once = "Life drawing class on Tue 12 Jan 2027 at 6.30pm.";
+        assert_eq!(
+            hour.moments(once, now),
+            vec![EventMoment {
+                day: None,
+                due: Stated::At(at(2027, 1, 12, 17, 30)),
+            }]
+        );
     }
 
     #[test]

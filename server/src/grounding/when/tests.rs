@@ -748,3 +748,44 @@ fn the_nordic_clock_word_marks_a_time() {
     assert!(!is_time_word("kl"));
     assert_eq!(stated_in("when's my flight to KL?", now(), None), None);
 }
+
+#[test]
+fn every_day_a_text_states_is_read_when_it_states_several() {
+    use super::days_stated;
+    let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap();
+    let at = |y, m, d, h, min| {
+        Local
+            .from_local_datetime(&day(y, m, d).and_hms_opt(h, min, 0).unwrap())
+            .unwrap()
+    };
+    // The whole text's time of day for days that say none.
+    assert_eq!(
+        days_stated(
+            "Choir concerts at St Mary's: Sat 12 Dec and Sun 13 Dec, 7pm, tickets £8",
+            now()
+        ),
+        vec![
+            Stated::At(at(2026, 12, 12, 19, 0)),
+            Stated::At(at(2026, 12, 13, 19, 0)),
+        ]
+    );
+    // Days alone; each its own time where it says one.
+    assert_eq!(
+        days_stated("Flights: out 3 February, back 21 February", now()),
+        vec![Stated::Day(day(2027, 2, 3)), Stated::Day(day(2027, 2, 21))]
+    );
+    assert_eq!(
+        days_stated(
+            "Parents' evening Tue 8 Dec at 4pm & Thu 10 Dec at 6.15pm",
+            now()
+        ),
+        vec![
+            Stated::At(at(2026, 12, 8, 16, 0)),
+            Stated::At(at(2026, 12, 10, 18, 15)),
+        ]
+    );
+    // One day, or a day and its times, is no list of days.
+    assert!(days_stated("Dentist on Friday 11 December at 10am", now()).is_empty());
+    assert!(days_stated("Market stall Sat 19 Dec, 9am to 3pm, pitch 14", now()).is_empty());
+    assert!(days_stated("The gate code is 4172, and the key is under the pot", now()).is_empty());
+}

@@ -8,14 +8,14 @@
 
 use crate::grounding;
 use crate::grounding::plan::{self, Topic};
+use crate::grounding::reference::Candidate;
 use crate::grounding::reference::{self, MAX_OPTIONS, SEARCH_LIMIT};
-use crate::grounding::when::{self, Stated};
+use crate::grounding::when::{self, EventMoment, Stated};
+use crate::grounding::{Need, Resolved};
 use crate::meaning::search::CLEAR_LEAD;
-use crate::replies::asking::Which;
 use crate::replies::on_a_day::EVENT_FOUND;
 use crate::replies::run::{Interrupt, Run};
 use crate::store::{Memory, MemoryQuery};
-use crate::tools::run::MemoryLine;
 use crate::tools::{ASK_USER, REMIND};
 
 impl Run {
@@ -38,16 +38,13 @@ impl Run {
         let dated = match self.on_the_day_named(&anchor.event, None, &topic).await {
             Some(on_the_day) if !on_the_day.is_empty() => on_the_day
                 .into_iter()
-                .filter_map(|(m, _)| {
-                    let moment = anchor.moment(&m.content, now)?;
-                    Some((m, moment))
-                })
+                .flat_map(|(m, _)| dated_by(&anchor, m, now))
                 .collect(),
             _ => self.named_events(&anchor, &topic, now).await,
         };
         let moment = match dated.as_slice() {
             [] => return Ok(()),
-            [(_, moment)] => *moment,
+            [(_, moment)] => moment.due,
             _ => match self.which_event(&anchor.event, &dated).await? {
                 Some(moment) => moment,
                 None => return Ok(()),
@@ -66,7 +63,7 @@ impl Run {
         anchor: &when::BeforeEvent,
         topic: &Topic,
         now: chrono::DateTime<chrono::Local>,
-    ) -> Vec<(Memory, Stated)> {
+    ) -> Vec<(Memory, EventMoment)> {
         let query = MemoryQuery {
             query: topic.words().join(" "),
             limit: Some(SEARCH_LIMIT),
@@ -80,23 +77,21 @@ impl Run {
             }
         };
         // The memories that name the event and say when it is, still ahead.
-        let mut dated: Vec<(Memory, Stated)> = hits
+        let mut dated: Vec<(Memory, EventMoment)> = hits
             .into_iter()
             .filter(|m| topic.named_in(&m.content))
             // "collects the kids from school on Thursdays" comes back every
             // week: no one event to set a reminder against.
             .filter(|m| when::recurrence(&m.content).is_none())
-            .filter_map(|m| {
-                let moment = anchor.moment(&m.content, now)?;
-                Some((m, moment))
-            })
+            .flat_map(|m| dated_by(anchor, m, now))
             .collect();
         // And those that are the event in other words ("the family
         // programme" is a funeral and an engagement, "the flight comes in"
         // two arrivals): a dated memory as near in meaning as the nearest
         // is one more it may be.
+        let named: Vec<i64> = dated.iter().map(|(m, _)| m.id).collect();
         for (memory, moment) in self.events_by_meaning(anchor, now).await {
-            if !dated.iter().any(|(m, _)| m.id == memory.id) {
+            if !named.contains(&memory.id) {
                 dated.push((memory, moment));
             }
         }
@@ -110,7 +105,7 @@ impl Run {
         &self,
         anchor: &when::BeforeEvent,
         now: chrono::DateTime<chrono::Local>,
-    ) -> Vec<(Memory, Stated)> {
+    ) -> Vec<(Memory, EventMoment)> {
         let meaning = &self.env.meaning;
         if !meaning.is_on() {
             return Vec::new();
@@ -127,56 +122,76 @@ impl Run {
                 return Vec::new();
             }
         };
-        let dated: Vec<(Memory, Stated, f32)> = findings
+        let dated: Vec<(Vec<(Memory, EventMoment)>, f32)> = findings
             .found
             .into_iter()
             .filter(|found| when::recurrence(&found.memory.content).is_none())
             .filter_map(|found| {
                 let similarity = found.similarity?;
-                let moment = anchor.moment(&found.memory.content, now)?;
-                Some((found.memory, moment, similarity))
+                let moments = dated_by(anchor, found.memory, now);
+                (!moments.is_empty()).then_some((moments, similarity))
             })
             .collect();
-        let best = dated.iter().map(|d| d.2).fold(f32::MIN, f32::max);
-        tracing::debug!(reply = %self.reply.id, event = %anchor.event, best, dated = ?dated.iter().map(|d| (d.0.id, d.2)).collect::<Vec<_>>(), "events by meaning");
+        let best = dated.iter().map(|d| d.1).fold(f32::MIN, f32::max);
+        tracing::debug!(reply = %self.reply.id, event = %anchor.event, best, dated = ?dated.iter().map(|d| (d.0[0].0.id, d.1)).collect::<Vec<_>>(), "events by meaning");
         dated
             .into_iter()
-            .filter(|(_, _, similarity)| {
-                *similarity >= EVENT_FOUND && *similarity > best - CLEAR_LEAD
-            })
-            .map(|(memory, moment, _)| (memory, moment))
+            .filter(|(_, similarity)| *similarity >= EVENT_FOUND && *similarity > best - CLEAR_LEAD)
+            .flat_map(|(moments, _)| moments)
             .collect()
     }
 
-    /// Asks which of the `dated` events is meant: the chosen one's moment,
-    /// or `None` when no answer came.
+    /// Asks which of the `dated` events is meant (and on which day, for a
+    /// memory that dates it on several): the chosen one's moment, or
+    /// `None` when no answer came.
     async fn which_event(
         &mut self,
         event: &str,
-        dated: &[(Memory, Stated)],
+        dated: &[(Memory, EventMoment)],
     ) -> Result<Option<Stated>, Interrupt> {
         if !self.talk.offers(ASK_USER) {
             return Ok(None);
         }
+        let dated = &dated[..dated.len().min(MAX_OPTIONS)];
         let memories: Vec<Memory> = dated.iter().map(|(m, _)| m.clone()).collect();
-        let mut candidates = reference::distinct_candidates(&memories);
-        candidates.truncate(MAX_OPTIONS);
-        let question = format!("Which one do you mean by “{event}”?");
-        let Some(memories) = self
-            .ask_which_memory(question, event.to_string(), candidates)
-            .await?
-            .and_then(Which::chosen)
-        else {
-            return Ok(None);
-        };
-        let chosen: Vec<i64> = memories
-            .iter()
-            .filter_map(|line| MemoryLine::read(line).map(|m| m.id))
+        let candidates: Vec<Candidate> = reference::distinct_candidates(&memories)
+            .into_iter()
+            .zip(dated)
+            .map(|(candidate, (memory, moment))| match moment.day {
+                Some(day) => Candidate {
+                    label: reference::label_on(memory, day),
+                    ..candidate
+                },
+                None => candidate,
+            })
             .collect();
-        Ok(dated
-            .iter()
-            .find(|(m, _)| chosen.contains(&m.id))
-            .map(|(_, moment)| *moment))
+        let one_memory = memories.iter().all(|m| m.id == memories[0].id);
+        let question = if one_memory {
+            format!("Which day do you mean for “{event}”?")
+        } else {
+            format!("Which one do you mean by “{event}”?")
+        };
+        let need = Need::Reference {
+            question,
+            phrase: event.to_string(),
+            candidates: candidates.clone(),
+        };
+        let now = self.env.clock.now();
+        let chosen = match self.ask_for(&need).await? {
+            Some(Resolved::Memory { label, .. }) => {
+                candidates.iter().position(|c| c.label == label)
+            }
+            // "the 30th", "saturday the 16th": the day the answer names.
+            Some(Resolved::Meant(words)) => when::stated(&words, now).and_then(|said| {
+                let day = match said {
+                    Stated::At(at) => at.date_naive(),
+                    Stated::Day(day) => day,
+                };
+                dated.iter().position(|(_, moment)| moment.day == Some(day))
+            }),
+            _ => None,
+        };
+        Ok(chosen.map(|i| dated[i].1.due))
     }
 
     /// A reminder asked for with no time in the user's words: Imprint asks
@@ -222,4 +237,18 @@ impl Run {
         };
         Ok(Some(note))
     }
+}
+
+/// Each day `memory` dates the `anchor`'s event on, with when the
+/// reminder is due for it.
+fn dated_by(
+    anchor: &when::BeforeEvent,
+    memory: Memory,
+    now: chrono::DateTime<chrono::Local>,
+) -> Vec<(Memory, EventMoment)> {
+    anchor
+        .moments(&memory.content, now)
+        .into_iter()
+        .map(|moment| (memory.clone(), moment))
+        .collect()
 }
