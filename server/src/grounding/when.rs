@@ -236,7 +236,7 @@ impl Recurrence {
 /// "flight out 3 Feb, back 21 Feb"): each at the time of day its own part
 /// says, else at the one the whole text says ("10am"), else the day
 /// alone. Empty for a text that states one day or none, where
-/// [`stated`] says it.
+/// [`stated`] says it; a single day when the others read as passed.
 pub fn days_stated(text: &str, now: DateTime<Local>) -> Vec<Stated> {
     let today = now.date_naive();
     let order = date_order();
@@ -270,6 +270,12 @@ pub fn days_stated(text: &str, now: DateTime<Local>) -> Vec<Stated> {
     if days.len() < 2 {
         return Vec::new();
     }
+    // A date without a year reads as its next coming, so one already
+    // passed ("invoice sent 30 Nov, delivery Fri 18 Dec") comes out most
+    // of a year after the rest: a list's days lie within half a year of
+    // its first.
+    let first = days.iter().map(|(day, _)| *day).min().unwrap_or(today);
+    days.retain(|(day, _)| *day - first <= Duration::days(183));
     days.into_iter()
         .filter_map(|(day, time)| match time.or(whole_time) {
             Some(time) => local(day, time).map(Stated::At),

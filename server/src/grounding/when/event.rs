@@ -131,6 +131,7 @@ impl BeforeEvent {
                 .into_iter()
                 .collect();
         }
+        let several = days.len() > 1;
         days.into_iter()
             .filter_map(|event| {
                 let due = self.due_before(event, now)?;
@@ -139,7 +140,7 @@ impl BeforeEvent {
                     Stated::Day(day) => day,
                 };
                 Some(EventMoment {
-                    day: Some(day),
+                    day: several.then_some(day),
                     due,
                 })
             })

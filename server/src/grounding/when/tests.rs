@@ -784,6 +784,11 @@ fn every_day_a_text_states_is_read_when_it_states_several() {
             Stated::At(at(2026, 12, 10, 18, 15)),
         ]
     );
+    // A day gone by this year is no day of the list.
+    assert_eq!(
+        days_stated("Invoice sent 20 Nov; the order goes out Fri 11 Dec", now()),
+        vec![Stated::Day(day(2026, 12, 11))]
+    );
     // One day, or a day and its times, is no list of days.
     assert!(days_stated("Dentist on Friday 11 December at 10am", now()).is_empty());
     assert!(days_stated("Market stall Sat 19 Dec, 9am to 3pm, pitch 14", now()).is_empty());
