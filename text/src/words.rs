@@ -18,7 +18,41 @@
 /// The text's words, lower case: letters and digits, an apostrophe kept
 /// inside a word ("what's"), at its edges dropped.
 pub fn plain(text: &str) -> Vec<String> {
-    spans(&text.to_lowercase())
+    spans(&folded(&text.to_lowercase()))
+}
+
+/// `text` with the accents of Latin letters dropped ("mãe" is "mae",
+/// "joão" "joao", "ó" "o", "ß" stays): people type a name without the
+/// accents their notes wrote it with, and the memories' search (SQLite's
+/// `remove_diacritics`) and the sentence model already read them alike.
+pub fn folded(text: &str) -> String {
+    text.chars().map(unaccented).collect()
+}
+
+/// A Latin letter without its accent (lower case; others unchanged).
+fn unaccented(c: char) -> char {
+    match c {
+        'à'..='å' | 'ā' | 'ă' | 'ą' => 'a',
+        'ç' | 'ć' | 'ĉ' | 'ċ' | 'č' => 'c',
+        'ď' | 'đ' => 'd',
+        'è'..='ë' | 'ē' | 'ĕ' | 'ė' | 'ę' | 'ě' => 'e',
+        'ĝ' | 'ğ' | 'ġ' | 'ģ' => 'g',
+        'ĥ' | 'ħ' => 'h',
+        'ì'..='ï' | 'ĩ' | 'ī' | 'ĭ' | 'į' | 'ı' => 'i',
+        'ĵ' => 'j',
+        'ķ' => 'k',
+        'ĺ' | 'ļ' | 'ľ' | 'ŀ' | 'ł' => 'l',
+        'ñ' | 'ń' | 'ņ' | 'ň' => 'n',
+        'ò'..='ö' | 'ø' | 'ō' | 'ŏ' | 'ő' => 'o',
+        'ŕ' | 'ŗ' | 'ř' => 'r',
+        'ś' | 'ŝ' | 'ş' | 'š' => 's',
+        'ţ' | 'ť' | 'ŧ' => 't',
+        'ù'..='ü' | 'ũ' | 'ū' | 'ŭ' | 'ů' | 'ű' | 'ų' => 'u',
+        'ŵ' => 'w',
+        'ý' | 'ÿ' | 'ŷ' => 'y',
+        'ź' | 'ż' | 'ž' => 'z',
+        other => other,
+    }
 }
 
 /// As [`plain`], in the text's own case ("Jan's" stays "Jan's").
@@ -35,7 +69,7 @@ pub fn spans(text: &str) -> Vec<String> {
 /// and a lone dash dropped. "Meet at 16:40, then 8.05pm (15%)." is
 /// "meet", "at", "16:40", "then", "8.05pm", "15%".
 pub fn terms(text: &str) -> Vec<String> {
-    text.to_lowercase()
+    folded(&text.to_lowercase())
         .replace(['’', '‘'], "'")
         .split_whitespace()
         .map(|t| t.trim_matches(|c: char| EDGE_MARKS.contains(c)))
@@ -129,6 +163,17 @@ mod tests {
         );
         assert_eq!(last_filled(clauses("what is it, the code?")), "the code");
         assert_eq!(last_filled(clauses(" ... ")), "");
+    }
+
+    #[test]
+    fn a_word_typed_without_its_accents_is_the_word_with_them() {
+        assert_eq!(plain("Mãe's key box"), plain("mae's key box"));
+        assert_eq!(plain("João Abreu"), ["joao", "abreu"]);
+        assert_eq!(plain("Seán Ó Súilleabháin"), ["sean", "o", "suilleabhain"]);
+        assert_eq!(plain("Łódź, Škoda, Øresund"), ["lodz", "skoda", "oresund"]);
+        assert_eq!(terms("às 19h15, €386,40"), ["as", "19h15", "€386,40"]);
+        // Letters of their own stay: "ß", "æ", and other scripts.
+        assert_eq!(plain("Straße Ærø Дом"), ["straße", "æro", "дом"]);
     }
 
     #[test]

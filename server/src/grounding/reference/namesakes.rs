@@ -14,7 +14,7 @@ pub fn full_name(first: &str, content: &str) -> Option<String> {
     let tokens: Vec<&str> = content.split_whitespace().collect();
     tokens.iter().enumerate().find_map(|(i, token)| {
         let word = token.trim_matches(|c: char| !c.is_alphanumeric());
-        if !word.eq_ignore_ascii_case(first) || !is_capitalised(word) || token.len() != word.len() {
+        if !same_word(word, first) || !is_capitalised(word) || token.len() != word.len() {
             return None;
         }
         let surname = surname(&tokens[i + 1..]);
@@ -53,6 +53,13 @@ fn surname<'a>(tokens: &[&'a str]) -> Vec<&'a str> {
     words
 }
 
+/// True when `a` and `b` are one word, whatever their case or accents
+/// ("joao" is "João").
+fn same_word(a: &str, b: &str) -> bool {
+    let plain = |w: &str| imprint_text::words::folded(&w.to_lowercase());
+    plain(a) == plain(b)
+}
+
 /// A surname's particle: a short word in small letters that is no English
 /// function word ("de", "van", "der", "da", "al"; not "and", "of").
 fn is_particle(word: &str) -> bool {
@@ -77,9 +84,10 @@ pub fn namesakes(first: &str, hits: &[Memory]) -> Option<Vec<Candidate>> {
     // "green" of "Green Grocers" and "Green Line Taxis": a word the memories
     // also write in small letters ("the green bin") is no one's first name.
     let in_small_letters = hits.iter().any(|hit| {
-        hit.content
-            .split_whitespace()
-            .any(|token| token.trim_matches(|c: char| !c.is_alphanumeric()) == first)
+        hit.content.split_whitespace().any(|token| {
+            let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+            word.chars().next().is_some_and(char::is_lowercase) && same_word(word, first)
+        })
     });
     if in_small_letters {
         return None;
@@ -190,7 +198,7 @@ pub fn with_the_full_name(content: &str, full: &str) -> Option<String> {
             let word_end = token[start..]
                 .find(|c: char| !c.is_alphanumeric())
                 .map_or(token.len(), |i| start + i);
-            if !named && token[start..word_end].eq_ignore_ascii_case(first) {
+            if !named && same_word(&token[start..word_end], first) {
                 named = true;
                 format!("{}{first} {rest}{}", &token[..start], &token[word_end..])
             } else {
@@ -313,5 +321,24 @@ mod tests {
         assert!(is_a_full_name("Sanne de Vries"));
         assert!(!is_a_full_name("Sanne de"));
         assert!(!is_a_full_name("Lunch at Oma's"));
+    }
+
+    #[test]
+    fn a_first_name_typed_without_its_accents_is_the_name_with_them() {
+        assert_eq!(
+            full_name("joao", "João Freitas services the cold room").as_deref(),
+            Some("João Freitas")
+        );
+        let hits = [
+            memory(1, "João Abreu grows the proteas, mobile 963 418 270"),
+            memory(2, "João Freitas services the cold room, 291 224 310"),
+        ];
+        let people = namesakes("joao", &hits).expect("two people");
+        let labels: Vec<&str> = people.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels, ["João Abreu", "João Freitas"]);
+        assert_eq!(
+            with_the_full_name("ring joao about the fridge", "João Freitas").as_deref(),
+            Some("ring João Freitas about the fridge")
+        );
     }
 }
