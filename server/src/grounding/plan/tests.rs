@@ -1209,6 +1209,17 @@ fn a_thing_named_before_a_question_of_what_the_speaker_did_or_of_it_is_what_is_a
     let topic = Topic::of("stewarts invoice, what number did i give it", &[]);
     assert!(topic.names.iter().any(|n| n == "invoice"), "{topic:?}");
     assert_eq!(topic.asked, ["number"], "{topic:?}");
+    // Nor one asking only what "it" does.
+    for (request, thing) in [
+        ("the ferry on friday, what time does it leave", "ferry"),
+        ("new tyres - how much did it cost", "tyres"),
+    ] {
+        let topic = Topic::of(request, &[]);
+        assert!(
+            topic.names.iter().any(|n| n == thing),
+            "{request}: {topic:?}"
+        );
+    }
     // A question naming a thing of its own keeps the story before it apart.
     let topic = Topic::of("units ran out at the store, whats the meter number", &[]);
     assert!(!topic.names.iter().any(|n| n == "units"), "{topic:?}");

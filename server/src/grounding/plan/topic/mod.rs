@@ -438,12 +438,21 @@ fn clause_that_asks(request: &str) -> &str {
         let words = imprint_text::words::plain(clause);
         let done: Vec<&String> = done_by_the_speaker(&words).collect();
         // "it", not "her": who a person is, is the reference's to settle.
-        let points_back = words.iter().any(|w| {
+        let points_at = |w: &String| {
             imprint_text::pronouns::points(w) == Some(imprint_text::pronouns::Points::Thing)
-        });
-        words.iter().any(|w| {
+        };
+        let points_back = words.iter().any(points_at);
+        // What "it" does ("what time does it go", "how much did it
+        // cost"): the verb after "it" and its auxiliary says what is
+        // asked of it, and names nothing of its own.
+        let its_verb: Vec<usize> = (1..words.len().saturating_sub(1))
+            .filter(|&i| points_at(&words[i]) && crate::common_words::is_auxiliary(&words[i - 1]))
+            .map(|i| i + 1)
+            .collect();
+        words.iter().enumerate().any(|(i, w)| {
             !crate::common_words::names_nothing_kept(w)
                 && !done.contains(&w)
+                && !its_verb.contains(&i)
                 && (!points_back || !is_asked_of(w))
         })
     };
