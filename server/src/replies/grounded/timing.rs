@@ -8,8 +8,7 @@
 
 use crate::grounding;
 use crate::grounding::plan::{self, Topic};
-use crate::grounding::reference::Candidate;
-use crate::grounding::reference::{self, MAX_OPTIONS, SEARCH_LIMIT};
+use crate::grounding::reference::{self, Candidate, MAX_OPTIONS, SEARCH_LIMIT};
 use crate::grounding::when::{self, EventMoment, Stated};
 use crate::grounding::{Need, Resolved};
 use crate::meaning::search::CLEAR_LEAD;
@@ -178,9 +177,14 @@ impl Run {
         };
         let now = self.env.clock.now();
         let chosen = match self.ask_for(&need).await? {
-            Some(Resolved::Memory { label, .. }) => {
-                candidates.iter().position(|c| c.label == label)
-            }
+            // The option by its label; a memory settled by an earlier
+            // question of this reply by its lines.
+            Some(Resolved::Memory {
+                label, memories, ..
+            }) => candidates
+                .iter()
+                .position(|c| c.label == label)
+                .or_else(|| candidates.iter().position(|c| c.memories == memories)),
             // "the 30th", "saturday the 16th": the day the answer names.
             Some(Resolved::Meant(words)) => when::stated(&words, now).and_then(|said| {
                 let day = match said {
