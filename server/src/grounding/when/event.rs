@@ -288,9 +288,17 @@ fn event_after(text: &str, start: usize) -> Option<(String, usize)> {
         words.remove(0);
     }
     // "the delivery at 18h", "the fair on sat": the time that closes it
-    // is the reminder's, not part of the event's name.
+    // is the reminder's, not part of the event's name; a part of the day
+    // alone is the name's ("the quiz night", "games evening").
     let mut end = start + end;
-    if let Some(k) = (1..words.len()).find(|&k| super::is_only_time(&words[k..].join(" "))) {
+    let closing_time = |k: usize| {
+        let closing: Vec<String> = words[k..].iter().map(|w| w.to_string()).collect();
+        super::is_only_time(&closing.join(" "))
+            && !(closing.len() == 1
+                && super::part_of_day(&closing).is_some()
+                && !super::says_a_day(&closing[0]))
+    };
+    if let Some(k) = (1..words.len()).find(|&k| closing_time(k)) {
         end = words[k].as_ptr() as usize - text.as_ptr() as usize;
         words.truncate(k);
     }
@@ -385,9 +393,16 @@ mod tests {
         assert_eq!(anchored.said, "day before the delivery");
         let anchored = before_an_event("remind me the evening before the quiz on friday").unwrap();
         assert_eq!(anchored.event, "quiz");
-        // A name that only ends in a word of time keeps it.
+        // A name that only ends in a word of time keeps it, as does one
+        // ending in a part of the day.
         let anchored = before_an_event("remind me an hour before the night market").unwrap();
         assert_eq!(anchored.event, "night market");
+        let anchored =
+            before_an_event("evening before the quiz night, 8pm, remind me to print the sheets")
+                .unwrap();
+        assert_eq!(anchored.event, "quiz night");
+        let anchored = before_an_event("remind me an hour before the party tonight").unwrap();
+        assert_eq!(anchored.event, "party");
     }
 
     #[test]
