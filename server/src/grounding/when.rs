@@ -55,6 +55,14 @@ pub enum Stated {
 pub const DEFAULT_HOUR: u32 = 9;
 
 impl Stated {
+    /// The calendar day, of a moment or a day alone.
+    pub fn day(self) -> NaiveDate {
+        match self {
+            Stated::At(t) => t.date_naive(),
+            Stated::Day(day) => day,
+        }
+    }
+
     /// The moment, with a day alone taken at [`DEFAULT_HOUR`].
     pub fn moment(self) -> Option<DateTime<Local>> {
         match self {
@@ -241,7 +249,6 @@ pub fn days_stated(text: &str, now: DateTime<Local>) -> Vec<Stated> {
     let today = now.date_naive();
     let order = date_order();
     let all = without_fillers(words(text));
-    let whole_time = clock_time(&all, part_of_day(&all));
     let mut days: Vec<(NaiveDate, Option<NaiveTime>)> = Vec::new();
     // The parts a list of days is written in: between its marks, and on
     // either side of "and" ("Sat 16 Jan and Sat 30 Jan").
@@ -270,6 +277,7 @@ pub fn days_stated(text: &str, now: DateTime<Local>) -> Vec<Stated> {
     if days.len() < 2 {
         return Vec::new();
     }
+    let whole_time = clock_time(&all, part_of_day(&all));
     // A date without a year reads as its next coming, so one already
     // passed ("invoice sent 30 Nov, delivery Fri 18 Dec") comes out most
     // of a year after the rest: a list's days lie within half a year of

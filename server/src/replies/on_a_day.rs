@@ -122,10 +122,7 @@ pub(super) fn asks_what_is_on(request: &str) -> bool {
 /// ("on the 14th", "thursday the 17th", "tomorrow"); `None` when it states
 /// none.
 pub(super) fn day_stated(text: &str, now: DateTime<Local>) -> Option<NaiveDate> {
-    match when::stated(plan::asked_part(text), now)? {
-        Stated::At(moment) => Some(moment.date_naive()),
-        Stated::Day(day) => Some(day),
-    }
+    when::stated(plan::asked_part(text), now).map(Stated::day)
 }
 
 /// The words a memory writes `day`'s number in: "14 14th".

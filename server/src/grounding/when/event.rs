@@ -135,12 +135,8 @@ impl BeforeEvent {
         days.into_iter()
             .filter_map(|event| {
                 let due = self.due_before(event, now)?;
-                let day = match event {
-                    Stated::At(at) => at.date_naive(),
-                    Stated::Day(day) => day,
-                };
                 Some(EventMoment {
-                    day: several.then_some(day),
+                    day: several.then_some(event.day()),
                     due,
                 })
             })
@@ -244,9 +240,13 @@ fn day_of(lower: &str) -> Option<(&str, usize, usize)> {
 
 /// The words of `text` split at whitespace, each with its offset in it.
 fn words_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    // Each word is a slice of `text`: its offset is the pointers' gap.
     text.split_whitespace()
-        .map(move |word| (word.as_ptr() as usize - text.as_ptr() as usize, word))
+        .map(move |word| (offset_in(text, word), word))
+}
+
+/// Where `part`, a slice of `text`, starts in it: the pointers' gap.
+fn offset_in(text: &str, part: &str) -> usize {
+    part.as_ptr() as usize - text.as_ptr() as usize
 }
 
 /// Where `phrase` stands in `text` as whole words.
@@ -299,7 +299,7 @@ fn event_after(text: &str, start: usize) -> Option<(String, usize)> {
                 && !super::says_a_day(&closing[0]))
     };
     if let Some(k) = (1..words.len()).find(|&k| closing_time(k)) {
-        end = words[k].as_ptr() as usize - text.as_ptr() as usize;
+        end = offset_in(text, words[k]);
         words.truncate(k);
     }
     (!words.is_empty() && words.len() <= MOST_WORDS).then(|| (words.join(" "), end))

@@ -187,11 +187,9 @@ impl Run {
                 .or_else(|| candidates.iter().position(|c| c.memories == memories)),
             // "the 30th", "saturday the 16th": the day the answer names.
             Some(Resolved::Meant(words)) => when::stated(&words, now).and_then(|said| {
-                let day = match said {
-                    Stated::At(at) => at.date_naive(),
-                    Stated::Day(day) => day,
-                };
-                dated.iter().position(|(_, moment)| moment.day == Some(day))
+                dated
+                    .iter()
+                    .position(|(_, moment)| moment.day == Some(said.day()))
             }),
             _ => None,
         };
