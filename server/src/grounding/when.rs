@@ -713,6 +713,16 @@ fn slashed_date_said(words: &[String], i: usize) -> bool {
         || time_of_day_follows(words, i)
 }
 
+/// True when a date written with dots and no year ("21.12", "4.1.") is
+/// said as a date: a time of day after it ("21.12 6:30", "4.1. kl 10:00"),
+/// a day before it, or a word leading to a day with nothing
+/// after ("due 4.1."); "for 1.5 hours" and "2.5 acres" are no dates.
+fn dotted_date_said(words: &[String], i: usize) -> bool {
+    time_of_day_follows(words, i)
+        || i.checked_sub(1).is_some_and(|j| says_a_day(&words[j]))
+        || (led_to_a_day(words, i) && i + 1 == words.len())
+}
+
 /// The next `month`/`day` from `today` on: this year's, or next year's
 /// once this year's has passed (or does not exist: February 29).
 fn next_date(today: NaiveDate, month: u32, day: u32) -> Option<NaiveDate> {
@@ -810,7 +820,12 @@ fn day_of(words: &[String], today: NaiveDate, order: Option<DateOrder>) -> Optio
             Some(Reading::TwoWays) => DaySaid::TwoWays(i),
             None => continue,
         };
-        if date.has_year() || slashed_date_said(words, i) {
+        let said_as_a_date = if date.is_dotted() {
+            dotted_date_said(words, i)
+        } else {
+            slashed_date_said(words, i)
+        };
+        if date.has_year() || said_as_a_date {
             slashed_day.get_or_insert(said);
         }
     }

@@ -1,7 +1,8 @@
 //! Dates written with slashes ("14/12", "12/14/26", "3/4"): the month is
 //! the part that can be one; when both can, the order the user's locale
 //! writes dates in says which, and with no locale to say, the date reads
-//! two ways (and Imprint asks).
+//! two ways (and Imprint asks). Dates written with dots ("21.12", "4.1.",
+//! "4.1.2027") are written day first wherever they are written.
 
 use chrono::NaiveDate;
 
@@ -49,13 +50,15 @@ pub fn date_order_of(locale: &str) -> Option<DateOrder> {
     }
 }
 
-/// A date written with slashes: two numbers of one or two digits, then a
-/// year of two or four digits or none.
+/// A date written with slashes or dots: two numbers of one or two
+/// digits, then a year of two or four digits or none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Slashed {
     first: u32,
     second: u32,
     year: Option<i32>,
+    /// Written with dots: day first, and a day and a month of a year.
+    dotted: bool,
 }
 
 /// What a date written with slashes names.
@@ -67,8 +70,24 @@ pub(super) enum Reading {
 }
 
 impl Slashed {
+    /// A date with slashes ("14/12"), or one with dots that names a day
+    /// of a month ("21.12", "4.1." with the dot German and Nordic write
+    /// after it); "6.45", "12.50" and "18.45" are a time or money.
     pub(super) fn read(word: &str) -> Option<Slashed> {
-        let mut parts = word.split('/');
+        Self::read_marked(word, '/').or_else(|| {
+            let word = word.strip_suffix('.').unwrap_or(word);
+            Self::read_marked(word, '.')
+                .filter(|date| date.first <= 31 && date.second <= 12)
+                .map(|date| Slashed {
+                    dotted: true,
+                    ..date
+                })
+        })
+    }
+
+    /// A date written with `mark` between its parts.
+    fn read_marked(word: &str, mark: char) -> Option<Slashed> {
+        let mut parts = word.split(mark);
         let (first, second, year) = (parts.next()?, parts.next()?, parts.next());
         if parts.next().is_some() {
             return None;
@@ -93,6 +112,7 @@ impl Slashed {
             first,
             second,
             year,
+            dotted: false,
         })
     }
 
@@ -102,12 +122,19 @@ impl Slashed {
         self.year.is_some()
     }
 
+    /// Written with dots ("21.12"): day first, and a date only where a
+    /// time of day or a day is said beside it ("1.5 hours" is no May).
+    pub(super) fn is_dotted(self) -> bool {
+        self.dotted
+    }
+
     /// The day it names: a part over 12 is the day; with both 12 or less,
     /// `order` says which is the month. Without a year, the next such day
     /// from `today` on.
     pub(super) fn reading(self, order: Option<DateOrder>, today: NaiveDate) -> Option<Reading> {
         let (first, second) = (self.first, self.second);
         let order = match (first <= 12, second <= 12) {
+            _ if self.dotted => DateOrder::DayFirst,
             (true, false) => DateOrder::MonthFirst,
             (false, true) => DateOrder::DayFirst,
             // "5/5" is the same day either way.

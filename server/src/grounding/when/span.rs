@@ -26,6 +26,13 @@ pub(super) fn span_from_now(words: &[String]) -> Option<Duration> {
             Read::Nothing => {}
         }
     }
+    // "40 mins then the parking is up": a span opening the text, with
+    // what happens then after it, counts from now.
+    if let Read::Span(span, used) = span(words) {
+        if words.get(used).is_some_and(|next| next == "then") {
+            return Some(span);
+        }
+    }
     // "an hour and a half from now": the span is the run of span words
     // just before it, all of it (a word or two of the sentence before
     // it, "call Anna and", left out).

@@ -76,6 +76,12 @@ fn spans_from_now() {
         ("in 45 min", Duration::minutes(45)),
         ("in 3 days", Duration::days(3)),
         ("in 2h", Duration::hours(2)),
+        // A span opening the text, and what happens then.
+        (
+            "40 mins then the parking is up - remind me",
+            Duration::minutes(40),
+        ),
+        ("an hour then check the oven", Duration::hours(1)),
     ];
     for (text, span) in cases {
         assert_eq!(
@@ -84,6 +90,10 @@ fn spans_from_now() {
             "{text}"
         );
     }
+    // A span that does not open the text, or has no "then" after it, is
+    // no moment from now.
+    assert_eq!(stated("the walk takes 40 mins then lunch", now()), None);
+    assert_eq!(stated("40 mins on the bike", now()), None);
 }
 
 #[test]
@@ -492,6 +502,38 @@ fn dates_written_with_slashes() {
     let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
     assert_eq!(time_on("3/4 at 10", saturday), None);
     assert_eq!(without_the_time("pay the rent on 3/4"), "pay the rent");
+}
+
+#[test]
+fn dates_written_with_dots_are_day_first() {
+    // Whatever the locale: dots are written day first.
+    for order in [None, Some(DateOrder::MonthFirst), Some(DateOrder::DayFirst)] {
+        let cases = [
+            ("21.12 6:30 load the order", at((2026, 12, 21), 6, 30)),
+            (
+                "remind me 4.1. kl 10:00 to send the papers",
+                at((2027, 1, 4), 10, 0),
+            ),
+            ("on 4.1 at 9", at((2027, 1, 4), 9, 0)),
+            ("rent due 4.1.", day((2027, 1, 4))),
+            ("4.1.2027 at 9", at((2027, 1, 4), 9, 0)),
+            ("21.12.26", day((2026, 12, 21))),
+            // A time, money, a number: no dates.
+            ("tomorrow 18.45", at((2026, 12, 1), 18, 45)),
+            ("at 6.45pm", at((2026, 11, 30), 18, 45)),
+            ("run for 1.5 hours", None),
+            ("2.5 acres of glass", None),
+            ("it was 12.50 an hour", None),
+            ("on 31.13", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(stated_in(text, now(), order), expected, "{text} {order:?}");
+        }
+    }
+    assert_eq!(
+        without_the_time("load the order 21.12 6:30"),
+        "load the order"
+    );
 }
 
 #[test]
