@@ -1438,3 +1438,42 @@ async fn a_question_naming_only_a_day_lists_what_the_memories_say_of_it() {
         "no memory says the 12th: {text}"
     );
 }
+
+#[tokio::test]
+async fn a_question_about_a_memory_near_in_meaning_is_never_answered_from_general_knowledge() {
+    // The real embedding weights. The stand-in says no memory answers,
+    // then, asked for general knowledge, invents a time, as the built-in
+    // model did.
+    let server = TestServer::start_planned_by_meaning(vec![scenario(
+        "eye op",
+        vec![
+            step(json!({"memory": 0, "answer": ""})),
+            Turn::text("Amma Sigga's eye op is scheduled for 10:00 AM."),
+        ],
+    )])
+    .await;
+    server
+        .remember(
+            "Amma Sigga: cataract operation on her left eye at the eye clinic in Reykjavík, Wed 13 Jan kl. 8:15. Fasting from midnight.",
+            None,
+        )
+        .await;
+    server
+        .remember(
+            "Amma Sigga: heart check at the hospital, Fri 18 Dec kl. 10:40",
+            None,
+        )
+        .await;
+    server.meaning_ready().await;
+    let sid = server.create_session().await;
+    // Typed in lower case, her name with its "'s" and no mark: nothing
+    // says it is the user's but the memory's meaning.
+    let events = server
+        .converse(&sid, "what time is amma siggas eye op")
+        .await;
+    let text = assistant_text(&events);
+    assert!(!text.contains("10:00"), "no time of the model's: {text}");
+    assert!(!text.contains("General knowledge"), "{text}");
+    assert!(text.contains("8:15"), "{text}");
+    assert!(!text.contains("heart"), "only the eye op: {text}");
+}

@@ -97,13 +97,24 @@ impl Run {
             }
             // The model's pick fell short, but one memory found holds the
             // kind of detail asked ("the coach's number") and stands as a
-            // pick of it would: it is the answer, in its own words. When
-            // nothing of a known kind is asked ("what did we agree on"),
-            // the model's "none" stands.
-            if let ([one], false) = (
-                standing(found, topic, chosen, vouched).as_slice(),
-                topic.asked.is_empty(),
-            ) {
+            // pick of it would: it is the answer, in its own words; so is
+            // one that says a day or a time when "when" is asked ("what
+            // time is amma siggas eye op"). When nothing of a known kind
+            // is asked ("what did we agree on"), the model's "none" stands.
+            let asks_what_it_holds = |one: &str| {
+                !topic.asked.is_empty()
+                    || vouched.asks_when.is_some_and(|now| {
+                        MemoryLine::read(one).is_some_and(|m| {
+                            crate::grounding::when::stated(m.content, now).is_some()
+                        })
+                    })
+            };
+            if let [one] = standing(found, topic, chosen, vouched)
+                .into_iter()
+                .filter(|one| asks_what_it_holds(one))
+                .collect::<Vec<_>>()
+                .as_slice()
+            {
                 tracing::info!(reply = %self.reply.id, "the pick fell short; the one memory that stands answers");
                 self.say(&own_answer::from_found(one)).await;
                 return Ok(());

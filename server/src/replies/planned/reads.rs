@@ -398,6 +398,16 @@ impl Run {
             (Some(read), false) => read.nearest_first(found),
             _ => found,
         };
+        // Whose it is, by meaning: read as the user's own by the examples,
+        // or found by its words and near enough in meaning to vouch for
+        // ("what time is amma siggas eye op" and her cataract operation):
+        // a pick that falls short is not the model's to answer from what
+        // it knows, which cannot be the user's appointment.
+        let personal = personal
+            || read_as_own
+            || found
+                .iter()
+                .any(|line| MemoryLine::read(line).is_some_and(|m| vouched.ids.contains(&m.id)));
         self.answer_from(&found, &topic, personal, chosen, &vouched)
             .await
     }
