@@ -25,8 +25,20 @@ pub fn plain(text: &str) -> Vec<String> {
 /// "joão" "joao", "ó" "o", "ß" stays): people type a name without the
 /// accents their notes wrote it with, and the memories' search (SQLite's
 /// `remove_diacritics`) and the sentence model already read them alike.
+/// The Icelandic and Old English letters are typed as their English
+/// spellings: "ð" as "d" ("skodun"), "þ" as "th" ("Thorsson"), "æ" as
+/// "ae".
 pub fn folded(text: &str) -> String {
-    text.chars().map(unaccented).collect()
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            'þ' => out.push_str("th"),
+            'æ' => out.push_str("ae"),
+            'ð' => out.push('d'),
+            other => out.push(unaccented(other)),
+        }
+    }
+    out
 }
 
 /// A Latin letter without its accent (lower case; others unchanged).
@@ -172,8 +184,10 @@ mod tests {
         assert_eq!(plain("Seán Ó Súilleabháin"), ["sean", "o", "suilleabhain"]);
         assert_eq!(plain("Łódź, Škoda, Øresund"), ["lodz", "skoda", "oresund"]);
         assert_eq!(terms("às 19h15, €386,40"), ["as", "19h15", "€386,40"]);
-        // Letters of their own stay: "ß", "æ", and other scripts.
-        assert_eq!(plain("Straße Ærø Дом"), ["straße", "æro", "дом"]);
+        // The Icelandic letters as they are typed in English.
+        assert_eq!(plain("skoðun Þórsson Ærø"), ["skodun", "thorsson", "aero"]);
+        // Letters of their own stay: "ß", and other scripts.
+        assert_eq!(plain("Straße Дом"), ["straße", "дом"]);
     }
 
     #[test]
