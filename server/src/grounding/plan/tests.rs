@@ -1224,3 +1224,16 @@ fn a_thing_named_before_a_question_of_what_the_speaker_did_or_of_it_is_what_is_a
     let topic = Topic::of("units ran out at the store, whats the meter number", &[]);
     assert!(!topic.names.iter().any(|n| n == "units"), "{topic:?}");
 }
+
+#[test]
+fn a_detail_held_only_as_anothers_is_not_the_one_asked_of() {
+    let memory = "My brother Einar and Lene land at Keflavík Sun 20 Dec at 15:50. Einar's Norwegian mobile: +47 915 42 873.";
+    assert!(Topic::of("lene's phone no?", &[]).asked_of_another(memory));
+    assert!(!Topic::of("einar's phone no?", &[]).asked_of_another(memory));
+    // Said of the one asked about, or of no one: hers.
+    assert!(!Topic::of("lene's phone no?", &[])
+        .asked_of_another("Lene and Einar: Lene's mobile 862 4410, Einar's 777 3025"));
+    assert!(!Topic::of("lene's phone no?", &[]).asked_of_another("Lene: mobile 862 4410"));
+    // Nobody's asked about: nothing to tell apart.
+    assert!(!Topic::of("whats the mobile number", &[]).asked_of_another(memory));
+}

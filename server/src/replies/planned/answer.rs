@@ -255,8 +255,9 @@ fn stands(memory: &MemoryLine<'_>, topic: &Topic, chosen: bool, vouched: &Vouche
         || topic.named_in(&memory.named_text());
     // What no kind of detail names ("what dose") is held in the words of
     // a memory near enough in meaning ("3 mg").
-    let holds_asked =
-        topic.asked_in(memory.content) || (vouched_for && topic.asks_no_known_detail());
+    let holds_asked = (topic.asked_in(memory.content)
+        || (vouched_for && topic.asks_no_known_detail()))
+        && !topic.asked_of_another(memory.content);
     chosen || (named && holds_asked)
 }
 

@@ -148,6 +148,33 @@ impl Topic {
         })
     }
 
+    /// True when what is asked of someone is held only as another's: each
+    /// sentence of `content` holding it names another by a possessive and
+    /// not the one asked about ("lene's phone no?" and "Einar and Lene
+    /// land on Sunday. Einar's mobile: +47 915 42 873").
+    pub fn asked_of_another(&self, content: &str) -> bool {
+        if self.owners.is_empty() || self.asked.is_empty() {
+            return false;
+        }
+        let mut holding = imprint_text::words::sentences(content)
+            .filter(|sentence| self.asked_in(sentence))
+            .peekable();
+        holding.peek().is_some()
+            && holding.all(|sentence| {
+                let words = content_words(sentence);
+                let anothers = imprint_text::words::plain(sentence).iter().any(|word| {
+                    word.strip_suffix("'s").is_some_and(|whose| {
+                        !imprint_text::pronouns::says_whose(whose)
+                            && !self
+                                .owners
+                                .iter()
+                                .any(|owner| holds(&[whose.to_string()], owner))
+                    })
+                });
+                anothers && !self.owners.iter().any(|owner| holds(&words, owner))
+            })
+    }
+
     /// True when `content` holds what is asked ("the number": a phone, a
     /// landline, a "tel"); true when nothing in particular is asked.
     pub fn asked_in(&self, content: &str) -> bool {
