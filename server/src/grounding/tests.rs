@@ -67,6 +67,12 @@ fn the_reminders_text_comes_from_the_request() {
         reminder_text("remind me to water the plants pls").as_deref(),
         Some("Water the plants")
     );
+    // A date with dots and the Nordic clock word between "remind me" and
+    // what to do.
+    assert_eq!(
+        reminder_text("remind me 4.1. kl 10:00 to send the vat papers").as_deref(),
+        Some("Send the vat papers")
+    );
     // The time first, after "for", and when said by another event (the
     // ask evaluation's prompts, session 12).
     assert_eq!(

@@ -70,11 +70,18 @@ pub fn without_the_time(text: &str) -> String {
 /// Friday"), and there is one.
 pub fn is_only_time(text: &str) -> bool {
     let tokens: Vec<&str> = text.split_whitespace().collect();
+    // The Nordic clock word is a time with a time after it ("kl 10:00").
+    let clock_word_led = |i: usize, w: &str| {
+        super::clock_time::is_clock_word(w)
+            && tokens
+                .get(i + 1)
+                .is_some_and(|next| words(next).iter().all(|n| is_time_word(n)))
+    };
     !tokens.is_empty()
-        && tokens.iter().all(|token| {
+        && tokens.iter().enumerate().all(|(i, token)| {
             words(token.trim_end_matches([':', ',']))
                 .iter()
-                .all(|w| is_time_word(w))
+                .all(|w| is_time_word(w) || clock_word_led(i, w))
         })
 }
 
